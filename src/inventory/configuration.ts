@@ -1,0 +1,95 @@
+// Configuration maps read as the operator wrote them, credentials wrapped as secrets.
+
+import type { ConfigValue } from './desired-state.js';
+import type { Diagnostic } from './diagnostic.js';
+import { closest, didYouMean } from './did-you-mean.js';
+import { isSecretKey, Secret } from './secret.js';
+import { versionProblem } from './versions.js';
+import type { Path, YamlSource } from './yaml-source.js';
+
+/** The keys groundcrew itself reads; a near miss of one of these is almost certainly a typo. */
+export const KNOWN_CONFIG_KEYS = [
+  'CONTRAIL_VERSION',
+  'CONTAINER_REGISTRY',
+  'CLOUD_ORCHESTRATOR',
+  'CONTROLLER_NODES',
+  'CONTROL_NODES',
+  'AUTH_MODE',
+  'KEYSTONE_AUTH_HOST',
+  'KEYSTONE_AUTH_ADMIN_USER',
+  'KEYSTONE_AUTH_ADMIN_PASSWORD',
+  'KEYSTONE_AUTH_ADMIN_TENANT',
+  'KEYSTONE_AUTH_URL_VERSION',
+  'KEYSTONE_AUTH_PUBLIC_PORT',
+  'PHYSICAL_INTERFACE',
+  'VROUTER_GATEWAY',
+  'WINDOWS_PHYSICAL_INTERFACE',
+  'WINDOWS_ENABLE_TEST_SIGNING',
+  'WINDOWS_USE_SIGNED_VROUTER',
+  'WINDOWS_DEBUG_DLLS_PATH',
+] as const;
+
+/** Reads the map at `path` (already shape-checked) into configuration values. */
+export function readConfigMap(src: YamlSource, path: Path, map: Record<string, unknown> | null | undefined): Record<string, ConfigValue> {
+  const out: Record<string, ConfigValue> = {};
+  for (const [key, value] of Object.entries(map ?? {})) {
+    if (value === null || value === undefined) {
+      out[key] = null;
+      continue;
+    }
+    const text = src.scalarText([...path, key]) ?? String(value);
+    out[key] = isSecretKey(key) ? new Secret(text) : text;
+  }
+  return out;
+}
+
+/** The plain text of a configuration value, or undefined when absent or empty. */
+export function configText(config: Readonly<Record<string, ConfigValue>>, key: string): string | undefined {
+  const value = config[key];
+  if (value === null || value === undefined) return undefined;
+  return typeof value === 'string' ? value : value.reveal();
+}
+
+/** Wraps every value under a secret-looking key, or anywhere below `kolla_passwords`, as a Secret. */
+export function wrapSecrets(value: unknown, underSecretKey = false): unknown {
+  if (Array.isArray(value)) return value.map((v) => wrapSecrets(v, underSecretKey));
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, wrapSecrets(v, underSecretKey || k === 'kolla_passwords' || isSecretKey(k))]),
+    );
+  }
+  if (underSecretKey && value !== null && value !== undefined) return new Secret(String(value));
+  return value;
+}
+
+const ENUMERATED: Record<string, readonly string[]> = {
+  AUTH_MODE: ['keystone', 'noauth', 'rbac'],
+  CLOUD_ORCHESTRATOR: ['openstack', 'kubernetes', 'vcenter', 'mesos', 'none'],
+};
+
+/**
+ * Checks one configuration map wherever it appears: values of the keys groundcrew acts on, and near
+ * misses of those keys (a warning: the deployer accepts any key, but `WINDOWS_ENABLE_TEST_SIGNIN` is a typo).
+ */
+export function checkConfigMap(src: YamlSource, path: Path, config: Record<string, ConfigValue>): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const known: readonly string[] = KNOWN_CONFIG_KEYS;
+  for (const key of Object.keys(config)) {
+    const keyPath = [...path, key];
+    if (!known.includes(key)) {
+      const hint = closest(key, known);
+      if (hint) out.push(src.diagnostic(keyPath, 'warning', `${key} is not a key groundcrew reads (did you mean "${hint}"?)`, 'key'));
+      continue;
+    }
+    const text = configText(config, key);
+    const allowed = ENUMERATED[key];
+    if (allowed && text !== undefined && !allowed.includes(text)) {
+      out.push(src.diagnostic(keyPath, 'error', `${key}: "${text}" is not one of ${allowed.join(', ')}${didYouMean(text, allowed)}`));
+    }
+    if (key === 'CONTRAIL_VERSION' && text !== undefined) {
+      const problem = versionProblem('contrail', text);
+      if (problem) out.push(src.diagnostic(keyPath, 'error', `CONTRAIL_VERSION: ${problem}`));
+    }
+  }
+  return out;
+}

@@ -1,0 +1,95 @@
+// The inventory repo's files → a DesiredState, or every problem found, each with file:line:col. Pure.
+
+import { wrapSecrets } from './configuration.js';
+import type { DesiredState } from './desired-state.js';
+import { byLocation, type Diagnostic } from './diagnostic.js';
+import { didYouMean } from './did-you-mean.js';
+import { readInstances } from './instances-file.js';
+import { type NodeFileSettings, nodeNameOf, readNodeFile } from './node-file.js';
+import { readRepoFile } from './repo-file.js';
+import { YamlSource } from './yaml-source.js';
+
+export interface SourceText {
+  /** Path relative to the repo root, as it appears in messages. */
+  path: string;
+  text: string;
+  /** Size on disk when the loader refused to read a file that is too big (then `text` is empty). */
+  bytes?: number;
+}
+
+export interface InventoryFiles {
+  instances: SourceText;
+  nodeFiles: readonly SourceText[];
+  repoFile?: SourceText;
+}
+
+export type InventoryResult =
+  | { ok: true; state: DesiredState; warnings: Diagnostic[] }
+  | { ok: false; errors: Diagnostic[]; warnings: Diagnostic[] };
+
+/** A real instances.yaml for 10,000 nodes is about 1.5 MiB; anything far past that is a mistake. */
+export const MAX_FILE_BYTES = 4 * 1024 * 1024;
+
+export function sizeProblem(path: string, bytes: number): Diagnostic | undefined {
+  if (bytes <= MAX_FILE_BYTES) return undefined;
+  const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
+  return { file: path, line: 1, col: 1, severity: 'error', message: `${path} is ${mib(bytes)}; the limit is ${mib(MAX_FILE_BYTES)}` };
+}
+
+/** Parses a file, or reports why it cannot be read at all (too big, or YAML syntax). */
+function open(file: SourceText, diags: Diagnostic[]): YamlSource | undefined {
+  const tooBig = sizeProblem(file.path, file.bytes ?? Buffer.byteLength(file.text));
+  if (tooBig) {
+    diags.push(tooBig);
+    return undefined;
+  }
+  const src = new YamlSource(file.path, file.text);
+  const syntax = src.syntaxErrors();
+  diags.push(...syntax);
+  if (syntax.length > 0) return undefined;
+  for (const dup of src.duplicateKeys()) {
+    const what =
+      dup.path.length === 2 && dup.path[0] === 'instances'
+        ? `node "${String(dup.path[1])}" is defined twice`
+        : `key "${dup.path.join('.')}" is repeated`;
+    diags.push(src.diagnostic(dup.path, 'error', `${what} (first at line ${dup.firstLine}); YAML would keep only the last`, 'key'));
+  }
+  return src;
+}
+
+export function parseInventory(files: InventoryFiles): InventoryResult {
+  const diags: Diagnostic[] = [];
+  const repoSrc = files.repoFile && open(files.repoFile, diags);
+  const repo = readRepoFile(repoSrc, diags);
+
+  const nodeFiles = new Map<string, NodeFileSettings>();
+  for (const file of files.nodeFiles) {
+    const src = open(file, diags);
+    const settings = src && readNodeFile(src, diags);
+    if (settings) nodeFiles.set(nodeNameOf(file.path), settings);
+  }
+
+  const instancesSrc = open(files.instances, diags);
+  const nodes = instancesSrc ? readInstances(instancesSrc, { repo, nodeFiles }, diags) : [];
+  if (instancesSrc) {
+    const names = new Set(Object.keys((instancesSrc.toJS() as { instances?: object } | null)?.instances ?? {}));
+    for (const file of files.nodeFiles) {
+      const name = nodeNameOf(file.path);
+      if (!names.has(name)) {
+        diags.push({
+          file: file.path,
+          line: 1,
+          col: 1,
+          severity: 'error',
+          message: `${file.path} is for node "${name}", but ${files.instances.path} has no instance "${name}"${didYouMean(name, names)}`,
+        });
+      }
+    }
+  }
+
+  const errors = diags.filter((d) => d.severity === 'error').sort(byLocation);
+  const warnings = diags.filter((d) => d.severity === 'warning').sort(byLocation);
+  if (errors.length > 0 || !instancesSrc) return { ok: false, errors, warnings };
+  const kolla = (instancesSrc.toJS() as { kolla_config?: unknown }).kolla_config;
+  return { ok: true, warnings, state: { nodes, rollout: repo.rollout, kolla: wrapSecrets(kolla), warnings } };
+}

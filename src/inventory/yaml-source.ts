@@ -1,0 +1,123 @@
+// One parsed YAML file that can say where any path in it is, for file:line:col errors.
+
+import { type Document, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
+import type { Diagnostic, Severity } from './diagnostic.js';
+
+export type Path = readonly (string | number)[];
+
+interface Located {
+  key?: Node;
+  value?: Node;
+}
+
+export class YamlSource {
+  readonly file: string;
+  readonly text: string;
+  readonly doc: Document;
+  readonly #lines = new LineCounter();
+
+  constructor(file: string, text: string) {
+    this.file = file;
+    this.text = text;
+    // Duplicate keys are reported by us (see duplicateKeys) with both places named.
+    this.doc = parseDocument(text, { lineCounter: this.#lines, uniqueKeys: false, prettyErrors: false });
+  }
+
+  /** The YAML syntax errors, each with its own position and the first line of the parser's message. */
+  syntaxErrors(): Diagnostic[] {
+    return this.doc.errors.map((err) => {
+      const firstLine = err.message.split('\n')[0] ?? err.message;
+      const message = firstLine.replace(/ at line \d+, column \d+:?$/, '');
+      return this.#diagnostic(err.pos[0], 'error', `YAML syntax error: ${message}`);
+    });
+  }
+
+  toJS(): unknown {
+    return this.doc.toJS({ maxAliasCount: 100 });
+  }
+
+  position(offset: number): { line: number; col: number } {
+    return this.#lines.linePos(offset);
+  }
+
+  locate(path: Path): Located {
+    let located: Located = { value: this.doc.contents ?? undefined };
+    for (const segment of path) {
+      const parent = located.value;
+      if (isMap(parent)) {
+        const pair = parent.items.find((p) => isScalar(p.key) && String(p.key.value) === String(segment));
+        if (!pair) return { key: located.key ?? located.value, value: undefined };
+        located = { key: pair.key as Node, value: (pair.value as Node | null) ?? undefined };
+      } else if (isSeq(parent) && typeof segment === 'number') {
+        const item = parent.items[segment] as Node | undefined;
+        if (!item) return { key: located.key, value: undefined };
+        located = { key: item, value: item };
+      } else {
+        return { key: located.key ?? located.value, value: undefined };
+      }
+    }
+    return located;
+  }
+
+  /** The scalar at `path` exactly as written (so `18.10` stays "18.10", not the number 18.1). */
+  scalarText(path: Path): string | undefined {
+    const { value } = this.locate(path);
+    if (!isScalar(value) || value.value === null) return undefined;
+    return value.type === 'PLAIN' && value.source !== undefined ? value.source : String(value.value);
+  }
+
+  /** Where to point for `path`: its value, or its key when the value is empty or asked for, or the nearest parent. */
+  offsetOf(path: Path, at: 'key' | 'value' = 'value'): number {
+    const { key, value } = this.locate(path);
+    const valueIsEmpty = !value || (isScalar(value) && value.value === null && value.source === '');
+    const node = at === 'key' || valueIsEmpty ? (key ?? value) : value;
+    return node?.range?.[0] ?? 0;
+  }
+
+  diagnostic(path: Path, severity: Severity, message: string, at: 'key' | 'value' = 'value'): Diagnostic {
+    return this.#diagnostic(this.offsetOf(path, at), severity, message);
+  }
+
+  /** Keys repeated inside one map, anywhere in the file: YAML forbids them and the last would silently win. */
+  duplicateKeys(): { path: Path; firstLine: number }[] {
+    const found: { path: Path; firstLine: number }[] = [];
+    const walk = (node: unknown, path: Path): void => {
+      if (isMap(node)) {
+        const seen = new Map<string, number>();
+        for (const pair of node.items) {
+          if (!isScalar(pair.key)) continue;
+          const name = String(pair.key.value);
+          const offset = pair.key.range?.[0] ?? 0;
+          const first = seen.get(name);
+          if (first !== undefined) found.push({ path: [...path, name], firstLine: this.position(first).line });
+          else seen.set(name, offset);
+          walk(pair.value, [...path, name]);
+        }
+      } else if (isSeq(node)) {
+        for (const [i, item] of node.items.entries()) walk(item, [...path, i]);
+      }
+    };
+    walk(this.doc.contents, []);
+    return found;
+  }
+
+  /** A few words for what sits at `path`, for "expected a map, found a list" messages. */
+  describe(path: Path): string {
+    const { value } = this.locate(path);
+    if (!value) return 'nothing';
+    if (isMap(value)) return 'a map';
+    if (isSeq(value)) return 'a list';
+    if (isScalar(value)) {
+      if (value.value === null) return 'nothing';
+      const text = this.scalarText(path) ?? '';
+      const shown = text.length > 40 ? `${text.slice(0, 37)}...` : text;
+      return typeof value.value === 'string' ? `the text "${shown}"` : `${typeof value.value} ${shown}`;
+    }
+    return 'an alias or tag';
+  }
+
+  #diagnostic(offset: number, severity: Severity, message: string): Diagnostic {
+    const { line, col } = this.position(offset);
+    return { file: this.file, line, col, severity, message };
+  }
+}
