@@ -1,18 +1,18 @@
 // "did you mean" hints for misspelt keys, roles and names.
 
+/** Edit distance counting a swap of two neighbours as one edit ("rolse" is one typo from "roles"). */
 function distance(a: string, b: string): number {
-  const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const at = (i: number, j: number): number => rows[i]?.[j] ?? 0;
   for (let i = 1; i <= a.length; i++) {
-    let diagonal = prev[0] ?? 0;
-    prev[0] = i;
     for (let j = 1; j <= b.length; j++) {
-      const above = prev[j] ?? 0;
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      prev[j] = Math.min(above + 1, (prev[j - 1] ?? 0) + 1, diagonal + cost);
-      diagonal = above;
+      let best = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, at(i - 2, j - 2) + 1);
+      (rows[i] as number[])[j] = best;
     }
   }
-  return prev[b.length] ?? 0;
+  return at(a.length, b.length);
 }
 
 /** The closest candidate within a typo's reach (a third of the word, at least 1, at most 3 edits). */

@@ -52,7 +52,7 @@ function open(file: SourceText, diags: Diagnostic[]): YamlSource | undefined {
       dup.path.length === 2 && dup.path[0] === 'instances'
         ? `node "${String(dup.path[1])}" is defined twice`
         : `key "${dup.path.join('.')}" is repeated`;
-    diags.push(src.diagnostic(dup.path, 'error', `${what} (first at line ${dup.firstLine}); YAML would keep only the last`, 'key'));
+    diags.push(src.diagnosticAt(dup.offset, 'error', `${what} (first at line ${dup.firstLine}); YAML would keep only the last`));
   }
   return src;
 }

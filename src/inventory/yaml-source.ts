@@ -79,8 +79,8 @@ export class YamlSource {
   }
 
   /** Keys repeated inside one map, anywhere in the file: YAML forbids them and the last would silently win. */
-  duplicateKeys(): { path: Path; firstLine: number }[] {
-    const found: { path: Path; firstLine: number }[] = [];
+  duplicateKeys(): { path: Path; offset: number; firstLine: number }[] {
+    const found: { path: Path; offset: number; firstLine: number }[] = [];
     const walk = (node: unknown, path: Path): void => {
       if (isMap(node)) {
         const seen = new Map<string, number>();
@@ -89,7 +89,7 @@ export class YamlSource {
           const name = String(pair.key.value);
           const offset = pair.key.range?.[0] ?? 0;
           const first = seen.get(name);
-          if (first !== undefined) found.push({ path: [...path, name], firstLine: this.position(first).line });
+          if (first !== undefined) found.push({ path: [...path, name], offset, firstLine: this.position(first).line });
           else seen.set(name, offset);
           walk(pair.value, [...path, name]);
         }
@@ -114,6 +114,10 @@ export class YamlSource {
       return typeof value.value === 'string' ? `the text "${shown}"` : `${typeof value.value} ${shown}`;
     }
     return 'an alias or tag';
+  }
+
+  diagnosticAt(offset: number, severity: Severity, message: string): Diagnostic {
+    return this.#diagnostic(offset, severity, message);
   }
 
   #diagnostic(offset: number, severity: Severity, message: string): Diagnostic {
