@@ -2,7 +2,9 @@
 
 /** Edit distance counting a swap of two neighbours as one edit ("rolse" is one typo from "roles"). */
 function distance(a: string, b: string): number {
-  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   const at = (i: number, j: number): number => rows[i]?.[j] ?? 0;
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
@@ -15,10 +17,10 @@ function distance(a: string, b: string): number {
   return at(a.length, b.length);
 }
 
-/** The closest candidate within a typo's reach (a third of the word, at least 1, at most 3 edits). */
+/** The closest candidate within a typo's reach: a third of the word, 1 to 3 edits; a word under 3 letters only by case. */
 export function closest(word: string, candidates: Iterable<string>): string | undefined {
   const lower = word.toLowerCase();
-  const limit = Math.min(3, Math.max(1, Math.floor(word.length / 3)));
+  const limit = word.length < 3 ? 0 : Math.min(3, Math.max(1, Math.floor(word.length / 3)));
   let best: string | undefined;
   let bestDistance = Number.POSITIVE_INFINITY;
   for (const candidate of candidates) {

@@ -3,7 +3,13 @@
 import { describe, expect, it } from 'vitest';
 import { errorsOf, parse, yaml } from './helpers.js';
 
-const linuxNode = (name: string, ip: string, role = 'vrouter') => [`  ${name}:`, '    provider: bms', `    ip: ${ip}`, '    roles:', `      ${role}:`];
+const linuxNode = (name: string, ip: string, role = 'vrouter') => [
+  `  ${name}:`,
+  '    provider: bms',
+  `    ip: ${ip}`,
+  '    roles:',
+  `      ${role}:`,
+];
 const WIN_CONFIG = ['contrail_configuration:', '  WINDOWS_PHYSICAL_INTERFACE: Ethernet1'];
 
 interface Case {
@@ -58,7 +64,9 @@ const cases: Case[] = [
   {
     name: 'a misspelt provider',
     instances: yaml('instances:', '  a:', '    provider: bms_wn', '    ip: 10.0.0.1'),
-    errors: ['instances.yaml:3:15: provider "bms_wn" is not known (did you mean "bms_win"?): groundcrew manages bms (Linux) and bms_win (Windows) instances'],
+    errors: [
+      'instances.yaml:3:15: provider "bms_wn" is not known (did you mean "bms_win"?): groundcrew manages bms (Linux) and bms_win (Windows) instances',
+    ],
   },
   {
     name: 'a misspelt role',
@@ -92,7 +100,16 @@ const cases: Case[] = [
   },
   {
     name: 'a Linux-only role on a Windows node',
-    instances: yaml('instances:', '  w:', '    provider: bms_win', '    ip: 10.0.0.5', '    roles:', '      vrouter:', '      config:', ...WIN_CONFIG),
+    instances: yaml(
+      'instances:',
+      '  w:',
+      '    provider: bms_win',
+      '    ip: 10.0.0.5',
+      '    roles:',
+      '      vrouter:',
+      '      config:',
+      ...WIN_CONFIG,
+    ),
     errors: ['instances.yaml:7:7: role "config" is Linux-only and cannot run on Windows node "w" (provider bms_win)'],
   },
   {
@@ -102,7 +119,15 @@ const cases: Case[] = [
   },
   {
     name: 'the docker driver without the vRouter',
-    instances: yaml('instances:', '  w:', '    provider: bms_win', '    ip: 10.0.0.5', '    roles:', '      win_docker_driver:', ...WIN_CONFIG),
+    instances: yaml(
+      'instances:',
+      '  w:',
+      '    provider: bms_win',
+      '    ip: 10.0.0.5',
+      '    roles:',
+      '      win_docker_driver:',
+      ...WIN_CONFIG,
+    ),
     errors: ['instances.yaml:5:5: node "w" has win_cnm_plugin without vrouter: the docker driver needs the vRouter on the same node'],
   },
   {
@@ -116,13 +141,17 @@ const cases: Case[] = [
     name: 'a node file for a node that does not exist',
     instances: yaml('instances:', ...linuxNode('compute1', '10.0.0.1')),
     nodeFiles: { 'nodes/compute2.yaml': yaml('versions:', '  contrail: "5.0.2"') },
-    errors: ['nodes/compute2.yaml:1:1: nodes/compute2.yaml is for node "compute2", but instances.yaml has no instance "compute2" (did you mean "compute1"?)'],
+    errors: [
+      'nodes/compute2.yaml:1:1: nodes/compute2.yaml is for node "compute2", but instances.yaml has no instance "compute2" (did you mean "compute1"?)',
+    ],
   },
   {
     name: 'a version that is not a version, in a node file',
     instances: yaml('instances:', ...linuxNode('a', '10.0.0.1')),
     nodeFiles: { 'nodes/a.yaml': yaml('versions:', '  contrail: 5.0.2 beta') },
-    errors: ['nodes/a.yaml:2:13: versions.contrail: "5.0.2 beta" is not a contrail version: expected a release like 5.0.2, an image tag like ocata-5.0.0-134, or latest'],
+    errors: [
+      'nodes/a.yaml:2:13: versions.contrail: "5.0.2 beta" is not a contrail version: expected a release like 5.0.2, an image tag like ocata-5.0.0-134, or latest',
+    ],
   },
   {
     name: 'a Docker version that is not a version',
@@ -157,7 +186,9 @@ const cases: Case[] = [
   {
     name: 'a map where a configuration value goes',
     instances: yaml('instances:', ...linuxNode('a', '10.0.0.1'), 'contrail_configuration:', '  CONTROLLER_NODES:', '    first: 10.0.0.9'),
-    errors: ['instances.yaml:9:5: contrail_configuration.CONTROLLER_NODES: expected a single value (text, number or true/false), found a map'],
+    errors: [
+      'instances.yaml:9:5: contrail_configuration.CONTROLLER_NODES: expected a single value (text, number or true/false), found a map',
+    ],
   },
   {
     name: 'a misspelt key in an instance',
@@ -171,8 +202,16 @@ const cases: Case[] = [
   },
   {
     name: 'a repeated configuration key',
-    instances: yaml('instances:', ...linuxNode('a', '10.0.0.1'), 'contrail_configuration:', '  CONTRAIL_VERSION: "5.0.1"', '  CONTRAIL_VERSION: "5.0.2"'),
-    errors: ['instances.yaml:9:3: key "contrail_configuration.CONTRAIL_VERSION" is repeated (first at line 8); YAML would keep only the last'],
+    instances: yaml(
+      'instances:',
+      ...linuxNode('a', '10.0.0.1'),
+      'contrail_configuration:',
+      '  CONTRAIL_VERSION: "5.0.1"',
+      '  CONTRAIL_VERSION: "5.0.2"',
+    ),
+    errors: [
+      'instances.yaml:9:3: key "contrail_configuration.CONTRAIL_VERSION" is repeated (first at line 8); YAML would keep only the last',
+    ],
   },
   {
     name: 'an AUTH_MODE that does not exist',

@@ -12,7 +12,8 @@ import { parse, warningsOf, yaml } from './helpers.js';
 const CAD = join(import.meta.dirname, '..', '..', 'fixtures', 'cad-examples');
 
 function stateOf(result: ReturnType<typeof parse>): DesiredState {
-  if (!result.ok) throw new Error(`expected a valid inventory, got:\n${result.errors.map((e) => `${e.line}:${e.col} ${e.message}`).join('\n')}`);
+  if (!result.ok)
+    throw new Error(`expected a valid inventory, got:\n${result.errors.map((e) => `${e.line}:${e.col} ${e.message}`).join('\n')}`);
   return result.state;
 }
 
@@ -141,10 +142,17 @@ describe('configuration and versions', () => {
 
   it('lets nodes/<name>.yaml versions win over CONTRAIL_VERSION, and groundcrew.yaml fill in the rest', () => {
     const state = stateOf(
-      parse(inventory, { 'nodes/win.yaml': yaml('versions:', '  contrail: "5.0.2"', 'mode: monitor', 'paused: true') }, yaml('defaults:', '  versions:', '    docker: 18.09', '    contrail: "4.1"', '  mode: apply')),
+      parse(
+        inventory,
+        { 'nodes/win.yaml': yaml('versions:', '  contrail: "5.0.2"', 'mode: monitor', 'paused: true') },
+        yaml('defaults:', '  versions:', '    docker: 18.09', '    contrail: "4.1"', '  mode: apply'),
+      ),
     );
     const [lin, win] = state.nodes;
-    expect(win?.versions).toEqual({ contrail: { version: '5.0.2', source: 'nodes/win.yaml' }, docker: { version: '18.09', source: 'groundcrew.yaml' } });
+    expect(win?.versions).toEqual({
+      contrail: { version: '5.0.2', source: 'nodes/win.yaml' },
+      docker: { version: '18.09', source: 'groundcrew.yaml' },
+    });
     expect(win?.mode).toBe('monitor');
     expect(win?.paused).toBe(true);
     expect(lin?.mode).toBe('apply');
@@ -174,7 +182,16 @@ describe('configuration and versions', () => {
 
   it('warns about a near miss of a key groundcrew reads', () => {
     const result = parse(
-      yaml('instances:', '  a:', '    provider: bms', '    ip: 10.0.0.1', '    roles:', '      vrouter:', 'contrail_configuration:', '  WINDOWS_ENABLE_TEST_SIGNIN:'),
+      yaml(
+        'instances:',
+        '  a:',
+        '    provider: bms',
+        '    ip: 10.0.0.1',
+        '    roles:',
+        '      vrouter:',
+        'contrail_configuration:',
+        '  WINDOWS_ENABLE_TEST_SIGNIN:',
+      ),
     );
     expect(result.ok).toBe(true);
     expect(warningsOf(result)).toEqual([

@@ -1,0 +1,105 @@
+// phasesFor and gatesFor: which phases each kind of node needs, in order, and what it waits for.
+
+import { describe, expect, it } from 'vitest';
+import type { NodeSpec } from '../../../src/inventory/desired-state.js';
+import { gatesFor, phasesFor } from '../../../src/inventory/phases.js';
+import { parse, yaml } from './helpers.js';
+
+function nodes(...lines: string[]): Map<string, NodeSpec> {
+  const result = parse(yaml(...lines));
+  if (!result.ok) throw new Error(result.errors.map((e) => e.message).join('\n'));
+  return new Map(result.state.nodes.map((n) => [n.name, n]));
+}
+
+const cluster = nodes(
+  'instances:',
+  '  ctrl:',
+  '    provider: bms',
+  '    ip: 10.0.0.10',
+  '    roles: { config: , control: , webui: , openstack: }',
+  '  lin:',
+  '    provider: bms',
+  '    ip: 10.0.0.11',
+  '    roles: { vrouter: , openstack_compute: }',
+  '  win:',
+  '    provider: bms_win',
+  '    ip: 10.0.0.12',
+  '    roles: { vrouter: , win_cnm_plugin: }',
+  '  signed:',
+  '    provider: bms_win',
+  '    ip: 10.0.0.13',
+  '    contrail_configuration: { WINDOWS_USE_SIGNED_VROUTER: true }',
+  '    roles: { vrouter: , win_cnm_plugin: }',
+  'contrail_configuration:',
+  '  AUTH_MODE: keystone',
+  '  WINDOWS_PHYSICAL_INTERFACE: Ethernet1',
+  '  WINDOWS_ENABLE_TEST_SIGNING:',
+);
+
+const names = (node: NodeSpec | undefined) => (node ? phasesFor(node).map((p) => p.phase) : []);
+
+describe('phasesFor', () => {
+  it('gives a Windows compute that wants test signing all seven phases, in order', () => {
+    expect(names(cluster.get('win'))).toEqual(['prereqs', 'testSigning', 'rebootWait', 'openstack', 'vrouter', 'driver', 'verified']);
+  });
+
+  it('drops test signing for a Windows node on the signed vRouter', () => {
+    expect(names(cluster.get('signed'))).toEqual(['prereqs', 'rebootWait', 'openstack', 'vrouter', 'driver', 'verified']);
+  });
+
+  it('gives a Linux compute prereqs, openstack, vrouter and verified', () => {
+    expect(names(cluster.get('lin'))).toEqual(['prereqs', 'openstack', 'vrouter', 'verified']);
+  });
+
+  it('gives a controller prereqs, openstack (it hosts Keystone) and verified', () => {
+    const ctrl = cluster.get('ctrl');
+    expect(names(ctrl)).toEqual(['prereqs', 'openstack', 'verified']);
+    expect(ctrl && phasesFor(ctrl)[1]?.reason).toMatch(/hosts Keystone/);
+  });
+
+  it('says why each phase is there', () => {
+    const win = cluster.get('win');
+    const reasons = win ? Object.fromEntries(phasesFor(win).map((p) => [p.phase, p.reason])) : {};
+    expect(reasons.testSigning).toMatch(/WINDOWS_ENABLE_TEST_SIGNING is set and WINDOWS_USE_SIGNED_VROUTER is not/);
+    expect(reasons.openstack).toMatch(/needs Keystone at 10\.0\.0\.10/);
+    expect(reasons.vrouter).toMatch(/opencontrailnightly\/contrail-windows-vrouter:latest/);
+  });
+
+  it('skips openstack on a Windows node when nothing needs Keystone', () => {
+    const noauth = nodes(
+      'instances:',
+      '  w:',
+      '    provider: bms_win',
+      '    ip: 10.0.0.5',
+      'contrail_configuration:',
+      '  WINDOWS_PHYSICAL_INTERFACE: Ethernet1',
+    );
+    expect(names(noauth.get('w'))).toEqual(['prereqs', 'rebootWait', 'vrouter', 'driver', 'verified']);
+  });
+});
+
+describe('gatesFor', () => {
+  it('makes computes wait for the node that hosts Keystone', () => {
+    for (const name of ['lin', 'win', 'signed']) {
+      const node = cluster.get(name);
+      expect(node && gatesFor(node).map((g) => `${g.kind}:${g.node}`)).toEqual(['keystone:ctrl']);
+    }
+  });
+
+  it('gives the Keystone host itself, and a Keystone outside the inventory, no gate', () => {
+    const ctrl = cluster.get('ctrl');
+    expect(ctrl && gatesFor(ctrl)).toEqual([]);
+    const outside = nodes(
+      'instances:',
+      '  w:',
+      '    provider: bms_win',
+      '    ip: 10.0.0.5',
+      'contrail_configuration:',
+      '  WINDOWS_PHYSICAL_INTERFACE: Ethernet1',
+      '  AUTH_MODE: keystone',
+      '  KEYSTONE_AUTH_HOST: 10.0.0.100',
+    ).get('w');
+    expect(outside?.keystone).toEqual({ address: '10.0.0.100', source: 'KEYSTONE_AUTH_HOST' });
+    expect(outside && gatesFor(outside)).toEqual([]);
+  });
+});
