@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The README's test command: makes sure the system packages the suite needs are present, then runs vitest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mapfile -t packages < <(grep -vE '^\s*(#|$)' scripts/system-packages.txt)
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
+done
+if ((${#missing[@]} > 0)); then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "test: installing ${missing[*]} (apt-get)" >&2
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    echo "test: the suite needs these Debian packages: ${missing[*]}" >&2
+    echo "run:  sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+
+[ -d node_modules ] || npm ci
+mkdir -p test-results
+exec npx vitest run --reporter=default --reporter=json --outputFile.json=test-results/vitest.json "$@"
