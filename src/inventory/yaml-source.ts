@@ -1,6 +1,6 @@
 // One parsed YAML file that can say where any path in it is, for file:line:col errors.
 
-import { type Document, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
+import { type Document, isMap, isScalar, isSeq, LineCounter, type Node, type Pair, parseDocument, type YAMLMap } from 'yaml';
 import type { Diagnostic, Severity } from './diagnostic.js';
 
 export type Path = readonly (string | number)[];
@@ -15,6 +15,8 @@ export class YamlSource {
   readonly text: string;
   readonly doc: Document;
   readonly #lines = new LineCounter();
+  /** Key → first pair, per map: lookups by path stay O(depth) on a 10,000-node file. */
+  readonly #index = new WeakMap<YAMLMap, Map<string, Pair>>();
 
   constructor(file: string, text: string) {
     this.file = file;
@@ -45,7 +47,7 @@ export class YamlSource {
     for (const segment of path) {
       const parent = located.value;
       if (isMap(parent)) {
-        const pair = parent.items.find((p) => isScalar(p.key) && String(p.key.value) === String(segment));
+        const pair = this.#pairs(parent).get(String(segment));
         if (!pair) return { key: located.key ?? located.value, value: undefined };
         located = { key: pair.key as Node, value: (pair.value as Node | null) ?? undefined };
       } else if (isSeq(parent) && typeof segment === 'number') {
@@ -57,6 +59,20 @@ export class YamlSource {
       }
     }
     return located;
+  }
+
+  #pairs(map: YAMLMap): Map<string, Pair> {
+    let pairs = this.#index.get(map);
+    if (!pairs) {
+      pairs = new Map();
+      for (const pair of map.items) {
+        if (!isScalar(pair.key)) continue;
+        const key = String(pair.key.value);
+        if (!pairs.has(key)) pairs.set(key, pair as Pair);
+      }
+      this.#index.set(map, pairs);
+    }
+    return pairs;
   }
 
   /** The scalar at `path` exactly as written (so `18.10` stays "18.10", not the number 18.1). */

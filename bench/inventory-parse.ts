@@ -1,0 +1,58 @@
+// How long a revision of a 10,000-node inventory takes to become a DesiredState (part of revision-to-command).
+
+import { performance } from 'node:perf_hooks';
+import { parseInventory } from '../src/inventory/parse-inventory.js';
+
+export interface InventoryParseResult {
+  nodes: number;
+  bytes: number;
+  runs: number;
+  medianMs: number;
+  p90Ms: number;
+}
+
+/** A cluster shaped like the scale target: 8,000 Linux and 2,000 Windows computes behind one controller. */
+export function bigInventory(nodes: number): string {
+  const lines = [
+    'provider_config:',
+    '  bms: { ssh_user: root }',
+    '  bms_win: { ansible_user: Administrator, ansible_password: secret }',
+    'instances:',
+    '  ctrl:',
+    '    provider: bms',
+    '    ip: 10.255.255.254',
+    '    roles: { config: , control: , webui: , openstack: }',
+  ];
+  for (let i = 0; i < nodes; i++) {
+    const windows = i % 5 === 0;
+    lines.push(
+      `  node-${i}:`,
+      `    provider: ${windows ? 'bms_win' : 'bms'}`,
+      `    ip: 10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
+      `    roles: { vrouter: ${windows ? ', win_cnm_plugin: ' : ', openstack_compute: '}}`,
+    );
+  }
+  lines.push(
+    'contrail_configuration:',
+    '  CONTRAIL_VERSION: "5.0.1"',
+    '  AUTH_MODE: keystone',
+    '  WINDOWS_PHYSICAL_INTERFACE: Ethernet1',
+    '  WINDOWS_ENABLE_TEST_SIGNING:',
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+export function runInventoryParse(nodes = 10_000, runs = 7): InventoryParseResult {
+  const text = bigInventory(nodes);
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    const result = parseInventory({ instances: { path: 'instances.yaml', text }, nodeFiles: [] });
+    times.push(performance.now() - start);
+    if (!result.ok) throw new Error(`benchmark inventory is invalid: ${result.errors[0]?.message}`);
+    if (result.state.nodes.length !== nodes + 1) throw new Error(`expected ${nodes + 1} nodes, got ${result.state.nodes.length}`);
+  }
+  times.sort((a, b) => a - b);
+  const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? Number.NaN;
+  return { nodes: nodes + 1, bytes: Buffer.byteLength(text), runs, medianMs: at(0.5), p90Ms: at(0.9) };
+}
