@@ -1,0 +1,135 @@
+// PowerShell values in the simulator: case-insensitive objects, truthiness, comparison, JSON and text output.
+
+/** A hashtable or PSCustomObject: ordered, with case-insensitive member names, as in PowerShell. */
+export class PsObject {
+  readonly #members = new Map<string, { name: string; value: unknown }>();
+  readonly typeName: string;
+
+  constructor(typeName = 'System.Management.Automation.PSCustomObject', entries: Iterable<[string, unknown]> = []) {
+    this.typeName = typeName;
+    for (const [name, value] of entries) this.set(name, value);
+  }
+
+  static from(record: Record<string, unknown>, typeName?: string): PsObject {
+    return new PsObject(typeName, Object.entries(record));
+  }
+
+  get(name: string): unknown {
+    return this.#members.get(name.toLowerCase())?.value;
+  }
+
+  has(name: string): boolean {
+    return this.#members.has(name.toLowerCase());
+  }
+
+  set(name: string, value: unknown): void {
+    const key = name.toLowerCase();
+    const existing = this.#members.get(key);
+    this.#members.set(key, { name: existing?.name ?? name, value });
+  }
+
+  entries(): [string, unknown][] {
+    return [...this.#members.values()].map((m) => [m.name, m.value]);
+  }
+
+  get isHashtable(): boolean {
+    return this.typeName === 'System.Collections.Hashtable' || this.typeName === 'System.Collections.Specialized.OrderedDictionary';
+  }
+}
+
+/** A date as PowerShell's [datetime]: ToString('o') gives ISO 8601. */
+export class PsDate {
+  constructor(readonly date: Date) {}
+}
+
+export function isTruthy(value: unknown): boolean {
+  if (Array.isArray(value)) return value.length > 1 || (value.length === 1 && isTruthy(value[0]));
+  if (value === null || value === undefined) return false;
+  if (typeof value === 'string') return value.length > 0;
+  if (typeof value === 'number') return value !== 0;
+  if (typeof value === 'boolean') return value;
+  return true;
+}
+
+export function toText(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'boolean') return value ? 'True' : 'False';
+  if (Array.isArray(value)) return value.map(toText).join(' ');
+  if (value instanceof PsDate) return value.date.toISOString();
+  if (value instanceof PsObject) return value.isHashtable ? 'System.Collections.Hashtable' : `@{${value.entries().map(([k, v]) => `${k}=${toText(v)}`).join('; ')}}`;
+  return String(value);
+}
+
+/** PowerShell's -eq: strings compare case-insensitively, the right side converts to the left side's type. */
+export function looseEquals(left: unknown, right: unknown): boolean {
+  if (left === null || left === undefined) return right === null || right === undefined;
+  if (typeof left === 'string') return left.toLowerCase() === toText(right).toLowerCase();
+  if (typeof left === 'number') return left === Number(right);
+  if (typeof left === 'boolean') return left === isTruthy(right);
+  return left === right;
+}
+
+export function compare(left: unknown, right: unknown): number {
+  if (typeof left === 'number') return left - Number(right);
+  const a = toText(left).toLowerCase();
+  const b = toText(right).toLowerCase();
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export function wildcardMatch(text: string, pattern: string): boolean {
+  const escaped = pattern.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  return new RegExp(`^${escaped}$`, 'is').test(text);
+}
+
+/** ConvertTo-Json as Windows PowerShell 5.1 writes it (compressed form). */
+export function toJson(value: unknown, depth: number, level = 0): string {
+  if (value === null || value === undefined) return 'null';
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'null';
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (value instanceof PsDate) return JSON.stringify(value.date.toISOString());
+  if (level > depth) return JSON.stringify(toText(value));
+  if (Array.isArray(value)) return `[${value.map((v) => toJson(v, depth, level + 1)).join(',')}]`;
+  if (value instanceof PsObject) {
+    return `{${value.entries().map(([k, v]) => `${JSON.stringify(k)}:${toJson(v, depth, level + 1)}`).join(',')}}`;
+  }
+  return JSON.stringify(String(value));
+}
+
+/** ConvertFrom-Json: JSON objects become PSCustomObjects. */
+export function fromJson(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(fromJson);
+  if (value !== null && typeof value === 'object') {
+    return new PsObject(undefined, Object.entries(value).map(([k, v]) => [k, fromJson(v)]));
+  }
+  return value;
+}
+
+/** How the host prints pipeline output that was not converted to text: one line per value, objects as lists. */
+export function formatOutput(values: unknown[]): string {
+  const lines: string[] = [];
+  for (const value of values) {
+    if (value instanceof PsObject && !value.isHashtable) {
+      const entries = value.entries();
+      const width = Math.max(0, ...entries.map(([k]) => k.length));
+      lines.push('', ...entries.map(([k, v]) => `${k.padEnd(width)} : ${toText(v)}`), '');
+    } else if (value instanceof PsObject) {
+      lines.push(...value.entries().map(([k, v]) => `${k} ${toText(v)}`));
+    } else {
+      lines.push(toText(value));
+    }
+  }
+  return lines.length > 0 ? `${lines.join('\r\n')}\r\n` : '';
+}
+
+/** Pipeline semantics: null is no item, an array is its items, anything else is one item. */
+export function toItems(value: unknown): unknown[] {
+  if (value === null || value === undefined) return [];
+  return Array.isArray(value) ? value : [value];
+}
+
+/** What an assignment of pipeline output stores: nothing → null, one item → the item, more → an array. */
+export function collapse(items: unknown[]): unknown {
+  if (items.length === 0) return null;
+  return items.length === 1 ? items[0] : items;
+}
