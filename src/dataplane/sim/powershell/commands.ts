@@ -58,7 +58,10 @@ const COMMON: Record<string, ParamSpec> = {
   Verbose: { type: 'switch', aliases: ['vb'] },
   Debug: { type: 'switch', aliases: ['db'] },
 };
-const SHOULD_PROCESS: Record<string, ParamSpec> = { Confirm: { type: 'switch', aliases: ['cf'] }, WhatIf: { type: 'switch', aliases: ['wi'] } };
+const SHOULD_PROCESS: Record<string, ParamSpec> = {
+  Confirm: { type: 'switch', aliases: ['cf'] },
+  WhatIf: { type: 'switch', aliases: ['wi'] },
+};
 
 export interface RawArgument {
   /** Set for `-Name` elements; `value` then holds a colon-bound value (`-Confirm:$false`) if any. */
@@ -79,7 +82,12 @@ function convert(cmdlet: string, name: string, spec: ParamSpec, value: unknown):
       return value === undefined ? true : Boolean(value);
     case 'string': {
       if (Array.isArray(value)) {
-        if (value.length !== 1) throw bindingError(cmdlet, `Cannot convert 'System.Object[]' to the type 'System.String' required by parameter '${name}'. Specified method is not supported.`, 'CannotConvertArgument');
+        if (value.length !== 1)
+          throw bindingError(
+            cmdlet,
+            `Cannot convert 'System.Object[]' to the type 'System.String' required by parameter '${name}'. Specified method is not supported.`,
+            'CannotConvertArgument',
+          );
         return toText(value[0]);
       }
       return toText(value);
@@ -88,11 +96,21 @@ function convert(cmdlet: string, name: string, spec: ParamSpec, value: unknown):
       return (Array.isArray(value) ? value : [value]).map(toText);
     case 'int': {
       const n = Number(toText(value));
-      if (!Number.isInteger(n)) throw bindingError(cmdlet, `Cannot process argument transformation on parameter '${name}'. Cannot convert value "${toText(value)}" to type "System.Int32".`, 'ParameterArgumentTransformationError');
+      if (!Number.isInteger(n))
+        throw bindingError(
+          cmdlet,
+          `Cannot process argument transformation on parameter '${name}'. Cannot convert value "${toText(value)}" to type "System.Int32".`,
+          'ParameterArgumentTransformationError',
+        );
       return n;
     }
     case 'scriptblock':
-      if (!isScriptBlock(value)) throw bindingError(cmdlet, `Cannot convert the "${toText(value)}" value of type "System.String" to type "System.Management.Automation.ScriptBlock".`, 'CannotConvertArgumentNoMessage');
+      if (!isScriptBlock(value))
+        throw bindingError(
+          cmdlet,
+          `Cannot convert the "${toText(value)}" value of type "System.String" to type "System.Management.Automation.ScriptBlock".`,
+          'CannotConvertArgumentNoMessage',
+        );
       return value;
     default:
       return value;
@@ -109,7 +127,12 @@ export function bindArguments(spec: CmdletSpec<unknown>, raw: RawArgument[]): Bo
     if (exact) return exact;
     const prefixed = names.filter((n) => n.toLowerCase().startsWith(lower));
     if (prefixed.length === 1 && prefixed[0]) return prefixed[0];
-    if (prefixed.length > 1) throw bindingError(spec.name, `Parameter cannot be processed because the parameter name '${given}' is ambiguous. Possible matches include: ${prefixed.map((p) => `-${p}`).join(' ')}.`, 'AmbiguousParameter');
+    if (prefixed.length > 1)
+      throw bindingError(
+        spec.name,
+        `Parameter cannot be processed because the parameter name '${given}' is ambiguous. Possible matches include: ${prefixed.map((p) => `-${p}`).join(' ')}.`,
+        'AmbiguousParameter',
+      );
     throw bindingError(spec.name, `A parameter cannot be found that matches parameter name '${given}'.`, 'NamedParameterNotFound');
   };
 
@@ -123,7 +146,12 @@ export function bindArguments(spec: CmdletSpec<unknown>, raw: RawArgument[]): Bo
     }
     const name = resolve(arg.parameter);
     const p = params[name] as ParamSpec;
-    if (name in bound) throw bindingError(spec.name, `Cannot bind parameter because parameter '${name}' is specified more than once.`, 'ParameterAlreadyBound');
+    if (name in bound)
+      throw bindingError(
+        spec.name,
+        `Cannot bind parameter because parameter '${name}' is specified more than once.`,
+        'ParameterAlreadyBound',
+      );
     if (arg.colonBound) {
       bound[name] = convert(spec.name, name, p, arg.value);
     } else if (p.type === 'switch') {
@@ -131,27 +159,49 @@ export function bindArguments(spec: CmdletSpec<unknown>, raw: RawArgument[]): Bo
     } else {
       const next = raw[i + 1];
       if (!next || next.parameter !== undefined) {
-        throw bindingError(spec.name, `Missing an argument for parameter '${name}'. Specify a parameter of type '${p.type === 'string[]' ? 'System.String[]' : p.type === 'int' ? 'System.Int32' : 'System.String'}' and try again.`, 'MissingArgument');
+        throw bindingError(
+          spec.name,
+          `Missing an argument for parameter '${name}'. Specify a parameter of type '${p.type === 'string[]' ? 'System.String[]' : p.type === 'int' ? 'System.Int32' : 'System.String'}' and try again.`,
+          'MissingArgument',
+        );
       }
       bound[name] = convert(spec.name, name, p, next.value);
       i++;
     }
   }
-  const byPosition = names.filter((n) => params[n]?.position !== undefined && !(n in bound)).sort((a, b) => (params[a]?.position ?? 0) - (params[b]?.position ?? 0));
+  const byPosition = names
+    .filter((n) => params[n]?.position !== undefined && !(n in bound))
+    .sort((a, b) => (params[a]?.position ?? 0) - (params[b]?.position ?? 0));
   for (const arg of positional) {
     const name = byPosition.shift();
-    if (!name) throw bindingError(spec.name, `A positional parameter cannot be found that accepts argument '${arg.text}'.`, 'PositionalParameterNotFound');
+    if (!name)
+      throw bindingError(
+        spec.name,
+        `A positional parameter cannot be found that accepts argument '${arg.text}'.`,
+        'PositionalParameterNotFound',
+      );
     bound[name] = convert(spec.name, name, params[name] as ParamSpec, arg.value);
   }
-  const missing = Object.entries(spec.params).filter(([name, p]) => p.mandatory && !(name in bound)).map(([name]) => name);
+  const missing = Object.entries(spec.params)
+    .filter(([name, p]) => p.mandatory && !(name in bound))
+    .map(([name]) => name);
   if (missing.length > 0) {
-    throw bindingError(spec.name, `Cannot process command because of one or more missing mandatory parameters: ${missing.join(' ')}.`, 'MissingMandatoryParameter');
+    throw bindingError(
+      spec.name,
+      `Cannot process command because of one or more missing mandatory parameters: ${missing.join(' ')}.`,
+      'MissingMandatoryParameter',
+    );
   }
   for (const [name, p] of Object.entries(params)) {
     const value = bound[name];
     if (p.values && value !== undefined) {
       const match = p.values.find((v) => v.toLowerCase() === toText(value).toLowerCase());
-      if (!match) throw bindingError(spec.name, `Cannot validate argument on parameter '${name}'. The argument "${toText(value)}" does not belong to the set "${p.values.join(',')}" specified by the ValidateSet attribute. Supply an argument that is in the set and then try the command again.`, 'ParameterArgumentValidationError');
+      if (!match)
+        throw bindingError(
+          spec.name,
+          `Cannot validate argument on parameter '${name}'. The argument "${toText(value)}" does not belong to the set "${p.values.join(',')}" specified by the ValidateSet attribute. Supply an argument that is in the set and then try the command again.`,
+          'ParameterArgumentValidationError',
+        );
       bound[name] = match;
     }
   }

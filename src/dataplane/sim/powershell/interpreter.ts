@@ -11,9 +11,9 @@ import {
   type ScriptBlockValue,
 } from './commands.js';
 import { formatError, notRecognized, PsError, PsExit, PsTerminatingError } from './errors.js';
-import type { Node, Tree } from './parser.js';
 import { callMethod, getMember } from './members.js';
 import { binaryOperator, unaryOperator } from './operators.js';
+import type { Node, Tree } from './parser.js';
 import { collapse, formatOutput, PsObject, toItems, toText } from './values.js';
 
 export interface Registry<H> {
@@ -29,14 +29,37 @@ export interface RunResult {
 
 /** Node types that only wrap one meaningful child in this grammar. */
 const WRAPPERS = new Set([
-  'program', 'pipeline', 'logical_expression', 'bitwise_expression', 'comparison_expression', 'additive_expression',
-  'multiplicative_expression', 'format_expression', 'range_expression', 'array_literal_expression', 'unary_expression',
-  'left_assignment_expression', 'pipeline_chain', 'statement_list', 'expression_with_unary_operator', 'command_name_expr',
+  'program',
+  'pipeline',
+  'logical_expression',
+  'bitwise_expression',
+  'comparison_expression',
+  'additive_expression',
+  'multiplicative_expression',
+  'format_expression',
+  'range_expression',
+  'array_literal_expression',
+  'unary_expression',
+  'left_assignment_expression',
+  'pipeline_chain',
+  'statement_list',
+  'expression_with_unary_operator',
+  'command_name_expr',
+  'integer_literal',
 ]);
+
+/** Method arguments have their own precedence chain (logical_argument_expression, ...); it means the same. */
+function kind(node: Node): string {
+  return node.type.replace('_argument_expression', '_expression');
+}
 
 function unwrap(node: Node): Node {
   let current = node;
-  while (WRAPPERS.has(current.type) && current.namedChildCount === 1 && current.childCount === 1) {
+  while (
+    (WRAPPERS.has(kind(current)) || current.type === 'argument_expression') &&
+    current.namedChildCount === 1 &&
+    current.childCount === 1
+  ) {
     current = current.namedChild(0) as Node;
   }
   return current;
@@ -54,6 +77,8 @@ export class Interpreter<H> {
   #stderr = '';
   #lastFailed = false;
   #source: string[] = [];
+  /** The statement being run, for the "At line:" part of error messages. */
+  #current: Node | undefined;
 
   constructor(
     private readonly host: H,
@@ -83,7 +108,7 @@ export class Interpreter<H> {
 
   #statements(node: Node): unknown[] {
     const out: unknown[] = [];
-    const list = node.type === 'program' || node.type === 'statement_block' ? node.namedChildren : [node];
+    const list = ['program', 'statement_block', 'statement_list'].includes(node.type) ? node.namedChildren : [node];
     for (const child of list) {
       if (!child) continue;
       if (child.type === 'statement_list') out.push(...this.#statements(child));
@@ -94,6 +119,7 @@ export class Interpreter<H> {
 
   #statement(raw: Node): unknown[] {
     const node = unwrap(raw);
+    this.#current = node;
     this.#lastFailed = false;
     try {
       return this.#statementUnguarded(node);
@@ -152,13 +178,20 @@ export class Interpreter<H> {
     } else if (t.type === 'member_access') {
       const container = this.#expr(t.namedChild(0) as Node);
       const name = t.namedChild(1)?.text ?? '';
-      if (!(container instanceof PsObject)) throw new PsTerminatingError(`The property '${name}' cannot be found on this object. Verify that the property exists and can be set.`, 'PropertyAssignmentException', 'InvalidOperation');
+      if (!(container instanceof PsObject))
+        throw new PsTerminatingError(
+          `The property '${name}' cannot be found on this object. Verify that the property exists and can be set.`,
+          'PropertyAssignmentException',
+          'InvalidOperation',
+        );
       container.set(name, result);
     } else throw this.#unsupported(t);
   }
 
   #if(node: Node): unknown[] {
-    const condition = node.namedChildren.find((c) => c && c.type !== 'statement_block' && c.type !== 'elseif_clause' && c.type !== 'else_clause');
+    const condition = node.namedChildren.find(
+      (c) => c && c.type !== 'statement_block' && c.type !== 'elseif_clause' && c.type !== 'else_clause',
+    );
     const block = node.namedChildren.find((c) => c?.type === 'statement_block');
     if (condition && block && this.#truthy(condition)) return this.#statements(block);
     for (const clause of node.namedChildren) {
@@ -255,7 +288,12 @@ export class Interpreter<H> {
       const s = unwrap(stage);
       if (s.type === 'command') items = this.#command(s, items, index > 0);
       else if (index === 0) items = toItems(this.#expr(s));
-      else throw new PsTerminatingError('Expressions are only allowed as the first element of a pipeline.', 'ExpressionsMustBeFirstInPipeline', 'ParserError');
+      else
+        throw new PsTerminatingError(
+          'Expressions are only allowed as the first element of a pipeline.',
+          'ExpressionsMustBeFirstInPipeline',
+          'ParserError',
+        );
     });
     return items;
   }
@@ -276,7 +314,20 @@ export class Interpreter<H> {
     const base = name.toLowerCase().replace(/^.*[\\/]/, '');
     const native = this.registry.natives.get(base) ?? this.registry.natives.get(base.replace(/\.exe$/, ''));
     if (native) {
-      const argv = raw.flatMap((a) => (a.parameter !== undefined ? [a.text] : toItems(a.value).map(toText)));
+      const argv = raw.flatMap((a) => {
+        if (a.parameter !== undefined) return [a.text];
+        // A script block given to a program is passed as -encodedCommand ..., which is why '{current}' needs quotes.
+        if (isScriptBlock(a.value))
+          return [
+            '-encodedCommand',
+            Buffer.from(a.value.text, 'utf16le').toString('base64'),
+            '-inputFormat',
+            'xml',
+            '-outputFormat',
+            'text',
+          ];
+        return toItems(a.value).map(toText);
+      });
       const result = native.run(this.host, argv, this.#context(name, {}));
       this.#set('LASTEXITCODE', result.exitCode);
       if (result.stderr) this.#stderr += result.stderr;
@@ -323,7 +374,9 @@ export class Interpreter<H> {
         }
         if (action === 'SilentlyContinue' || action === 'Ignore') return;
         this.#lastFailed = true;
-        this.#stderr += formatError(error, 1, 1, source);
+        const at = this.#current;
+        const line = (at?.startPosition.row ?? 0) + 1;
+        this.#stderr += formatError(error, line, (at?.startPosition.column ?? 0) + 1, this.#source[line - 1] ?? source);
       },
     };
   }
@@ -343,7 +396,7 @@ export class Interpreter<H> {
 
   #expr(raw: Node): unknown {
     const node = unwrap(raw);
-    switch (node.type) {
+    switch (kind(node)) {
       case 'variable':
         return this.#get(this.#varName(node));
       case 'string_literal':
@@ -462,11 +515,17 @@ export class Interpreter<H> {
   }
 
   #cast(node: Node): unknown {
-    const type = node.namedChild(0)?.text.replace(/^\[|\]$/g, '').toLowerCase() ?? '';
+    const type =
+      node
+        .namedChild(0)
+        ?.text.replace(/^\[|\]$/g, '')
+        .toLowerCase() ?? '';
     const operand = node.namedChild(1) as Node;
     const inner = unwrap(operand);
-    if (type === 'ordered' && inner.type === 'hash_literal_expression') return this.#hashtable(inner, 'System.Collections.Specialized.OrderedDictionary');
-    if (type === 'pscustomobject' && inner.type === 'hash_literal_expression') return this.#hashtable(inner, 'System.Management.Automation.PSCustomObject');
+    if (type === 'ordered' && inner.type === 'hash_literal_expression')
+      return this.#hashtable(inner, 'System.Collections.Specialized.OrderedDictionary');
+    if (type === 'pscustomobject' && inner.type === 'hash_literal_expression')
+      return this.#hashtable(inner, 'System.Management.Automation.PSCustomObject');
     const value = this.#expr(operand);
     if (type === 'string') return toText(value);
     if (type === 'int' || type === 'int32' || type === 'long') return Math.trunc(Number(toText(value)));
@@ -479,10 +538,11 @@ export class Interpreter<H> {
     const target = this.#expr(node.namedChild(0) as Node);
     const method = node.namedChild(1)?.text ?? '';
     const argList = node.namedChildren.find((c) => c?.type === 'argument_list');
-    const args = argList ? argList.namedChildren.filter((c): c is Node => c !== null).flatMap((c) => {
-      const value = this.#expr(c);
-      return unwrap(c).type === 'array_literal_expression' ? (value as unknown[]) : [value];
-    }) : [];
+    const flatten = (n: Node): Node[] =>
+      ['argument_expression_list', 'argument_list', 'argument_expression'].includes(n.type)
+        ? n.namedChildren.filter((c): c is Node => c !== null).flatMap(flatten)
+        : [n];
+    const args = argList ? flatten(argList).map((c) => this.#expr(c)) : [];
     return callMethod(target, method, args);
   }
 
@@ -514,13 +574,19 @@ export class Interpreter<H> {
     if (lower === 'true') return true;
     if (lower === 'false') return false;
     if (lower === 'null') return null;
-    if (lower.startsWith('env:')) return this.options.env?.[Object.keys(this.options.env).find((k) => k.toLowerCase() === lower.slice(4)) ?? ''] ?? null;
+    if (lower.startsWith('env:'))
+      return this.options.env?.[Object.keys(this.options.env).find((k) => k.toLowerCase() === lower.slice(4)) ?? ''] ?? null;
     return this.#variables.has(lower) ? this.#variables.get(lower) : null;
   }
 
   #set(name: string, value: unknown): void {
     const lower = name.toLowerCase();
-    if (['true', 'false', 'null'].includes(lower)) throw new PsTerminatingError(`Cannot overwrite variable ${name} because it is read-only or constant.`, 'VariableNotWritable', 'WriteError');
+    if (['true', 'false', 'null'].includes(lower))
+      throw new PsTerminatingError(
+        `Cannot overwrite variable ${name} because it is read-only or constant.`,
+        'VariableNotWritable',
+        'WriteError',
+      );
     this.#variables.set(lower, value);
   }
 

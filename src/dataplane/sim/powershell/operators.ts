@@ -67,6 +67,10 @@ export function binaryOperator(op: string, left: unknown, right: unknown): unkno
     case '/':
       return Number(left) / Number(right);
     default:
-      throw new PsTerminatingError(`The operator '${op}' is outside the simulated PowerShell subset.`, 'NotSupportedBySimulator', 'NotImplemented');
+      throw new PsTerminatingError(
+        `The operator '${op}' is outside the simulated PowerShell subset.`,
+        'NotSupportedBySimulator',
+        'NotImplemented',
+      );
   }
 }

@@ -56,7 +56,13 @@ export function toText(value: unknown): string {
   if (typeof value === 'boolean') return value ? 'True' : 'False';
   if (Array.isArray(value)) return value.map(toText).join(' ');
   if (value instanceof PsDate) return value.date.toISOString();
-  if (value instanceof PsObject) return value.isHashtable ? 'System.Collections.Hashtable' : `@{${value.entries().map(([k, v]) => `${k}=${toText(v)}`).join('; ')}}`;
+  if (value instanceof PsObject)
+    return value.isHashtable
+      ? 'System.Collections.Hashtable'
+      : `@{${value
+          .entries()
+          .map(([k, v]) => `${k}=${toText(v)}`)
+          .join('; ')}}`;
   return String(value);
 }
 
@@ -77,7 +83,10 @@ export function compare(left: unknown, right: unknown): number {
 }
 
 export function wildcardMatch(text: string, pattern: string): boolean {
-  const escaped = pattern.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const escaped = pattern
+    .replace(/[.+^${}()|\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${escaped}$`, 'is').test(text);
 }
 
@@ -91,7 +100,10 @@ export function toJson(value: unknown, depth: number, level = 0): string {
   if (level > depth) return JSON.stringify(toText(value));
   if (Array.isArray(value)) return `[${value.map((v) => toJson(v, depth, level + 1)).join(',')}]`;
   if (value instanceof PsObject) {
-    return `{${value.entries().map(([k, v]) => `${JSON.stringify(k)}:${toJson(v, depth, level + 1)}`).join(',')}}`;
+    return `{${value
+      .entries()
+      .map(([k, v]) => `${JSON.stringify(k)}:${toJson(v, depth, level + 1)}`)
+      .join(',')}}`;
   }
   return JSON.stringify(String(value));
 }
@@ -100,7 +112,10 @@ export function toJson(value: unknown, depth: number, level = 0): string {
 export function fromJson(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(fromJson);
   if (value !== null && typeof value === 'object') {
-    return new PsObject(undefined, Object.entries(value).map(([k, v]) => [k, fromJson(v)]));
+    return new PsObject(
+      undefined,
+      Object.entries(value).map(([k, v]) => [k, fromJson(v)]),
+    );
   }
   return value;
 }

@@ -1,0 +1,315 @@
+// A simulated Windows Server compute node: the state the roles touch and the rules Windows enforces on it.
+
+import { createHash } from 'node:crypto';
+import { WindowsFs, type WindowsFsState } from './windows-fs.js';
+
+export type FeatureState = 'Installed' | 'Available' | 'InstallPending';
+export type StartType = 'Automatic' | 'Manual' | 'Disabled';
+
+export interface ServiceState {
+  name: string;
+  displayName: string;
+  status: 'Running' | 'Stopped';
+  startType: StartType;
+  binaryPath: string;
+  dependsOn: string[];
+  /** The MSI that registered it, if any (uninstalling removes it). */
+  product?: string;
+}
+
+export interface InstalledProduct {
+  productCode: string;
+  name: string;
+  version: string;
+  msiFile: string;
+}
+
+/** What an MSI file in the sim holds: enough to know what installing it does. */
+export interface MsiPackage {
+  msi: 'groundcrew-sim';
+  product: 'vrouter' | 'utils' | 'agent' | 'cnm-plugin';
+  name: string;
+  version: string;
+  /** vRouter only: a production-signed driver needs no test signing. */
+  signed?: boolean;
+  /** vRouter only, test-signed builds: the certificate Windows must trust to load the driver. */
+  signerThumbprint?: string;
+}
+
+export interface WindowsFaults {
+  /** MSI file names (e.g. vRouter.msi) whose install fails with 1603. */
+  failMsi?: string[];
+  /** The next N msiexec runs find another install in progress (1618). */
+  busyMsi?: number;
+  /** MSI file names whose install succeeds but asks for a reboot (3010). */
+  rebootMsi?: string[];
+}
+
+export interface SimCatalog {
+  /** Contrail image tags the simulated registry serves. */
+  contrailVersions: string[];
+  /** Docker versions DockerMsftProvider offers. */
+  dockerVersions: string[];
+  /** Whether the vRouter builds this host pulls are production-signed (WINDOWS_USE_SIGNED_VROUTER). */
+  signedVrouter: boolean;
+}
+
+export interface WindowsState {
+  os: 'windows';
+  hostname: string;
+  bootCount: number;
+  lastBootUpTime: string;
+  features: Record<string, FeatureState>;
+  services: Record<string, ServiceState>;
+  products: Record<string, InstalledProduct>;
+  certStores: { Root: Record<string, string>; TrustedPublisher: Record<string, string> };
+  bcdTestSigning: boolean;
+  activeTestSigning: boolean;
+  pending: { cbs: boolean; fileRename: boolean };
+  docker?: { version: string };
+  images: string[];
+  hnsNetworks: { name: string; type: string; id: string }[];
+  netNats: string[];
+  fs: WindowsFsState;
+  catalog: SimCatalog;
+  faults: WindowsFaults;
+  /** Every state-changing operation, in order: the host's own record of what was done to it. */
+  journal: string[];
+}
+
+export const VROUTER_EXTENSION = 'vRouter forwarding extension';
+export const VHOST_ADAPTER = 'vEthernet (HNSTransparent)';
+export const AGENT_PORT = 9091;
+const SERVICE_DIR = 'C:\\Program Files\\Juniper Networks';
+
+export const DEFAULT_CATALOG: SimCatalog = {
+  contrailVersions: ['5.0.0', '5.0.1', '5.0.2', '5.1.0', 'latest'],
+  dockerVersions: ['17.06', '18.09', '19.03'],
+  signedVrouter: false,
+};
+
+export function productCode(name: string, version: string): string {
+  const h = createHash('sha1').update(`${name}@${version}`).digest('hex').toUpperCase();
+  return `{${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}}`;
+}
+
+export function thumbprintOf(content: string): string {
+  return createHash('sha1').update(content).digest('hex').toUpperCase();
+}
+
+export interface FreshWindowsOptions {
+  hostname: string;
+  /** Features already installed (a host prepared by hand). */
+  features?: string[];
+  catalog?: Partial<SimCatalog>;
+  now?: Date;
+}
+
+export class WindowsHost {
+  readonly fs: WindowsFs;
+  /** Set by Restart-Computer; the transport reboots the host once the command's answer is out. */
+  rebootRequested = false;
+
+  constructor(readonly state: WindowsState) {
+    this.fs = new WindowsFs(state.fs);
+  }
+
+  static fresh(options: FreshWindowsOptions): WindowsHost {
+    const features: Record<string, FeatureState> = { Containers: 'Available', 'Hyper-V': 'Available', 'Hyper-V-PowerShell': 'Available' };
+    for (const f of options.features ?? []) features[f] = 'Installed';
+    const service = (name: string, displayName: string, startType: StartType): ServiceState => ({
+      name,
+      displayName,
+      status: startType === 'Automatic' ? 'Running' : 'Stopped',
+      startType,
+      binaryPath: `C:\\Windows\\System32\\svchost.exe -k ${name}`,
+      dependsOn: [],
+    });
+    return new WindowsHost({
+      os: 'windows',
+      hostname: options.hostname,
+      bootCount: 1,
+      lastBootUpTime: (options.now ?? new Date()).toISOString(),
+      features,
+      services: {
+        winnat: service('winnat', 'Windows NAT Driver', 'Automatic'),
+        winrm: service('WinRM', 'Windows Remote Management (WS-Management)', 'Automatic'),
+        sshd: service('sshd', 'OpenSSH SSH Server', 'Automatic'),
+      },
+      products: {},
+      certStores: { Root: {}, TrustedPublisher: {} },
+      bcdTestSigning: false,
+      activeTestSigning: false,
+      pending: { cbs: false, fileRename: false },
+      images: [],
+      hnsNetworks: [],
+      netNats: [],
+      fs: WindowsFs.empty(),
+      catalog: { ...DEFAULT_CATALOG, ...options.catalog },
+      faults: {},
+      journal: [],
+    });
+  }
+
+  record(change: string): void {
+    this.state.journal.push(change);
+  }
+
+  service(name: string): ServiceState | undefined {
+    return this.state.services[name.toLowerCase()];
+  }
+
+  // ---- derived facts ----
+
+  isRunning(name: string): boolean {
+    return this.service(name)?.status === 'Running';
+  }
+
+  productOf(kind: MsiPackage['product']): InstalledProduct | undefined {
+    const name = PRODUCT_NAMES[kind];
+    return Object.values(this.state.products).find((p) => p.name === name);
+  }
+
+  /** The transparent switch exists while the docker driver runs (it creates it). */
+  switchExists(): boolean {
+    return this.isRunning('contrail-cnm-plugin') && this.isRunning('docker');
+  }
+
+  extensionRunning(): boolean {
+    return this.productOf('vrouter') !== undefined && this.switchExists();
+  }
+
+  pipes(): string[] {
+    const pipes: string[] = [];
+    if (this.isRunning('docker')) pipes.push('docker_engine');
+    if (this.switchExists()) pipes.push('Contrail');
+    if (this.extensionRunning()) pipes.push('ksync');
+    if (this.extensionRunning() && this.isRunning('contrail-vrouter-agent')) pipes.push('pkt0');
+    return pipes;
+  }
+
+  adapters(): { name: string; status: 'Up'; ifIndex: number }[] {
+    const adapters = [
+      { name: 'Ethernet0', status: 'Up' as const, ifIndex: 4 },
+      { name: 'Ethernet1', status: 'Up' as const, ifIndex: 5 },
+    ];
+    if (this.switchExists()) adapters.push({ name: VHOST_ADAPTER, status: 'Up', ifIndex: 12 });
+    return adapters;
+  }
+
+  listeningPorts(): number[] {
+    return this.extensionRunning() && this.isRunning('contrail-vrouter-agent') ? [AGENT_PORT] : [];
+  }
+
+  systemStartOptions(): string {
+    return this.state.activeTestSigning ? ' TESTSIGNING  NOEXECUTE=OPTOUT' : ' NOEXECUTE=OPTOUT';
+  }
+
+  // ---- services ----
+
+  /** Starts a service and what it depends on; undefined on success, else the reason Windows gives. */
+  startService(name: string): string | undefined {
+    const svc = this.service(name);
+    if (!svc) return `Cannot find any service with service name '${name}'.`;
+    if (svc.status === 'Running') return undefined;
+    if (svc.startType === 'Disabled')
+      return `Service '${svc.displayName} (${svc.name})' cannot be started due to the following error: Cannot start service ${svc.name} on computer '.'. The service cannot be started, either because it is disabled or because it has no enabled devices associated with it.`;
+    for (const dependency of svc.dependsOn) {
+      const failed = this.startService(dependency);
+      if (failed)
+        return `Service '${svc.displayName} (${svc.name})' cannot be started due to the following error: Cannot start service ${svc.name} on computer '.'. The dependency service or group failed to start.`;
+    }
+    const problem = this.startProblem(svc);
+    if (problem)
+      return `Service '${svc.displayName} (${svc.name})' cannot be started due to the following error: Cannot start service ${svc.name} on computer '.'. ${problem}`;
+    svc.status = 'Running';
+    this.record(`start-service ${svc.name}`);
+    if (svc.name.toLowerCase() === 'docker') this.onDockerStarted();
+    return undefined;
+  }
+
+  private startProblem(svc: ServiceState): string | undefined {
+    const exe = svc.binaryPath.replace(/^"([^"]+)".*$/, '$1').replace(/\.exe\s.*$/i, '.exe');
+    if (!/svchost\.exe/i.test(exe) && !this.fs.isFile(exe)) return 'The system cannot find the file specified.';
+    switch (svc.name.toLowerCase()) {
+      case 'docker':
+        return this.state.features.Containers === 'Installed'
+          ? undefined
+          : 'The Containers feature is not enabled (hcsshim::GetComputeSystems: the service has not been started).';
+      case 'contrail-cnm-plugin':
+        if (!this.productOf('vrouter')) return 'The vRouter forwarding extension is not installed.';
+        return this.fs.isFile(CNM_CONFIG) ? undefined : `Configuration file ${CNM_CONFIG} not found.`;
+      case 'contrail-vrouter-agent':
+        if (!this.fs.isFile(AGENT_CONFIG)) return `Configuration file ${AGENT_CONFIG} not found.`;
+        return this.switchExists() ? undefined : `The vhost adapter '${VHOST_ADAPTER}' does not exist: start contrail-cnm-plugin first.`;
+      default:
+        return undefined;
+    }
+  }
+
+  /** Stops a service; with dependents running, only with force (which stops them too). */
+  stopService(name: string, force: boolean): string | undefined {
+    const svc = this.service(name);
+    if (!svc) return `Cannot find any service with service name '${name}'.`;
+    const dependents = Object.values(this.state.services).filter(
+      (s) => s.status === 'Running' && s.dependsOn.some((d) => d.toLowerCase() === svc.name.toLowerCase()),
+    );
+    if (dependents.length > 0 && !force)
+      return `Cannot stop service '${svc.displayName} (${svc.name})' because it has dependent services. It can only be stopped if the Force flag is set.`;
+    for (const d of dependents) this.stopService(d.name, true);
+    if (svc.status === 'Running') {
+      svc.status = 'Stopped';
+      this.record(`stop-service ${svc.name}`);
+    }
+    return undefined;
+  }
+
+  private onDockerStarted(): void {
+    const daemon = this.fs.read(DOCKER_DAEMON_JSON);
+    let bridgeNone = false;
+    try {
+      bridgeNone = daemon !== undefined && JSON.parse(daemon).bridge === 'none';
+    } catch {
+      bridgeNone = false;
+    }
+    // Docker on Windows makes its default "nat" network (and a WinNAT instance) unless told bridge none.
+    if (!bridgeNone && !this.state.hnsNetworks.some((n) => n.name === 'nat')) {
+      this.state.hnsNetworks.push({ name: 'nat', type: 'NAT', id: productCode('nat', String(this.state.bootCount)).slice(1, -1) });
+      if (this.isRunning('winnat') && !this.state.netNats.includes('nat')) this.state.netNats.push('nat');
+    }
+  }
+
+  // ---- reboot ----
+
+  /** What a reboot does to a Windows host: pending work lands, test signing takes effect, services start. */
+  reboot(now = new Date()): void {
+    this.state.bootCount += 1;
+    const last = Date.parse(this.state.lastBootUpTime);
+    this.state.lastBootUpTime = new Date(Math.max(now.getTime(), last + 1000)).toISOString();
+    for (const [name, state] of Object.entries(this.state.features))
+      if (state === 'InstallPending') this.state.features[name] = 'Installed';
+    this.state.activeTestSigning = this.state.bcdTestSigning;
+    this.state.pending = { cbs: false, fileRename: false };
+    for (const svc of Object.values(this.state.services)) svc.status = 'Stopped';
+    for (const svc of Object.values(this.state.services)) {
+      if (svc.startType === 'Automatic') this.startService(svc.name);
+    }
+    this.record(`reboot ${this.state.bootCount}`);
+  }
+}
+
+export const PRODUCT_NAMES: Record<MsiPackage['product'], string> = {
+  vrouter: 'Contrail vRouter',
+  utils: 'Contrail vRouter Utilities',
+  agent: 'Contrail vRouter Agent',
+  'cnm-plugin': 'Contrail Docker Driver',
+};
+
+export const CONTRAIL_DATA = 'C:\\ProgramData\\Contrail';
+export const CNM_CONFIG = `${CONTRAIL_DATA}\\etc\\contrail\\contrail-cnm-plugin.conf`;
+export const AGENT_CONFIG = `${CONTRAIL_DATA}\\etc\\contrail\\contrail-vrouter-agent.conf`;
+export const DOCKER_DAEMON_JSON = 'C:\\ProgramData\\docker\\config\\daemon.json';
+export const DOCKER_EXE = 'C:\\Program Files\\Docker\\docker.exe';
+export const DOCKERD_EXE = 'C:\\Program Files\\Docker\\dockerd.exe';
+export const VIF_EXE = `${SERVICE_DIR}\\vrouter\\vif.exe`;
+export { SERVICE_DIR };
