@@ -8,7 +8,8 @@
  *
  * Frames both ways: 1 type byte, 4-byte big-endian length, payload.
  *   client -> server: 'k' kind, 'h' host, 'a' one argument (repeated), 'c' SSH_ORIGINAL_COMMAND,
- *                     'd' working directory, 'g' go; later 'i' stdin data, 'I' end of stdin.
+ *                     'd' working directory, 'p' parent pid (the sshd session, for dropping it on demand),
+ *                     'g' go; later 'i' stdin data, 'I' end of stdin.
  *   server -> client: 'o' stdout, 'e' stderr, 'i' please send stdin, 'x' exit status (decimal text).
  */
 #include <errno.h>
@@ -93,6 +94,9 @@ int main(int argc, char **argv) {
   if (original) send_str('c', original);
   char cwd[4096];
   if (getcwd(cwd, sizeof cwd)) send_str('d', cwd);
+  char ppid[32];
+  snprintf(ppid, sizeof ppid, "%d", (int)getppid());
+  send_str('p', ppid);
   send_frame('g', NULL, 0);
 
   for (;;) {

@@ -1,7 +1,7 @@
 // Properties and methods of simulated values: the members the role scripts use, nothing more.
 
 import { PsTerminatingError } from './errors.js';
-import { PsDate, PsObject, toText } from './values.js';
+import { PsDate, PsEnum, PsObject, toText } from './values.js';
 
 function typeName(value: unknown): string {
   if (typeof value === 'string') return 'System.String';
@@ -9,6 +9,7 @@ function typeName(value: unknown): string {
   if (typeof value === 'boolean') return 'System.Boolean';
   if (Array.isArray(value)) return 'System.Object[]';
   if (value instanceof PsDate) return 'System.DateTime';
+  if (value instanceof PsEnum) return 'System.Enum';
   if (value instanceof PsObject) return value.typeName;
   return 'System.Object';
 }
@@ -68,6 +69,7 @@ export function callMethod(target: unknown, method: string, args: unknown[]): un
     if (args.length === 0 || arg(0) === 'o' || arg(0) === 'O') return target.date.toISOString().replace('Z', '0000Z');
   }
   if (target instanceof PsDate && lower === 'touniversaltime') return target;
+  if (target instanceof PsEnum && lower === 'tostring') return target.name;
   if (typeof target === 'number' && lower === 'tostring') return String(target);
   if (Array.isArray(target) && lower === 'contains') return target.some((v) => toText(v) === arg(0));
   if (target instanceof PsObject && target.isHashtable && lower === 'containskey') return target.has(arg(0));

@@ -37,6 +37,25 @@ export class PsObject {
   }
 }
 
+/**
+ * A .NET enum value: compares and prints as its name, but ConvertTo-Json in Windows PowerShell 5.1
+ * writes its number (Get-Service | ConvertTo-Json gives "Status":4), a trap real scripts fall into.
+ */
+export class PsEnum {
+  constructor(
+    readonly name: string,
+    readonly value: number,
+  ) {}
+}
+
+export const SERVICE_STATUS: Record<string, number> = { Stopped: 1, StartPending: 2, StopPending: 3, Running: 4 };
+export const START_MODE: Record<string, number> = { Boot: 0, System: 1, Automatic: 2, Manual: 3, Disabled: 4 };
+export const INSTALL_STATE: Record<string, number> = { Available: 0, Installed: 1, InstallPending: 2, Removed: 3 };
+
+export function psEnum(table: Record<string, number>, name: string): PsEnum {
+  return new PsEnum(name, table[name] ?? 0);
+}
+
 /** A date as PowerShell's [datetime]: ToString('o') gives ISO 8601. */
 export class PsDate {
   constructor(readonly date: Date) {}
@@ -69,6 +88,7 @@ export function toText(value: unknown): string {
 /** PowerShell's -eq: strings compare case-insensitively, the right side converts to the left side's type. */
 export function looseEquals(left: unknown, right: unknown): boolean {
   if (left === null || left === undefined) return right === null || right === undefined;
+  if (left instanceof PsEnum) return typeof right === 'number' ? left.value === right : left.name.toLowerCase() === toText(right).toLowerCase();
   if (typeof left === 'string') return left.toLowerCase() === toText(right).toLowerCase();
   if (typeof left === 'number') return left === Number(right);
   if (typeof left === 'boolean') return left === isTruthy(right);
@@ -97,6 +117,7 @@ export function toJson(value: unknown, depth: number, level = 0): string {
   if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'null';
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   if (value instanceof PsDate) return JSON.stringify(value.date.toISOString());
+  if (value instanceof PsEnum) return String(value.value);
   if (level > depth) return JSON.stringify(toText(value));
   if (Array.isArray(value)) return `[${value.map((v) => toJson(v, depth, level + 1)).join(',')}]`;
   if (value instanceof PsObject) {

@@ -2,7 +2,7 @@
 
 import { type CmdletContext, type CmdletSpec, type NativeSpec, obj } from '../powershell/commands.js';
 import { PsError } from '../powershell/errors.js';
-import { toItems, toText } from '../powershell/values.js';
+import { psEnum, SERVICE_STATUS, START_MODE, toItems, toText } from '../powershell/values.js';
 import type { ServiceState, StartType, WindowsHost } from './windows-host.js';
 
 type Spec = CmdletSpec<WindowsHost>;

@@ -2,7 +2,7 @@
 
 import { type CmdletSpec, type NativeSpec, obj } from '../powershell/commands.js';
 import { PsError } from '../powershell/errors.js';
-import { PsDate, PsObject, toText } from '../powershell/values.js';
+import { INSTALL_STATE, PsDate, PsObject, psEnum, toText } from '../powershell/values.js';
 import type { WindowsHost } from './windows-host.js';
 
 type Spec = CmdletSpec<WindowsHost>;

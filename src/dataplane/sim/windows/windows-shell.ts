@@ -97,10 +97,11 @@ export class WindowsShell {
     const argv = splitWindowsCommandLine(commandLine);
     const program = (argv[0] ?? '').toLowerCase().replace(/^.*\\/, '');
     if (program !== 'powershell.exe' && program !== 'powershell') {
+      // cmd.exe sets ERRORLEVEL 9009 here; a Unix exit status holds 8 bits, so the lab reports 1.
       return {
         stdout: '',
         stderr: `'${argv[0] ?? ''}' is not recognized as an internal or external command,\r\noperable program or batch file.\r\n`,
-        exitCode: 9009,
+        exitCode: 1,
       };
     }
     let script: string | undefined;

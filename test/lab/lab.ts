@@ -1,0 +1,292 @@
+// The lab: N hosts in network namespaces on one bridge, each a real OpenSSH sshd. Linux hosts run real
+// bash (with shims for docker, systemctl and reboot); Windows hosts run the simulator as sshd's ForceCommand.
+
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { LinuxHost } from '../../src/dataplane/sim/linux/linux-host.js';
+import { SimSocketServer } from '../../src/dataplane/sim/socket-server.js';
+import { type FreshWindowsOptions, type WindowsFaults, WindowsHost } from '../../src/dataplane/sim/windows/windows-host.js';
+import { WindowsShell } from '../../src/dataplane/sim/windows/windows-shell.js';
+import { type HostPaths, hostPaths, PRIVATE_DIRS, passwordHash, sshdLaunch, writeHostFiles } from './host-files.js';
+import { freeSubnet, ipBatch, killAll, netnsList, sh, teardown } from './netns.js';
+import { handleSimRequest } from './sim-handler.js';
+
+export const LAB_ROOT = process.env.GC_LAB_ROOT ?? '/tmp/gc-lab';
+/** Every lab's names start with this; a run's own prefix adds four hex digits. */
+export const LAB_PREFIX = 'gl';
+export const LAB_PASSWORD = 'lab-Passw0rd!';
+
+export interface LabHostSpec {
+  name: string;
+  os: 'linux' | 'windows';
+  /** Windows only: features already installed, and whether its vRouter builds are production-signed. */
+  windows?: Omit<FreshWindowsOptions, 'hostname'>;
+}
+
+export interface LabOptions {
+  hosts: LabHostSpec[];
+  /** How long a host stays down when it reboots. */
+  rebootMs?: number;
+}
+
+export interface LabFaults extends WindowsFaults {
+  slowMs?: number;
+  /** The next command's connection is dropped this many ms after it starts. */
+  dropAfterMs?: number;
+  neverReturnFromReboot?: boolean;
+  refuseAuth?: boolean;
+}
+
+export interface LabHost {
+  name: string;
+  os: 'linux' | 'windows';
+  address: string;
+  netns: string;
+  user: string;
+  paths: HostPaths;
+  model: WindowsHost | LinuxHost;
+  rebooting: boolean;
+  reboots: number;
+  faults: LabFaults;
+  sshd?: ChildProcess;
+}
+
+async function compileClient(): Promise<string> {
+  const source = join(import.meta.dirname, 'client', 'gc-sim-client.c');
+  const hash = createHash('sha1').update(await readFile(source)).digest('hex').slice(0, 12);
+  const binary = join(LAB_ROOT, 'bin', `gc-sim-client-${hash}`);
+  if (!existsSync(binary)) {
+    await mkdir(join(LAB_ROOT, 'bin'), { recursive: true });
+    const tmp = `${binary}.${process.pid}`;
+    await sh('cc', ['-O2', '-Wall', '-o', tmp, source]);
+    await sh('mv', [tmp, binary]);
+  }
+  return binary;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Removes labs whose owning process is gone (a crashed test run); never touches a live one. */
+export async function removeLeftovers(): Promise<string[]> {
+  const removed: string[] = [];
+  const dirs = existsSync(LAB_ROOT) ? (await readdir(LAB_ROOT)).filter((d) => d.startsWith(LAB_PREFIX)) : [];
+  const owners = new Map<string, number>();
+  for (const d of dirs) owners.set(d, Number(await readFile(join(LAB_ROOT, d, 'owner.pid'), 'utf8').catch(() => '0')));
+  const prefixes = new Set([...dirs, ...(await netnsList()).filter((n) => n.startsWith(LAB_PREFIX)).map((n) => n.slice(0, 6))]);
+  for (const prefix of prefixes) {
+    const owner = owners.get(prefix) ?? 0;
+    if (owner && alive(owner)) continue;
+    await teardown(`${prefix}-`);
+    await rm(join(LAB_ROOT, prefix), { recursive: true, force: true });
+    removed.push(prefix);
+  }
+  return removed;
+}
+
+async function waitForPort(address: string, port: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const socket = connect({ host: address, port, timeout: 200 });
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+      socket.once('timeout', () => {
+        socket.destroy();
+        resolve(false);
+      });
+    });
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`lab: ${address}:${port} did not come up within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+export class Lab {
+  readonly hosts: LabHost[] = [];
+  #server: SimSocketServer | undefined;
+  #stopped = false;
+
+  private constructor(
+    readonly prefix: string,
+    readonly dir: string,
+    readonly gateway: string,
+    readonly privateKey: string,
+    readonly rebootMs: number,
+    readonly shell: WindowsShell,
+  ) {}
+
+  static async start(options: LabOptions): Promise<Lab> {
+    await removeLeftovers();
+    const prefix = `${LAB_PREFIX}${randomBytes(2).toString('hex')}`;
+    const dir = join(LAB_ROOT, prefix);
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, 'owner.pid'), String(process.pid));
+    for (const d of PRIVATE_DIRS) await mkdir(d, { recursive: true });
+    await mkdir('/run/sshd', { recursive: true });
+
+    const [client, subnet, shell] = await Promise.all([compileClient(), freeSubnet(), WindowsShell.create()]);
+    const privateKey = join(dir, 'id_ed25519');
+    await sh('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'groundcrew-lab', '-f', privateKey]);
+    const publicKey = await readFile(`${privateKey}.pub`, 'utf8');
+    const hash = await passwordHash(LAB_PASSWORD);
+    const lab = new Lab(prefix, dir, `${subnet}.1`, privateKey, options.rebootMs ?? 1500, shell);
+    try {
+      const socket = join(dir, 'sim.sock');
+      lab.#server = await SimSocketServer.listen(socket, (request) => handleSimRequest(lab, request));
+      const bridge = `${prefix}-br`;
+      const root: string[] = [`link add ${bridge} type bridge`, `addr add ${subnet}.1/24 dev ${bridge}`, `link set ${bridge} up`];
+      options.hosts.forEach((spec, i) => {
+        const netns = `${prefix}-${i + 1}`;
+        root.push(`netns add ${netns}`, `link add ${prefix}-v${i + 1} type veth peer name ${prefix}-p${i + 1}`, `link set ${prefix}-p${i + 1} netns ${netns}`, `link set ${prefix}-v${i + 1} master ${bridge} up`);
+        const paths = hostPaths(join(dir, 'hosts', spec.name));
+        const model = spec.os === 'windows' ? WindowsHost.fresh({ hostname: spec.name, ...spec.windows }) : LinuxHost.fresh(spec.name);
+        lab.hosts.push({ name: spec.name, os: spec.os, address: `${subnet}.${i + 2}`, netns, user: spec.os === 'windows' ? 'Administrator' : 'root', paths, model, rebooting: false, reboots: 0, faults: {} });
+      });
+      await ipBatch(root);
+      await Promise.all(
+        lab.hosts.map(async (host, i) => {
+          await ipBatch([`link set ${prefix}-p${i + 1} name eth0`, `addr add ${host.address}/24 dev eth0`, 'link set eth0 up', 'link set lo up'], host.netns);
+          await writeHostFiles(host.paths, { name: host.name, os: host.os, address: host.address, clientPublicKey: publicKey, passwordHash: hash, clientBinary: client, socket });
+          await lab.saveState(host);
+          if (host.model instanceof LinuxHost) await writeFile(host.paths.bootId, `${host.model.state.bootId}\n`);
+        }),
+      );
+      await Promise.all(lab.hosts.map((host) => lab.#startSshd(host)));
+      return lab;
+    } catch (err) {
+      await lab.stop();
+      throw err;
+    }
+  }
+
+  host(name: string): LabHost {
+    const host = this.hosts.find((h) => h.name === name);
+    if (!host) throw new Error(`lab: no host ${name}`);
+    return host;
+  }
+
+  windows(name: string): WindowsHost {
+    const { model } = this.host(name);
+    if (!(model instanceof WindowsHost)) throw new Error(`lab: ${name} is not a Windows host`);
+    return model;
+  }
+
+  linux(name: string): LinuxHost {
+    const { model } = this.host(name);
+    if (!(model instanceof LinuxHost)) throw new Error(`lab: ${name} is not a Linux host`);
+    return model;
+  }
+
+  async #startSshd(host: LabHost): Promise<void> {
+    const child = spawn('ip', ['netns', 'exec', host.netns, 'unshare', '--mount', '--uts', '--propagation', 'private', 'sh', '-c', sshdLaunch(host.paths, host.name, host.os)], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr?.on('data', (d) => {
+      stderr += d;
+    });
+    host.sshd = child;
+    await Promise.race([
+      waitForPort(host.address, 22, 10_000),
+      new Promise((_, reject) => child.once('exit', (code) => reject(new Error(`lab: sshd of ${host.name} exited (${code}): ${stderr.trim()}`)))),
+    ]);
+  }
+
+  /** Persists a host's model (its state survives reboots and is what a test inspects). */
+  async saveState(host: LabHost): Promise<void> {
+    const tmp = `${host.paths.state}.tmp`;
+    await writeFile(tmp, JSON.stringify(host.model.state));
+    await sh('mv', [tmp, host.paths.state]);
+  }
+
+  /** Power-cycles a host: every session drops, the boot id changes, sshd returns after rebootMs. */
+  async reboot(name: string): Promise<void> {
+    const host = this.host(name);
+    if (host.rebooting) return;
+    host.rebooting = true;
+    host.reboots += 1;
+    await killAll(host.netns);
+    host.model.reboot();
+    if (host.model instanceof LinuxHost) await writeFile(host.paths.bootId, `${host.model.state.bootId}\n`);
+    await ipBatch(['link del vhost0', 'link del pkt0'], host.netns).catch(() => undefined);
+    await this.saveState(host);
+    if (host.faults.neverReturnFromReboot) return;
+    await new Promise((r) => setTimeout(r, this.rebootMs));
+    if (this.#stopped) return;
+    await this.syncInterfaces(host);
+    await this.#startSshd(host);
+    host.rebooting = false;
+  }
+
+  /** Makes the kernel interfaces of a Linux host match its model (vhost0 and pkt0 while the agent runs). */
+  async syncInterfaces(host: LabHost): Promise<void> {
+    if (!(host.model instanceof LinuxHost)) return;
+    const wanted = host.model.interfaces();
+    const present = (await sh('ip', ['-n', host.netns, '-o', 'link', 'show'])).split('\n').map((l) => /^\d+: ([^:@]+)/.exec(l)?.[1]);
+    const lines: string[] = [];
+    for (const name of ['vhost0', 'pkt0']) {
+      if (wanted.includes(name) && !present.includes(name)) lines.push(`link add ${name} type dummy`, `link set ${name} up`);
+      if (!wanted.includes(name) && present.includes(name)) lines.push(`link del ${name}`);
+    }
+    await ipBatch(lines, host.netns);
+  }
+
+  async fault(name: string, faults: LabFaults): Promise<void> {
+    const host = this.host(name);
+    host.faults = { ...host.faults, ...faults };
+    if (host.model instanceof WindowsHost) {
+      const { failMsi, busyMsi, rebootMsi } = host.faults;
+      host.model.state.faults = { ...(failMsi ? { failMsi } : {}), ...(busyMsi ? { busyMsi } : {}), ...(rebootMsi ? { rebootMsi } : {}) };
+    }
+    const file = (n: string) => join(host.paths.faults, n);
+    if (faults.slowMs !== undefined) await (faults.slowMs > 0 ? writeFile(file('slow_ms'), String(faults.slowMs)) : rm(file('slow_ms'), { force: true }));
+    if (faults.dropAfterMs !== undefined) await writeFile(file('drop_after_ms'), String(faults.dropAfterMs));
+    if (faults.refuseAuth !== undefined) {
+      const publicKey = await readFile(`${this.privateKey}.pub`, 'utf8');
+      await writeFile(host.paths.authorizedKeys, faults.refuseAuth ? '' : publicKey);
+      const hash = faults.refuseAuth ? '!' : await passwordHash(LAB_PASSWORD);
+      const shadow = (await readFile(host.paths.shadow, 'utf8')).replace(/^(root|Administrator):[^:]*:/gm, `$1:${hash}:`);
+      await writeFile(host.paths.shadow, shadow);
+    }
+  }
+
+  /** Commands the host received, oldest first (Linux: what sshd ran; Windows: the decoded scripts). */
+  async commandLog(name: string): Promise<string[]> {
+    const host = this.host(name);
+    const text = await readFile(host.paths.commandLog, 'utf8');
+    return text.split('\0').filter((c) => c !== '');
+  }
+
+  async logCommand(host: LabHost, command: string): Promise<void> {
+    await writeFile(host.paths.commandLog, `${command}\0`, { flag: 'a' });
+  }
+
+  /** Options for `ssh` (OpenSSH's client) to reach a host, for tests and people poking by hand. */
+  sshArgs(name: string): string[] {
+    const host = this.host(name);
+    return ['-i', this.privateKey, '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR', '-o', 'BatchMode=yes', `${host.user}@${host.address}`];
+  }
+
+  async stop(): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    await this.#server?.close();
+    await teardown(`${this.prefix}-`);
+    await rm(this.dir, { recursive: true, force: true });
+  }
+}
+

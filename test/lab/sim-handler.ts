@@ -1,0 +1,71 @@
+// Answers gc-sim-client for lab hosts: Windows command lines, and the docker/systemctl/reboot shims of Linux hosts.
+
+import { existsSync, readFileSync } from 'node:fs';
+import { LinuxHost } from '../../src/dataplane/sim/linux/linux-host.js';
+import { docker, systemctl } from '../../src/dataplane/sim/linux/linux-tools.js';
+import type { SimRequest, SimResponse } from '../../src/dataplane/sim/socket-server.js';
+import { splitWindowsCommandLine } from '../../src/dataplane/sim/windows/windows-shell.js';
+import type { Lab, LabHost } from './lab.js';
+
+/** A path inside a Linux lab host, read from the host's own directories where it has them. */
+function readHostFile(host: LabHost, path: string): string | undefined {
+  const mount = host.paths.mounts.find((m) => path === m.inside || path.startsWith(`${m.inside}/`));
+  const real = mount ? mount.outside + path.slice(mount.inside.length) : path.startsWith('/root/') ? host.paths.home + path.slice(5) : undefined;
+  return real && existsSync(real) ? readFileSync(real, 'utf8') : undefined;
+}
+
+function decodedScript(commandLine: string): string {
+  const argv = splitWindowsCommandLine(commandLine);
+  const at = argv.findIndex((a) => /^-(encodedcommand|enc|e)$/i.test(a));
+  const encoded = at >= 0 ? argv[at + 1] : undefined;
+  return encoded ? Buffer.from(encoded, 'base64').toString('utf16le') : commandLine;
+}
+
+function dropSession(request: SimRequest): void {
+  if (request.parentPid) {
+    try {
+      process.kill(request.parentPid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}
+
+export async function handleSimRequest(lab: Lab, request: SimRequest): Promise<SimResponse> {
+  const host = lab.hosts.find((h) => h.name === request.host);
+  if (!host) return { stdout: '', stderr: `groundcrew lab: unknown host ${request.host}\n`, exitCode: 255 };
+
+  if (request.kind === 'windows' && host.os === 'windows' && !(host.model instanceof LinuxHost)) {
+    const model = host.model;
+    const command = request.command ?? '';
+    await lab.logCommand(host, decodedScript(command));
+    if (host.faults.slowMs) await new Promise((r) => setTimeout(r, host.faults.slowMs));
+    if (host.faults.dropAfterMs !== undefined) {
+      const after = host.faults.dropAfterMs;
+      delete host.faults.dropAfterMs;
+      await new Promise((r) => setTimeout(r, after));
+      dropSession(request);
+      return { stdout: '', stderr: '', exitCode: 255 };
+    }
+    const stdin = /-command\s+-\s*$/i.test(command) ? await request.readStdin() : '';
+    const result = lab.shell.runCommandLine(model, command, stdin);
+    const reboot = model.rebootRequested;
+    model.rebootRequested = false;
+    await lab.saveState(host);
+    return { ...result, ...(reboot ? { after: () => void lab.reboot(host.name) } : {}) };
+  }
+
+  if (request.kind === 'shim' && host.model instanceof LinuxHost) {
+    const model = host.model;
+    const [tool, ...argv] = request.argv;
+    let result: SimResponse;
+    if (tool === 'docker') result = docker(model, argv, (path) => readHostFile(host, path), request.cwd);
+    else if (tool === 'systemctl') result = systemctl(model, argv);
+    else if (tool === 'reboot') result = { stdout: '', stderr: '', exitCode: 0, after: () => void lab.reboot(host.name) };
+    else result = { stdout: '', stderr: `${tool}: command not found\n`, exitCode: 127 };
+    await lab.saveState(host);
+    await lab.syncInterfaces(host);
+    return result;
+  }
+  return { stdout: '', stderr: `groundcrew lab: ${request.kind} requests are not for ${host.os} host ${host.name}\n`, exitCode: 255 };
+}
