@@ -126,7 +126,12 @@ export async function writeHostFiles(p: HostPaths, o: HostFilesOptions): Promise
 /** The shell line that starts a host's sshd inside its namespaces, with its private mounts. */
 export function sshdLaunch(p: HostPaths, name: string, os: 'linux' | 'windows'): string {
   const bind = (from: string, to: string) => `mount --bind '${from}' '${to}'`;
-  const mounts = [bind(p.home, '/root'), bind(p.passwd, '/etc/passwd'), bind(p.shadow, '/etc/shadow'), bind(p.bootId, '/proc/sys/kernel/random/boot_id')];
+  const mounts = [
+    bind(p.home, '/root'),
+    bind(p.passwd, '/etc/passwd'),
+    bind(p.shadow, '/etc/shadow'),
+    bind(p.bootId, '/proc/sys/kernel/random/boot_id'),
+  ];
   if (os === 'linux') {
     mounts.push(bind(p.shims, '/usr/local/bin'), bind(p.shims, '/usr/local/sbin'));
     for (const m of p.mounts) mounts.push(bind(m.outside, m.inside));

@@ -57,7 +57,10 @@ export interface LabHost {
 
 async function compileClient(): Promise<string> {
   const source = join(import.meta.dirname, 'client', 'gc-sim-client.c');
-  const hash = createHash('sha1').update(await readFile(source)).digest('hex').slice(0, 12);
+  const hash = createHash('sha1')
+    .update(await readFile(source))
+    .digest('hex')
+    .slice(0, 12);
   const binary = join(LAB_ROOT, 'bin', `gc-sim-client-${hash}`);
   if (!existsSync(binary)) {
     await mkdir(join(LAB_ROOT, 'bin'), { recursive: true });
@@ -151,16 +154,43 @@ export class Lab {
       const root: string[] = [`link add ${bridge} type bridge`, `addr add ${subnet}.1/24 dev ${bridge}`, `link set ${bridge} up`];
       options.hosts.forEach((spec, i) => {
         const netns = `${prefix}-${i + 1}`;
-        root.push(`netns add ${netns}`, `link add ${prefix}-v${i + 1} type veth peer name ${prefix}-p${i + 1}`, `link set ${prefix}-p${i + 1} netns ${netns}`, `link set ${prefix}-v${i + 1} master ${bridge} up`);
+        root.push(
+          `netns add ${netns}`,
+          `link add ${prefix}-v${i + 1} type veth peer name ${prefix}-p${i + 1}`,
+          `link set ${prefix}-p${i + 1} netns ${netns}`,
+          `link set ${prefix}-v${i + 1} master ${bridge} up`,
+        );
         const paths = hostPaths(join(dir, 'hosts', spec.name));
         const model = spec.os === 'windows' ? WindowsHost.fresh({ hostname: spec.name, ...spec.windows }) : LinuxHost.fresh(spec.name);
-        lab.hosts.push({ name: spec.name, os: spec.os, address: `${subnet}.${i + 2}`, netns, user: spec.os === 'windows' ? 'Administrator' : 'root', paths, model, rebooting: false, reboots: 0, faults: {} });
+        lab.hosts.push({
+          name: spec.name,
+          os: spec.os,
+          address: `${subnet}.${i + 2}`,
+          netns,
+          user: spec.os === 'windows' ? 'Administrator' : 'root',
+          paths,
+          model,
+          rebooting: false,
+          reboots: 0,
+          faults: {},
+        });
       });
       await ipBatch(root);
       await Promise.all(
         lab.hosts.map(async (host, i) => {
-          await ipBatch([`link set ${prefix}-p${i + 1} name eth0`, `addr add ${host.address}/24 dev eth0`, 'link set eth0 up', 'link set lo up'], host.netns);
-          await writeHostFiles(host.paths, { name: host.name, os: host.os, address: host.address, clientPublicKey: publicKey, passwordHash: hash, clientBinary: client, socket });
+          await ipBatch(
+            [`link set ${prefix}-p${i + 1} name eth0`, `addr add ${host.address}/24 dev eth0`, 'link set eth0 up', 'link set lo up'],
+            host.netns,
+          );
+          await writeHostFiles(host.paths, {
+            name: host.name,
+            os: host.os,
+            address: host.address,
+            clientPublicKey: publicKey,
+            passwordHash: hash,
+            clientBinary: client,
+            socket,
+          });
           await lab.saveState(host);
           if (host.model instanceof LinuxHost) await writeFile(host.paths.bootId, `${host.model.state.bootId}\n`);
         }),
@@ -192,9 +222,25 @@ export class Lab {
   }
 
   async #startSshd(host: LabHost): Promise<void> {
-    const child = spawn('ip', ['netns', 'exec', host.netns, 'unshare', '--mount', '--uts', '--propagation', 'private', 'sh', '-c', sshdLaunch(host.paths, host.name, host.os)], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawn(
+      'ip',
+      [
+        'netns',
+        'exec',
+        host.netns,
+        'unshare',
+        '--mount',
+        '--uts',
+        '--propagation',
+        'private',
+        'sh',
+        '-c',
+        sshdLaunch(host.paths, host.name, host.os),
+      ],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     let stderr = '';
     child.stderr?.on('data', (d) => {
       stderr += d;
@@ -202,7 +248,9 @@ export class Lab {
     host.sshd = child;
     await Promise.race([
       waitForPort(host.address, 22, 10_000),
-      new Promise((_, reject) => child.once('exit', (code) => reject(new Error(`lab: sshd of ${host.name} exited (${code}): ${stderr.trim()}`)))),
+      new Promise((_, reject) =>
+        child.once('exit', (code) => reject(new Error(`lab: sshd of ${host.name} exited (${code}): ${stderr.trim()}`))),
+      ),
     ]);
   }
 
@@ -253,7 +301,8 @@ export class Lab {
       host.model.state.faults = { ...(failMsi ? { failMsi } : {}), ...(busyMsi ? { busyMsi } : {}), ...(rebootMsi ? { rebootMsi } : {}) };
     }
     const file = (n: string) => join(host.paths.faults, n);
-    if (faults.slowMs !== undefined) await (faults.slowMs > 0 ? writeFile(file('slow_ms'), String(faults.slowMs)) : rm(file('slow_ms'), { force: true }));
+    if (faults.slowMs !== undefined)
+      await (faults.slowMs > 0 ? writeFile(file('slow_ms'), String(faults.slowMs)) : rm(file('slow_ms'), { force: true }));
     if (faults.dropAfterMs !== undefined) await writeFile(file('drop_after_ms'), String(faults.dropAfterMs));
     if (faults.refuseAuth !== undefined) {
       const publicKey = await readFile(`${this.privateKey}.pub`, 'utf8');
@@ -278,7 +327,19 @@ export class Lab {
   /** Options for `ssh` (OpenSSH's client) to reach a host, for tests and people poking by hand. */
   sshArgs(name: string): string[] {
     const host = this.host(name);
-    return ['-i', this.privateKey, '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR', '-o', 'BatchMode=yes', `${host.user}@${host.address}`];
+    return [
+      '-i',
+      this.privateKey,
+      '-o',
+      'StrictHostKeyChecking=no',
+      '-o',
+      'UserKnownHostsFile=/dev/null',
+      '-o',
+      'LogLevel=ERROR',
+      '-o',
+      'BatchMode=yes',
+      `${host.user}@${host.address}`,
+    ];
   }
 
   async stop(): Promise<void> {
@@ -289,4 +350,3 @@ export class Lab {
     await rm(this.dir, { recursive: true, force: true });
   }
 }
-

@@ -10,7 +10,11 @@ import type { Lab, LabHost } from './lab.js';
 /** A path inside a Linux lab host, read from the host's own directories where it has them. */
 function readHostFile(host: LabHost, path: string): string | undefined {
   const mount = host.paths.mounts.find((m) => path === m.inside || path.startsWith(`${m.inside}/`));
-  const real = mount ? mount.outside + path.slice(mount.inside.length) : path.startsWith('/root/') ? host.paths.home + path.slice(5) : undefined;
+  const real = mount
+    ? mount.outside + path.slice(mount.inside.length)
+    : path.startsWith('/root/')
+      ? host.paths.home + path.slice(5)
+      : undefined;
   return real && existsSync(real) ? readFileSync(real, 'utf8') : undefined;
 }
 

@@ -70,7 +70,8 @@ export class LinuxHost {
     const tag = at > image.lastIndexOf('/') ? image.slice(at + 1) : 'latest';
     const name = repo.split('/').pop() ?? '';
     if (name.startsWith('contrail-')) return this.state.catalog.contrailVersions.includes(tag);
-    if (repo.includes('kolla/') || name.startsWith('centos-binary-') || name.startsWith('ubuntu-binary-')) return this.state.catalog.openstackReleases.includes(tag);
+    if (repo.includes('kolla/') || name.startsWith('centos-binary-') || name.startsWith('ubuntu-binary-'))
+      return this.state.catalog.openstackReleases.includes(tag);
     return false;
   }
 

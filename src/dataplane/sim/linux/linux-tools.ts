@@ -41,7 +41,8 @@ function containerJson(c: { name: string; image: string; state: string; project?
 }
 
 function pull(host: LinuxHost, image: string): ToolResult {
-  if (!host.published(image)) return fail(`Error response from daemon: manifest for ${image} not found: manifest unknown: manifest unknown\n`);
+  if (!host.published(image))
+    return fail(`Error response from daemon: manifest for ${image} not found: manifest unknown: manifest unknown\n`);
   if (!host.state.images.includes(image)) {
     host.state.images.push(image);
     host.record(`docker-pull ${image}`);
@@ -59,7 +60,8 @@ function compose(host: LinuxHost, args: string[], readFile: ReadFile, cwd: strin
     else rest.push(args[i] as string);
   }
   const [verb, ...flags] = rest;
-  if (verb === 'version') return ok(flags.includes('--short') ? `${host.state.composeVersion}\n` : `Docker Compose version v${host.state.composeVersion}\n`);
+  if (verb === 'version')
+    return ok(flags.includes('--short') ? `${host.state.composeVersion}\n` : `Docker Compose version v${host.state.composeVersion}\n`);
   const text = readFile(file);
   if (text === undefined) return fail(`open ${file}: no such file or directory\n`, 14);
   let services: Record<string, ComposeService>;
@@ -82,11 +84,24 @@ function compose(host: LinuxHost, args: string[], readFile: ReadFile, cwd: strin
       }
       for (const [svc, def] of Object.entries(services)) {
         const cname = containerName(svc, def);
-        const env = def.env_file ? [def.env_file].flat().map((f) => readFile(String(f)) ?? '').join('\n') : '';
+        const env = def.env_file
+          ? [def.env_file]
+              .flat()
+              .map((f) => readFile(String(f)) ?? '')
+              .join('\n')
+          : '';
         const config = createHash('sha1').update(JSON.stringify({ def, env })).digest('hex');
         const existing = host.state.containers[cname];
         if (existing && existing.config === config && existing.state === 'running') continue;
-        host.state.containers[cname] = { name: cname, image: def.image as string, state: 'running', project: name, service: svc, config, ...(def.restart ? { restart: def.restart } : {}) };
+        host.state.containers[cname] = {
+          name: cname,
+          image: def.image as string,
+          state: 'running',
+          project: name,
+          service: svc,
+          config,
+          ...(def.restart ? { restart: def.restart } : {}),
+        };
         host.record(`${existing ? 'recreate' : 'create'} ${cname} ${def.image}`);
       }
       return ok();
@@ -94,7 +109,9 @@ function compose(host: LinuxHost, args: string[], readFile: ReadFile, cwd: strin
     case 'ps': {
       const mine = Object.values(host.state.containers).filter((c) => c.project === name);
       if (flags.includes('--format') && flags[flags.indexOf('--format') + 1] === 'json') {
-        return ok(`[${mine.map((c) => JSON.stringify({ Name: c.name, Service: c.service, Image: c.image, State: c.state, Project: c.project })).join(',')}]\n`);
+        return ok(
+          `[${mine.map((c) => JSON.stringify({ Name: c.name, Service: c.service, Image: c.image, State: c.state, Project: c.project })).join(',')}]\n`,
+        );
       }
       return ok(`NAME   IMAGE   SERVICE   STATUS\n${mine.map((c) => `${c.name}   ${c.image}   ${c.service}   ${c.state}`).join('\n')}\n`);
     }
@@ -112,12 +129,19 @@ function compose(host: LinuxHost, args: string[], readFile: ReadFile, cwd: strin
 }
 
 export function docker(host: LinuxHost, argv: string[], readFile: ReadFile, cwd = '/root'): ToolResult {
-  if (!host.state.units.docker?.active) return fail('Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?\n');
+  if (!host.state.units.docker?.active)
+    return fail('Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?\n');
   const [verb, ...rest] = argv;
-  const format = rest.includes('--format') ? rest[rest.indexOf('--format') + 1] : rest.includes('-f') ? rest[rest.indexOf('-f') + 1] : undefined;
+  const format = rest.includes('--format')
+    ? rest[rest.indexOf('--format') + 1]
+    : rest.includes('-f')
+      ? rest[rest.indexOf('-f') + 1]
+      : undefined;
   switch (verb) {
     case 'version':
-      return format === '{{.Server.Version}}' ? ok(`${host.state.dockerVersion}\n`) : ok(`Client:\n Version: ${host.state.dockerVersion}\nServer:\n Version: ${host.state.dockerVersion}\n`);
+      return format === '{{.Server.Version}}'
+        ? ok(`${host.state.dockerVersion}\n`)
+        : ok(`Client:\n Version: ${host.state.dockerVersion}\nServer:\n Version: ${host.state.dockerVersion}\n`);
     case 'compose':
       return compose(host, rest, readFile, cwd);
     case 'pull':
@@ -125,18 +149,23 @@ export function docker(host: LinuxHost, argv: string[], readFile: ReadFile, cwd 
     case 'images':
       return ok(host.state.images.map((i) => `${i}\n`).join(''));
     case 'image':
-      if (rest[0] === 'inspect' && rest[1]) return host.state.images.includes(rest[1]) ? ok(`[{"RepoTags":["${rest[1]}"]}]\n`) : fail(`Error: No such image: ${rest[1]}\n`);
+      if (rest[0] === 'inspect' && rest[1])
+        return host.state.images.includes(rest[1]) ? ok(`[{"RepoTags":["${rest[1]}"]}]\n`) : fail(`Error: No such image: ${rest[1]}\n`);
       break;
     case 'ps': {
       const all = rest.includes('-a') || rest.includes('--all');
       const list = Object.values(host.state.containers).filter((c) => all || c.state === 'running');
       if (format === '{{json .}}' || format === 'json') return ok(list.map((c) => `${containerJson(c)}\n`).join(''));
-      return ok(`CONTAINER ID   IMAGE   STATUS   NAMES\n${list.map((c) => `${c.name}   ${c.image}   ${c.state}   ${c.name}`).join('\n')}\n`);
+      return ok(
+        `CONTAINER ID   IMAGE   STATUS   NAMES\n${list.map((c) => `${c.name}   ${c.image}   ${c.state}   ${c.name}`).join('\n')}\n`,
+      );
     }
     case 'inspect': {
       const c = rest[0] ? host.state.containers[rest[0]] : undefined;
       if (!c) return fail(`Error: No such object: ${rest[0]}\n`);
-      return ok(`${JSON.stringify([{ Name: `/${c.name}`, Config: { Image: c.image }, State: { Status: c.state, Running: c.state === 'running' } }])}\n`);
+      return ok(
+        `${JSON.stringify([{ Name: `/${c.name}`, Config: { Image: c.image }, State: { Status: c.state, Running: c.state === 'running' } }])}\n`,
+      );
     }
     case 'start':
     case 'stop':

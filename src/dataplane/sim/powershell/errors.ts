@@ -12,11 +12,17 @@ export class PsError extends Error {
   }
 }
 
-/** A statement-terminating error (a thrown exception, a binding failure, -ErrorAction Stop). */
+/** A statement-terminating error (a binding failure, a command not found): the script goes on. */
 export class PsTerminatingError extends PsError {}
+
+/** A script-terminating error (`throw`, -ErrorAction Stop, a construct the simulator does not know). */
+export class PsScriptError extends PsTerminatingError {}
 
 /** `exit N`: not an error, it unwinds to the host with an exit code. */
 export class PsExit extends Error {
+  /** Output written before the exit, carried up to the host. */
+  partial: unknown[] = [];
+
   constructor(readonly code: number) {
     super(`exit ${code}`);
   }

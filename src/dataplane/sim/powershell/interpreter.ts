@@ -10,7 +10,7 @@ import {
   type RawArgument,
   type ScriptBlockValue,
 } from './commands.js';
-import { formatError, notRecognized, PsError, PsExit, PsTerminatingError } from './errors.js';
+import { formatError, notRecognized, PsError, PsExit, PsScriptError, PsTerminatingError } from './errors.js';
 import { callMethod, getMember } from './members.js';
 import { binaryOperator, unaryOperator } from './operators.js';
 import type { Node, Tree } from './parser.js';
@@ -48,6 +48,9 @@ const WRAPPERS = new Set([
   'integer_literal',
 ]);
 
+/** Nodes whose named children are statements. */
+const BLOCKS = new Set(['program', 'statement_block', 'statement_list', 'script_block', 'script_block_body']);
+
 /** Method arguments have their own precedence chain (logical_argument_expression, ...); it means the same. */
 function kind(node: Node): string {
   return node.type.replace('_argument_expression', '_expression');
@@ -65,7 +68,10 @@ function unwrap(node: Node): Node {
   return current;
 }
 
+/** Unwinds the whole script after its error was written; carries the output written before it. */
 class ScriptTerminating extends Error {
+  partial: unknown[] = [];
+
   constructor(readonly error: PsError) {
     super(error.message);
   }
@@ -97,9 +103,9 @@ export class Interpreter<H> {
       exitCode = this.#lastFailed ? 1 : 0;
     } catch (err) {
       if (err instanceof PsExit) exitCode = err.code;
-      else if (err instanceof ScriptTerminating) {
-        exitCode = 1;
-      } else throw err;
+      else if (err instanceof ScriptTerminating) exitCode = 1;
+      else throw err;
+      this.#out.push(...err.partial);
     }
     return { stdout: formatOutput(this.#out), stderr: this.#stderr, exitCode };
   }
@@ -108,11 +114,16 @@ export class Interpreter<H> {
 
   #statements(node: Node): unknown[] {
     const out: unknown[] = [];
-    const list = ['program', 'statement_block', 'statement_list'].includes(node.type) ? node.namedChildren : [node];
-    for (const child of list) {
-      if (!child) continue;
-      if (child.type === 'statement_list') out.push(...this.#statements(child));
-      else if (child.type !== 'comment') out.push(...this.#statement(child));
+    const list = BLOCKS.has(node.type) ? node.namedChildren : [node];
+    try {
+      for (const child of list) {
+        if (!child) continue;
+        if (child.type === 'statement_list') out.push(...this.#statements(child));
+        else if (child.type !== 'comment') out.push(...this.#statement(child));
+      }
+    } catch (err) {
+      if (err instanceof PsExit || err instanceof ScriptTerminating) err.partial = [...out, ...err.partial];
+      throw err;
     }
     return out;
   }
@@ -124,7 +135,7 @@ export class Interpreter<H> {
     try {
       return this.#statementUnguarded(node);
     } catch (err) {
-      if (err instanceof PsTerminatingError && this.#preference() !== 'Stop' && !(err as { script?: boolean }).script) {
+      if (err instanceof PsTerminatingError && !(err instanceof PsScriptError) && this.#preference() !== 'Stop') {
         this.#writeError(err, node);
         this.#lastFailed = true;
         return [];
@@ -257,7 +268,7 @@ export class Interpreter<H> {
     for (const child of block.namedChildren) {
       if (!child || child.type === 'comment') continue;
       const node = unwrap(child);
-      if (node.type === 'statement_list') {
+      if (BLOCKS.has(node.type)) {
         out.push(...this.#statementsCatching(node));
         continue;
       }
@@ -272,9 +283,7 @@ export class Interpreter<H> {
     const operand = node.namedChildren.find((c) => c !== null);
     if (keyword === 'exit') throw new PsExit(operand ? Number(toText(this.#value(operand))) || 0 : 0);
     if (keyword === 'throw') {
-      const error = new PsTerminatingError(operand ? toText(this.#value(operand)) : 'ScriptHalted', 'RuntimeException', 'OperationStopped');
-      (error as { script?: boolean }).script = true;
-      throw error;
+      throw new PsScriptError(operand ? toText(this.#value(operand)) : 'ScriptHalted', 'RuntimeException', 'OperationStopped');
     }
     throw this.#unsupported(node);
   }
@@ -339,7 +348,8 @@ export class Interpreter<H> {
 
   #rawArguments(elements: Node): RawArgument[] {
     const out: RawArgument[] = [];
-    const children = elements.children.filter((c): c is Node => c !== null && c.type !== 'command_argument_sep' && c.text.trim() !== '');
+    // Separators are whitespace, except the ':' of a colon-bound parameter (-Confirm:$false), which is kept.
+    const children = elements.children.filter((c): c is Node => c !== null && c.text.trim() !== '');
     for (let i = 0; i < children.length; i++) {
       const child = children[i] as Node;
       if (child.type === 'command_parameter') {
@@ -367,11 +377,7 @@ export class Interpreter<H> {
       error: (err: PsError) => {
         const action = (args.ErrorAction as string | undefined) ?? this.#preference();
         const error = err.source ? err : new PsError(err.message, err.errorId, err.category, source);
-        if (action === 'Stop') {
-          const terminating = new PsTerminatingError(error.message, error.errorId, error.category, error.source);
-          (terminating as { script?: boolean }).script = true;
-          throw terminating;
-        }
+        if (action === 'Stop') throw new PsScriptError(error.message, error.errorId, error.category, error.source);
         if (action === 'SilentlyContinue' || action === 'Ignore') return;
         this.#lastFailed = true;
         const at = this.#current;
@@ -599,14 +605,12 @@ export class Interpreter<H> {
     this.#stderr += formatError(err, line, node.startPosition.column + 1, this.#source[line - 1] ?? '');
   }
 
-  #unsupported(node: Node): PsTerminatingError {
-    const error = new PsTerminatingError(
+  #unsupported(node: Node): PsScriptError {
+    return new PsScriptError(
       `groundcrew sim: this PowerShell construct (${node.type}) is outside the simulated subset (docs/sim-powershell.md): ${node.text.slice(0, 60)}`,
       'NotSupportedBySimulator',
       'NotImplemented',
     );
-    (error as { script?: boolean }).script = true;
-    return error;
   }
 }
 

@@ -1,6 +1,6 @@
 // PowerShell's operators on simulated values (case-insensitive by default, as in PowerShell).
 
-import { PsTerminatingError } from './errors.js';
+import { PsScriptError } from './errors.js';
 import { compare, isTruthy, looseEquals, toItems, toText, wildcardMatch } from './values.js';
 
 export function unaryOperator(op: string, value: unknown): unknown {
@@ -13,7 +13,7 @@ export function unaryOperator(op: string, value: unknown): unknown {
     case '+':
       return Number(value);
     default:
-      throw new PsTerminatingError(`Unexpected token '${op}'.`, 'UnexpectedToken', 'ParserError');
+      throw new PsScriptError(`Unexpected token '${op}'.`, 'UnexpectedToken', 'ParserError');
   }
 }
 
@@ -67,7 +67,7 @@ export function binaryOperator(op: string, left: unknown, right: unknown): unkno
     case '/':
       return Number(left) / Number(right);
     default:
-      throw new PsTerminatingError(
+      throw new PsScriptError(
         `The operator '${op}' is outside the simulated PowerShell subset.`,
         'NotSupportedBySimulator',
         'NotImplemented',

@@ -88,7 +88,8 @@ export function toText(value: unknown): string {
 /** PowerShell's -eq: strings compare case-insensitively, the right side converts to the left side's type. */
 export function looseEquals(left: unknown, right: unknown): boolean {
   if (left === null || left === undefined) return right === null || right === undefined;
-  if (left instanceof PsEnum) return typeof right === 'number' ? left.value === right : left.name.toLowerCase() === toText(right).toLowerCase();
+  if (left instanceof PsEnum)
+    return typeof right === 'number' ? left.value === right : left.name.toLowerCase() === toText(right).toLowerCase();
   if (typeof left === 'string') return left.toLowerCase() === toText(right).toLowerCase();
   if (typeof left === 'number') return left === Number(right);
   if (typeof left === 'boolean') return left === isTruthy(right);

@@ -66,13 +66,15 @@ function parseArgs(argv: string[]): Parsed | undefined {
   return action && target ? { action, target, quiet, ...(log ? { log } : {}) } : undefined;
 }
 
-function writeLog(host: WindowsHost, log: string | undefined, lines: string[], code: number): void {
+/** A verbose MSI log whose last lines say what happened, as the roles read them (Get-Content -Tail). */
+function writeLog(host: WindowsHost, log: string | undefined, product: string, detail: string, code: number): void {
   if (!log) return;
+  const ok = code === 0 || code === 3010;
   const body = [
     '=== Verbose logging started ===',
-    ...lines,
-    `MSI (s) (00:00) [00:00:00:000]: Product: ${lines[0] ?? ''} -- Installation operation ${code === 0 || code === 3010 ? 'completed successfully' : 'failed'}.`,
-    `MSI (s) (00:00) [00:00:00:000]: Windows Installer installed the product. Installation success or error status: ${code}.`,
+    `MSI (s) (00:00) [00:00:00:000]: Doing action: InstallFinalize for ${product}`,
+    `MSI (s) (00:00) [00:00:00:000]: Product: ${product} -- ${ok ? `Installation operation completed successfully. ${detail}` : detail}`,
+    `MSI (s) (00:00) [00:00:00:000]: Windows Installer ${ok ? 'installed' : 'failed to install'} the product. Installation success or error status: ${code}.`,
     '=== Logging stopped ===',
   ];
   host.fs.put(log, `${body.join('\r\n')}\r\n`);
@@ -84,12 +86,7 @@ export function runMsiexec(host: WindowsHost, argv: string[]): number {
   if (!parsed) return MSI.INVALID_COMMAND_LINE;
   if ((host.state.faults.busyMsi ?? 0) > 0) {
     host.state.faults.busyMsi = (host.state.faults.busyMsi ?? 1) - 1;
-    writeLog(
-      host,
-      parsed.log,
-      ['Another installation is in progress.', 'Error 1618. Another installation is already in progress.'],
-      MSI.ALREADY_RUNNING,
-    );
+    writeLog(host, parsed.log, parsed.target, 'Error 1618. Another installation is already in progress.', MSI.ALREADY_RUNNING);
     return MSI.ALREADY_RUNNING;
   }
   return parsed.action === 'install' ? install(host, parsed) : uninstall(host, parsed);
@@ -101,26 +98,20 @@ function install(host: WindowsHost, { target, log }: Parsed): number {
     writeLog(
       host,
       log,
-      [target, `Error 1619. This installation package could not be opened. Verify that the package exists and that you can access it.`],
+      target,
+      'Error 1619. This installation package could not be opened. Verify that the package exists and that you can access it.',
       MSI.OPEN_FAILED,
     );
     return MSI.OPEN_FAILED;
   }
   const installed = host.productOf(pkg.product);
   if (installed && installed.version === pkg.version) {
-    writeLog(host, log, [pkg.name, 'Product is already installed; nothing to do.'], MSI.SUCCESS);
+    writeLog(host, log, pkg.name, 'The product is already installed at this version.', MSI.SUCCESS);
     return MSI.SUCCESS;
   }
   if (installed) {
-    writeLog(
-      host,
-      log,
-      [
-        pkg.name,
-        `Error 1638. Another version of this product (${installed.version}) is already installed. Installation of this version cannot continue.`,
-      ],
-      MSI.ANOTHER_VERSION,
-    );
+    const message = `Error 1638. Another version of this product (${installed.version}) is already installed. Installation of this version cannot continue.`;
+    writeLog(host, log, pkg.name, message, MSI.ANOTHER_VERSION);
     return MSI.ANOTHER_VERSION;
   }
   const fileName = target.replace(/^.*[\\/]/, '');
@@ -130,7 +121,7 @@ function install(host: WindowsHost, { target, log }: Parsed): number {
       ? vrouterProblem(host, pkg)
       : undefined;
   if (failure) {
-    writeLog(host, log, [pkg.name, failure, 'Action ended: InstallFinalize. Return value 3.'], MSI.INSTALL_FAILURE);
+    writeLog(host, log, pkg.name, failure, MSI.INSTALL_FAILURE);
     host.record(`msi-failed ${pkg.name} ${pkg.version}`);
     return MSI.INSTALL_FAILURE;
   }
@@ -140,7 +131,7 @@ function install(host: WindowsHost, { target, log }: Parsed): number {
   host.record(`msi-install ${pkg.name} ${pkg.version}`);
   const reboot = host.state.faults.rebootMsi?.some((f) => f.toLowerCase() === fileName.toLowerCase());
   if (reboot) host.state.pending.fileRename = true;
-  writeLog(host, log, [pkg.name, 'Action ended: InstallFinalize. Return value 1.'], reboot ? MSI.REBOOT_REQUIRED : MSI.SUCCESS);
+  writeLog(host, log, pkg.name, reboot ? 'A restart is required to complete the install.' : '', reboot ? MSI.REBOOT_REQUIRED : MSI.SUCCESS);
   return reboot ? MSI.REBOOT_REQUIRED : MSI.SUCCESS;
 }
 
@@ -192,7 +183,7 @@ function uninstall(host: WindowsHost, { target, log }: Parsed): number {
   const product =
     byCode ?? (pkg ? Object.values(host.state.products).find((p) => p.name === pkg.name && p.version === pkg.version) : undefined);
   if (!product) {
-    writeLog(host, log, [target, 'Error 1605. This action is only valid for products that are currently installed.'], MSI.UNKNOWN_PRODUCT);
+    writeLog(host, log, target, 'Error 1605. This action is only valid for products that are currently installed.', MSI.UNKNOWN_PRODUCT);
     return MSI.UNKNOWN_PRODUCT;
   }
   for (const [name, svc] of Object.entries(host.state.services)) {
@@ -206,6 +197,6 @@ function uninstall(host: WindowsHost, { target, log }: Parsed): number {
   }
   delete host.state.products[product.productCode];
   host.record(`msi-uninstall ${product.name} ${product.version}`);
-  writeLog(host, log, [product.name, 'Removal completed successfully.'], MSI.SUCCESS);
+  writeLog(host, log, product.name, 'Removal completed successfully.', MSI.SUCCESS);
   return MSI.SUCCESS;
 }

@@ -10,7 +10,13 @@ const START_TYPES = ['Automatic', 'Manual', 'Disabled'] as const;
 
 function view(svc: ServiceState) {
   return obj(
-    { Name: svc.name, DisplayName: svc.displayName, Status: svc.status, StartType: svc.startType, ServicesDependedOn: svc.dependsOn },
+    {
+      Name: svc.name,
+      DisplayName: svc.displayName,
+      Status: psEnum(SERVICE_STATUS, svc.status),
+      StartType: psEnum(START_MODE, svc.startType),
+      ServicesDependedOn: svc.dependsOn,
+    },
     'System.ServiceProcess.ServiceController',
   );
 }

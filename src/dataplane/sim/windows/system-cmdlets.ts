@@ -61,7 +61,7 @@ const getWindowsFeature: Spec = {
       .filter(([name]) => !wanted || wanted.includes(name.toLowerCase()))
       .map(([name, state]) =>
         obj(
-          { Name: name, DisplayName: name, InstallState: state, Installed: state === 'Installed' },
+          { Name: name, DisplayName: name, InstallState: psEnum(INSTALL_STATE, state), Installed: state === 'Installed' },
           'Microsoft.Windows.ServerManager.Commands.Feature',
         ),
       );

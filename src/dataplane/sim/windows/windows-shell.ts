@@ -82,7 +82,7 @@ export class WindowsShell {
         const line = script.split(/\r?\n/)[problem.line - 1] ?? '';
         return {
           stdout: '',
-          stderr: `At line:${problem.line} char:${problem.col}\r\n+ ${line}\r\nUnexpected token '${problem.token}' in expression or statement.\r\n    + CategoryInfo          : ParserError: (:) [], ParentContainsErrorRecordException\r\n    + FullyQualifiedErrorId : UnexpectedToken\r\n`,
+          stderr: `At line:${problem.line} char:${problem.col}\r\n+ ${line}\r\n${problem.token ? `Unexpected token '${problem.token}' in expression or statement.` : 'Missing expression or closing token.'}\r\n    + CategoryInfo          : ParserError: (:) [], ParentContainsErrorRecordException\r\n    + FullyQualifiedErrorId : UnexpectedToken\r\n`,
           exitCode: 1,
         };
       }
