@@ -512,7 +512,7 @@ export class Interpreter<H> {
     const body = node.namedChildren.find((c) => c?.type === 'hash_literal_body');
     const entries = body ? body.namedChildren : node.namedChildren.filter((c) => c?.type === 'hash_entry');
     for (const entry of entries) {
-      if (!entry || entry.type !== 'hash_entry') continue;
+      if (entry?.type !== 'hash_entry') continue;
       const keyNode = entry.namedChild(0) as Node;
       const key = keyNode.type === 'simple_name' || keyNode.type === 'key_expression' ? keyNode.text : toText(this.#expr(keyNode));
       table.set(key, this.#value(entry.namedChild(1) as Node));

@@ -132,7 +132,7 @@ const getNetTCPConnection: Spec = {
     if (found.length === 0)
       ctx.error(
         new PsError(
-          "No MSFT_NetTCPConnection objects found with property 'LocalPort' equal to '" + toText(args.LocalPort) + "'.",
+          `No MSFT_NetTCPConnection objects found with property 'LocalPort' equal to '${toText(args.LocalPort)}'.`,
           'CmdletizationQuery_NotFound_LocalPort,Get-NetTCPConnection',
           'ObjectNotFound',
         ),
