@@ -287,7 +287,8 @@ export class Lab {
     const present = (await sh('ip', ['-n', host.netns, '-o', 'link', 'show'])).split('\n').map((l) => /^\d+: ([^:@]+)/.exec(l)?.[1]);
     const lines: string[] = [];
     for (const name of ['vhost0', 'pkt0']) {
-      if (wanted.includes(name) && !present.includes(name)) lines.push(`link add ${name} type dummy`, `link set ${name} up`);
+      // "dummy" is not built into every kernel these labs run on; an empty bridge is always there.
+      if (wanted.includes(name) && !present.includes(name)) lines.push(`link add ${name} type bridge`, `link set ${name} up`);
       if (!wanted.includes(name) && present.includes(name)) lines.push(`link del ${name}`);
     }
     await ipBatch(lines, host.netns);

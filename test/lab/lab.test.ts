@@ -1,0 +1,231 @@
+// The lab over real SSH: Windows rules through sshd and the simulator, real bash on Linux hosts, reboots, faults.
+
+import { spawn } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LinuxHost } from '../../src/dataplane/sim/linux/linux-host.js';
+import { LAB_PASSWORD, Lab } from './lab.js';
+import { powershell, ssh, sshWithPassword } from './ssh.js';
+
+const REBOOT_MS = 400;
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const bootTime = async (lab: Lab, host: string) =>
+  (await powershell(lab, host, "(Get-CimInstance -ClassName Win32_OperatingSystem).LastBootUpTime.ToString('o')")).stdout.trim();
+/** Up again: sshd answers and runs a command (255 is ssh's own failure: refused, reset, timed out). */
+const backUp = (lab: Lab, host: string) =>
+  waitFor(`${host} back from reboot`, async () => ((await ssh(lab, host, 'true')).code !== 255 ? true : undefined));
+const msiexec = (path: string) =>
+  `$p = Start-Process -FilePath 'msiexec.exe' -ArgumentList @('/i', '${path}', '/qn', '/norestart', '/l*v', 'C:\\Windows\\Temp\\msi.log') -Wait -PassThru\n$p.ExitCode`;
+
+describe('the lab', () => {
+  let lab: Lab;
+
+  beforeAll(async () => {
+    lab = await Lab.start({
+      hosts: [
+        { name: 'lin1', os: 'linux' },
+        { name: 'win1', os: 'windows', windows: { features: ['Containers', 'Hyper-V'] } },
+        { name: 'lin2', os: 'linux' },
+        { name: 'win2', os: 'windows' },
+      ],
+      rebootMs: REBOOT_MS,
+    });
+  });
+  afterAll(async () => {
+    await lab?.stop();
+  });
+
+  describe('Windows hosts over real SSH', () => {
+    it('run what groundcrew sends: powershell.exe -EncodedCommand, JSON back', async () => {
+      const r = await powershell(
+        lab,
+        'win1',
+        "Get-Service -Name 'winnat' | Select-Object -Property 'Name','StartType' | ConvertTo-Json -Compress",
+      );
+      expect(r).toMatchObject({ code: 0, stdout: '{"Name":"winnat","StartType":2}\r\n', stderr: '' });
+      expect((await lab.commandLog('win1')).at(-1)).toMatch(/Get-Service -Name 'winnat'/);
+    });
+
+    it('reject what Windows rejects: unknown cmdlets, bad parameters, syntax errors, Unix commands', async () => {
+      const unknown = await powershell(lab, 'win1', 'Get-Servic');
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toMatch(/'Get-Servic' is not recognized as the name of a cmdlet/);
+      const parameter = await powershell(lab, 'win1', 'Get-Service -Nmae x');
+      expect(parameter.stderr).toMatch(/A parameter cannot be found that matches parameter name 'Nmae'/);
+      const syntax = await powershell(lab, 'win1', "if ($true { 'x' }");
+      expect(syntax.code).toBe(1);
+      expect(syntax.stderr).toMatch(/ParserError/);
+      const unix = await ssh(lab, 'win1', 'uname -a');
+      expect(unix.code).toBe(1);
+      expect(unix.stderr).toMatch(/'uname' is not recognized as an internal or external command/);
+    });
+
+    it('test signing: the vRouter MSI fails with 1603 until a reboot, the reboot drops the session and changes the boot time, then it installs', async () => {
+      const prep = await powershell(
+        lab,
+        'win1',
+        [
+          "Install-Package -Name docker -ProviderName DockerMsftProvider -RequiredVersion '18.09' -Force | Out-Null",
+          "New-Item -ItemType Directory -Path 'C:\\ProgramData\\docker\\config' -Force | Out-Null",
+          'Set-Content -Path \'C:\\ProgramData\\docker\\config\\daemon.json\' -Value \'{"bridge":"none"}\'',
+          'Start-Service -Name docker',
+          "docker pull 'opencontrailnightly/contrail-windows-vrouter:5.0.1' | Out-Null",
+          "docker run --rm -v 'C:\\Artifacts:C:\\Artifacts' 'opencontrailnightly/contrail-windows-vrouter:5.0.1' | Out-Null",
+          "Import-Certificate -FilePath 'C:\\Artifacts\\vrouter\\vRouter.cer' -CertStoreLocation 'Cert:\\LocalMachine\\Root' | Out-Null",
+          "Import-Certificate -FilePath 'C:\\Artifacts\\vrouter\\vRouter.cer' -CertStoreLocation 'Cert:\\LocalMachine\\TrustedPublisher' | Out-Null",
+          "bcdedit /set '{current}' testsigning on",
+        ].join('\n'),
+      );
+      expect(prep).toMatchObject({ code: 0, stdout: 'The operation completed successfully.\r\n' });
+      const failed = await powershell(lab, 'win1', msiexec('C:\\Artifacts\\vrouter\\vRouter.msi'));
+      expect(failed.stdout.trim()).toBe('1603');
+      expect((await powershell(lab, 'win1', "Get-Content -Path 'C:\\Windows\\Temp\\msi.log' -Tail 3")).stdout).toMatch(
+        /test signing is not active/,
+      );
+
+      const before = await bootTime(lab, 'win1');
+      // An idle SSH connection held open across the reboot: it must be dropped.
+      const held = spawn('ssh', ['-N', ...lab.sshArgs('win1')], { stdio: 'ignore' });
+      const heldExit = new Promise<number | null>((resolve) => held.once('exit', (code) => resolve(code)));
+      await new Promise((r) => setTimeout(r, 300));
+      const restart = await powershell(lab, 'win1', 'Restart-Computer -Force');
+      expect(restart.code).toBe(0);
+      expect(await heldExit).toBe(255);
+      await backUp(lab, 'win1');
+      expect(await bootTime(lab, 'win1')).not.toBe(before);
+      expect(lab.host('win1').reboots).toBe(1);
+      const installed = await powershell(lab, 'win1', msiexec('C:\\Artifacts\\vrouter\\vRouter.msi'));
+      expect(installed.stdout.trim()).toBe('0');
+      expect((await powershell(lab, 'win1', "(Get-Package -ProviderName 'msi' -Name 'Contrail vRouter').Version")).stdout.trim()).toBe(
+        '5.0.1',
+      );
+    });
+
+    it('state survives a reboot, kept in the host directory', async () => {
+      expect(lab.windows('win1').state.products).not.toEqual({});
+      expect(lab.windows('win1').state.activeTestSigning).toBe(true);
+    });
+  });
+
+  describe('Linux hosts over real SSH', () => {
+    it('run real bash with a clean home, their own hostname and their own /etc/contrail', async () => {
+      const r = await ssh(
+        lab,
+        'lin1',
+        'echo "$0 $BASH_VERSION"; hostname; echo $HOME; ls -A ~; mkdir -p /etc/contrail/vrouter && echo lin1 > /etc/contrail/vrouter/who',
+      );
+      expect(r.code).toBe(0);
+      const [shell, hostname, home, files] = r.stdout.split('\n');
+      expect(shell).toMatch(/^\/bin\/bash 5\./);
+      expect(hostname).toBe('lin1');
+      expect(home).toBe('/root');
+      expect(files).toBe('.ssh');
+      expect((await ssh(lab, 'lin2', 'cat /etc/contrail/vrouter/who 2>&1; echo $?')).stdout).toMatch(/No such file or directory\n1\n$/);
+      expect((await ssh(lab, 'lin1', 'cat /etc/contrail/vrouter/who')).stdout).toBe('lin1\n');
+    });
+
+    it('fail as bash fails: an unknown command exits 127', async () => {
+      const r = await ssh(lab, 'lin1', 'no-such-tool --version');
+      expect(r.code).toBe(127);
+      expect(r.stderr).toMatch(/no-such-tool: command not found/);
+    });
+
+    it('have shims for docker and compose whose state lives with the host; the agent brings up vhost0 and pkt0', async () => {
+      const compose = [
+        'services:',
+        '  vrouter-agent:',
+        '    image: opencontrailnightly/contrail-vrouter-agent:5.0.1',
+        '    restart: always',
+        '    network_mode: host',
+      ].join('\n');
+      const r = await ssh(
+        lab,
+        'lin1',
+        `mkdir -p /etc/contrail/vrouter && cat > /etc/contrail/vrouter/docker-compose.yaml <<'EOF'\n${compose}\nEOF\ndocker compose -f /etc/contrail/vrouter/docker-compose.yaml up -d && docker ps --format '{{json .}}' && ip -br link show vhost0`,
+      );
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout.split('\n')[0] ?? '')).toMatchObject({ Names: 'vrouter-vrouter-agent-1', State: 'running' });
+      expect(r.stdout).toMatch(/^vhost0 +UNKNOWN/m);
+      expect((await ssh(lab, 'lin2', 'docker ps -a --format "{{json .}}" | wc -l')).stdout).toBe('0\n');
+      const missing = await ssh(lab, 'lin1', 'docker pull opencontrailnightly/contrail-vrouter-agent:9.9.9');
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toMatch(/manifest unknown/);
+    });
+
+    it('reboot: the session drops, the boot id changes, containers with restart: always come back with their interfaces', async () => {
+      const before = (await ssh(lab, 'lin1', 'cat /proc/sys/kernel/random/boot_id')).stdout;
+      const sleeper = ssh(lab, 'lin1', 'sleep 20; echo survived');
+      await new Promise((r) => setTimeout(r, 300));
+      const reboot = await ssh(lab, 'lin1', 'reboot');
+      expect(reboot.code === 0 || reboot.code === 255).toBe(true);
+      const dropped = await sleeper;
+      expect(dropped.code).toBe(255);
+      expect(dropped.stdout).toBe('');
+      await backUp(lab, 'lin1');
+      const after = (await ssh(lab, 'lin1', 'cat /proc/sys/kernel/random/boot_id; ip -br link show pkt0')).stdout.split('\n');
+      expect(after[0]).not.toBe(before.trim());
+      expect(after[0]).toMatch(/^[0-9a-f-]{36}$/);
+      expect(after[1]).toMatch(/^pkt0 /);
+      expect((lab.linux('lin1') as LinuxHost).state.bootCount).toBe(2);
+    });
+  });
+
+  describe('faults on demand', () => {
+    it('slows every command by N ms', async () => {
+      await lab.fault('lin2', { slowMs: 300 });
+      const slow = await ssh(lab, 'lin2', 'true');
+      await lab.fault('lin2', { slowMs: 0 });
+      expect(slow.code).toBe(0);
+      expect(slow.ms).toBeGreaterThanOrEqual(300);
+    });
+
+    it('drops a connection in the middle of a command', async () => {
+      await lab.fault('lin2', { dropAfterMs: 200 });
+      const r = await ssh(lab, 'lin2', 'sleep 10; echo finished');
+      expect(r.code).toBe(255);
+      expect(r.stdout).toBe('');
+      expect(r.ms).toBeLessThan(9000);
+      expect((await ssh(lab, 'lin2', 'echo next')).stdout).toBe('next\n');
+    });
+
+    it('fails a named MSI with 1603', async () => {
+      await lab.fault('win1', { failMsi: ['utils.msi'] });
+      const r = await powershell(lab, 'win1', msiexec('C:\\Artifacts\\vrouter\\utils.msi'));
+      expect(r.stdout.trim()).toBe('1603');
+      await lab.fault('win1', { failMsi: [] });
+    });
+
+    it('accepts the lab password and refuses every login when told to', async () => {
+      const ok = await sshWithPassword(lab, 'win2', LAB_PASSWORD, 'powershell.exe -NoProfile -NonInteractive -Command hostname');
+      expect(ok).toMatchObject({ code: 0, stdout: 'win2\r\n' });
+      const wrong = await sshWithPassword(lab, 'win2', 'not-the-password', 'hostname');
+      expect(wrong.code).toBe(255);
+      expect(wrong.stderr).toMatch(/Permission denied/);
+      await lab.fault('lin2', { refuseAuth: true });
+      const refused = await ssh(lab, 'lin2', 'true');
+      expect(refused.code).toBe(255);
+      expect(refused.stderr).toMatch(/Permission denied/);
+      await lab.fault('lin2', { refuseAuth: false });
+      expect((await ssh(lab, 'lin2', 'echo back')).stdout).toBe('back\n');
+    });
+
+    it('a host that never returns from reboot stays down', async () => {
+      await lab.fault('win2', { neverReturnFromReboot: true });
+      expect((await powershell(lab, 'win2', 'Restart-Computer -Force')).code).toBe(0);
+      await new Promise((r) => setTimeout(r, REBOOT_MS * 3));
+      const r = await ssh(lab, 'win2', 'hostname');
+      expect(r.code).toBe(255);
+      expect(r.stderr).toMatch(/Connection refused|No route to host/);
+    });
+  });
+});
