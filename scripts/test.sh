@@ -20,6 +20,14 @@ if ((${#missing[@]} > 0)); then
   fi
 fi
 
+if [ "$(id -u)" != 0 ] && [ -z "${GC_SKIP_LAB:-}" ]; then
+  echo "test: the lab tests make network namespaces and run sshd, which needs root." >&2
+  echo "run:  sudo npm test        (or GC_SKIP_LAB=1 npm test for the tests that need no root)" >&2
+  exit 1
+fi
+
 [ -d node_modules ] || npm ci
 mkdir -p test-results
-exec npx vitest run --reporter=default --reporter=json --outputFile.json=test-results/vitest.json "$@"
+projects=()
+[ -n "${GC_SKIP_LAB:-}" ] && projects=(--project unit)
+exec npx vitest run "${projects[@]}" --reporter=default --reporter=json --outputFile.json=test-results/vitest.json "$@"

@@ -75,6 +75,7 @@ export function toText(value: unknown): string {
   if (typeof value === 'boolean') return value ? 'True' : 'False';
   if (Array.isArray(value)) return value.map(toText).join(' ');
   if (value instanceof PsDate) return value.date.toISOString();
+  if (value instanceof PsEnum) return value.name;
   if (value instanceof PsObject)
     return value.isHashtable
       ? 'System.Collections.Hashtable'

@@ -122,3 +122,11 @@ describe('PowerShell semantics the roles depend on', () => {
     expect(run("'a'; exit 3; 'b'")).toEqual({ stdout: 'a\r\n', stderr: '', exitCode: 3 });
   });
 });
+
+describe('output a person reads', () => {
+  it('prints objects as a list with enum names, as Format-List would', () => {
+    const r = run("Get-Service -Name 'winnat'");
+    expect(r.stdout).toMatch(/^Status +: Running\r$/m);
+    expect(r.stdout).toMatch(/^StartType +: Automatic\r$/m);
+  });
+});
