@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LinuxHost } from '../../src/dataplane/sim/linux/linux-host.js';
 import { LAB_PASSWORD, Lab } from './lab.js';
+import { linksWithPrefix, netnsList, sh } from './netns.js';
 import { powershell, ssh, sshWithPassword } from './ssh.js';
 
 const REBOOT_MS = 400;
@@ -227,5 +228,12 @@ describe('the lab', () => {
       expect(r.code).toBe(255);
       expect(r.stderr).toMatch(/Connection refused|No route to host/);
     });
+  });
+
+  it('stopping removes every namespace, link, process and file it made', async () => {
+    await lab.stop();
+    expect((await netnsList()).filter((n) => n.startsWith(`${lab.prefix}-`))).toEqual([]);
+    expect(await linksWithPrefix(`${lab.prefix}-`)).toEqual([]);
+    expect((await sh('ps', ['-eo', 'args'])).split('\n').filter((l) => l.includes(lab.dir))).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 // A simulated Linux compute or controller: what cannot run on this machine (Docker engine, systemd, reboot).
 
 import { randomUUID } from 'node:crypto';
+import { PosixFs, type PosixFsState } from './posix-fs.js';
 
 export interface ContainerState {
   name: string;
@@ -28,6 +29,10 @@ export interface LinuxState {
   images: string[];
   containers: Record<string, ContainerState>;
   units: Record<string, { active: boolean; enabled: boolean }>;
+  /** Kernel parameters (a net.* one is per network namespace on a real host). */
+  sysctls: Record<string, string>;
+  /** Files of the in-process simulator; lab hosts have a real file system instead. */
+  fs: PosixFsState;
   catalog: LinuxCatalog;
   journal: string[];
 }
@@ -40,8 +45,24 @@ export const DEFAULT_LINUX_CATALOG: LinuxCatalog = {
 /** Interfaces the vRouter agent container brings up on its host. */
 export const AGENT_INTERFACES = ['vhost0', 'pkt0'];
 
+export const DEFAULT_SYSCTLS: Record<string, string> = {
+  'net.ipv4.ip_forward': '0',
+  'net.ipv4.conf.all.rp_filter': '1',
+  'net.ipv4.conf.default.rp_filter': '1',
+  'net.core.rmem_max': '212992',
+  'net.core.wmem_max': '212992',
+  'vm.max_map_count': '65530',
+  'kernel.core_pattern': 'core',
+};
+
 export class LinuxHost {
-  constructor(readonly state: LinuxState) {}
+  readonly fs: PosixFs;
+  /** Set by `reboot`; the transport reboots the host once the command's answer is out. */
+  rebootRequested = false;
+
+  constructor(readonly state: LinuxState) {
+    this.fs = new PosixFs(state.fs);
+  }
 
   static fresh(hostname: string, catalog: Partial<LinuxCatalog> = {}): LinuxHost {
     return new LinuxHost({
@@ -54,6 +75,8 @@ export class LinuxHost {
       images: [],
       containers: {},
       units: { docker: { active: true, enabled: true }, containerd: { active: true, enabled: true } },
+      sysctls: { ...DEFAULT_SYSCTLS },
+      fs: PosixFs.initial(),
       catalog: { ...DEFAULT_LINUX_CATALOG, ...catalog },
       journal: [],
     });
@@ -81,6 +104,25 @@ export class LinuxHost {
     return agentUp ? AGENT_INTERFACES : [];
   }
 
+  /** key = value lines of /etc/sysctl.d/*.conf (in name order) and /etc/sysctl.conf. */
+  persistentSysctls(): Record<string, string> {
+    const files = [
+      ...this.fs
+        .list('/etc/sysctl.d')
+        .filter((f) => f.endsWith('.conf'))
+        .map((f) => `/etc/sysctl.d/${f}`),
+      '/etc/sysctl.conf',
+    ];
+    const out: Record<string, string> = {};
+    for (const file of files) {
+      for (const line of (this.fs.read(file) ?? '').split('\n')) {
+        const m = /^\s*([\w.]+)\s*=\s*(.*?)\s*$/.exec(line);
+        if (m?.[1] && !line.trim().startsWith('#')) out[m[1]] = m[2] ?? '';
+      }
+    }
+    return out;
+  }
+
   reboot(): void {
     this.state.bootCount += 1;
     this.state.bootId = randomUUID();
@@ -88,6 +130,8 @@ export class LinuxHost {
       c.state = c.restart === 'always' || c.restart === 'unless-stopped' ? 'running' : 'exited';
     }
     for (const unit of Object.values(this.state.units)) unit.active = unit.enabled;
+    // Runtime sysctls are lost; what /etc/sysctl.d and /etc/sysctl.conf say is applied at boot.
+    this.state.sysctls = { ...DEFAULT_SYSCTLS, ...this.persistentSysctls() };
     this.record(`reboot ${this.state.bootCount}`);
   }
 }

@@ -1,0 +1,49 @@
+// Loads tree-sitter grammars (wasm) once, for the simulated shells and for tests of what roles emit.
+
+import { createRequire } from 'node:module';
+import { Language, type Node, Parser, type Tree } from 'web-tree-sitter';
+
+const parsers = new Map<string, Promise<Parser>>();
+let init: Promise<void> | undefined;
+
+/** A parser for the grammar shipped as `<module>/<module>.wasm` (tree-sitter-powershell, tree-sitter-bash). */
+export function loadParser(grammarModule: 'tree-sitter-powershell' | 'tree-sitter-bash'): Promise<Parser> {
+  let parser = parsers.get(grammarModule);
+  if (!parser) {
+    parser = (async () => {
+      init ??= Parser.init();
+      await init;
+      const wasm = createRequire(import.meta.url).resolve(`${grammarModule}/${grammarModule}.wasm`);
+      const p = new Parser();
+      p.setLanguage(await Language.load(wasm));
+      return p;
+    })();
+    parsers.set(grammarModule, parser);
+  }
+  return parser;
+}
+
+export interface SyntaxProblem {
+  line: number;
+  col: number;
+  token: string;
+}
+
+/** The first error or missing node of a tree, to report a syntax error the way the real shell would. */
+export function firstSyntaxProblem(tree: Tree): SyntaxProblem | undefined {
+  if (!tree.rootNode.hasError) return undefined;
+  const visit = (node: Node): Node | undefined => {
+    if (node.isError || node.isMissing) return node;
+    for (const child of node.children) {
+      if (child?.hasError || child?.isMissing) {
+        const found = visit(child);
+        if (found) return found;
+      }
+    }
+    return undefined;
+  };
+  const bad = visit(tree.rootNode) ?? tree.rootNode;
+  return { line: bad.startPosition.row + 1, col: bad.startPosition.column + 1, token: bad.text.slice(0, 40) };
+}
+
+export type { Node, Parser, Tree };
