@@ -64,7 +64,7 @@ function flags(args: string[], known: string): { flags: Set<string>; rest: strin
 }
 
 function printf(format: string, args: string[]): string {
-  const unescape = (s: string) =>
+  const unescapes = (s: string) =>
     s.replace(
       /\\([ntr\\"]|0[0-7]{0,3})/g,
       (_, c: string) => ({ n: '\n', t: '\t', r: '\r', '\\': '\\', '"': '"' })[c] ?? String.fromCharCode(Number.parseInt(c, 8)),
@@ -72,10 +72,10 @@ function printf(format: string, args: string[]): string {
   let out = '';
   let i = 0;
   do {
-    out += unescape(format).replace(/%([-0-9]*)([sdb%])/g, (_, width: string, conv: string) => {
+    out += unescapes(format).replace(/%([-0-9]*)([sdb%])/g, (_, width: string, conv: string) => {
       if (conv === '%') return '%';
       const arg = args[i++] ?? '';
-      const text = conv === 'd' ? String(Number.parseInt(arg || '0', 10)) : conv === 'b' ? unescape(arg) : arg;
+      const text = conv === 'd' ? String(Number.parseInt(arg || '0', 10)) : conv === 'b' ? unescapes(arg) : arg;
       const w = Number(width.replace('-', '')) || 0;
       return width.startsWith('-') ? text.padEnd(w) : text.padStart(w);
     });
@@ -244,7 +244,11 @@ export function linuxUtilities(host: LinuxHost): Map<string, Utility> {
       else rest.push(args[i] as string);
     }
     if (directory) {
-      for (const d of rest)
+      for (const d of rest) {
+        if (host.fs.isDir(shell.resolve(d))) continue;
+        host.fs.mkdirp(shell.resolve(d));
+        host.record(`mkdir ${shell.resolve(d)}`);
+      }
         if (!host.fs.isDir(shell.resolve(d))) host.fs.mkdirp(shell.resolve(d)), host.record(`mkdir ${shell.resolve(d)}`);
       return ok();
     }
@@ -256,7 +260,10 @@ export function linuxUtilities(host: LinuxHost): Map<string, Utility> {
     if (parents) host.fs.mkdirp(dirname(target));
     const problem = files.write(target, content, false);
     if (problem) return fail(`install: cannot create regular file '${to}': ${problem}\n`);
-    if (host.fs.mode(target) !== mode) host.fs.chmod(target, mode), host.record(`chmod ${mode.toString(8)} ${target}`);
+    if (host.fs.mode(target) !== mode) {
+      host.fs.chmod(target, mode);
+      host.record(`chmod ${mode.toString(8)} ${target}`);
+    }
     return ok();
   });
 
