@@ -249,7 +249,6 @@ export function linuxUtilities(host: LinuxHost): Map<string, Utility> {
         host.fs.mkdirp(shell.resolve(d));
         host.record(`mkdir ${shell.resolve(d)}`);
       }
-        if (!host.fs.isDir(shell.resolve(d))) host.fs.mkdirp(shell.resolve(d)), host.record(`mkdir ${shell.resolve(d)}`);
       return ok();
     }
     const [from, to] = rest;
