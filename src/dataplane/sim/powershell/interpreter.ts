@@ -48,6 +48,22 @@ const WRAPPERS = new Set([
   'integer_literal',
 ]);
 
+/** Single-quote characters: PowerShell ends a verbatim string at any of them, and a doubled pair is one. */
+const SINGLE_QUOTES = /['\u2018\u2019\u201A\u201B]/;
+
+function verbatim(body: string, node: Node): string {
+  let out = '';
+  for (let i = 0; i < body.length; i++) {
+    const ch = body[i] as string;
+    if (SINGLE_QUOTES.test(ch)) {
+      // The grammar only knows ASCII quotes; PowerShell would have ended the string at a lone typographic one.
+      if (!SINGLE_QUOTES.test(body[i + 1] ?? '')) throw new PsScriptError(`groundcrew sim: a lone ${ch} inside '${node.text.slice(0, 30)}' ends the string in PowerShell`, 'NotSupportedBySimulator', 'ParserError');
+      out += body[++i];
+    } else out += ch;
+  }
+  return out;
+}
+
 /** Nodes whose named children are statements. */
 const BLOCKS = new Set(['program', 'statement_block', 'statement_list', 'script_block', 'script_block_body']);
 
@@ -471,7 +487,7 @@ export class Interpreter<H> {
   #string(node: Node): string {
     const literal = node.type === 'string_literal' ? (node.child(0) ?? node) : node;
     const text = literal.text;
-    if (literal.type === 'verbatim_string_characters') return text.slice(1, -1).replace(/''/g, "'");
+    if (literal.type === 'verbatim_string_characters') return verbatim(text.slice(1, -1), literal);
     if (literal.type === 'verbatim_here_string_characters') return text.replace(/^@'\r?\n/, '').replace(/\r?\n'@$/, '');
     const here = literal.type === 'expandable_here_string_literal';
     const start = literal.startIndex;
