@@ -14,7 +14,10 @@ export function powershellCommandLine(script: string): string {
   const encoded = Buffer.from(POWERSHELL_PRELUDE + script, 'utf16le').toString('base64');
   const line = `powershell.exe -NoProfile -NonInteractive -EncodedCommand ${encoded}`;
   if (line.length > MAX_WINDOWS_COMMAND) {
-    throw new DataplaneError('GC_COMMAND_TOO_LONG', `the script encodes to ${line.length} characters; a Windows command line holds ${MAX_WINDOWS_COMMAND}`);
+    throw new DataplaneError(
+      'GC_COMMAND_TOO_LONG',
+      `the script encodes to ${line.length} characters; a Windows command line holds ${MAX_WINDOWS_COMMAND}`,
+    );
   }
   return line;
 }

@@ -280,6 +280,16 @@ export class Lab {
     host.rebooting = false;
   }
 
+  /** Gives a host a new SSH host key (a reinstalled node, or an impostor) and restarts its sshd. */
+  async rekey(name: string): Promise<void> {
+    const host = this.host(name);
+    await killAll(host.netns);
+    await rm(host.paths.hostKey, { force: true });
+    await rm(`${host.paths.hostKey}.pub`, { force: true });
+    await sh('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', name, '-f', host.paths.hostKey]);
+    await this.#startSshd(host);
+  }
+
   /** Makes the kernel interfaces of a Linux host match its model (vhost0 and pkt0 while the agent runs). */
   async syncInterfaces(host: LabHost): Promise<void> {
     if (!(host.model instanceof LinuxHost)) return;

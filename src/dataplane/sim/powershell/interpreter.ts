@@ -57,7 +57,12 @@ function verbatim(body: string, node: Node): string {
     const ch = body[i] as string;
     if (SINGLE_QUOTES.test(ch)) {
       // The grammar only knows ASCII quotes; PowerShell would have ended the string at a lone typographic one.
-      if (!SINGLE_QUOTES.test(body[i + 1] ?? '')) throw new PsScriptError(`groundcrew sim: a lone ${ch} inside '${node.text.slice(0, 30)}' ends the string in PowerShell`, 'NotSupportedBySimulator', 'ParserError');
+      if (!SINGLE_QUOTES.test(body[i + 1] ?? ''))
+        throw new PsScriptError(
+          `groundcrew sim: a lone ${ch} inside '${node.text.slice(0, 30)}' ends the string in PowerShell`,
+          'NotSupportedBySimulator',
+          'ParserError',
+        );
       out += body[++i];
     } else out += ch;
   }

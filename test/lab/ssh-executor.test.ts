@@ -1,0 +1,157 @@
+// The SSH executor against real sshd in the lab: connection reuse, drops, timeouts, aborts, host keys, auth.
+
+import { readFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HostKeyStore } from '../../src/dataplane/host-keys.js';
+import { Limiter } from '../../src/dataplane/limiter.js';
+import { SshExecutor, type SshTarget } from '../../src/dataplane/ssh-executor.js';
+import { LAB_PASSWORD, Lab } from './lab.js';
+import { sh } from './netns.js';
+
+let lab: Lab;
+const executors: SshExecutor[] = [];
+
+function executor(name: string, overrides: Partial<SshTarget> = {}, hostKeys = new HostKeyStore(null), logs?: unknown[]): SshExecutor {
+  const host = lab.host(name);
+  const e = new SshExecutor({
+    target: { os: host.os, host: host.address, username: host.user, privateKeyPath: lab.privateKey, ...overrides },
+    hostKeys,
+    connections: new Limiter(100),
+    ...(logs ? { log: (event) => logs.push(event) } : {}),
+  });
+  executors.push(e);
+  return e;
+}
+
+const run = (e: SshExecutor, script: string, timeoutMs = 10_000) => e.run({ script }, { timeoutMs });
+
+beforeAll(async () => {
+  lab = await Lab.start({
+    hosts: [
+      { name: 'l1', os: 'linux' },
+      { name: 'w1', os: 'windows' },
+      { name: 'l2', os: 'linux' },
+    ],
+    rebootMs: 300,
+  });
+});
+afterAll(async () => {
+  for (const e of executors) await e.close();
+  await lab?.stop();
+});
+
+describe('SshExecutor', () => {
+  it('runs 1,000 sequential commands over one connection (one handshake)', async () => {
+    const e = executor('l1');
+    for (let i = 0; i < 1000; i++) {
+      const r = await run(e, `echo ${i}`);
+      if (r.stdout !== `${i}\n`) throw new Error(`command ${i} answered ${JSON.stringify(r)}`);
+    }
+    expect(e.stats).toEqual({ connects: 1, commands: 1000 });
+    // Seen from the host: one established SSH connection (this one), not a thousand.
+    const sessions = await run(e, "ss -Htn state established '( sport = :22 )' | wc -l");
+    expect(sessions.stdout.trim()).toBe('1');
+  });
+
+  it('runs channels in parallel on one connection, queueing past sshd MaxSessions', async () => {
+    const e = executor('l1');
+    const results = await Promise.all(Array.from({ length: 30 }, (_, i) => run(e, `sleep 0.2; echo ${i}`)));
+    expect(results.map((r) => r.stdout)).toEqual(Array.from({ length: 30 }, (_, i) => `${i}\n`));
+    expect(e.stats.connects).toBe(1);
+  });
+
+  it('keeps stdout, stderr and exit codes apart, and multi-byte text whole', async () => {
+    const e = executor('l1');
+    const r = await run(e, `printf 'é%.0s' $(seq 1 40000); echo; echo oops >&2; exit 3`);
+    expect(r.exitCode).toBe(3);
+    expect(r.stdout).toBe(`${'é'.repeat(40000)}\n`);
+    expect(r.stderr).toBe('oops\n');
+  });
+
+  it('a dropped connection mid-command is GC_CONNECTION_LOST (retryable); the next command reconnects', async () => {
+    const e = executor('l2');
+    await run(e, 'true');
+    await lab.fault('l2', { dropAfterMs: 200 });
+    await expect(run(e, 'sleep 5; echo finished')).rejects.toMatchObject({ code: 'GC_CONNECTION_LOST', retryable: true });
+    expect((await run(e, 'echo again')).stdout).toBe('again\n');
+    expect(e.stats.connects).toBe(2);
+  });
+
+  it('a timeout ends the command on the host and is GC_COMMAND_TIMEOUT', async () => {
+    const e = executor('l1');
+    await expect(run(e, 'sleep 31.5; echo late', 300)).rejects.toMatchObject({ code: 'GC_COMMAND_TIMEOUT', retryable: true });
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await run(e, 'ps -eo args | grep -c "^sleep 31.5" || true')).stdout.trim()).toBe('0');
+  });
+
+  it('an abort ends the command on the host and is GC_COMMAND_ABORTED', async () => {
+    const e = executor('l1');
+    const controller = new AbortController();
+    const pending = e.run({ script: 'sleep 32.5; echo late', label: 'long wait' }, { timeoutMs: 60_000, signal: controller.signal });
+    setTimeout(() => controller.abort(), 200);
+    await expect(pending).rejects.toMatchObject({
+      code: 'GC_COMMAND_ABORTED',
+      retryable: false,
+      message: expect.stringContaining('long wait'),
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await run(e, 'ps -eo args | grep -c "^sleep 32.5" || true')).stdout.trim()).toBe('0');
+  });
+
+  it('passes stdin to the command (how secrets travel)', async () => {
+    const e = executor('l1');
+    const r = await e.run({ script: 'read -r secret; printf "%s" "${#secret}"' }, { timeoutMs: 5000, stdin: 'hunter2\n' });
+    expect(r.stdout).toBe('7');
+  });
+
+  it('pins the host key on first use and refuses a changed one, naming both fingerprints', async () => {
+    const keys = new HostKeyStore(null);
+    const first = executor('l2', {}, keys);
+    await run(first, 'true');
+    await first.close();
+    await lab.rekey('l2');
+    const second = executor('l2', {}, keys);
+    const failure = run(second, 'true');
+    await expect(failure).rejects.toMatchObject({ code: 'GC_SSH_HOSTKEY_MISMATCH', retryable: false });
+    await expect(failure).rejects.toThrow(/presented host key SHA256:\S+, but SHA256:\S+ was pinned on first use/);
+  });
+
+  it('logs in with a password; a wrong one is GC_SSH_AUTH and terminal', async () => {
+    const good = executor('w1', { privateKeyPath: undefined, password: LAB_PASSWORD });
+    expect((await run(good, '(Get-CimInstance -ClassName Win32_OperatingSystem).CSName')).stdout).toBe('w1\r\n');
+    const bad = executor('w1', { privateKeyPath: undefined, password: 'wrong-password' });
+    await expect(run(bad, 'hostname')).rejects.toMatchObject({ code: 'GC_SSH_AUTH', retryable: false });
+  });
+
+  it('an unreachable host is GC_SSH_CONNECT and retryable', async () => {
+    const e = executor('l1', { port: 2 });
+    await expect(run(e, 'true')).rejects.toMatchObject({ code: 'GC_SSH_CONNECT', retryable: true });
+  });
+
+  it('never puts the password in any process arguments on either side, nor in its logs', async () => {
+    const password = LAB_PASSWORD;
+    const logs: unknown[] = [];
+    const e = executor('l1', { privateKeyPath: undefined, password }, new HostKeyStore(null), logs);
+    const pending = run(e, 'sleep 1; echo done');
+    await new Promise((r) => setTimeout(r, 400));
+    // Client and server both run on this machine: every process's arguments are in /proc.
+    const cmdlines = await sh('sh', ['-c', 'cat /proc/[0-9]*/cmdline 2>/dev/null | tr "\\0" " "']);
+    expect(cmdlines).toContain('sleep 1; echo done');
+    expect(cmdlines).not.toContain(password);
+    expect((await pending).stdout).toBe('done\n');
+    expect(JSON.stringify(logs)).not.toContain(password);
+    expect(logs.length).toBeGreaterThan(0);
+  });
+
+  it('runs PowerShell on Windows hosts as -EncodedCommand with errors made terminating', async () => {
+    const e = executor('w1');
+    const ok = await run(e, "Get-Service -Name 'winnat' | Select-Object -Property 'Name' | ConvertTo-Json -Compress");
+    expect(ok).toMatchObject({ exitCode: 0, stdout: '{"Name":"winnat"}\r\n' });
+    const failed = await run(e, "Get-Service -Name 'nope'\n'not reached'");
+    expect(failed.exitCode).toBe(1);
+    expect(failed.stdout).toBe('');
+    const lastScript = (await lab.commandLog('w1')).at(-1) ?? '';
+    expect(lastScript.startsWith("$ErrorActionPreference = 'Stop'")).toBe(true);
+    expect(await readFile(lab.host('w1').paths.commandLog, 'utf8')).not.toContain('-EncodedCommand');
+  });
+});
