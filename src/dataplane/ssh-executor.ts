@@ -49,9 +49,10 @@ const PID_MARK = '\x1e';
 const PID_PREFIX = `printf '\\036%s\\036' "$$" >&2\n`;
 
 function takePid(stderr: Buffer): { pid?: number; rest: Buffer } {
-  const text = stderr.toString('latin1');
-  const m = /^\x1e(\d+)\x1e/.exec(text);
-  return m ? { pid: Number(m[1]), rest: stderr.subarray(m[0].length) } : { rest: stderr };
+  if (stderr[0] !== PID_MARK.charCodeAt(0)) return { rest: stderr };
+  const end = stderr.indexOf(PID_MARK, 1);
+  const pid = Number(stderr.subarray(1, end).toString('latin1'));
+  return end > 1 && Number.isInteger(pid) ? { pid, rest: stderr.subarray(end + 1) } : { rest: stderr };
 }
 
 export class SshExecutor implements Executor {
