@@ -1,0 +1,59 @@
+// The PowerShell executor: a persistent local PowerShell (node-powershell), for groundcrew running on a
+// Windows host. Scripts travel on the shell's standard input, never on a command line.
+
+import { performance } from 'node:perf_hooks';
+import { PowerShell } from 'node-powershell';
+import { DataplaneError } from './errors.js';
+import type { Command, CommandResult, Executor, RunOptions } from './executor.js';
+import { psQuote } from './quote.js';
+import { POWERSHELL_PRELUDE } from './wire.js';
+
+export class PowerShellExecutor implements Executor {
+  readonly os = 'windows' as const;
+  #shell: PowerShell | undefined;
+
+  #session(): PowerShell {
+    this.#shell ??= new PowerShell({ debug: false });
+    return this.#shell;
+  }
+
+  async run(cmd: Command, opts: RunOptions): Promise<CommandResult> {
+    const started = performance.now();
+    const label = cmd.label ? ` (${cmd.label})` : '';
+    if (opts.signal?.aborted) throw new DataplaneError('GC_COMMAND_ABORTED', `PowerShell command${label} was cancelled`);
+    // What SSH would send on stdin is handed over as $GcStdin; it is written to the shell's stdin like the rest.
+    const stdin = opts.stdin === undefined ? '' : `$GcStdin = ${psQuote(opts.stdin)}\n`;
+    const invocation = this.#session().invoke(`${POWERSHELL_PRELUDE}${stdin}${cmd.script}`);
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    const stop = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new DataplaneError('GC_COMMAND_TIMEOUT', `PowerShell command${label} ran past ${opts.timeoutMs} ms and was ended`)),
+        opts.timeoutMs,
+      );
+      onAbort = () => reject(new DataplaneError('GC_COMMAND_ABORTED', `PowerShell command${label} was cancelled`));
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      const result = await Promise.race([invocation, stop]);
+      return { exitCode: 0, stdout: result.raw, stderr: '', durationMs: performance.now() - started };
+    } catch (err) {
+      if (err instanceof DataplaneError) {
+        // Ending the session is the only way to stop what it runs; the next command starts a new one.
+        await this.close();
+        throw err;
+      }
+      // node-powershell fails an invocation that wrote to stderr: that is a failed command, exit 1.
+      return { exitCode: 1, stdout: '', stderr: (err as Error).message, durationMs: performance.now() - started };
+    } finally {
+      clearTimeout(timer);
+      if (onAbort) opts.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  async close(): Promise<void> {
+    const shell = this.#shell;
+    this.#shell = undefined;
+    await shell?.dispose().catch(() => undefined);
+  }
+}

@@ -1,0 +1,102 @@
+// The sim executor: in-process simulated hosts, no root, no network. What `groundcrew demo`, the role
+// unit tests and the scale benchmark run against. Windows hosts get exactly what goes over SSH.
+
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DataplaneError } from './errors.js';
+import type { Command, CommandResult, Executor, NodeOs, RunOptions } from './executor.js';
+import { LinuxShell } from './sim/bash/linux-shell.js';
+import { LinuxHost } from './sim/linux/linux-host.js';
+import type { WindowsHost } from './sim/windows/windows-host.js';
+import { WindowsShell } from './sim/windows/windows-shell.js';
+import { powershellCommandLine } from './wire.js';
+
+/** The two simulated shells, loaded once (each parses with a tree-sitter grammar). */
+export class SimShells {
+  private constructor(
+    readonly linux: LinuxShell,
+    readonly windows: WindowsShell,
+  ) {}
+
+  static async create(): Promise<SimShells> {
+    const [linux, windows] = await Promise.all([LinuxShell.create(), WindowsShell.create()]);
+    return new SimShells(linux, windows);
+  }
+}
+
+export interface SimExecutorOptions {
+  host: LinuxHost | WindowsHost;
+  shells: SimShells;
+  /** Simulated round-trip time per command. */
+  latencyMs?: number;
+  /** How long a reboot keeps the host unreachable. */
+  rebootMs?: number;
+  /** Called after every command and reboot, e.g. to persist the host's state. */
+  onChange?: (host: LinuxHost | WindowsHost) => void;
+}
+
+export class SimExecutor implements Executor {
+  readonly os: NodeOs;
+  readonly stats = { commands: 0, reboots: 0 };
+  #down = false;
+  /** Set to make the host never come back from its next reboot. */
+  neverReturnFromReboot = false;
+
+  constructor(private readonly options: SimExecutorOptions) {
+    this.os = options.host instanceof LinuxHost ? 'linux' : 'windows';
+  }
+
+  get host(): LinuxHost | WindowsHost {
+    return this.options.host;
+  }
+
+  get isDown(): boolean {
+    return this.#down;
+  }
+
+  async run(cmd: Command, opts: RunOptions): Promise<CommandResult> {
+    const started = performance.now();
+    const name = this.options.host.state.hostname;
+    const label = cmd.label ? ` (${cmd.label})` : '';
+    if (this.#down) throw new DataplaneError('GC_SSH_CONNECT', `cannot connect to ${name}: ECONNREFUSED (rebooting)`);
+    const latency = this.options.latencyMs ?? 0;
+    if (latency > 0) {
+      if (latency > opts.timeoutMs) {
+        await sleep(opts.timeoutMs, undefined, { signal: opts.signal }).catch(() => undefined);
+        throw new DataplaneError('GC_COMMAND_TIMEOUT', `${name}: command${label} ran past ${opts.timeoutMs} ms and was ended`);
+      }
+      await sleep(latency, undefined, { signal: opts.signal }).catch(() => {
+        throw new DataplaneError('GC_COMMAND_ABORTED', `${name}: command${label} was cancelled`);
+      });
+    }
+    if (opts.signal?.aborted) throw new DataplaneError('GC_COMMAND_ABORTED', `${name}: command${label} was cancelled`);
+    this.stats.commands++;
+    const host = this.options.host;
+    const result =
+      host instanceof LinuxHost
+        ? this.options.shells.linux.run(host, cmd.script, opts.stdin ?? '')
+        : (({ stdout, stderr, exitCode }) => ({ stdout, stderr, code: exitCode }))(
+            this.options.shells.windows.runCommandLine(host, powershellCommandLine(cmd.script), opts.stdin ?? ''),
+          );
+    if (host.rebootRequested) {
+      host.rebootRequested = false;
+      this.#reboot();
+    }
+    this.options.onChange?.(host);
+    return { exitCode: result.code, stdout: result.stdout, stderr: result.stderr, durationMs: performance.now() - started };
+  }
+
+  /** The host goes down now and comes back (new boot id / boot time) after rebootMs. */
+  #reboot(): void {
+    this.#down = true;
+    this.stats.reboots++;
+    if (this.neverReturnFromReboot) return;
+    setTimeout(() => {
+      this.options.host.reboot();
+      this.#down = false;
+      this.options.onChange?.(this.options.host);
+    }, this.options.rebootMs ?? 1000).unref();
+  }
+
+  async close(): Promise<void> {}
+}
