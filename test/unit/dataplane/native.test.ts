@@ -26,7 +26,12 @@ for _ in range(int(sys.argv[2])):
     String(count),
   ]);
   let out = '';
-  const ready = new Promise<void>((resolve) => py.stdout.on('data', (d) => ((out += d), out.includes('bound\n') && resolve())));
+  const ready = new Promise<void>((resolve) =>
+    py.stdout.on('data', (d) => {
+      out += d;
+      if (out.includes('bound\n')) resolve();
+    }),
+  );
   const messages = new Promise<string[]>((resolve) => py.on('exit', () => resolve(out.split('\n').slice(1).filter(Boolean))));
   return Promise.resolve({ ready, messages });
 }
