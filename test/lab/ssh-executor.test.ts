@@ -1,6 +1,8 @@
 // The SSH executor against real sshd in the lab: connection reuse, drops, timeouts, aborts, host keys, auth.
 
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HostKeyStore } from '../../src/dataplane/host-keys.js';
 import { Limiter } from '../../src/dataplane/limiter.js';
@@ -121,6 +123,42 @@ describe('SshExecutor', () => {
     expect((await run(good, '(Get-CimInstance -ClassName Win32_OperatingSystem).CSName')).stdout).toBe('w1\r\n');
     const bad = executor('w1', { privateKeyPath: undefined, password: 'wrong-password' });
     await expect(run(bad, 'hostname')).rejects.toMatchObject({ code: 'GC_SSH_AUTH', retryable: false });
+  });
+
+  it('holds to the global cap on open connections, and an idle connection gives its slot back', async () => {
+    const cap = new Limiter(1);
+    const make = (name: string) => {
+      const host = lab.host(name);
+      const e = new SshExecutor({
+        target: { os: host.os, host: host.address, username: host.user, privateKeyPath: lab.privateKey },
+        hostKeys: new HostKeyStore(null),
+        connections: cap,
+        idleCloseMs: 300,
+      });
+      executors.push(e);
+      return e;
+    };
+    const [a, b] = [make('l1'), make('l2')];
+    await run(a, 'true');
+    expect(cap.active).toBe(1);
+    const started = Date.now();
+    // b must wait for a's connection to go idle and close before it may connect.
+    expect((await run(b, 'echo b')).stdout).toBe('b\n');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+    expect(cap.active).toBe(1);
+  });
+
+  it('keeps host key pins in the state directory across restarts', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gc-state-'));
+    const file = join(dir, 'known-hosts.json');
+    await run(executor('l1', {}, new HostKeyStore(file)), 'true');
+    const pins = JSON.parse(await readFile(file, 'utf8')) as Record<string, string>;
+    expect(Object.keys(pins)).toEqual([`${lab.host('l1').address}:22`]);
+    expect(Object.values(pins)[0]).toMatch(/^SHA256:[A-Za-z0-9+/]{43}$/);
+    expect(new HostKeyStore(file).check(`${lab.host('l1').address}:22`, 'SHA256:someone-else')).toMatchObject({
+      ok: false,
+      pinned: Object.values(pins)[0],
+    });
   });
 
   it('an unreachable host is GC_SSH_CONNECT and retryable', async () => {
