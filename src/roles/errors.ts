@@ -1,0 +1,20 @@
+// Error codes of the roles: see docs/errors.md.
+
+import { GroundcrewError } from '../errors.js';
+
+export const ROLE_CODES = {
+  GC_MSI_FAILED: { retryable: false, meaning: 'an MSI install or uninstall failed (1603 and others); the log tail says why' },
+  GC_MSI_BUSY: { retryable: true, meaning: 'another MSI install was running on the node (1618)' },
+  GC_FACTS_FAILED: { retryable: true, meaning: "the script that reads a phase's facts failed or answered something unreadable" },
+  GC_SET_FAILED: { retryable: false, meaning: 'a command that changes the node failed' },
+  GC_STILL_DIFFERENT: { retryable: false, meaning: 'a resource still differs after it was set' },
+} as const;
+
+export type RoleCode = keyof typeof ROLE_CODES;
+
+export class RoleError extends GroundcrewError {
+  constructor(code: RoleCode, message: string, cause?: unknown) {
+    super(code, message, { retryable: ROLE_CODES[code].retryable, cause });
+    this.name = 'RoleError';
+  }
+}

@@ -1,0 +1,73 @@
+// Gathers the facts of many resources in one command: one PowerShell script answering JSON, or one bash
+// script answering tab-separated base64 lines.
+
+import type { Executor } from '../dataplane/executor.js';
+import { bashQuote, psQuote } from '../dataplane/quote.js';
+import { RoleError } from './errors.js';
+import type { FactQuery, Facts } from './resource.js';
+
+/** The script that reads `queries` on a Windows node; exported so tests can parse every one. */
+export function windowsFactsScript(queries: FactQuery[]): string {
+  const lines = ['$f = [ordered]@{}'];
+  for (const q of queries) {
+    if (!q.ps) throw new Error(`fact ${q.id} has no PowerShell form`);
+    // $( ) lets a fact be several statements; one item comes back as itself, none as $null.
+    // A fact that cannot be read is null, not a failed phase: absence is a fact too.
+    lines.push(`try { $f[${psQuote(q.id)}] = $(${q.ps}) } catch { $f[${psQuote(q.id)}] = $null }`);
+  }
+  lines.push('$f | ConvertTo-Json -Depth 6 -Compress');
+  return lines.join('\n');
+}
+
+/** The script that reads `queries` on a Linux node: per fact, "id TAB exit-status TAB base64(stdout)". */
+export function linuxFactsScript(queries: FactQuery[]): string {
+  const lines = [
+    'gc_fact() { local id=$1; shift; local out; out=$("$@" 2>/dev/null); printf \'%s\\t%s\\t%s\\n\' "$id" "$?" "$(printf \'%s\' "$out" | base64 -w0)"; }',
+  ];
+  for (const q of queries) {
+    if (!q.sh) throw new Error(`fact ${q.id} has no bash form`);
+    lines.push(`gc_fact ${bashQuote(q.id)} bash -c ${bashQuote(q.sh)}`);
+  }
+  return lines.join('\n');
+}
+
+export interface LinuxFact {
+  status: number;
+  stdout: string;
+}
+
+export async function gatherFacts(
+  exec: Executor,
+  queries: FactQuery[],
+  opts: { signal?: AbortSignal; timeoutMs?: number; label: string },
+): Promise<Facts> {
+  const facts = new Map<string, unknown>();
+  if (queries.length === 0) return facts;
+  const script = exec.os === 'windows' ? windowsFactsScript(queries) : linuxFactsScript(queries);
+  const r = await exec.run(
+    { script, label: `facts of ${opts.label}` },
+    { timeoutMs: opts.timeoutMs ?? 60_000, ...(opts.signal ? { signal: opts.signal } : {}) },
+  );
+  if (r.exitCode !== 0)
+    throw new RoleError(
+      'GC_FACTS_FAILED',
+      `reading the facts of ${opts.label} failed (exit ${r.exitCode}): ${r.stderr.trim().split('\n')[0] ?? ''}`,
+    );
+  if (exec.os === 'windows') {
+    let parsed: Record<string, unknown>;
+    try {
+      parsed = JSON.parse(r.stdout) as Record<string, unknown>;
+    } catch (err) {
+      throw new RoleError('GC_FACTS_FAILED', `the facts of ${opts.label} are not JSON: ${r.stdout.slice(0, 120)}`, err);
+    }
+    for (const q of queries) facts.set(q.id, parsed[q.id] ?? null);
+    return facts;
+  }
+  for (const line of r.stdout.split('\n')) {
+    const [id, status, encoded] = line.split('\t');
+    if (id === undefined || status === undefined) continue;
+    facts.set(id, { status: Number(status), stdout: Buffer.from(encoded ?? '', 'base64').toString('utf8') } satisfies LinuxFact);
+  }
+  for (const q of queries) if (!facts.has(q.id)) throw new RoleError('GC_FACTS_FAILED', `the facts of ${opts.label} lack ${q.id}`);
+  return facts;
+}

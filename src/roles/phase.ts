@@ -1,0 +1,200 @@
+// A phase: an ordered list of resources, tested on facts gathered in one round trip, set in order.
+
+import type { Executor } from '../dataplane/executor.js';
+import { GroundcrewError } from '../errors.js';
+import { RoleError } from './errors.js';
+import { gatherFacts } from './facts.js';
+import type { Facts, Resource, TestResult } from './resource.js';
+
+export interface Phase {
+  name: string;
+  resources: Resource[];
+}
+
+export type ResourceStatus = 'ok' | 'changed' | 'failed' | 'skipped';
+
+export interface ResourceOutcome {
+  resource: string;
+  status: ResourceStatus;
+  before: TestResult;
+  after?: TestResult;
+  rebootRequested: boolean;
+  error?: { code: string; message: string; retryable: boolean };
+  durationMs: number;
+}
+
+export interface PhaseOutcome {
+  phase: string;
+  inDesiredState: boolean;
+  rebootRequested: boolean;
+  resources: ResourceOutcome[];
+  /** Commands this pass sent, fact reads included: a converged phase costs exactly one. */
+  commands: number;
+}
+
+export interface PhaseOptions {
+  signal?: AbortSignal;
+  /** Test only: report what differs, change nothing (monitor mode, `groundcrew plan`). */
+  dryRun?: boolean;
+}
+
+/** Counts the commands a phase sends, so a converged pass can prove it only read. */
+class CountingExecutor implements Executor {
+  count = 0;
+  constructor(private readonly inner: Executor) {}
+  get os() {
+    return this.inner.os;
+  }
+  run(...args: Parameters<Executor['run']>) {
+    this.count++;
+    return this.inner.run(...args);
+  }
+  close() {
+    return this.inner.close();
+  }
+}
+
+export async function testPhase(
+  exec: Executor,
+  phase: Phase,
+  opts: PhaseOptions = {},
+): Promise<{ facts: Facts; results: Map<string, TestResult> }> {
+  const facts = await gatherFacts(
+    exec,
+    phase.resources.flatMap((r) => r.facts),
+    { label: phase.name, ...(opts.signal ? { signal: opts.signal } : {}) },
+  );
+  return { facts, results: new Map(phase.resources.map((r) => [r.name, r.test(facts)])) };
+}
+
+/**
+ * test, then set what differs, in order. After a set the facts are read again before the next resource
+ * is tested (a set may change what the next one sees). Once a resource asks for a reboot, only resources
+ * that share it (sharesReboot) still run; the rest wait for the node to come back. Requests are batched.
+ */
+export async function applyPhase(executor: Executor, phase: Phase, opts: PhaseOptions = {}): Promise<PhaseOutcome> {
+  const exec = new CountingExecutor(executor);
+  const outcomes: ResourceOutcome[] = [];
+  let { facts } = await testPhase(exec, { name: phase.name, resources: phase.resources }, opts);
+  let rebootRequested = false;
+  let stale = false;
+  for (const [index, resource] of phase.resources.entries()) {
+    const started = performance.now();
+    if (rebootRequested && !resource.sharesReboot) {
+      outcomes.push({
+        resource: resource.name,
+        status: 'skipped',
+        before: { inDesiredState: false, differingProperties: ['waiting for reboot'] },
+        rebootRequested: false,
+        durationMs: 0,
+      });
+      continue;
+    }
+    if (stale) {
+      // One read for everything still to come, not one per resource.
+      facts = (await testPhase(exec, { name: phase.name, resources: phase.resources.slice(index) }, opts)).facts;
+      stale = false;
+    }
+    const before = resource.test(facts);
+    if (before.inDesiredState || opts.dryRun) {
+      outcomes.push({
+        resource: resource.name,
+        status: before.inDesiredState ? 'ok' : 'skipped',
+        before,
+        rebootRequested: false,
+        durationMs: performance.now() - started,
+      });
+      continue;
+    }
+    try {
+      const result = await resource.set({ exec, facts, ...(opts.signal ? { signal: opts.signal } : {}) });
+      stale = result.changed;
+      rebootRequested ||= result.rebootRequested;
+      outcomes.push({
+        resource: resource.name,
+        status: result.changed ? 'changed' : 'ok',
+        before,
+        rebootRequested: result.rebootRequested,
+        durationMs: performance.now() - started,
+      });
+    } catch (err) {
+      const e = err instanceof GroundcrewError ? err : new RoleError('GC_SET_FAILED', `${resource.name}: ${(err as Error).message}`, err);
+      outcomes.push({
+        resource: resource.name,
+        status: 'failed',
+        before,
+        rebootRequested: false,
+        error: { code: e.code, message: e.message, retryable: e.retryable },
+        durationMs: performance.now() - started,
+      });
+      throw Object.assign(e, {
+        outcome: {
+          phase: phase.name,
+          inDesiredState: false,
+          rebootRequested,
+          resources: outcomes,
+          commands: exec.count,
+        } satisfies PhaseOutcome,
+      });
+    }
+  }
+  // Everything set is tested again: a resource that still differs without a pending reboot is an error.
+  const changed = outcomes.filter((o) => o.status === 'changed' && !o.rebootRequested);
+  if (changed.length > 0) {
+    const { results } = await testPhase(
+      exec,
+      { name: phase.name, resources: phase.resources.filter((r) => changed.some((c) => c.resource === r.name)) },
+      opts,
+    );
+    for (const o of changed) {
+      o.after = results.get(o.resource);
+      if (o.after && !o.after.inDesiredState) {
+        const e = new RoleError(
+          'GC_STILL_DIFFERENT',
+          `${o.resource} still differs after it was set: ${o.after.differingProperties.join(', ')}`,
+        );
+        o.status = 'failed';
+        o.error = { code: e.code, message: e.message, retryable: e.retryable };
+        throw Object.assign(e, {
+          outcome: {
+            phase: phase.name,
+            inDesiredState: false,
+            rebootRequested,
+            resources: outcomes,
+            commands: exec.count,
+          } satisfies PhaseOutcome,
+        });
+      }
+    }
+  }
+  return {
+    phase: phase.name,
+    inDesiredState: outcomes.every((o) => o.status === 'ok' || (o.status === 'changed' && !o.rebootRequested)),
+    rebootRequested,
+    resources: outcomes,
+    commands: exec.count,
+  };
+}
+
+/** Runs a command that changes the node; a non-zero exit is GC_SET_FAILED with what it said. */
+export async function change(
+  exec: Executor,
+  script: string,
+  label: string,
+  opts: { signal?: AbortSignal; timeoutMs?: number; stdin?: string } = {},
+): Promise<string> {
+  const r = await exec.run(
+    { script, label },
+    {
+      timeoutMs: opts.timeoutMs ?? 300_000,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+      ...(opts.stdin !== undefined ? { stdin: opts.stdin } : {}),
+    },
+  );
+  if (r.exitCode !== 0)
+    throw new RoleError(
+      'GC_SET_FAILED',
+      `${label} failed (exit ${r.exitCode}): ${(r.stderr || r.stdout).trim().split(/\r?\n/).slice(0, 3).join(' ')}`,
+    );
+  return r.stdout;
+}

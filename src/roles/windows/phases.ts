@@ -1,0 +1,19 @@
+// The Windows phases of DESIGN section 5, built for one node.
+
+import type { WindowsRoleInput } from '../input.js';
+import type { Phase } from '../phase.js';
+import { windowsDriver } from './driver.js';
+import { windowsPrereqs } from './prereqs.js';
+import { windowsTestSigning } from './test-signing.js';
+import { windowsVerify } from './verify.js';
+import { windowsVrouter } from './vrouter.js';
+
+export function windowsPhases(input: WindowsRoleInput): Phase[] {
+  return [
+    windowsPrereqs(input),
+    ...(input.testSigning ? [windowsTestSigning()] : []),
+    windowsVrouter(input),
+    windowsDriver(input),
+    windowsVerify(input),
+  ];
+}

@@ -1,0 +1,207 @@
+// The Windows phases on the simulated host: converge from fresh, idempotence, reboots, upgrades, MSI failures.
+
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Command, CommandResult, Executor, RunOptions } from '../../../src/dataplane/executor.js';
+import { loadPowerShellParser } from '../../../src/dataplane/sim/powershell/parser.js';
+import { WindowsHost } from '../../../src/dataplane/sim/windows/windows-host.js';
+import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
+import { POWERSHELL_PRELUDE } from '../../../src/dataplane/wire.js';
+import { windowsFactsScript } from '../../../src/roles/facts.js';
+import type { WindowsRoleInput } from '../../../src/roles/input.js';
+import { applyPhase, type PhaseOutcome } from '../../../src/roles/phase.js';
+import { windowsPhases } from '../../../src/roles/windows/phases.js';
+
+let shells: SimShells;
+beforeAll(async () => {
+  shells = await SimShells.create();
+});
+
+const input = (overrides: Partial<WindowsRoleInput> = {}): WindowsRoleInput => ({
+  node: 'win1',
+  contrailVersion: '5.0.1',
+  dockerVersion: '18.09',
+  registry: 'opencontrailnightly',
+  testSigning: true,
+  physicalInterface: 'Ethernet1',
+  controlNodes: '192.0.2.10',
+  ...overrides,
+});
+
+/** Records every script sent, so a test can check them all with the PowerShell grammar. */
+class Recorder implements Executor {
+  readonly scripts: string[] = [];
+  constructor(readonly inner: SimExecutor) {}
+  get os() {
+    return this.inner.os;
+  }
+  run(cmd: Command, opts: RunOptions): Promise<CommandResult> {
+    this.scripts.push(cmd.script);
+    return this.inner.run(cmd, opts);
+  }
+  close() {
+    return this.inner.close();
+  }
+}
+
+function simHost(options: { features?: string[]; signed?: boolean } = {}) {
+  const host = WindowsHost.fresh({
+    hostname: 'win1',
+    features: options.features ?? [],
+    catalog: { signedVrouter: options.signed ?? false },
+  });
+  const exec = new Recorder(new SimExecutor({ host, shells }));
+  return { host, exec };
+}
+
+/** What the node machine will do: phases in order; reboot requests of prereqs and testSigning are batched. */
+async function converge(
+  host: WindowsHost,
+  exec: Executor,
+  wanted: WindowsRoleInput,
+): Promise<{ reboots: number; outcomes: PhaseOutcome[] }> {
+  let reboots = 0;
+  for (let pass = 0; pass < 4; pass++) {
+    const outcomes: PhaseOutcome[] = [];
+    let reboot = false;
+    const phases = windowsPhases(wanted);
+    for (const [i, phase] of phases.entries()) {
+      const outcome = await applyPhase(exec, phase);
+      outcomes.push(outcome);
+      reboot ||= outcome.rebootRequested;
+      if (reboot && phases[i + 1]?.name !== 'testSigning') break;
+    }
+    if (!reboot) return { reboots, outcomes };
+    host.reboot();
+    reboots++;
+  }
+  throw new Error('did not converge in 4 passes');
+}
+
+const versions = (host: WindowsHost) =>
+  Object.values(host.state.products)
+    .map((p) => `${p.name} ${p.version}`)
+    .sort();
+
+describe('Windows phases on a simulated host', () => {
+  it('converge a fresh host with one reboot for features and test signing together', async () => {
+    const { host, exec } = simHost();
+    const { reboots, outcomes } = await converge(host, exec, input());
+    expect(reboots).toBe(1);
+    expect(outcomes.map((o) => [o.phase, o.inDesiredState])).toEqual([
+      ['prereqs', true],
+      ['testSigning', true],
+      ['vrouter', true],
+      ['driver', true],
+      ['verified', true],
+    ]);
+    expect(versions(host)).toEqual([
+      'Contrail Docker Driver 5.0.1',
+      'Contrail vRouter 5.0.1',
+      'Contrail vRouter Agent 5.0.1',
+      'Contrail vRouter Utilities 5.0.1',
+    ]);
+    expect(host.pipes().sort()).toEqual(['Contrail', 'docker_engine', 'ksync', 'pkt0']);
+  });
+
+  it('a converged host: every phase reads its facts in one command and changes nothing', async () => {
+    const { host, exec } = simHost();
+    await converge(host, exec, input());
+    const journal = host.state.journal.length;
+    for (const phase of windowsPhases(input())) {
+      const outcome = await applyPhase(exec, phase);
+      expect(
+        outcome.resources.every((r) => r.status === 'ok'),
+        phase.name,
+      ).toBe(true);
+      expect(outcome.commands, phase.name).toBe(1);
+      expect(outcome.rebootRequested).toBe(false);
+    }
+    expect(host.state.journal.slice(journal)).toEqual([]);
+  });
+
+  it('a host with its features, on the signed vRouter, never reboots', async () => {
+    const { host, exec } = simHost({ features: ['Containers', 'Hyper-V'], signed: true });
+    const { reboots, outcomes } = await converge(host, exec, input({ testSigning: false }));
+    expect(reboots).toBe(0);
+    expect(outcomes.map((o) => o.phase)).toEqual(['prereqs', 'vrouter', 'driver', 'verified']);
+    expect(outcomes.every((o) => o.inDesiredState)).toBe(true);
+  });
+
+  it('test signing configured but not active asks for the reboot once; once active it never asks', async () => {
+    const { host, exec } = simHost({ features: ['Containers', 'Hyper-V'] });
+    const [, testSigning] = windowsPhases(input());
+    if (!testSigning) throw new Error('no testSigning phase');
+    const first = await applyPhase(exec, testSigning);
+    expect(first).toMatchObject({ rebootRequested: true, inDesiredState: false });
+    expect(first.resources[0]).toMatchObject({ status: 'changed', before: { differingProperties: ['Configured', 'Active'] } });
+    host.reboot();
+    const second = await applyPhase(exec, testSigning);
+    expect(second).toMatchObject({ rebootRequested: false, inDesiredState: true, commands: 1 });
+  });
+
+  it('upgrade 5.0.1 -> 5.0.2 and back leaves exactly the desired MSI versions', async () => {
+    const { host, exec } = simHost({ features: ['Containers', 'Hyper-V'], signed: true });
+    await converge(host, exec, input({ testSigning: false }));
+    await converge(host, exec, input({ testSigning: false, contrailVersion: '5.0.2' }));
+    expect(versions(host)).toEqual([
+      'Contrail Docker Driver 5.0.2',
+      'Contrail vRouter 5.0.2',
+      'Contrail vRouter Agent 5.0.2',
+      'Contrail vRouter Utilities 5.0.2',
+    ]);
+    const { outcomes } = await converge(host, exec, input({ testSigning: false, contrailVersion: '5.0.1' }));
+    expect(versions(host)).toEqual([
+      'Contrail Docker Driver 5.0.1',
+      'Contrail vRouter 5.0.1',
+      'Contrail vRouter Agent 5.0.1',
+      'Contrail vRouter Utilities 5.0.1',
+    ]);
+    expect(outcomes.at(-1)?.inDesiredState).toBe(true);
+    expect(host.state.journal.filter((j) => j.startsWith('msi-uninstall')).length).toBe(8);
+  });
+
+  it('MSI 1603 is GC_MSI_FAILED, terminal, with the tail of the MSI log', async () => {
+    const { host, exec } = simHost({ features: ['Containers', 'Hyper-V'], signed: true });
+    host.state.faults = { failMsi: ['utils.msi'] };
+    const err = await converge(host, exec, input({ testSigning: false })).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'GC_MSI_FAILED', retryable: false });
+    expect((err as Error).message).toMatch(
+      /installing Contrail vRouter Utilities 5.0.1: msiexec install failed with 1603; the MSI log ends:\n.*injected fault/s,
+    );
+    expect((err as { outcome: PhaseOutcome }).outcome.resources.find((r) => r.resource === 'msi/utils')).toMatchObject({
+      status: 'failed',
+    });
+  });
+
+  it('MSI 1618 (another install running) is GC_MSI_BUSY and retryable; the retry succeeds', async () => {
+    const { host, exec } = simHost({ features: ['Containers', 'Hyper-V'], signed: true });
+    host.state.faults = { busyMsi: 1 };
+    await expect(converge(host, exec, input({ testSigning: false }))).rejects.toMatchObject({ code: 'GC_MSI_BUSY', retryable: true });
+    expect((await converge(host, exec, input({ testSigning: false }))).outcomes.at(-1)?.inDesiredState).toBe(true);
+  });
+
+  it('the unsigned vRouter without test signing fails honestly (1603), it does not pretend', async () => {
+    const { host, exec } = simHost({ features: ['Containers', 'Hyper-V'] });
+    await expect(converge(host, exec, input({ testSigning: false }))).rejects.toMatchObject({
+      code: 'GC_MSI_FAILED',
+      message: expect.stringMatching(/not trusted|test signing is not active/),
+    });
+  });
+
+  it('every PowerShell script the phases emitted parses with tree-sitter-powershell', async () => {
+    const parser = await loadPowerShellParser();
+    const { host, exec } = simHost();
+    await converge(host, exec, input());
+    await converge(host, exec, input({ contrailVersion: '5.0.2' }));
+    const scripts = new Set([
+      ...exec.scripts,
+      ...windowsPhases(input()).map((p) => windowsFactsScript(p.resources.flatMap((r) => r.facts))),
+    ]);
+    expect(scripts.size).toBeGreaterThan(20);
+    for (const script of scripts) {
+      const tree = parser.parse(POWERSHELL_PRELUDE + script);
+      expect(tree?.rootNode.hasError, script).toBe(false);
+      tree?.delete();
+    }
+  });
+});
