@@ -19,14 +19,15 @@ export function windowsFactsScript(queries: FactQuery[]): string {
   return lines.join('\n');
 }
 
-/** The script that reads `queries` on a Linux node: per fact, "id TAB exit-status TAB base64(stdout)". */
+/**
+ * The script that reads `queries` on a Linux node: per fact, "id TAB exit-status TAB base64(stdout)".
+ * Each fact runs in a command substitution of its own (one fork), not in a new bash.
+ */
 export function linuxFactsScript(queries: FactQuery[]): string {
-  const lines = [
-    'gc_fact() { local id=$1; shift; local out; out=$("$@" 2>/dev/null); printf \'%s\\t%s\\t%s\\n\' "$id" "$?" "$(printf \'%s\' "$out" | base64 -w0)"; }',
-  ];
+  const lines = ["gc_out() { printf '%s\\t%s\\t' \"$1\" \"$2\"; printf '%s' \"$3\" | base64 -w0; printf '\\n'; }"];
   for (const q of queries) {
     if (!q.sh) throw new Error(`fact ${q.id} has no bash form`);
-    lines.push(`gc_fact ${bashQuote(q.id)} bash -c ${bashQuote(q.sh)}`);
+    lines.push(`out=$({ ${q.sh}\n} 2>/dev/null); gc_out ${bashQuote(q.id)} "$?" "$out"`);
   }
   return lines.join('\n');
 }

@@ -13,3 +13,19 @@ export interface WindowsRoleInput {
   /** Controllers the agent talks to (CONTROL_NODES, else CONTROLLER_NODES). */
   controlNodes: string;
 }
+
+export interface LinuxRoleInput {
+  node: string;
+  contrailVersion: string;
+  registry: string;
+  /** Role vrouter: the vRouter containers run here. */
+  vrouter: boolean;
+  /** Role openstack_compute: Kolla's nova_compute runs here. */
+  openstackCompute: boolean;
+  /** Role openstack / openstack_control: Keystone runs here. */
+  hostsKeystone: boolean;
+  /** OpenStack release of the Kolla images (kolla_config.kolla_globals.openstack_release). */
+  openstackRelease: string;
+  /** common_vrouter.env: the merged configuration, as KEY=value lines (secrets revealed by the caller). */
+  environment: Record<string, string>;
+}

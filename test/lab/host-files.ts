@@ -23,7 +23,7 @@ export interface HostPaths {
 }
 
 /** The directories a Linux lab host keeps to itself (bind-mounted in its own mount namespace). */
-export const PRIVATE_DIRS = ['/etc/contrail', '/var/lib/contrail', '/var/log/contrail', '/etc/kolla'];
+export const PRIVATE_DIRS = ['/etc/contrail', '/var/lib/contrail', '/var/log/contrail', '/etc/kolla', '/etc/sysctl.d'];
 
 export function hostPaths(dir: string): HostPaths {
   return {

@@ -53,6 +53,8 @@ export class BashInterpreter implements BashShell {
   #conditional = 0;
   readonly #functions = new Map<string, Node>();
   #args: string[] = [];
+  /** Status of the last command substitution, which an assignment passes on as its own. */
+  #substitutionStatus = 0;
   /** Line of the statement being run, for bash's "line N:" in messages. */
   #line = 1;
 
@@ -126,8 +128,10 @@ export class BashInterpreter implements BashShell {
       case 'command':
         return this.#command(node, io);
       case 'variable_assignment':
+        // x=$(cmd) leaves cmd's status in $?; a plain assignment leaves 0.
+        this.#substitutionStatus = 0;
         this.#assign(node);
-        return 0;
+        return this.#substitutionStatus;
       case 'declaration_command':
         return this.#declaration(node);
       case 'unset_command':
@@ -384,6 +388,9 @@ export class BashInterpreter implements BashShell {
           if (at > 0) this.env.set(a.slice(0, at), a.slice(at + 1));
         }
         return ok();
+      case 'shift':
+        this.#args = this.#args.slice(Number(args[0] ?? 1));
+        return ok();
       case 'command':
       case 'type':
         if (args[0] === '-v' && args[1])
@@ -482,8 +489,11 @@ export class BashInterpreter implements BashShell {
         return [node.text.slice(1, -1)];
       case 'ansi_c_string':
         return [unescapeAnsi(node.text.slice(2, -1))];
-      case 'string':
+      case 'string': {
+        const only = node.namedChildren.length === 1 ? node.namedChildren[0] : undefined;
+        if (only?.type === 'simple_expansion' && (only.text === '$@' || only.text === '${@}')) return [...this.#args];
         return [this.#string(node)];
+      }
       case 'concatenation':
         return [node.namedChildren.map((c) => (c ? this.#expand(c).join(' ') : '')).join('')];
       case 'simple_expansion':
@@ -509,15 +519,23 @@ export class BashInterpreter implements BashShell {
   }
 
   #string(node: Node): string {
+    // Text between expansions is not always a node of its own (the space in "$a $b"): walk the source.
+    const unescape = (t: string) => t.replace(/\\([$`"\\\n])/g, '$1');
+    const bodyStart = node.startIndex + 1;
+    const bodyEnd = node.endIndex - 1;
     let out = '';
+    let at = bodyStart;
     for (const child of node.namedChildren) {
-      if (!child) continue;
-      if (child.type === 'string_content') out += child.text.replace(/\\([$`"\\\n])/g, '$1');
-      else if (child.type === 'simple_expansion' || child.type === 'expansion') out += this.#variable(child);
+      if (!child || child.type === 'string_content') continue;
+      // The grammar may fold the whitespace before `$` into the expansion node (" $?"): split at the `$`.
+      const dollar = child.startIndex + Math.max(0, child.text.indexOf('$'));
+      out += unescape(node.text.slice(at - node.startIndex, dollar - node.startIndex));
+      if (child.type === 'simple_expansion' || child.type === 'expansion') out += this.#variable(child);
       else if (child.type === 'command_substitution') out += this.#substitute(child);
       else throw new Unsupported(`${child.type} in a string`);
+      at = child.endIndex;
     }
-    return out;
+    return out + unescape(node.text.slice(at - node.startIndex, bodyEnd - node.startIndex));
   }
 
   #interpolate(text: string): string {
@@ -540,7 +558,7 @@ export class BashInterpreter implements BashShell {
   }
 
   #variable(node: Node): string {
-    if (node.type === 'simple_expansion') return this.#read(node.text.slice(1));
+    if (node.type === 'simple_expansion') return this.#read(node.text.trim().slice(1));
     const name = node.namedChildren.find((c) => c?.type === 'variable_name' || c?.type === 'special_variable_name')?.text ?? '';
     const op = node.children.find((c) => c && !c.isNamed && !['${', '}'].includes(c.type))?.text;
     if (node.text.startsWith('${#')) return String((this.env.get(name) ?? '').length);
@@ -563,10 +581,10 @@ export class BashInterpreter implements BashShell {
     const io: Io = { stdin: '', out: [], err: [] };
     const savedErrexit = this.#errexit;
     try {
-      this.#block(node.namedChildren, io);
+      this.#substitutionStatus = this.#block(node.namedChildren, io);
     } catch (err) {
       if (!(err instanceof BashExit)) throw err;
-      this.#status = err.code;
+      this.#substitutionStatus = err.code;
     } finally {
       this.#errexit = savedErrexit;
     }
