@@ -24,7 +24,7 @@ export function windowsFactsScript(queries: FactQuery[]): string {
  * Each fact runs in a command substitution of its own (one fork), not in a new bash.
  */
 export function linuxFactsScript(queries: FactQuery[]): string {
-  const lines = ["gc_out() { printf '%s\\t%s\\t' \"$1\" \"$2\"; printf '%s' \"$3\" | base64 -w0; printf '\\n'; }"];
+  const lines = ['gc_out() { printf \'%s\\t%s\\t\' "$1" "$2"; printf \'%s\' "$3" | base64 -w0; printf \'\\n\'; }'];
   for (const q of queries) {
     if (!q.sh) throw new Error(`fact ${q.id} has no bash form`);
     lines.push(`out=$({ ${q.sh}\n} 2>/dev/null); gc_out ${bashQuote(q.id)} "$?" "$out"`);

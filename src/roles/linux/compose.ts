@@ -25,7 +25,10 @@ export function composeFileResource(project: string, path: string, content: stri
     test: (facts) => compare({ Content: [fileContent(facts, id), content] }),
     async set({ exec, signal }) {
       const dir = path.slice(0, path.lastIndexOf('/'));
-      await change(exec, `mkdir -p ${bashQuote(dir)} && cat > ${bashQuote(path)}`, `write ${path}`, { stdin: content, ...(signal ? { signal } : {}) });
+      await change(exec, `mkdir -p ${bashQuote(dir)} && cat > ${bashQuote(path)}`, `write ${path}`, {
+        stdin: content,
+        ...(signal ? { signal } : {}),
+      });
       return CHANGED;
     },
   };
@@ -47,17 +50,28 @@ export function composeUpResource(project: string, path: string, services: Recor
       let entries: PsEntry[] = [];
       try {
         const out = fact(facts, id).stdout.trim();
-        entries = out.startsWith('[') ? (JSON.parse(out) as PsEntry[]) : out.split('\n').filter(Boolean).map((l) => JSON.parse(l) as PsEntry);
+        entries = out.startsWith('[')
+          ? (JSON.parse(out) as PsEntry[])
+          : out
+              .split('\n')
+              .filter(Boolean)
+              .map((l) => JSON.parse(l) as PsEntry);
       } catch {
         entries = [];
       }
-      return compare(Object.fromEntries(Object.entries(services).map(([name, s]) => {
-        const e = entries.find((x) => x.Service === name);
-        return [name, [e ? `${e.Image} ${e.State}` : null, `${s.image} running`]];
-      })));
+      return compare(
+        Object.fromEntries(
+          Object.entries(services).map(([name, s]) => {
+            const e = entries.find((x) => x.Service === name);
+            return [name, [e ? `${e.Image} ${e.State}` : null, `${s.image} running`]];
+          }),
+        ),
+      );
     },
     async set({ exec, signal }) {
-      await change(exec, `docker compose -f ${bashQuote(path)} up -d --remove-orphans`, `compose up ${project}`, { ...(signal ? { signal } : {}) });
+      await change(exec, `docker compose -f ${bashQuote(path)} up -d --remove-orphans`, `compose up ${project}`, {
+        ...(signal ? { signal } : {}),
+      });
       return CHANGED;
     },
   };

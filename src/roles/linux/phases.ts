@@ -23,24 +23,37 @@ function tool(name: string, sh: string): Resource {
     facts: [{ id, sh }],
     test: (facts) => compare({ Present: [fact(facts, id).status === 0, true] }),
     async set() {
-      throw new RoleError('GC_SET_FAILED', `${name} is not installed on the node: install it (groundcrew expects Docker with the compose plugin on Linux nodes)`);
+      throw new RoleError(
+        'GC_SET_FAILED',
+        `${name} is not installed on the node: install it (groundcrew expects Docker with the compose plugin on Linux nodes)`,
+      );
     },
   };
 }
 
 function sysctls(): Resource {
-  const content = `${Object.entries(SYSCTLS).map(([k, v]) => `${k} = ${v}`).join('\n')}\n`;
+  const content = `${Object.entries(SYSCTLS)
+    .map(([k, v]) => `${k} = ${v}`)
+    .join('\n')}\n`;
   return {
     name: 'sysctls',
-    facts: [fileFact('sysctl.file', SYSCTL_FILE, bashQuote), ...Object.keys(SYSCTLS).map((k) => ({ id: `sysctl.${k}`, sh: `sysctl -n ${bashQuote(k)}` }))],
+    facts: [
+      fileFact('sysctl.file', SYSCTL_FILE, bashQuote),
+      ...Object.keys(SYSCTLS).map((k) => ({ id: `sysctl.${k}`, sh: `sysctl -n ${bashQuote(k)}` })),
+    ],
     test: (facts) =>
       compare({
         [SYSCTL_FILE]: [fileContent(facts, 'sysctl.file'), content],
         ...Object.fromEntries(Object.entries(SYSCTLS).map(([k, v]) => [k, [fact(facts, `sysctl.${k}`).stdout.trim(), v]])),
       }),
     async set({ exec, signal }) {
-      const apply = Object.entries(SYSCTLS).map(([k, v]) => `sysctl -q -w ${bashQuote(`${k}=${v}`)}`).join(' && ');
-      await change(exec, `mkdir -p /etc/sysctl.d && cat > ${SYSCTL_FILE} && ${apply}`, 'set sysctls', { stdin: content, ...(signal ? { signal } : {}) });
+      const apply = Object.entries(SYSCTLS)
+        .map(([k, v]) => `sysctl -q -w ${bashQuote(`${k}=${v}`)}`)
+        .join(' && ');
+      await change(exec, `mkdir -p /etc/sysctl.d && cat > ${SYSCTL_FILE} && ${apply}`, 'set sysctls', {
+        stdin: content,
+        ...(signal ? { signal } : {}),
+      });
       return CHANGED;
     },
   };
@@ -59,7 +72,10 @@ function directories(): Resource {
 }
 
 export function envFile(environment: Record<string, string>): string {
-  return `${Object.keys(environment).sort().map((k) => `${k}=${environment[k]}`).join('\n')}\n`;
+  return `${Object.keys(environment)
+    .sort()
+    .map((k) => `${k}=${environment[k]}`)
+    .join('\n')}\n`;
 }
 
 /** common_vrouter.env: holds credentials, so it is written through stdin and kept 0600. */
@@ -67,9 +83,13 @@ function envFileResource(content: string): Resource {
   return {
     name: 'env/common_vrouter',
     facts: [fileFact('env.file', ENV_FILE, bashQuote), { id: 'env.mode', sh: `stat -c %a ${ENV_FILE}` }],
-    test: (facts) => compare({ Content: [fileContent(facts, 'env.file') === content, true], Mode: [fact(facts, 'env.mode').stdout.trim(), '600'] }),
+    test: (facts) =>
+      compare({ Content: [fileContent(facts, 'env.file') === content, true], Mode: [fact(facts, 'env.mode').stdout.trim(), '600'] }),
     async set({ exec, signal }) {
-      await change(exec, `install -m 0600 /dev/stdin ${ENV_FILE}`, 'write common_vrouter.env', { stdin: content, ...(signal ? { signal } : {}) });
+      await change(exec, `install -m 0600 /dev/stdin ${ENV_FILE}`, 'write common_vrouter.env', {
+        stdin: content,
+        ...(signal ? { signal } : {}),
+      });
       return CHANGED;
     },
   };
@@ -113,25 +133,57 @@ function interfacesUp(): Resource {
 }
 
 export function linuxPhases(input: LinuxRoleInput): Phase[] {
-  const phases: Phase[] = [{ name: 'prereqs', resources: [tool('docker', "docker version --format '{{.Server.Version}}'"), tool('compose', 'docker compose version --short'), sysctls(), directories()] }];
+  const phases: Phase[] = [
+    {
+      name: 'prereqs',
+      resources: [
+        tool('docker', "docker version --format '{{.Server.Version}}'"),
+        tool('compose', 'docker compose version --short'),
+        sysctls(),
+        directories(),
+      ],
+    },
+  ];
   const openstack = openstackServices(input);
   if (Object.keys(openstack).length > 0) {
-    phases.push({ name: 'openstack', resources: [composeFileResource('openstack', OPENSTACK_COMPOSE, composeFile(openstack)), composeUpResource('openstack', OPENSTACK_COMPOSE, openstack)] });
+    phases.push({
+      name: 'openstack',
+      resources: [
+        composeFileResource('openstack', OPENSTACK_COMPOSE, composeFile(openstack)),
+        composeUpResource('openstack', OPENSTACK_COMPOSE, openstack),
+      ],
+    });
   }
   const verify: Resource[] = [];
   if (input.vrouter) {
     const services = vrouterServices(input);
     phases.push({
       name: 'vrouter',
-      resources: [envFileResource(envFile(input.environment)), composeFileResource('vrouter', VROUTER_COMPOSE, composeFile(services)), composeUpResource('vrouter', VROUTER_COMPOSE, services, true)],
+      resources: [
+        envFileResource(envFile(input.environment)),
+        composeFileResource('vrouter', VROUTER_COMPOSE, composeFile(services)),
+        composeUpResource('vrouter', VROUTER_COMPOSE, services, true),
+      ],
     });
-    verify.push({ ...composeUpResource('vrouter', VROUTER_COMPOSE, services), name: 'verify/vrouter-containers', set: async () => Promise.reject(new RoleError('GC_STILL_DIFFERENT', 'vRouter containers are not all running at the desired images')) });
+    verify.push({
+      ...composeUpResource('vrouter', VROUTER_COMPOSE, services),
+      name: 'verify/vrouter-containers',
+      set: async () => Promise.reject(new RoleError('GC_STILL_DIFFERENT', 'vRouter containers are not all running at the desired images')),
+    });
     verify.push(interfacesUp());
   }
   if (Object.keys(openstack).length > 0) {
-    verify.push({ ...composeUpResource('openstack', OPENSTACK_COMPOSE, openstack), name: 'verify/openstack-containers', set: async () => Promise.reject(new RoleError('GC_STILL_DIFFERENT', 'OpenStack containers are not all running')) });
+    verify.push({
+      ...composeUpResource('openstack', OPENSTACK_COMPOSE, openstack),
+      name: 'verify/openstack-containers',
+      set: async () => Promise.reject(new RoleError('GC_STILL_DIFFERENT', 'OpenStack containers are not all running')),
+    });
   }
-  verify.push({ ...directories(), name: 'verify/directories', set: async () => Promise.reject(new RoleError('GC_STILL_DIFFERENT', 'Contrail log and data directories are missing')) });
+  verify.push({
+    ...directories(),
+    name: 'verify/directories',
+    set: async () => Promise.reject(new RoleError('GC_STILL_DIFFERENT', 'Contrail log and data directories are missing')),
+  });
   phases.push({ name: 'verified', resources: verify });
   return phases;
 }

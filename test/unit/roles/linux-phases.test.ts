@@ -20,7 +20,12 @@ const compute = (overrides: Partial<LinuxRoleInput> = {}): LinuxRoleInput => ({
   openstackCompute: true,
   hostsKeystone: false,
   openstackRelease: 'ocata',
-  environment: { CONTROLLER_NODES: '192.0.2.10', PHYSICAL_INTERFACE: 'ens4', KEYSTONE_AUTH_ADMIN_PASSWORD: 's3cret', VROUTER_GATEWAY: '192.0.2.1' },
+  environment: {
+    CONTROLLER_NODES: '192.0.2.10',
+    PHYSICAL_INTERFACE: 'ens4',
+    KEYSTONE_AUTH_ADMIN_PASSWORD: 's3cret',
+    VROUTER_GATEWAY: '192.0.2.1',
+  },
   ...overrides,
 });
 
@@ -36,19 +41,32 @@ describe('Linux phases on a simulated host', () => {
     const exec = new SimExecutor({ host, shells });
     for (const phase of linuxPhases(compute())) {
       const before = await testPhase(exec, phase);
-      if (phase.name !== 'verified') expect([...before.results.values()].some((r) => !r.inDesiredState), phase.name).toBe(true);
+      if (phase.name !== 'verified')
+        expect(
+          [...before.results.values()].some((r) => !r.inDesiredState),
+          phase.name,
+        ).toBe(true);
       const outcome = await applyPhase(exec, phase);
       expect(outcome.inDesiredState, phase.name).toBe(true);
       const after = await testPhase(exec, phase);
-      expect([...after.results.values()].every((r) => r.inDesiredState), phase.name).toBe(true);
+      expect(
+        [...after.results.values()].every((r) => r.inDesiredState),
+        phase.name,
+      ).toBe(true);
     }
-    expect(Object.values(host.state.containers).map((c) => `${c.image} ${c.state}`).sort()).toEqual([
+    expect(
+      Object.values(host.state.containers)
+        .map((c) => `${c.image} ${c.state}`)
+        .sort(),
+    ).toEqual([
       'kolla/centos-binary-nova-compute:ocata running',
       'opencontrailnightly/contrail-nodemgr:5.0.1 running',
       'opencontrailnightly/contrail-vrouter-agent:5.0.1 running',
       'opencontrailnightly/contrail-vrouter-kernel-init:5.0.1 running',
     ]);
-    expect(host.fs.read('/etc/contrail/common_vrouter.env')).toBe('CONTROLLER_NODES=192.0.2.10\nKEYSTONE_AUTH_ADMIN_PASSWORD=s3cret\nPHYSICAL_INTERFACE=ens4\nVROUTER_GATEWAY=192.0.2.1\n');
+    expect(host.fs.read('/etc/contrail/common_vrouter.env')).toBe(
+      'CONTROLLER_NODES=192.0.2.10\nKEYSTONE_AUTH_ADMIN_PASSWORD=s3cret\nPHYSICAL_INTERFACE=ens4\nVROUTER_GATEWAY=192.0.2.1\n',
+    );
     expect(host.fs.mode('/etc/contrail/common_vrouter.env')).toBe(0o600);
     expect(host.state.sysctls['net.ipv4.ip_forward']).toBe('1');
   });
@@ -73,7 +91,9 @@ describe('Linux phases on a simulated host', () => {
     const host = LinuxHost.fresh('compute-l1');
     const scripts: string[] = [];
     const inner = new SimExecutor({ host, shells });
-    const exec = Object.assign(Object.create(inner) as SimExecutor, { run: (cmd: { script: string }, opts: never) => (scripts.push(cmd.script), inner.run(cmd, opts)) });
+    const exec = Object.assign(Object.create(inner) as SimExecutor, {
+      run: (cmd: { script: string }, opts: never) => (scripts.push(cmd.script), inner.run(cmd, opts)),
+    });
     await convergeAll(exec, compute());
     expect(scripts.join('\n')).not.toContain('s3cret');
     expect(host.fs.read('/etc/contrail/common_vrouter.env')).toContain('s3cret');
@@ -84,7 +104,11 @@ describe('Linux phases on a simulated host', () => {
     const exec = new SimExecutor({ host, shells });
     await convergeAll(exec, compute());
     await convergeAll(exec, compute({ contrailVersion: '5.0.2' }));
-    expect(Object.values(host.state.containers).filter((c) => c.project === 'vrouter').map((c) => c.image.split(':')[1])).toEqual(['5.0.2', '5.0.2', '5.0.2']);
+    expect(
+      Object.values(host.state.containers)
+        .filter((c) => c.project === 'vrouter')
+        .map((c) => c.image.split(':')[1]),
+    ).toEqual(['5.0.2', '5.0.2', '5.0.2']);
     host.reboot();
     const outcomes = await convergeAll(exec, compute({ contrailVersion: '5.0.2' }));
     expect(outcomes.every((o) => o.resources.every((r) => r.status === 'ok'))).toBe(true);

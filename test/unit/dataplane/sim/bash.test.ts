@@ -66,9 +66,15 @@ const SCRIPTS: [string, string][] = [
   ['an unknown command: 127', `nosuchcommand --flag; echo $?`],
   ['exit with a status', `echo x; exit 7; echo never`],
   ['functions and arguments', `greet() { echo "hi $1 ($#)"; }; greet there; greet a b`],
-  ['assignment keeps the status of its substitution', `out=$(false); echo "status $?"; out=$(echo hi; exit 3); echo "$out $?"; x=1; echo $?`],
+  [
+    'assignment keeps the status of its substitution',
+    `out=$(false); echo "status $?"; out=$(echo hi; exit 3); echo "$out $?"; x=1; echo $?`,
+  ],
   ['shift and "$@"', `f() { echo "$#: $1"; shift; for a in "$@"; do echo "[$a]"; done; }; f one 'two words' three`],
-  ['a fact line, as roles read them', `gc_out() { printf '%s\\t%s\\t' "$1" "$2"; printf '%s' "$3" | base64 -w0; printf '\\n'; }\nout=$({ test -d /nonexistent\n} 2>/dev/null); gc_out 'dir' "$?" "$out"\nout=$({ echo value; printf 'two\\n'\n} 2>/dev/null); gc_out 'text' "$?" "$out"`],
+  [
+    'a fact line, as roles read them',
+    `gc_out() { printf '%s\\t%s\\t' "$1" "$2"; printf '%s' "$3" | base64 -w0; printf '\\n'; }\nout=$({ test -d /nonexistent\n} 2>/dev/null); gc_out 'dir' "$?" "$out"\nout=$({ echo value; printf 'two\\n'\n} 2>/dev/null); gc_out 'text' "$?" "$out"`,
+  ],
   ['install with a mode', `cat > f <<'EOF'\nA=1\nEOF\ninstall -m 0640 f g && stat -c %a g && cat g && cmp -s f g && echo same`],
 ];
 

@@ -1,0 +1,116 @@
+// The roles over real SSH: Linux phases against real bash (with the docker shim), Windows phases against
+// the simulator behind sshd. The same code as on the in-process simulator, unchanged.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HostKeyStore } from '../../src/dataplane/host-keys.js';
+import { Limiter } from '../../src/dataplane/limiter.js';
+import { SshExecutor } from '../../src/dataplane/ssh-executor.js';
+import { linuxPhases } from '../../src/roles/linux/phases.js';
+import { applyPhase, type PhaseOutcome } from '../../src/roles/phase.js';
+import { windowsPhases } from '../../src/roles/windows/phases.js';
+import { Lab } from './lab.js';
+import { ssh } from './ssh.js';
+
+let lab: Lab;
+const executors: SshExecutor[] = [];
+
+beforeAll(async () => {
+  lab = await Lab.start({
+    hosts: [
+      { name: 'rl', os: 'linux' },
+      { name: 'rw', os: 'windows' },
+    ],
+    rebootMs: 300,
+  });
+});
+afterAll(async () => {
+  for (const e of executors) await e.close();
+  await lab?.stop();
+});
+
+function executor(name: string): SshExecutor {
+  const host = lab.host(name);
+  const e = new SshExecutor({
+    target: { os: host.os, host: host.address, username: host.user, privateKeyPath: lab.privateKey },
+    hostKeys: new HostKeyStore(null),
+    connections: new Limiter(10),
+  });
+  executors.push(e);
+  return e;
+}
+
+describe('roles over SSH', () => {
+  it('a Linux compute converges on real bash, then a full pass only reads (one command per phase)', async () => {
+    const exec = executor('rl');
+    const input = {
+      node: 'rl',
+      contrailVersion: '5.0.1',
+      registry: 'opencontrailnightly',
+      vrouter: true,
+      openstackCompute: true,
+      hostsKeystone: false,
+      openstackRelease: 'ocata',
+      environment: { CONTROLLER_NODES: '192.0.2.10', PHYSICAL_INTERFACE: 'eth0', KEYSTONE_AUTH_ADMIN_PASSWORD: 'lab-s3cret' },
+    };
+    for (const phase of linuxPhases(input)) expect((await applyPhase(exec, phase)).inDesiredState, phase.name).toBe(true);
+    const env = await ssh(
+      lab,
+      'rl',
+      'stat -c %a /etc/contrail/common_vrouter.env; cat /proc/sys/net/ipv4/ip_forward; ip -br link show vhost0',
+    );
+    expect(env.stdout).toMatch(/^600\n1\nvhost0 /);
+    const journal = lab.linux('rl').state.journal.length;
+    const logBefore = (await lab.commandLog('rl')).length;
+    const pass: PhaseOutcome[] = [];
+    for (const phase of linuxPhases(input)) pass.push(await applyPhase(exec, phase));
+    expect(pass.map((o) => [o.phase, o.commands, o.resources.every((r) => r.status === 'ok')])).toEqual([
+      ['prereqs', 1, true],
+      ['openstack', 1, true],
+      ['vrouter', 1, true],
+      ['verified', 1, true],
+    ]);
+    expect((await lab.commandLog('rl')).length - logBefore).toBe(4);
+    expect(lab.linux('rl').state.journal.slice(journal)).toEqual([]);
+    expect((await lab.commandLog('rl')).join('\n')).not.toContain('lab-s3cret');
+  });
+
+  it('a Windows compute converges through sshd with one reboot, then a full pass only reads', async () => {
+    const exec = executor('rw');
+    const input = {
+      node: 'rw',
+      contrailVersion: '5.0.1',
+      dockerVersion: '18.09',
+      registry: 'opencontrailnightly',
+      testSigning: true,
+      physicalInterface: 'Ethernet1',
+      controlNodes: '192.0.2.10',
+    };
+    let reboots = 0;
+    for (let pass = 0; pass < 3; pass++) {
+      let reboot = false;
+      const phases = windowsPhases(input);
+      for (const [i, phase] of phases.entries()) {
+        reboot ||= (await applyPhase(exec, phase)).rebootRequested;
+        if (reboot && phases[i + 1]?.name !== 'testSigning') break;
+      }
+      if (!reboot) break;
+      // What rebootWait will do: restart, then wait until the node answers with a new boot time.
+      const bootTime = "(Get-CimInstance -ClassName Win32_OperatingSystem).LastBootUpTime.ToString('o')";
+      const before = (await exec.run({ script: bootTime }, { timeoutMs: 10_000 })).stdout;
+      await exec.run({ script: 'Restart-Computer -Force' }, { timeoutMs: 10_000 });
+      reboots++;
+      for (let i = 0; i < 100; i++) {
+        const now = await exec.run({ script: bootTime }, { timeoutMs: 2000 }).catch(() => undefined);
+        if (now && now.stdout !== before) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    expect(reboots).toBe(1);
+    const journal = lab.windows('rw').state.journal.length;
+    for (const phase of windowsPhases(input)) {
+      const outcome = await applyPhase(exec, phase);
+      expect([outcome.phase, outcome.commands, outcome.inDesiredState]).toEqual([phase.name, 1, true]);
+    }
+    expect(lab.windows('rw').state.journal.slice(journal)).toEqual([]);
+  });
+});
