@@ -520,7 +520,7 @@ export class BashInterpreter implements BashShell {
 
   #string(node: Node): string {
     // Text between expansions is not always a node of its own (the space in "$a $b"): walk the source.
-    const unescape = (t: string) => t.replace(/\\([$`"\\\n])/g, '$1');
+    const literal = (t: string) => t.replace(/\\([$`"\\\n])/g, '$1');
     const bodyStart = node.startIndex + 1;
     const bodyEnd = node.endIndex - 1;
     let out = '';
@@ -529,13 +529,13 @@ export class BashInterpreter implements BashShell {
       if (!child || child.type === 'string_content') continue;
       // The grammar may fold the whitespace before `$` into the expansion node (" $?"): split at the `$`.
       const dollar = child.startIndex + Math.max(0, child.text.indexOf('$'));
-      out += unescape(node.text.slice(at - node.startIndex, dollar - node.startIndex));
+      out += literal(node.text.slice(at - node.startIndex, dollar - node.startIndex));
       if (child.type === 'simple_expansion' || child.type === 'expansion') out += this.#variable(child);
       else if (child.type === 'command_substitution') out += this.#substitute(child);
       else throw new Unsupported(`${child.type} in a string`);
       at = child.endIndex;
     }
-    return out + unescape(node.text.slice(at - node.startIndex, bodyEnd - node.startIndex));
+    return out + literal(node.text.slice(at - node.startIndex, bodyEnd - node.startIndex));
   }
 
   #interpolate(text: string): string {
