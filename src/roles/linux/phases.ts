@@ -7,6 +7,7 @@ import { change, type Phase } from '../phase.js';
 import { CHANGED, compare, type Resource } from '../resource.js';
 import { type ComposeService, composeFile, composeFileResource, composeUpResource } from './compose.js';
 import { fact, fileContent, fileFact } from './facts.js';
+import { parseIpLinks } from './parsers.js';
 
 export const ENV_FILE = '/etc/contrail/common_vrouter.env';
 export const VROUTER_COMPOSE = '/etc/contrail/vrouter/docker-compose.yaml';
@@ -117,13 +118,8 @@ function interfacesUp(): Resource {
     name: 'verify/interfaces',
     facts: [{ id: 'links', sh: 'ip -j link show' }],
     test(facts) {
-      let links: { ifname: string; operstate: string; flags?: string[] }[] = [];
-      try {
-        links = JSON.parse(fact(facts, 'links').stdout) as typeof links;
-      } catch {
-        links = [];
-      }
-      const up = (name: string) => links.some((l) => l.ifname === name && (l.flags ?? []).includes('UP'));
+      const links = parseIpLinks(fact(facts, 'links').stdout);
+      const up = (name: string) => links.some((l) => l.name === name && l.up);
       return compare({ vhost0: [up('vhost0'), true], pkt0: [up('pkt0'), true] });
     },
     async set() {

@@ -205,3 +205,20 @@ describe('Windows phases on a simulated host', () => {
     }
   });
 });
+
+describe('pending-reboot detection', () => {
+  it('sees feature installs (CBS) and MSI file renames, and nothing once rebooted', async () => {
+    const { detectPendingReboot } = await import('../../../src/roles/pending-reboot.js');
+    const { host, exec } = simHost({ features: ['Containers', 'Hyper-V'], signed: true });
+    expect(await detectPendingReboot(exec)).toBe(false);
+    host.state.pending.fileRename = true;
+    expect(await detectPendingReboot(exec)).toBe(true);
+    host.reboot();
+    expect(await detectPendingReboot(exec)).toBe(false);
+    const fresh = simHost();
+    await applyPhase(fresh.exec, windowsPhases(input())[0] as never);
+    expect(await detectPendingReboot(fresh.exec)).toBe(true);
+    fresh.host.reboot();
+    expect(await detectPendingReboot(fresh.exec)).toBe(false);
+  });
+});

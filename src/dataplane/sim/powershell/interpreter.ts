@@ -14,7 +14,7 @@ import { formatError, notRecognized, PsError, PsExit, PsScriptError, PsTerminati
 import { callMethod, getMember } from './members.js';
 import { binaryOperator, unaryOperator } from './operators.js';
 import type { Node, Tree } from './parser.js';
-import { collapse, formatOutput, PsObject, toItems, toText } from './values.js';
+import { collapse, formatOutput, isTruthy, PsObject, toItems, toText } from './values.js';
 
 export interface Registry<H> {
   cmdlets: ReadonlyMap<string, CmdletSpec<H>>;
@@ -241,8 +241,7 @@ export class Interpreter<H> {
   }
 
   #truthy(node: Node): boolean {
-    const value = this.#value(node);
-    return Array.isArray(value) ? value.length > 0 : Boolean(value) && value !== '' && value !== 0;
+    return isTruthy(this.#value(node));
   }
 
   #foreach(node: Node): unknown[] {
@@ -556,7 +555,7 @@ export class Interpreter<H> {
     const value = this.#expr(operand);
     if (type === 'string') return toText(value);
     if (type === 'int' || type === 'int32' || type === 'long') return Math.trunc(Number(toText(value)));
-    if (type === 'bool') return Boolean(value) && value !== '' && value !== 0;
+    if (type === 'bool') return isTruthy(value);
     if (type === 'array') return toItems(value);
     throw new PsTerminatingError(`Unable to find type [${type}].`, 'TypeNotFound', 'InvalidOperation');
   }

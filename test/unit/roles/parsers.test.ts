@@ -1,0 +1,84 @@
+// Role parsers against captured tool output (see test/fixtures/ORIGIN.md for where each came from).
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseIpLinks } from '../../../src/roles/linux/parsers.js';
+import { MSI_EXIT, msiOutcome } from '../../../src/roles/windows/msi.js';
+import { isRebootPending, parseBcdTestSigning, parseMsiPackages } from '../../../src/roles/windows/parsers.js';
+
+const fixture = (path: string) => readFileSync(join(import.meta.dirname, '..', '..', 'fixtures', path), 'utf8');
+
+describe('parseBcdTestSigning', () => {
+  const off = fixture('windows/bcdedit-win10.txt');
+  const on = off.replace('nx                      OptIn', 'testsigning             Yes\nnx                      OptIn');
+
+  it('reads a real bcdedit listing: debug is on, test signing is not', () => {
+    expect(parseBcdTestSigning(off)).toBe(false);
+    expect(parseBcdTestSigning(off.split('\n'))).toBe(false);
+  });
+
+  it('sees the testsigning line when it is there, as lines (what PowerShell captures) or text', () => {
+    expect(parseBcdTestSigning(on)).toBe(true);
+    expect(parseBcdTestSigning(on.split('\n'))).toBe(true);
+    expect(parseBcdTestSigning(on.replace('testsigning             Yes', 'testsigning             No'))).toBe(false);
+    expect(parseBcdTestSigning(null)).toBe(false);
+  });
+});
+
+describe('parseIpLinks', () => {
+  it('reads vhost0 up and pkt0 down from a capture', () => {
+    expect(parseIpLinks(fixture('linux/ip-j-link-vrouter.json'))).toEqual([
+      { name: 'lo', up: true },
+      { name: 'vhost0', up: true },
+      { name: 'pkt0', up: false },
+    ]);
+  });
+
+  it('reads the development machine interfaces (lo is always there) and refuses garbage quietly', () => {
+    expect(parseIpLinks(fixture('linux/ip-j-link.json')).find((l) => l.name === 'lo')).toEqual({ name: 'lo', up: true });
+    expect(parseIpLinks('Device "vhost0" does not exist.')).toEqual([]);
+  });
+});
+
+describe('MSI exit codes', () => {
+  it('0 and 3010/1641 succeed, 3010/1641 asking for a reboot; 1605 is fine only for uninstall', () => {
+    expect(msiOutcome('install', MSI_EXIT.SUCCESS, 'x', '')).toEqual({ rebootRequested: false });
+    expect(msiOutcome('install', MSI_EXIT.REBOOT_REQUIRED, 'x', '')).toEqual({ rebootRequested: true });
+    expect(msiOutcome('install', MSI_EXIT.REBOOT_INITIATED, 'x', '')).toEqual({ rebootRequested: true });
+    expect(msiOutcome('uninstall', MSI_EXIT.UNKNOWN_PRODUCT, 'x', '')).toEqual({ rebootRequested: false });
+    expect(() => msiOutcome('install', MSI_EXIT.UNKNOWN_PRODUCT, 'x', 'tail')).toThrow(expect.objectContaining({ code: 'GC_MSI_FAILED' }));
+  });
+
+  it('1618 is retryable, 1603 terminal with the log tail', () => {
+    expect(() => msiOutcome('install', MSI_EXIT.BUSY, 'installing vRouter', '')).toThrow(
+      expect.objectContaining({ code: 'GC_MSI_BUSY', retryable: true }),
+    );
+    expect(() =>
+      msiOutcome('install', MSI_EXIT.INSTALL_FAILURE, 'installing vRouter', 'Error 1920. Service vRouter failed to start'),
+    ).toThrow(
+      expect.objectContaining({
+        code: 'GC_MSI_FAILED',
+        retryable: false,
+        message: expect.stringContaining('Error 1920. Service vRouter failed to start'),
+      }),
+    );
+  });
+});
+
+describe('parseMsiPackages and isRebootPending', () => {
+  it('takes one package or a list, as ConvertTo-Json gives either', () => {
+    const one = { Name: 'Contrail vRouter', Version: '5.0.1', FastPackageReference: '{ABC}' };
+    expect(parseMsiPackages(one)).toEqual([{ name: 'Contrail vRouter', version: '5.0.1', productCode: '{ABC}' }]);
+    expect(parseMsiPackages([one, one])).toHaveLength(2);
+    expect(parseMsiPackages(null)).toEqual([]);
+  });
+
+  it('a reboot is pending for CBS, for file renames, or for a feature install', () => {
+    expect(isRebootPending({ cbsRebootPending: false, pendingFileRenames: null, featureInstallPending: false })).toBe(false);
+    expect(isRebootPending({ cbsRebootPending: true, pendingFileRenames: null, featureInstallPending: false })).toBe(true);
+    expect(isRebootPending({ cbsRebootPending: false, pendingFileRenames: ['\\??\\C:\\x', ''], featureInstallPending: false })).toBe(true);
+    expect(isRebootPending({ cbsRebootPending: false, pendingFileRenames: ['', ''], featureInstallPending: false })).toBe(false);
+    expect(isRebootPending({ cbsRebootPending: false, pendingFileRenames: null, featureInstallPending: true })).toBe(true);
+  });
+});
