@@ -90,22 +90,35 @@ describe('roles over SSH', () => {
       let reboot = false;
       const phases = windowsPhases(input);
       for (const [i, phase] of phases.entries()) {
-        reboot ||= (await applyPhase(exec, phase)).rebootRequested;
+        const outcome = await applyPhase(exec, phase);
+        if (outcome.rebootRequested)
+          lab.windows('rw').record(
+            `test: pass ${pass} ${phase.name} asks for a reboot (${outcome.resources
+              .filter((r) => r.rebootRequested)
+              .map((r) => r.resource)
+              .join(', ')})`,
+          );
+        reboot ||= outcome.rebootRequested;
         if (reboot && phases[i + 1]?.name !== 'testSigning') break;
       }
       if (!reboot) break;
       // What rebootWait will do: restart, then wait until the node answers with a new boot time.
       const bootTime = "(Get-CimInstance -ClassName Win32_OperatingSystem).LastBootUpTime.ToString('o')";
       const before = (await exec.run({ script: bootTime }, { timeoutMs: 10_000 })).stdout;
+      expect(before).toMatch(/^\d{4}-/);
       await exec.run({ script: 'Restart-Computer -Force' }, { timeoutMs: 10_000 });
       reboots++;
       for (let i = 0; i < 100; i++) {
         const now = await exec.run({ script: bootTime }, { timeoutMs: 2000 }).catch(() => undefined);
-        if (now && now.stdout !== before) break;
+        if (now && now.exitCode === 0 && now.stdout !== before) {
+          lab.windows('rw').record(`test: boot time ${before.trim()} -> ${now.stdout.trim()}`);
+          break;
+        }
         await new Promise((r) => setTimeout(r, 100));
       }
     }
-    expect(reboots).toBe(1);
+    // The host's own journal says what happened, should this ever be more than one reboot.
+    expect(reboots, lab.windows('rw').state.journal.join('\n')).toBe(1);
     const journal = lab.windows('rw').state.journal.length;
     for (const phase of windowsPhases(input)) {
       const outcome = await applyPhase(exec, phase);
