@@ -8,6 +8,9 @@ export const ROLE_CODES = {
   GC_FACTS_FAILED: { retryable: true, meaning: "the script that reads a phase's facts failed or answered something unreadable" },
   GC_SET_FAILED: { retryable: false, meaning: 'a command that changes the node failed' },
   GC_STILL_DIFFERENT: { retryable: false, meaning: 'a resource still differs after it was set' },
+  GC_KEYSTONE_UNAVAILABLE: { retryable: true, meaning: 'Keystone does not answer from the node (not up yet, or unreachable)' },
+  GC_KEYSTONE_AUTH: { retryable: false, meaning: 'Keystone refused the configured credentials' },
+  GC_CONFIG_API: { retryable: true, meaning: 'the Contrail config API did not accept the virtual router' },
 } as const;
 
 export type RoleCode = keyof typeof ROLE_CODES;

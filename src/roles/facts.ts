@@ -7,8 +7,8 @@ import { RoleError } from './errors.js';
 import type { FactQuery, Facts } from './resource.js';
 
 /** The script that reads `queries` on a Windows node; exported so tests can parse every one. */
-export function windowsFactsScript(queries: FactQuery[]): string {
-  const lines = ['$f = [ordered]@{}'];
+export function windowsFactsScript(queries: FactQuery[], withStdin = false): string {
+  const lines = [...(withStdin ? ['$GcStdin = [Console]::In.ReadToEnd()'] : []), '$f = [ordered]@{}'];
   for (const q of queries) {
     if (!q.ps) throw new Error(`fact ${q.id} has no PowerShell form`);
     // $( ) lets a fact be several statements; one item comes back as itself, none as $null.
@@ -23,8 +23,11 @@ export function windowsFactsScript(queries: FactQuery[]): string {
  * The script that reads `queries` on a Linux node: per fact, "id TAB exit-status TAB base64(stdout)".
  * Each fact runs in a command substitution of its own (one fork), not in a new bash.
  */
-export function linuxFactsScript(queries: FactQuery[]): string {
-  const lines = ['gc_out() { printf \'%s\\t%s\\t\' "$1" "$2"; printf \'%s\' "$3" | base64 -w0; printf \'\\n\'; }'];
+export function linuxFactsScript(queries: FactQuery[], withStdin = false): string {
+  const lines = [
+    ...(withStdin ? ['GC_STDIN=$(cat)'] : []),
+    'gc_out() { printf \'%s\\t%s\\t\' "$1" "$2"; printf \'%s\' "$3" | base64 -w0; printf \'\\n\'; }',
+  ];
   for (const q of queries) {
     if (!q.sh) throw new Error(`fact ${q.id} has no bash form`);
     lines.push(`out=$({ ${q.sh}\n} 2>/dev/null); gc_out ${bashQuote(q.id)} "$?" "$out"`);
@@ -40,14 +43,15 @@ export interface LinuxFact {
 export async function gatherFacts(
   exec: Executor,
   queries: FactQuery[],
-  opts: { signal?: AbortSignal; timeoutMs?: number; label: string },
+  opts: { signal?: AbortSignal; timeoutMs?: number; label: string; stdin?: string },
 ): Promise<Facts> {
   const facts = new Map<string, unknown>();
   if (queries.length === 0) return facts;
-  const script = exec.os === 'windows' ? windowsFactsScript(queries) : linuxFactsScript(queries);
+  const withStdin = opts.stdin !== undefined;
+  const script = exec.os === 'windows' ? windowsFactsScript(queries, withStdin) : linuxFactsScript(queries, withStdin);
   const r = await exec.run(
     { script, label: `facts of ${opts.label}` },
-    { timeoutMs: opts.timeoutMs ?? 60_000, ...(opts.signal ? { signal: opts.signal } : {}) },
+    { timeoutMs: opts.timeoutMs ?? 60_000, ...(opts.signal ? { signal: opts.signal } : {}), ...(withStdin ? { stdin: opts.stdin } : {}) },
   );
   if (r.exitCode !== 0)
     throw new RoleError(

@@ -1,5 +1,21 @@
 // What a node's phases need to know, given by the reconciler (roles never read Git or other nodes).
 
+/** Where Keystone is and the credentials that must get a token (the password is revealed by the caller). */
+export interface KeystoneInput {
+  address: string;
+  port?: number;
+  user: string;
+  password: string;
+  project: string;
+  domain: string;
+}
+
+/** The Contrail config API the Windows vRouter registers with. */
+export interface ConfigApiInput {
+  address: string;
+  port?: number;
+}
+
 export interface WindowsRoleInput {
   node: string;
   contrailVersion: string;
@@ -12,6 +28,12 @@ export interface WindowsRoleInput {
   physicalInterface: string;
   /** Controllers the agent talks to (CONTROL_NODES, else CONTROLLER_NODES). */
   controlNodes: string;
+  /** The node's own address, for its virtual-router object. */
+  address?: string;
+  keystone?: KeystoneInput;
+  configApi?: ConfigApiInput;
+  /** The DLLs found in WINDOWS_DEBUG_DLLS_PATH on the control host, to copy into System32. */
+  debugDlls?: { name: string; content: Buffer }[];
 }
 
 export interface LinuxRoleInput {
@@ -28,4 +50,8 @@ export interface LinuxRoleInput {
   openstackRelease: string;
   /** common_vrouter.env: the merged configuration, as KEY=value lines (secrets revealed by the caller). */
   environment: Record<string, string>;
+  /** Keystone this node must get a token from (computes). */
+  keystone?: KeystoneInput;
+  /** Keystone's admin password, on the node that hosts it (written to its env file through stdin). */
+  keystoneAdminPassword?: string;
 }

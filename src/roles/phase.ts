@@ -59,10 +59,12 @@ export async function testPhase(
   phase: Phase,
   opts: PhaseOptions = {},
 ): Promise<{ facts: Facts; results: Map<string, TestResult> }> {
+  const secrets = phase.resources.map((r) => r.factsStdin).filter((v): v is string => v !== undefined);
+  if (secrets.length > 1) throw new Error(`phase ${phase.name}: only one resource may send a secret with its facts`);
   const facts = await gatherFacts(
     exec,
     phase.resources.flatMap((r) => r.facts),
-    { label: phase.name, ...(opts.signal ? { signal: opts.signal } : {}) },
+    { label: phase.name, ...(opts.signal ? { signal: opts.signal } : {}), ...(secrets[0] !== undefined ? { stdin: secrets[0] } : {}) },
   );
   return { facts, results: new Map(phase.resources.map((r) => [r.name, r.test(facts)])) };
 }

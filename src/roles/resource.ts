@@ -36,6 +36,8 @@ export interface Resource {
   /** Stable and unique in its phase, e.g. `feature/Containers`: it names the resource in run reports. */
   name: string;
   facts: FactQuery[];
+  /** A secret its facts need (a Keystone request body): sent on stdin, read as $GcStdin / "$GC_STDIN". */
+  factsStdin?: string;
   test(facts: Facts): TestResult;
   set(ctx: SetContext): Promise<SetResult>;
   /** Its set takes the node's data plane down (reinstalling the vRouter): counted against maxUnavailable. */

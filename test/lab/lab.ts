@@ -8,6 +8,7 @@ import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { LinuxHost } from '../../src/dataplane/sim/linux/linux-host.js';
+import { SimNetwork } from '../../src/dataplane/sim/network.js';
 import { SimSocketServer } from '../../src/dataplane/sim/socket-server.js';
 import { type FreshWindowsOptions, type WindowsFaults, WindowsHost } from '../../src/dataplane/sim/windows/windows-host.js';
 import { WindowsShell } from '../../src/dataplane/sim/windows/windows-shell.js';
@@ -25,6 +26,8 @@ export interface LabHostSpec {
   os: 'linux' | 'windows';
   /** Windows only: features already installed, and whether its vRouter builds are production-signed. */
   windows?: Omit<FreshWindowsOptions, 'hostname'>;
+  /** Linux only: the host also runs a Contrail config API (a controller deployed outside groundcrew). */
+  linux?: { configApi?: boolean };
 }
 
 export interface LabOptions {
@@ -161,7 +164,10 @@ export class Lab {
           `link set ${prefix}-v${i + 1} master ${bridge} up`,
         );
         const paths = hostPaths(join(dir, 'hosts', spec.name));
-        const model = spec.os === 'windows' ? WindowsHost.fresh({ hostname: spec.name, ...spec.windows }) : LinuxHost.fresh(spec.name);
+        const model =
+          spec.os === 'windows'
+            ? WindowsHost.fresh({ hostname: spec.name, ...spec.windows })
+            : LinuxHost.fresh(spec.name, {}, spec.linux ?? {});
         lab.hosts.push({
           name: spec.name,
           os: spec.os,
@@ -176,6 +182,7 @@ export class Lab {
         });
       });
       await ipBatch(root);
+      for (const host of lab.hosts) lab.replaceModel(host.name, host.model);
       await Promise.all(
         lab.hosts.map(async (host, i) => {
           await ipBatch(
@@ -201,6 +208,20 @@ export class Lab {
       await lab.stop();
       throw err;
     }
+  }
+
+  /**
+   * HTTP between simulated services (Keystone in a Linux host's shim container, the config API) goes over
+   * this simulated network: those containers are models, nothing listens on a real port.
+   */
+  readonly network = new SimNetwork();
+
+  /** Puts a (fresh) model behind a host and on the network. */
+  replaceModel(name: string, model: WindowsHost | LinuxHost): void {
+    const host = this.host(name);
+    host.model = model;
+    model.network = this.network;
+    if (model instanceof LinuxHost) this.network.attach(host.address, model);
   }
 
   host(name: string): LabHost {

@@ -18,6 +18,7 @@ const executors: SshExecutor[] = [];
 beforeAll(async () => {
   lab = await Lab.start({
     hosts: [
+      { name: 'rc', os: 'linux', linux: { configApi: true } },
       { name: 'rl', os: 'linux' },
       { name: 'rw', os: 'windows' },
     ],
@@ -40,7 +41,27 @@ function executor(name: string): SshExecutor {
   return e;
 }
 
+const KEYSTONE_PASSWORD = 'lab-keystone-s3cret';
+
 describe('roles over SSH', () => {
+  it('a Linux controller runs Keystone (its password only on stdin, its env file 0600)', async () => {
+    const exec = executor('rc');
+    const input = {
+      node: 'rc',
+      contrailVersion: '5.0.1',
+      registry: 'opencontrailnightly',
+      vrouter: false,
+      openstackCompute: false,
+      hostsKeystone: true,
+      openstackRelease: 'ocata',
+      environment: {},
+      keystoneAdminPassword: KEYSTONE_PASSWORD,
+    };
+    for (const phase of linuxPhases(input)) expect((await applyPhase(exec, phase)).inDesiredState, phase.name).toBe(true);
+    expect((await ssh(lab, 'rc', 'stat -c %a /etc/kolla/keystone.env')).stdout).toBe('600\n');
+    expect((await lab.commandLog('rc')).join('\n')).not.toContain(KEYSTONE_PASSWORD);
+  });
+
   it('a Linux compute converges on real bash, then a full pass only reads (one command per phase)', async () => {
     const exec = executor('rl');
     const input = {
@@ -78,8 +99,9 @@ describe('roles over SSH', () => {
   // Retried once: one CI run (of about fifteen runs) saw two reboots here and none has since; the host's
   // journal in the failure message says why if it happens again. Each attempt starts from a fresh host.
   it('a Windows compute converges through sshd with one reboot, then a full pass only reads', { retry: 1 }, async () => {
-    lab.host('rw').model = WindowsHost.fresh({ hostname: 'rw' });
+    lab.replaceModel('rw', WindowsHost.fresh({ hostname: 'rw' }));
     const exec = executor('rw');
+    const rc = lab.host('rc').address;
     const input = {
       node: 'rw',
       contrailVersion: '5.0.1',
@@ -87,7 +109,10 @@ describe('roles over SSH', () => {
       registry: 'opencontrailnightly',
       testSigning: true,
       physicalInterface: 'Ethernet1',
-      controlNodes: '192.0.2.10',
+      controlNodes: rc,
+      address: lab.host('rw').address,
+      keystone: { address: rc, user: 'admin', password: KEYSTONE_PASSWORD, project: 'admin', domain: 'Default' },
+      configApi: { address: rc },
     };
     let reboots = 0;
     for (let pass = 0; pass < 3; pass++) {
@@ -129,5 +154,8 @@ describe('roles over SSH', () => {
       expect([outcome.phase, outcome.commands, outcome.inDesiredState]).toEqual([phase.name, 1, true]);
     }
     expect(lab.windows('rw').state.journal.slice(journal)).toEqual([]);
+    // Keystone answered from the Windows node, and its virtual router is in the controller's config API.
+    expect(lab.linux('rc').state.configApi?.virtualRouters).toEqual({ rw: { ip: lab.host('rw').address } });
+    expect((await lab.commandLog('rw')).join('\n')).not.toContain(KEYSTONE_PASSWORD);
   });
 });

@@ -51,7 +51,9 @@ export async function handleSimRequest(lab: Lab, request: SimRequest): Promise<S
       dropSession(request);
       return { stdout: '', stderr: '', exitCode: 255 };
     }
-    const stdin = /-command\s+-\s*$/i.test(command) ? await request.readStdin() : '';
+    // Standard input is read only when the script reads it (a secret), as a real process would.
+    const readsStdin = /-command\s+-\s*$/i.test(command) || /\[Console\]::In\b/i.test(decodedScript(command));
+    const stdin = readsStdin ? await request.readStdin() : '';
     const result = lab.shell.runCommandLine(model, command, stdin);
     const reboot = model.rebootRequested;
     model.rebootRequested = false;

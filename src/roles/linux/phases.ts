@@ -3,6 +3,7 @@
 import { bashQuote } from '../../dataplane/quote.js';
 import { RoleError } from '../errors.js';
 import type { LinuxRoleInput } from '../input.js';
+import { keystoneToken } from '../keystone.js';
 import { change, type Phase } from '../phase.js';
 import { CHANGED, compare, type Resource } from '../resource.js';
 import { type ComposeService, composeFile, composeFileResource, composeUpResource } from './compose.js';
@@ -12,6 +13,7 @@ import { parseIpLinks } from './parsers.js';
 export const ENV_FILE = '/etc/contrail/common_vrouter.env';
 export const VROUTER_COMPOSE = '/etc/contrail/vrouter/docker-compose.yaml';
 export const OPENSTACK_COMPOSE = '/etc/kolla/docker-compose.yaml';
+export const KEYSTONE_ENV = '/etc/kolla/keystone.env';
 const SYSCTL_FILE = '/etc/sysctl.d/60-contrail.conf';
 const SYSCTLS: Record<string, string> = { 'net.ipv4.ip_forward': '1' };
 const DIRS = ['/etc/contrail', '/etc/contrail/vrouter', '/var/log/contrail', '/var/lib/contrail'];
@@ -79,15 +81,17 @@ export function envFile(environment: Record<string, string>): string {
     .join('\n')}\n`;
 }
 
-/** common_vrouter.env: holds credentials, so it is written through stdin and kept 0600. */
-function envFileResource(content: string): Resource {
+/** An env file holding credentials: written through stdin, kept 0600, compared without printing it. */
+function envFileResource(name: string, path: string, content: string): Resource {
+  const id = `env.${name}`;
   return {
-    name: 'env/common_vrouter',
-    facts: [fileFact('env.file', ENV_FILE, bashQuote), { id: 'env.mode', sh: `stat -c %a ${ENV_FILE}` }],
+    name: `env/${name}`,
+    facts: [fileFact(id, path, bashQuote), { id: `${id}.mode`, sh: `stat -c %a ${bashQuote(path)}` }],
     test: (facts) =>
-      compare({ Content: [fileContent(facts, 'env.file') === content, true], Mode: [fact(facts, 'env.mode').stdout.trim(), '600'] }),
+      compare({ Content: [fileContent(facts, id) === content, true], Mode: [fact(facts, `${id}.mode`).stdout.trim(), '600'] }),
     async set({ exec, signal }) {
-      await change(exec, `install -m 0600 /dev/stdin ${ENV_FILE}`, 'write common_vrouter.env', {
+      const dir = path.slice(0, path.lastIndexOf('/'));
+      await change(exec, `mkdir -p ${bashQuote(dir)} && install -m 0600 /dev/stdin ${bashQuote(path)}`, `write ${path}`, {
         stdin: content,
         ...(signal ? { signal } : {}),
       });
@@ -108,7 +112,7 @@ export function vrouterServices(input: LinuxRoleInput): Record<string, ComposeSe
 export function openstackServices(input: LinuxRoleInput): Record<string, ComposeService> {
   const kolla = (name: string) => `kolla/centos-binary-${name}:${input.openstackRelease}`;
   return {
-    ...(input.hostsKeystone ? { keystone: { image: kolla('keystone') } } : {}),
+    ...(input.hostsKeystone ? { keystone: { image: kolla('keystone'), env_file: [KEYSTONE_ENV] } } : {}),
     ...(input.openstackCompute ? { nova_compute: { image: kolla('nova-compute'), privileged: true } } : {}),
   };
 }
@@ -141,22 +145,27 @@ export function linuxPhases(input: LinuxRoleInput): Phase[] {
     },
   ];
   const openstack = openstackServices(input);
-  if (Object.keys(openstack).length > 0) {
-    phases.push({
-      name: 'openstack',
-      resources: [
-        composeFileResource('openstack', OPENSTACK_COMPOSE, composeFile(openstack)),
-        composeUpResource('openstack', OPENSTACK_COMPOSE, openstack),
-      ],
-    });
+  const openstackResources: Resource[] = [];
+  if (input.hostsKeystone) {
+    if (input.keystoneAdminPassword === undefined)
+      throw new RoleError('GC_SET_FAILED', `${input.node} hosts Keystone but no admin password was given (KEYSTONE_AUTH_ADMIN_PASSWORD)`);
+    openstackResources.push(envFileResource('keystone', KEYSTONE_ENV, envFile({ KEYSTONE_ADMIN_PASSWORD: input.keystoneAdminPassword })));
   }
+  if (Object.keys(openstack).length > 0) {
+    openstackResources.push(
+      composeFileResource('openstack', OPENSTACK_COMPOSE, composeFile(openstack)),
+      composeUpResource('openstack', OPENSTACK_COMPOSE, openstack),
+    );
+  }
+  if (input.keystone) openstackResources.push(keystoneToken('linux', input.keystone));
+  if (openstackResources.length > 0) phases.push({ name: 'openstack', resources: openstackResources });
   const verify: Resource[] = [];
   if (input.vrouter) {
     const services = vrouterServices(input);
     phases.push({
       name: 'vrouter',
       resources: [
-        envFileResource(envFile(input.environment)),
+        envFileResource('common_vrouter', ENV_FILE, envFile(input.environment)),
         composeFileResource('vrouter', VROUTER_COMPOSE, composeFile(services)),
         composeUpResource('vrouter', VROUTER_COMPOSE, services, true),
       ],

@@ -1,6 +1,7 @@
 // The Windows phases of DESIGN section 5, built for one node.
 
 import type { WindowsRoleInput } from '../input.js';
+import { keystoneToken } from '../keystone.js';
 import type { Phase } from '../phase.js';
 import { windowsDriver } from './driver.js';
 import { windowsPrereqs } from './prereqs.js';
@@ -12,6 +13,7 @@ export function windowsPhases(input: WindowsRoleInput): Phase[] {
   return [
     windowsPrereqs(input),
     ...(input.testSigning ? [windowsTestSigning()] : []),
+    ...(input.keystone ? [{ name: 'openstack', resources: [keystoneToken('windows', input.keystone)] }] : []),
     windowsVrouter(input),
     windowsDriver(input),
     windowsVerify(input),

@@ -6,7 +6,11 @@ import type { WindowsRoleInput } from '../input.js';
 import { change, type Phase } from '../phase.js';
 import { CHANGED, compare, type Resource } from '../resource.js';
 import { ARTIFACTS, artifacts } from './artifacts.js';
+import { debugDlls } from './debug-dlls.js';
 import { msiResource, serviceDefined } from './msi-resource.js';
+import { virtualRouterRegistered } from './registration.js';
+
+const optional = (r: Resource | undefined): Resource[] => (r ? [r] : []);
 
 const CER = `${ARTIFACTS}\\vrouter\\vRouter.cer`;
 export const AGENT_DIR = 'C:\\Program Files\\Juniper Networks\\agent';
@@ -51,6 +55,8 @@ export function windowsVrouter(input: WindowsRoleInput): Phase {
       msiResource({ product: 'Contrail vRouter Agent', file: `${ARTIFACTS}\\agent\\contrail-vrouter-agent.msi`, version: v }),
       serviceDefined('contrail-vrouter-agent', `${AGENT_DIR}\\contrail-vrouter-agent.exe`, 'Automatic'),
       serviceDefined('contrail-vrouter-nodemgr', `${AGENT_DIR}\\contrail-vrouter-nodemgr.exe`, 'Automatic'),
+      ...optional(debugDlls(input)),
+      ...optional(virtualRouterRegistered(input)),
     ],
   };
 }

@@ -222,3 +222,26 @@ describe('pending-reboot detection', () => {
     expect(await detectPendingReboot(fresh.exec)).toBe(false);
   });
 });
+
+describe('each Windows phase, one at a time', () => {
+  it('on a fresh host: test finds differences, set applies them, a second test finds none', async () => {
+    const { testPhase } = await import('../../../src/roles/phase.js');
+    const { exec } = simHost({ features: ['Containers', 'Hyper-V'], signed: true });
+    for (const phase of windowsPhases(input({ testSigning: false }))) {
+      const before = await testPhase(exec, phase);
+      // verified only checks what the phases before it set: on a host they just converged, it finds nothing.
+      if (phase.name !== 'verified')
+        expect(
+          [...before.results.values()].some((r) => !r.inDesiredState),
+          `${phase.name} before`,
+        ).toBe(true);
+      const outcome = await applyPhase(exec, phase);
+      expect(outcome.inDesiredState, phase.name).toBe(true);
+      const after = await testPhase(exec, phase);
+      expect(
+        [...after.results.entries()].filter(([, r]) => !r.inDesiredState).map(([n]) => n),
+        `${phase.name} after`,
+      ).toEqual([]);
+    }
+  });
+});

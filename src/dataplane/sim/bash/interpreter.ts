@@ -53,6 +53,8 @@ export class BashInterpreter implements BashShell {
   #conditional = 0;
   readonly #functions = new Map<string, Node>();
   #args: string[] = [];
+  /** The script's standard input: a command substitution reads it too (x=$(cat)). */
+  #stdin = '';
   /** Status of the last command substitution, which an assignment passes on as its own. */
   #substitutionStatus = 0;
   /** Line of the statement being run, for bash's "line N:" in messages. */
@@ -85,6 +87,7 @@ export class BashInterpreter implements BashShell {
   }
 
   run(tree: Tree, stdin: string): CommandResult {
+    this.#stdin = stdin;
     const io: Io = { stdin, out: [], err: [] };
     let code: number;
     try {
@@ -578,7 +581,7 @@ export class BashInterpreter implements BashShell {
   }
 
   #substitute(node: Node): string {
-    const io: Io = { stdin: '', out: [], err: [] };
+    const io: Io = { stdin: this.#stdin, out: [], err: [] };
     const savedErrexit = this.#errexit;
     try {
       this.#substitutionStatus = this.#block(node.namedChildren, io);

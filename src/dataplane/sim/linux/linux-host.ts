@@ -1,6 +1,7 @@
 // A simulated Linux compute or controller: what cannot run on this machine (Docker engine, systemd, reboot).
 
 import { randomUUID } from 'node:crypto';
+import type { HttpEndpoint, HttpRequest, HttpResponse, SimNetwork } from '../network.js';
 import { PosixFs, type PosixFsState } from './posix-fs.js';
 
 export interface ContainerState {
@@ -12,6 +13,8 @@ export interface ContainerState {
   restart?: string;
   /** A digest of what the container was created from, so `compose up` recreates only what changed. */
   config: string;
+  /** Its environment (from env_file and environment), which the simulated services read. */
+  env?: Record<string, string>;
 }
 
 export interface LinuxCatalog {
@@ -34,6 +37,8 @@ export interface LinuxState {
   /** Files of the in-process simulator; lab hosts have a real file system instead. */
   fs: PosixFsState;
   catalog: LinuxCatalog;
+  /** Objects the simulated Contrail config API holds (a controller deployed outside groundcrew). */
+  configApi?: { virtualRouters: Record<string, { ip: string }> };
   journal: string[];
 }
 
@@ -55,17 +60,27 @@ export const DEFAULT_SYSCTLS: Record<string, string> = {
   'kernel.core_pattern': 'core',
 };
 
-export class LinuxHost {
+const json = (status: number, body: unknown, headers: Record<string, string> = {}): HttpResponse => ({
+  status,
+  headers: { 'content-type': 'application/json', ...headers },
+  body: JSON.stringify(body),
+});
+
+export class LinuxHost implements HttpEndpoint {
   readonly fs: PosixFs;
   /** Set by `reboot`; the transport reboots the host once the command's answer is out. */
   rebootRequested = false;
+  /** The cluster network this host can reach (set by whoever runs the simulation; not part of its state). */
+  network: SimNetwork | undefined;
 
   constructor(readonly state: LinuxState) {
     this.fs = new PosixFs(state.fs);
   }
 
-  static fresh(hostname: string, catalog: Partial<LinuxCatalog> = {}): LinuxHost {
+  /** `configApi`: this host also runs a Contrail config API (a controller deployed outside groundcrew). */
+  static fresh(hostname: string, catalog: Partial<LinuxCatalog> = {}, options: { configApi?: boolean } = {}): LinuxHost {
     return new LinuxHost({
+      ...(options.configApi ? { configApi: { virtualRouters: {} } } : {}),
       os: 'linux',
       hostname,
       bootId: randomUUID(),
@@ -102,6 +117,50 @@ export class LinuxHost {
   interfaces(): string[] {
     const agentUp = Object.values(this.state.containers).some((c) => c.state === 'running' && /contrail-vrouter-agent:/.test(c.image));
     return agentUp ? AGENT_INTERFACES : [];
+  }
+
+  #running(image: RegExp): ContainerState | undefined {
+    return Object.values(this.state.containers).find((c) => c.state === 'running' && image.test(c.image));
+  }
+
+  /** Keystone (port 5000) while its container runs; the config API (8082) on a controller that has one. */
+  serve(port: number, request: HttpRequest): HttpResponse | undefined {
+    if (port === 5000) {
+      const keystone = this.#running(/keystone:/);
+      if (!keystone) return undefined;
+      if (request.method !== 'POST' || request.path !== '/v3/auth/tokens') return json(404, { error: { code: 404, message: 'Not Found' } });
+      let body: { auth?: { identity?: { password?: { user?: { name?: string; password?: string } } } } };
+      try {
+        body = JSON.parse(request.body) as typeof body;
+      } catch {
+        return json(400, { error: { code: 400, message: 'Malformed request body' } });
+      }
+      const user = body.auth?.identity?.password?.user;
+      const wanted = keystone.env?.KEYSTONE_ADMIN_PASSWORD;
+      if (user?.name !== 'admin' || wanted === undefined || user.password !== wanted) {
+        return json(401, { error: { code: 401, message: 'The request you have made requires authentication.', title: 'Unauthorized' } });
+      }
+      return json(
+        201,
+        { token: { methods: ['password'], user: { name: 'admin' } } },
+        { 'x-subject-token': `gAAAA${this.state.bootId.slice(0, 8)}` },
+      );
+    }
+    if (port === 8082 && this.state.configApi) {
+      const match = /^\/virtual-routers\/?$/.exec(request.path);
+      if (!match || request.method !== 'POST') return json(404, { error: 'not found' });
+      const vr = (JSON.parse(request.body || '{}') as { 'virtual-router'?: { fq_name?: string[]; virtual_router_ip_address?: string } })[
+        'virtual-router'
+      ];
+      const name = vr?.fq_name?.at(-1);
+      if (!name || !vr?.virtual_router_ip_address)
+        return json(400, { error: 'virtual-router needs fq_name and virtual_router_ip_address' });
+      if (name in this.state.configApi.virtualRouters) return json(409, { error: `virtual-router ${name} already exists` });
+      this.state.configApi.virtualRouters[name] = { ip: vr.virtual_router_ip_address };
+      this.record(`config-api create virtual-router ${name}`);
+      return json(200, { 'virtual-router': { fq_name: ['default-global-system-config', name] } });
+    }
+    return undefined;
   }
 
   /** key = value lines of /etc/sysctl.d/*.conf (in name order) and /etc/sysctl.conf. */

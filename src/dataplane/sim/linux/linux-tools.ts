@@ -84,13 +84,21 @@ function compose(host: LinuxHost, args: string[], readFile: ReadFile, cwd: strin
       }
       for (const [svc, def] of Object.entries(services)) {
         const cname = containerName(svc, def);
-        const env = def.env_file
+        const envText = def.env_file
           ? [def.env_file]
               .flat()
               .map((f) => readFile(String(f)) ?? '')
               .join('\n')
           : '';
-        const config = createHash('sha1').update(JSON.stringify({ def, env })).digest('hex');
+        const env: Record<string, string> = {};
+        for (const line of envText.split('\n')) {
+          const at = line.indexOf('=');
+          if (at > 0 && !line.trimStart().startsWith('#')) env[line.slice(0, at).trim()] = line.slice(at + 1);
+        }
+        if (def.environment && typeof def.environment === 'object' && !Array.isArray(def.environment)) {
+          for (const [k, v] of Object.entries(def.environment as Record<string, unknown>)) env[k] = String(v);
+        }
+        const config = createHash('sha1').update(JSON.stringify({ def, envText })).digest('hex');
         const existing = host.state.containers[cname];
         if (existing && existing.config === config && existing.state === 'running') continue;
         host.state.containers[cname] = {
@@ -100,6 +108,7 @@ function compose(host: LinuxHost, args: string[], readFile: ReadFile, cwd: strin
           project: name,
           service: svc,
           config,
+          env,
           ...(def.restart ? { restart: def.restart } : {}),
         };
         host.record(`${existing ? 'recreate' : 'create'} ${cname} ${def.image}`);

@@ -452,8 +452,11 @@ export class Interpreter<H> {
         return this.#hashtable(node, 'System.Collections.Hashtable');
       case 'cast_expression':
         return this.#cast(node);
-      case 'member_access':
-        return getMember(this.#expr(node.namedChild(0) as Node), node.namedChild(1)?.text ?? '');
+      case 'member_access': {
+        const target = node.namedChild(0) as Node;
+        if (target.type === 'type_literal') return this.#staticMember(target, node.namedChild(1)?.text ?? '');
+        return getMember(this.#expr(target), node.namedChild(1)?.text ?? '');
+      }
       case 'invokation_expression':
         return this.#invoke(node);
       case 'element_access': {
@@ -561,8 +564,10 @@ export class Interpreter<H> {
   }
 
   #invoke(node: Node): unknown {
-    const target = this.#expr(node.namedChild(0) as Node);
+    const targetNode = node.namedChild(0) as Node;
     const method = node.namedChild(1)?.text ?? '';
+    if (targetNode.type === 'type_literal') return this.#staticCall(targetNode, method, this.#arguments(node));
+    const target = this.#expr(targetNode);
     const argList = node.namedChildren.find((c) => c?.type === 'argument_list');
     const flatten = (n: Node): Node[] =>
       ['argument_expression_list', 'argument_list', 'argument_expression'].includes(n.type)
@@ -570,6 +575,47 @@ export class Interpreter<H> {
         : [n];
     const args = argList ? flatten(argList).map((c) => this.#expr(c)) : [];
     return callMethod(target, method, args);
+  }
+
+  #arguments(node: Node): unknown[] {
+    const argList = node.namedChildren.find((c) => c?.type === 'argument_list');
+    const flatten = (n: Node): Node[] =>
+      ['argument_expression_list', 'argument_list', 'argument_expression'].includes(n.type)
+        ? n.namedChildren.filter((c): c is Node => c !== null).flatMap(flatten)
+        : [n];
+    return argList ? flatten(argList).map((c) => this.#expr(c)) : [];
+  }
+
+  /** Static .NET methods the roles use: [Convert]::FromBase64String and [IO.File]::WriteAllBytes. */
+  #staticCall(type: Node, method: string, args: unknown[]): unknown {
+    const name = type.text
+      .replace(/^\[|\]$/g, '')
+      .toLowerCase()
+      .replace(/^system\./, '');
+    const call = `${name}::${method.toLowerCase()}`;
+    if (call === 'convert::frombase64string') return Buffer.from(toText(args[0]), 'base64');
+    if (call === 'io.file::writeallbytes' && Buffer.isBuffer(args[1])) {
+      const write = (this.host as { writeBytes?: (path: string, bytes: Buffer) => string | undefined }).writeBytes;
+      const problem = write ? write.call(this.host, toText(args[0]), args[1]) : 'not supported on this host';
+      if (problem)
+        throw new PsTerminatingError(
+          `Exception calling "WriteAllBytes" with "2" argument(s): "${problem}"`,
+          'DirectoryNotFoundException',
+          'NotSpecified',
+        );
+      return null;
+    }
+    throw this.#unsupported(type);
+  }
+
+  /** Static members of .NET types: only [Console]::In (standard input, how secrets arrive) is simulated. */
+  #staticMember(type: Node, member: string): unknown {
+    const name = type.text.replace(/^\[|\]$/g, '').toLowerCase();
+    if ((name === 'console' || name === 'system.console') && member.toLowerCase() === 'in') {
+      const stdin = this.options.stdin ?? '';
+      return new PsObject('System.IO.TextReader', [['ReadToEnd', { kind: 'method', call: () => stdin }]]);
+    }
+    throw this.#unsupported(type);
   }
 
   #scriptBlock(node: Node): ScriptBlockValue {

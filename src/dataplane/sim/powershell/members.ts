@@ -73,6 +73,10 @@ export function callMethod(target: unknown, method: string, args: unknown[]): un
   if (typeof target === 'number' && lower === 'tostring') return String(target);
   if (Array.isArray(target) && lower === 'contains') return target.some((v) => toText(v) === arg(0));
   if (target instanceof PsObject && target.isHashtable && lower === 'containskey') return target.has(arg(0));
+  // Methods the simulator attaches to an object itself ([Console]::In.ReadToEnd()).
+  const own =
+    target instanceof PsObject ? (target.get(method) as { kind?: string; call?: (...a: unknown[]) => unknown } | undefined) : undefined;
+  if (own?.kind === 'method' && own.call) return own.call(...args);
   throw new PsTerminatingError(
     `Method invocation failed because [${typeName(target)}] does not contain a method named '${method}'.`,
     'MethodNotFound',

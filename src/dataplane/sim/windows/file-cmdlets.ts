@@ -1,5 +1,6 @@
 // Files and directories in the simulator: New-Item, Set-Content, Get-Content, Remove-Item, Copy-Item, Get-ChildItem.
 
+import { createHash } from 'node:crypto';
 import { type CmdletSpec, obj } from '../powershell/commands.js';
 import { PsError } from '../powershell/errors.js';
 import { toItems, toText } from '../powershell/values.js';
@@ -198,4 +199,24 @@ const getChildItem: Spec = {
   },
 };
 
-export const FILE_CMDLETS: Spec[] = [newItem, setContent, getContent, removeItem, copyItem, getChildItem];
+const getFileHash: Spec = {
+  name: 'Get-FileHash',
+  params: {
+    Path: { type: 'string[]', position: 0, aliases: ['LiteralPath'] },
+    Algorithm: { type: 'string', values: ['SHA1', 'SHA256', 'SHA384', 'SHA512', 'MD5'] },
+  },
+  run(host, args, _input, ctx) {
+    const algorithm = toText(args.Algorithm ?? 'SHA256');
+    return (args.Path as string[]).flatMap((path) => {
+      const content = host.fs.read(path);
+      if (content === undefined) {
+        ctx.error(pathNotFound(path, 'Get-FileHash'));
+        return [];
+      }
+      const hash = createHash(algorithm.toLowerCase()).update(Buffer.from(content, 'latin1')).digest('hex').toUpperCase();
+      return [obj({ Algorithm: algorithm, Hash: hash, Path: path })];
+    });
+  },
+};
+
+export const FILE_CMDLETS: Spec[] = [newItem, setContent, getContent, removeItem, copyItem, getChildItem, getFileHash];

@@ -1,6 +1,7 @@
 // A simulated Windows Server compute node: the state the roles touch and the rules Windows enforces on it.
 
 import { createHash } from 'node:crypto';
+import type { SimNetwork } from '../network.js';
 import { WindowsFs, type WindowsFsState } from './windows-fs.js';
 
 export type FeatureState = 'Installed' | 'Available' | 'InstallPending';
@@ -107,6 +108,8 @@ export interface FreshWindowsOptions {
 
 export class WindowsHost {
   readonly fs: WindowsFs;
+  /** The cluster network this host can reach (set by whoever runs the simulation; not part of its state). */
+  network: SimNetwork | undefined;
   /** Set by Restart-Computer; the transport reboots the host once the command's answer is out. */
   rebootRequested = false;
 
@@ -153,6 +156,15 @@ export class WindowsHost {
 
   record(change: string): void {
     this.state.journal.push(change);
+  }
+
+  /** [IO.File]::WriteAllBytes: binary content is kept as latin1 text, so hashes see the original bytes. */
+  writeBytes(path: string, bytes: Buffer): string | undefined {
+    const content = bytes.toString('latin1');
+    if (this.fs.read(path) === content) return undefined;
+    if (!this.fs.write(path, content)) return `Could not find a part of the path '${path}'.`;
+    this.record(`write ${path}`);
+    return undefined;
   }
 
   service(name: string): ServiceState | undefined {

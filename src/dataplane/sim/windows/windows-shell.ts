@@ -9,6 +9,7 @@ import { NETWORK_CMDLETS, NETWORK_NATIVES } from './network-cmdlets.js';
 import { PACKAGE_CMDLETS, PACKAGE_NATIVES } from './package-cmdlets.js';
 import { SERVICE_CMDLETS, SERVICE_NATIVES } from './service-cmdlets.js';
 import { SYSTEM_CMDLETS, SYSTEM_NATIVES } from './system-cmdlets.js';
+import { WEB_CMDLETS } from './web-cmdlets.js';
 import type { WindowsHost } from './windows-host.js';
 
 type Parser = Awaited<ReturnType<typeof loadPowerShellParser>>;
@@ -22,6 +23,7 @@ function registry(): Registry<WindowsHost> {
     ...FILE_CMDLETS,
     ...PACKAGE_CMDLETS,
     ...NETWORK_CMDLETS,
+    ...WEB_CMDLETS,
   ]) {
     cmdlets.set(c.name.toLowerCase(), c);
   }

@@ -1,0 +1,53 @@
+// The node's virtual-router object in the Contrail config API: created once; 200 and 409 both mean done.
+
+import { psQuote } from '../../dataplane/quote.js';
+import type { WindowsRoleInput } from '../input.js';
+import { keystoneUrl, tokenRequest } from '../keystone.js';
+import { change } from '../phase.js';
+import { CHANGED, compare, type Resource } from '../resource.js';
+
+const MARKER = 'C:\\ProgramData\\Contrail\\var\\lib\\contrail\\virtual-router';
+
+export function virtualRouterRegistered(input: WindowsRoleInput): Resource | undefined {
+  const api = input.configApi;
+  if (!api) return undefined;
+  const endpoint = `http://${api.address}:${api.port ?? 8082}`;
+  const record = `${endpoint} ${input.node}`;
+  return {
+    name: 'config-api/virtual-router',
+    facts: [
+      {
+        id: 'vr.marker',
+        ps: `if (Test-Path -LiteralPath ${psQuote(MARKER)}) { (Get-Content -LiteralPath ${psQuote(MARKER)} -Raw).Trim() } else { $null }`,
+      },
+    ],
+    test: (facts) => compare({ Registered: [facts.get('vr.marker'), record] }),
+    async set({ exec, signal }) {
+      const object = JSON.stringify({
+        'virtual-router': {
+          fq_name: ['default-global-system-config', input.node],
+          parent_type: 'global-system-config',
+          virtual_router_ip_address: input.address ?? '',
+        },
+      });
+      const lines = ['$h = @{}'];
+      if (input.keystone) {
+        lines.push(
+          '$auth = [Console]::In.ReadToEnd()',
+          `$r = Invoke-WebRequest -Uri ${psQuote(keystoneUrl(input.keystone))} -Method Post -Body $auth -ContentType 'application/json' -UseBasicParsing`,
+          "$h['X-Auth-Token'] = $r.Headers['X-Subject-Token']",
+        );
+      }
+      lines.push(
+        `try { $code = (Invoke-WebRequest -Uri ${psQuote(`${endpoint}/virtual-routers`)} -Method Post -Body ${psQuote(object)} -ContentType 'application/json' -Headers $h -UseBasicParsing).StatusCode } catch { if ($_.Exception.Message -match '\\(409\\)') { $code = 409 } else { throw } }`,
+        `Set-Content -LiteralPath ${psQuote(MARKER)} -Value ${psQuote(record)}`,
+        '$code',
+      );
+      await change(exec, lines.join('\n'), `register ${input.node} with the config API`, {
+        ...(signal ? { signal } : {}),
+        ...(input.keystone ? { stdin: tokenRequest(input.keystone) } : {}),
+      });
+      return CHANGED;
+    },
+  };
+}

@@ -1,0 +1,198 @@
+// Keystone and the config API across simulated hosts: the openstack phases and the vRouter's registration.
+
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Command, CommandResult, Executor, RunOptions } from '../../../src/dataplane/executor.js';
+import { LinuxHost } from '../../../src/dataplane/sim/linux/linux-host.js';
+import { SimNetwork } from '../../../src/dataplane/sim/network.js';
+import { WindowsHost } from '../../../src/dataplane/sim/windows/windows-host.js';
+import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
+import type { KeystoneInput, LinuxRoleInput, WindowsRoleInput } from '../../../src/roles/input.js';
+import { linuxPhases } from '../../../src/roles/linux/phases.js';
+import { applyPhase } from '../../../src/roles/phase.js';
+import { windowsPhases } from '../../../src/roles/windows/phases.js';
+
+let shells: SimShells;
+beforeAll(async () => {
+  shells = await SimShells.create();
+});
+
+const PASSWORD = 'c0ntrail123-secret';
+const keystone = (password = PASSWORD): KeystoneInput => ({
+  address: '192.0.2.10',
+  user: 'admin',
+  password,
+  project: 'admin',
+  domain: 'Default',
+});
+
+class Recorder implements Executor {
+  readonly scripts: string[] = [];
+  constructor(readonly inner: Executor) {}
+  get os() {
+    return this.inner.os;
+  }
+  run(cmd: Command, opts: RunOptions): Promise<CommandResult> {
+    this.scripts.push(cmd.script);
+    return this.inner.run(cmd, opts);
+  }
+  close() {
+    return this.inner.close();
+  }
+}
+
+function cluster() {
+  const network = new SimNetwork();
+  const controller = LinuxHost.fresh('ctrl1', {}, { configApi: true });
+  const compute = LinuxHost.fresh('compute-l1');
+  const win = WindowsHost.fresh({ hostname: 'win1', features: ['Containers', 'Hyper-V'], catalog: { signedVrouter: true } });
+  for (const [address, host] of [
+    ['192.0.2.10', controller],
+    ['192.0.2.21', compute],
+  ] as const) {
+    network.attach(address, host);
+    host.network = network;
+  }
+  win.network = network;
+  return { controller, compute, win, exec: (host: LinuxHost | WindowsHost) => new Recorder(new SimExecutor({ host, shells })) };
+}
+
+const linuxInput = (overrides: Partial<LinuxRoleInput>): LinuxRoleInput => ({
+  node: 'x',
+  contrailVersion: '5.0.1',
+  registry: 'opencontrailnightly',
+  vrouter: false,
+  openstackCompute: false,
+  hostsKeystone: false,
+  openstackRelease: 'ocata',
+  environment: {},
+  ...overrides,
+});
+
+const windowsInput = (overrides: Partial<WindowsRoleInput> = {}): WindowsRoleInput => ({
+  node: 'win1',
+  contrailVersion: '5.0.1',
+  registry: 'opencontrailnightly',
+  testSigning: false,
+  physicalInterface: 'Ethernet1',
+  controlNodes: '192.0.2.10',
+  address: '192.0.2.31',
+  keystone: keystone(),
+  configApi: { address: '192.0.2.10' },
+  ...overrides,
+});
+
+async function converge(exec: Executor, phases: { name: string; resources: unknown[] }[]) {
+  const outcomes = [];
+  for (const phase of phases) outcomes.push(await applyPhase(exec, phase as never));
+  return outcomes;
+}
+
+describe('Keystone from the nodes', () => {
+  it('computes get a token from the controller that hosts Keystone; the password never appears in a script', async () => {
+    const c = cluster();
+    const ctrlExec = c.exec(c.controller);
+    await converge(ctrlExec, linuxPhases(linuxInput({ node: 'ctrl1', hostsKeystone: true, keystoneAdminPassword: PASSWORD })));
+    const computeExec = c.exec(c.compute);
+    const outcomes = await converge(
+      computeExec,
+      linuxPhases(linuxInput({ node: 'compute-l1', vrouter: true, openstackCompute: true, keystone: keystone() })),
+    );
+    const openstack = outcomes.find((o) => o.phase === 'openstack');
+    expect(openstack?.resources.find((r) => r.resource === 'keystone/token')).toMatchObject({ status: 'ok' });
+    const winExec = c.exec(c.win);
+    const winOutcomes = await converge(winExec, windowsPhases(windowsInput()));
+    expect(winOutcomes.map((o) => [o.phase, o.inDesiredState])).toEqual([
+      ['prereqs', true],
+      ['openstack', true],
+      ['vrouter', true],
+      ['driver', true],
+      ['verified', true],
+    ]);
+    for (const scripts of [ctrlExec.scripts, computeExec.scripts, winExec.scripts]) expect(scripts.join('\n')).not.toContain(PASSWORD);
+  });
+
+  it('Keystone not up yet is GC_KEYSTONE_UNAVAILABLE and retryable', async () => {
+    const c = cluster();
+    await expect(
+      converge(c.exec(c.compute), linuxPhases(linuxInput({ node: 'compute-l1', keystone: keystone(), openstackCompute: true }))),
+    ).rejects.toMatchObject({
+      code: 'GC_KEYSTONE_UNAVAILABLE',
+      retryable: true,
+    });
+    await expect(converge(c.exec(c.win), windowsPhases(windowsInput()))).rejects.toMatchObject({
+      code: 'GC_KEYSTONE_UNAVAILABLE',
+      message: expect.stringMatching(/Unable to connect to the remote server/),
+    });
+  });
+
+  it('wrong credentials are GC_KEYSTONE_AUTH and terminal', async () => {
+    const c = cluster();
+    await converge(c.exec(c.controller), linuxPhases(linuxInput({ node: 'ctrl1', hostsKeystone: true, keystoneAdminPassword: PASSWORD })));
+    await expect(
+      converge(c.exec(c.compute), linuxPhases(linuxInput({ node: 'compute-l1', keystone: keystone('wrong'), openstackCompute: true }))),
+    ).rejects.toMatchObject({
+      code: 'GC_KEYSTONE_AUTH',
+      retryable: false,
+    });
+    await expect(converge(c.exec(c.win), windowsPhases(windowsInput({ keystone: keystone('wrong') })))).rejects.toMatchObject({
+      code: 'GC_KEYSTONE_AUTH',
+      message: expect.stringMatching(/\(401\) Unauthorized/),
+    });
+  });
+});
+
+describe('the virtual router in the config API', () => {
+  it('is created once; a lost marker meets 409, which also means done', async () => {
+    const c = cluster();
+    await converge(c.exec(c.controller), linuxPhases(linuxInput({ node: 'ctrl1', hostsKeystone: true, keystoneAdminPassword: PASSWORD })));
+    const exec = c.exec(c.win);
+    await converge(exec, windowsPhases(windowsInput()));
+    expect(c.controller.state.configApi?.virtualRouters).toEqual({ win1: { ip: '192.0.2.31' } });
+    const created = c.controller.state.journal.filter((j) => j.startsWith('config-api')).length;
+    await converge(exec, windowsPhases(windowsInput()));
+    expect(c.controller.state.journal.filter((j) => j.startsWith('config-api')).length).toBe(created);
+    c.win.fs.remove('C:\\ProgramData\\Contrail\\var\\lib\\contrail\\virtual-router', false);
+    const outcomes = await converge(exec, windowsPhases(windowsInput()));
+    expect(outcomes.find((o) => o.phase === 'vrouter')?.resources.find((r) => r.resource === 'config-api/virtual-router')).toMatchObject({
+      status: 'changed',
+    });
+    expect(outcomes.every((o) => o.inDesiredState)).toBe(true);
+  });
+});
+
+describe('debug DLLs', () => {
+  it('are copied into System32 by content hash, through stdin, and left alone once there', async () => {
+    const c = cluster();
+    const dll = { name: 'vRouter-debug.dll', content: Buffer.from([0x4d, 0x5a, 0x90, 0x00, 0xff, 0xfe, 0x00, 0x01]) };
+    const exec = c.exec(c.win);
+    const input = windowsInput({ keystone: undefined, configApi: undefined, debugDlls: [dll] });
+    await converge(exec, windowsPhases(input));
+    expect(Buffer.from(c.win.fs.read('C:\\Windows\\System32\\vRouter-debug.dll') ?? '', 'latin1')).toEqual(dll.content);
+    const journal = c.win.state.journal.length;
+    const again = await converge(exec, windowsPhases(input));
+    expect(again.every((o) => o.resources.every((r) => r.status === 'ok'))).toBe(true);
+    expect(c.win.state.journal.slice(journal)).toEqual([]);
+    const changed = await converge(exec, windowsPhases({ ...input, debugDlls: [{ ...dll, content: Buffer.from('MZ new build') }] }));
+    expect(changed.find((o) => o.phase === 'vrouter')?.resources.find((r) => r.resource === 'debug-dlls')).toMatchObject({
+      status: 'changed',
+    });
+  });
+});
+
+describe('what these phases send', () => {
+  it('every PowerShell script of the openstack, registration and DLL resources parses with tree-sitter-powershell', async () => {
+    const { loadPowerShellParser } = await import('../../../src/dataplane/sim/powershell/parser.js');
+    const { POWERSHELL_PRELUDE } = await import('../../../src/dataplane/wire.js');
+    const parser = await loadPowerShellParser();
+    const c = cluster();
+    await converge(c.exec(c.controller), linuxPhases(linuxInput({ node: 'ctrl1', hostsKeystone: true, keystoneAdminPassword: PASSWORD })));
+    const exec = c.exec(c.win);
+    await converge(exec, windowsPhases(windowsInput({ debugDlls: [{ name: 'a.dll', content: Buffer.from('MZ') }] })));
+    expect(exec.scripts.some((s) => s.includes('virtual-routers'))).toBe(true);
+    for (const script of exec.scripts) {
+      const tree = parser.parse(POWERSHELL_PRELUDE + script);
+      expect(tree?.rootNode.hasError, script).toBe(false);
+      tree?.delete();
+    }
+  });
+});
