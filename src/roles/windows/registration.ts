@@ -1,6 +1,7 @@
 // The node's virtual-router object in the Contrail config API: created once; 200 and 409 both mean done.
 
 import { psQuote } from '../../dataplane/quote.js';
+import { RoleError } from '../errors.js';
 import type { WindowsRoleInput } from '../input.js';
 import { keystoneUrl, tokenRequest } from '../keystone.js';
 import { change } from '../phase.js';
@@ -43,10 +44,18 @@ export function virtualRouterRegistered(input: WindowsRoleInput): Resource | und
         `Set-Content -LiteralPath ${psQuote(MARKER)} -Value ${psQuote(record)}`,
         '$code',
       );
-      await change(exec, lines.join('\n'), `register ${input.node} with the config API`, {
-        ...(signal ? { signal } : {}),
-        ...(input.keystone ? { stdin: tokenRequest(input.keystone) } : {}),
-      });
+      try {
+        await change(exec, lines.join('\n'), `register ${input.node} with the config API`, {
+          ...(signal ? { signal } : {}),
+          ...(input.keystone ? { stdin: tokenRequest(input.keystone) } : {}),
+        });
+      } catch (err) {
+        throw new RoleError(
+          'GC_CONFIG_API',
+          `the config API at ${endpoint} did not take virtual-router ${input.node}: ${(err as Error).message}`,
+          err,
+        );
+      }
       return CHANGED;
     },
   };
