@@ -1,0 +1,261 @@
+// The node machine with scripted actors and fake timers: every transition of DESIGN section 5.
+
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createActor, fromPromise } from 'xstate';
+import { type NodeMachineInput, nodeMachine, type PhaseResult } from '../../../src/state-machines/node-machine.js';
+
+const WINDOWS = ['prereqs', 'testSigning', 'rebootWait', 'openstack', 'vrouter', 'driver', 'verified'];
+const LINUX = ['prereqs', 'openstack', 'vrouter', 'verified'];
+
+type Script = (phase: string, call: number, dryRun: boolean) => PhaseResult | Error;
+
+interface World {
+  calls: { phase: string; revision: string; dryRun: boolean }[];
+  reboots: number;
+  bootId: string;
+  /** When false, the node never comes back from a reboot. */
+  returns: boolean;
+  deconfigured: boolean;
+}
+
+const ok: PhaseResult = { inDesiredState: true, rebootRequested: false };
+const reboot: PhaseResult = { inDesiredState: false, rebootRequested: true };
+const err = (code: string, retryable: boolean) => Object.assign(new Error(code), { code, retryable });
+
+function start(script: Script, input: Partial<NodeMachineInput> = {}, world: Partial<World> = {}) {
+  const w: World = { calls: [], reboots: 0, bootId: 'boot-1', returns: true, deconfigured: false, ...world };
+  const count = new Map<string, number>();
+  const machine = nodeMachine.provide({
+    actors: {
+      runPhase: fromPromise(async ({ input: i }) => {
+        w.calls.push({ phase: i.phase, revision: i.revision, dryRun: i.dryRun });
+        const n = (count.get(i.phase) ?? 0) + 1;
+        count.set(i.phase, n);
+        const r = script(i.phase, n, i.dryRun);
+        if (r instanceof Error) throw r;
+        return r;
+      }),
+      readBootId: fromPromise(async () => w.bootId),
+      issueReboot: fromPromise(async () => {
+        w.reboots++;
+        if (w.returns) w.bootId = `boot-${w.reboots + 1}`;
+      }),
+      waitForNewBoot: fromPromise(async ({ input: i, signal }) => {
+        while (w.bootId === i.previousBootId) {
+          await new Promise((r) => setTimeout(r, 1000));
+          if (signal.aborted) throw new Error('aborted');
+        }
+        return w.bootId;
+      }),
+      checkReadiness: fromPromise(async () => undefined),
+      deconfigure: fromPromise(async () => {
+        w.deconfigured = true;
+      }),
+    },
+  });
+  const actor = createActor(machine, {
+    input: {
+      node: 'win1',
+      revision: 'r1',
+      phases: WINDOWS,
+      mode: 'autocorrect',
+      paused: false,
+      limits: { settleMs: 5000, rebootTimeoutMs: 60_000 },
+      ...input,
+    },
+  });
+  actor.start();
+  return { actor, w, machine };
+}
+
+/** Lets promise actors settle and timers fire, up to `ms` of fake time. */
+async function run(ms = 0) {
+  for (let i = 0; i < 50; i++) await vi.advanceTimersByTimeAsync(ms / 50);
+  await vi.advanceTimersByTimeAsync(0);
+}
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('node machine', () => {
+  it('a fresh Windows node: features and test signing share one reboot, then it converges and is verified', async () => {
+    const { actor, w } = start((phase, call) => ((phase === 'prereqs' || phase === 'testSigning') && call === 1 ? reboot : ok));
+    await run(20_000);
+    expect(actor.getSnapshot().value).toBe('verified');
+    expect(w.reboots).toBe(1);
+    expect(w.calls.map((c) => c.phase)).toEqual([
+      'prereqs',
+      'testSigning',
+      'prereqs',
+      'testSigning',
+      'openstack',
+      'vrouter',
+      'driver',
+      'verified',
+    ]);
+    expect(actor.getSnapshot().context).toMatchObject({ lastAppliedRevision: 'r1', lastAttemptedRevision: 'r1', rebootsThisRevision: 1 });
+  });
+
+  it('a Linux node reboots at once when a phase asks (no rebootWait there), and never otherwise', async () => {
+    const quiet = start(() => ok, { phases: LINUX });
+    await run(1000);
+    expect(quiet.w.reboots).toBe(0);
+    const { actor, w } = start((phase, call) => (phase === 'vrouter' && call === 1 ? reboot : ok), { phases: LINUX });
+    await run(20_000);
+    expect(w.reboots).toBe(1);
+    expect(actor.getSnapshot().value).toBe('verified');
+  });
+
+  it('the same phase asking for a reboot again after its reboot stalls with GC_REBOOT_LOOP', async () => {
+    const { actor, w } = start((phase) => (phase === 'testSigning' ? reboot : ok));
+    await run(30_000);
+    expect(actor.getSnapshot().value).toBe('stalled');
+    expect(actor.getSnapshot().context.lastError).toMatchObject({
+      code: 'GC_REBOOT_LOOP',
+      retryable: false,
+      message: expect.stringMatching(/testSigning asked for a reboot again/),
+    });
+    expect(w.reboots).toBe(1);
+  });
+
+  it('a boot id that never changes ends unreachable with a timeout reason', async () => {
+    const { actor, w } = start((phase, call) => (phase === 'prereqs' && call === 1 ? reboot : ok), {}, { returns: false });
+    await run(59_000);
+    expect(actor.getSnapshot().matches({ rebooting: 'waitingForBoot' })).toBe(true);
+    await run(2_000);
+    expect(actor.getSnapshot().value).toBe('unreachable');
+    expect(actor.getSnapshot().context.lastError).toMatchObject({
+      code: 'GC_REBOOT_TIMEOUT',
+      message: expect.stringMatching(/did not come back with a new boot id within 60 s/),
+    });
+    expect(w.reboots).toBe(1);
+  });
+
+  it('a retryable error backs off exponentially (from 1 s, jittered) and retries the phase', async () => {
+    const { actor } = start((phase, call) => (phase === 'vrouter' && call <= 2 ? err('GC_CONNECTION_LOST', true) : ok), { phases: LINUX });
+    await run(0);
+    expect(actor.getSnapshot().value).toBe('backoff');
+    expect(actor.getSnapshot().context).toMatchObject({ attempt: 1, lastError: { code: 'GC_CONNECTION_LOST' } });
+    await run(400);
+    expect(actor.getSnapshot().value).toBe('backoff');
+    await run(700);
+    expect(actor.getSnapshot().context.attempt).toBe(2);
+    await run(2100);
+    expect(actor.getSnapshot().value).toBe('verified');
+    expect(actor.getSnapshot().context.attempt).toBe(0);
+  });
+
+  it('a new revision during backoff goes straight to converging, on its own phases', async () => {
+    const { actor, w } = start((phase, call) => (phase === 'vrouter' && call === 1 ? err('GC_MSI_BUSY', true) : ok), { phases: LINUX });
+    await run(0);
+    expect(actor.getSnapshot().value).toBe('backoff');
+    actor.send({ type: 'desired.changed', revision: 'r2', phases: ['prereqs', 'verified'], mode: 'autocorrect', paused: false });
+    await run(0);
+    expect(actor.getSnapshot().value).toBe('verified');
+    expect(w.calls.slice(-2)).toEqual([
+      { phase: 'prereqs', revision: 'r2', dryRun: false },
+      { phase: 'verified', revision: 'r2', dryRun: false },
+    ]);
+    expect(actor.getSnapshot().context).toMatchObject({ lastAppliedRevision: 'r2', lastError: undefined });
+  });
+
+  it('a terminal error stalls with its code and message until a reconcile request', async () => {
+    let broken = true;
+    const { actor } = start((phase) => (phase === 'vrouter' && broken ? err('GC_MSI_FAILED', false) : ok), { phases: LINUX });
+    await run(60_000);
+    expect(actor.getSnapshot().value).toBe('stalled');
+    expect(actor.getSnapshot().context.lastError).toMatchObject({ code: 'GC_MSI_FAILED', retryable: false });
+    broken = false;
+    actor.send({ type: 'reconcile.requested' });
+    await run(0);
+    expect(actor.getSnapshot().value).toBe('verified');
+  });
+
+  it('repeated connection failures make the node unreachable instead of retrying forever', async () => {
+    const { actor } = start(() => err('GC_SSH_CONNECT', true), {
+      phases: LINUX,
+      limits: { maxConnectAttempts: 3, backoffBaseMs: 100, backoffMaxMs: 100 },
+    });
+    await run(5_000);
+    expect(actor.getSnapshot().value).toBe('unreachable');
+    expect(actor.getSnapshot().context.connectFailures).toBe(3);
+  });
+
+  it('modes at resync: apply stops checking, monitor only reports drift, autocorrect converges again', async () => {
+    const drifted = (phase: string, _call: number, dryRun: boolean) =>
+      phase === 'vrouter' && dryRun ? { inDesiredState: false, rebootRequested: false } : ok;
+    const apply = start(drifted, { phases: LINUX, mode: 'apply' });
+    await run(0);
+    const before = apply.w.calls.length;
+    apply.actor.send({ type: 'resync' });
+    await run(0);
+    expect(apply.w.calls.length).toBe(before);
+
+    const monitor = start(drifted, { phases: LINUX, mode: 'monitor' });
+    await run(0);
+    monitor.actor.send({ type: 'resync' });
+    await run(0);
+    expect(monitor.actor.getSnapshot().value).toBe('verified');
+    expect(monitor.actor.getSnapshot().context.drift).toBe(true);
+    expect(monitor.w.calls.slice(-4).every((c) => c.dryRun)).toBe(true);
+
+    const autocorrect = start(() => ok, { phases: LINUX, mode: 'autocorrect' });
+    await run(0);
+    autocorrect.actor.send({ type: 'resync' });
+    await run(0);
+    expect(autocorrect.w.calls.slice(-4).map((c) => c.dryRun)).toEqual([false, false, false, false]);
+  });
+
+  it('pause and resume; a pause during a reboot waits for the node to be back', async () => {
+    const paused = start(() => ok, { phases: LINUX, paused: true });
+    await run(0);
+    expect(paused.actor.getSnapshot().value).toBe('paused');
+    expect(paused.w.calls).toEqual([]);
+    paused.actor.send({ type: 'resume' });
+    await run(0);
+    expect(paused.actor.getSnapshot().value).toBe('verified');
+
+    const { actor, w } = start((phase, call) => (phase === 'vrouter' && call === 1 ? reboot : ok), { phases: LINUX });
+    await run(0);
+    expect(actor.getSnapshot().matches('rebooting')).toBe(true);
+    actor.send({ type: 'pause' });
+    expect(actor.getSnapshot().matches('rebooting')).toBe(true);
+    await run(20_000);
+    expect(actor.getSnapshot().value).toBe('paused');
+    expect(w.reboots).toBe(1);
+  });
+
+  it('a persisted snapshot mid-reboot restores, and resync carries on with no second reboot', async () => {
+    const first = start((phase, call) => (phase === 'prereqs' && call === 1 ? reboot : ok), { phases: LINUX }, { returns: false });
+    await run(2_000);
+    expect(first.actor.getSnapshot().matches({ rebooting: 'waitingForBoot' })).toBe(true);
+    const persisted = first.actor.getPersistedSnapshot();
+    first.actor.stop();
+    // The daemon was killed; the node comes back meanwhile.
+    first.w.bootId = 'boot-after-crash';
+    const second = createActor(first.machine, { snapshot: persisted as never, input: undefined as never });
+    second.start();
+    second.send({ type: 'resync' });
+    await run(20_000);
+    expect(second.getSnapshot().value).toBe('verified');
+    expect(first.w.reboots).toBe(1);
+  });
+
+  it('removal: deconfigure runs the deconfigure actor; orphan just lets go', async () => {
+    const a = start(() => ok, { phases: LINUX });
+    await run(0);
+    a.actor.send({ type: 'node.removed', deconfigure: true });
+    await run(0);
+    expect(a.actor.getSnapshot().value).toBe('removed');
+    expect(a.w.deconfigured).toBe(true);
+    const b = start(() => ok, { phases: LINUX });
+    await run(0);
+    b.actor.send({ type: 'node.removed', deconfigure: false });
+    expect(b.actor.getSnapshot().value).toBe('removed');
+    expect(b.w.deconfigured).toBe(false);
+  });
+});
