@@ -47,7 +47,7 @@ function start(script: Script, input: Partial<NodeMachineInput> = {}, world: Par
         }
         return w.bootId;
       }),
-      checkReadiness: fromPromise(async () => undefined),
+      checkReadiness: fromPromise<void, { node: string; nonce: string }>(async () => {}),
       deconfigure: fromPromise(async () => {
         w.deconfigured = true;
       }),
