@@ -1,0 +1,113 @@
+// The node machine driving the real roles on simulated hosts: a whole node, reboot included, end to end.
+
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createActor, waitFor } from 'xstate';
+import { LinuxHost } from '../../../src/dataplane/sim/linux/linux-host.js';
+import { WindowsHost } from '../../../src/dataplane/sim/windows/windows-host.js';
+import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
+import { nodeActors } from '../../../src/reconciler/node-actors.js';
+import { linuxPhases } from '../../../src/roles/linux/phases.js';
+import type { Phase } from '../../../src/roles/phase.js';
+import { windowsPhases } from '../../../src/roles/windows/phases.js';
+import { nodeMachine } from '../../../src/state-machines/node-machine.js';
+
+let shells: SimShells;
+beforeAll(async () => {
+  shells = await SimShells.create();
+});
+
+const LIMITS = { settleMs: 50, rebootTimeoutMs: 5_000, backoffBaseMs: 50, backoffMaxMs: 200 };
+
+function drive(exec: SimExecutor, phases: Phase[], names: string[]) {
+  const machine = nodeMachine.provide({
+    actors: nodeActors({ exec, phases: new Map(phases.map((p) => [p.name, p])), poll: { initialMs: 20, maxMs: 100 } }),
+  });
+  const actor = createActor(machine, {
+    input: { node: exec.host.state.hostname, revision: 'r1', phases: names, mode: 'autocorrect', paused: false, limits: LIMITS },
+  });
+  actor.start();
+  return actor;
+}
+
+describe('a node converged by its machine', () => {
+  it('a fresh Windows host: one reboot for features and test signing, then verified', async () => {
+    const host = WindowsHost.fresh({ hostname: 'win1' });
+    const exec = new SimExecutor({ host, shells, rebootMs: 150 });
+    const input = {
+      node: 'win1',
+      contrailVersion: '5.0.1',
+      dockerVersion: '18.09',
+      registry: 'opencontrailnightly',
+      testSigning: true,
+      physicalInterface: 'Ethernet1',
+      controlNodes: '192.0.2.10',
+    };
+    // The machine's list is phasesFor's (with rebootWait); the roles give the phases that do work.
+    const actor = drive(exec, windowsPhases(input), ['prereqs', 'testSigning', 'rebootWait', 'vrouter', 'driver', 'verified']);
+    const done = await waitFor(actor, (s) => s.matches('verified') || s.matches('stalled') || s.matches('unreachable'), {
+      timeout: 15_000,
+    });
+    expect(done.value, JSON.stringify(done.context.lastError)).toBe('verified');
+    expect(exec.stats.reboots).toBe(1);
+    expect(host.state.bootCount).toBe(2);
+    expect(done.context).toMatchObject({ lastAppliedRevision: 'r1', rebootsThisRevision: 1 });
+    expect(host.pipes()).toContain('pkt0');
+    actor.stop();
+  });
+
+  it('a Linux compute: verified without a reboot; the next resync (autocorrect) only reads', async () => {
+    const host = LinuxHost.fresh('compute-l1');
+    const exec = new SimExecutor({ host, shells });
+    const input = {
+      node: 'compute-l1',
+      contrailVersion: '5.0.1',
+      registry: 'opencontrailnightly',
+      vrouter: true,
+      openstackCompute: true,
+      hostsKeystone: false,
+      openstackRelease: 'ocata',
+      environment: { CONTROLLER_NODES: '192.0.2.10' },
+    };
+    const actor = drive(exec, linuxPhases(input), ['prereqs', 'openstack', 'vrouter', 'verified']);
+    await waitFor(actor, (s) => s.matches('verified'), { timeout: 10_000 });
+    const journal = host.state.journal.length;
+    const commands = exec.stats.commands;
+    actor.send({ type: 'resync' });
+    await waitFor(actor, (s) => s.matches('verified') && exec.stats.commands > commands, { timeout: 10_000 });
+    expect(exec.stats.commands - commands).toBe(4);
+    expect(host.state.journal.slice(journal)).toEqual([]);
+    expect(exec.stats.reboots).toBe(0);
+    actor.stop();
+  });
+
+  it('a host that never comes back from its reboot ends unreachable, with the reason', async () => {
+    const host = WindowsHost.fresh({ hostname: 'win2' });
+    const exec = new SimExecutor({ host, shells, rebootMs: 100 });
+    exec.neverReturnFromReboot = true;
+    const input = {
+      node: 'win2',
+      contrailVersion: '5.0.1',
+      registry: 'opencontrailnightly',
+      testSigning: false,
+      physicalInterface: 'Ethernet1',
+      controlNodes: '192.0.2.10',
+    };
+    const machine = nodeMachine.provide({
+      actors: nodeActors({ exec, phases: new Map(windowsPhases(input).map((p) => [p.name, p])), poll: { initialMs: 20, maxMs: 50 } }),
+    });
+    const actor = createActor(machine, {
+      input: {
+        node: 'win2',
+        revision: 'r1',
+        phases: ['prereqs', 'rebootWait', 'vrouter', 'driver', 'verified'],
+        mode: 'autocorrect',
+        paused: false,
+        limits: { ...LIMITS, rebootTimeoutMs: 600 },
+      },
+    });
+    actor.start();
+    const done = await waitFor(actor, (s) => s.matches('unreachable'), { timeout: 10_000 });
+    expect(done.context.lastError).toMatchObject({ code: 'GC_REBOOT_TIMEOUT' });
+    actor.stop();
+  });
+});
