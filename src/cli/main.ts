@@ -4,6 +4,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
+import { demoCommand } from './demo.js';
 import { planCommand, validateCommand } from './inventory-commands.js';
 
 const io = { out: (t: string) => process.stdout.write(`${t}\n`), err: (t: string) => process.stderr.write(`${t}\n`) };
@@ -33,18 +34,11 @@ program
 
 program
   .command('demo')
-  .description('the embedded example: validate and plan inventory-repo-example')
-  .action(async () => {
-    io.out(`groundcrew demo: the example inventory at ${exampleRepo}\n`);
-    const valid = await validateCommand(exampleRepo, io);
-    if (valid !== 0) {
-      process.exitCode = valid;
-      return;
-    }
-    io.out('');
-    process.exitCode = await planCommand(exampleRepo, {}, io);
-    io.out('\nThe simulated cluster converging live behind a status page is not built yet (issue 7);');
-    io.out('this demo shows what groundcrew reads from the repo and what it would do to each node.');
+  .description('converge the example inventory (or --repo PATH) on simulated hosts, live in the terminal')
+  .option('--repo <path>', 'inventory repo to rehearse', exampleRepo)
+  .option('--reboot-seconds <n>', 'how long a simulated reboot takes', '2')
+  .action(async (options: { repo: string; rebootSeconds: string }) => {
+    process.exitCode = await demoCommand(options.repo, { rebootMs: Number(options.rebootSeconds) * 1000, latencyMs: 20 }, io);
   });
 
 await program.parseAsync(process.argv);

@@ -107,3 +107,23 @@ describe('groundcrew plan', () => {
     expect(run.stderr).toContain(`${repo}/instances.yaml:3:15: provider "kvm" is not known`);
   });
 });
+
+describe('groundcrew demo', () => {
+  it('converges the example cluster on simulated hosts: every node verified, Windows reboots as expected', () => {
+    const run = spawnSync(process.execPath, [BIN, 'demo', '--reboot-seconds', '0.2'], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain('6 of 6 nodes verified');
+    const final = Object.fromEntries(
+      run.stdout
+        .split('\n')
+        .filter((l) => /^\S+ +verified +reboots \d+/.test(l))
+        .map((l) => [l.split(/\s+/)[0], Number(/reboots (\d+)/.exec(l)?.[1])]),
+    );
+    // One reboot each for the fresh test-signing hosts; none for the signed-vRouter host or Linux.
+    expect(final).toEqual({ ctrl1: 0, 'compute-l1': 0, 'compute-l2': 0, 'win-compute-1': 1, 'win-compute-2': 1, 'win-compute-3': 0 });
+    // Computes wait for ctrl1 (Keystone) to be verified before they start.
+    const lines = run.stdout.split('\n');
+    expect(lines.findIndex((l) => /ctrl1 +verified/.test(l))).toBeLessThan(lines.findIndex((l) => /compute-l1 +converging/.test(l)));
+  });
+});

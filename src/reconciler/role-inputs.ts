@@ -1,0 +1,73 @@
+// From the desired state of one node to what its machine and its roles need: phase names and phases.
+
+import { configText } from '../inventory/configuration.js';
+import type { DesiredState, NodeSpec } from '../inventory/desired-state.js';
+import { phasesFor, wantsTestSigning } from '../inventory/phases.js';
+import type { KeystoneInput } from '../roles/input.js';
+import { linuxPhases } from '../roles/linux/phases.js';
+import type { Phase } from '../roles/phase.js';
+import { windowsPhases } from '../roles/windows/phases.js';
+
+export interface NodePlan {
+  /** The machine's list, with rebootWait where Windows takes its batched reboot. */
+  names: string[];
+  /** The roles' phases, by name. */
+  phases: Map<string, Phase>;
+}
+
+function keystoneFor(node: NodeSpec): KeystoneInput | undefined {
+  if (!node.keystone) return undefined;
+  const c = node.configuration;
+  return {
+    address: node.keystone.address,
+    user: configText(c, 'KEYSTONE_AUTH_ADMIN_USER') ?? 'admin',
+    password: configText(c, 'KEYSTONE_AUTH_ADMIN_PASSWORD') ?? '',
+    project: configText(c, 'KEYSTONE_AUTH_ADMIN_TENANT') ?? 'admin',
+    domain: 'Default',
+  };
+}
+
+/** The Contrail controllers: CONTROL_NODES, else CONTROLLER_NODES, else the nodes with the config role. */
+function controllers(state: DesiredState, node: NodeSpec): string[] {
+  const listed = configText(node.configuration, 'CONTROL_NODES') ?? configText(node.configuration, 'CONTROLLER_NODES');
+  if (listed) return listed.split(/[\s,]+/).filter(Boolean);
+  return state.nodes.filter((n) => n.roles.includes('config')).map((n) => n.address);
+}
+
+export function planNode(state: DesiredState, node: NodeSpec): NodePlan {
+  const names = phasesFor(node).map((p) => p.phase);
+  const keystone = keystoneFor(node);
+  const control = controllers(state, node);
+  let phases: Phase[];
+  if (node.os === 'windows') {
+    phases = windowsPhases({
+      node: node.name,
+      contrailVersion: node.versions.contrail.version,
+      ...(node.versions.docker ? { dockerVersion: node.versions.docker.version } : {}),
+      registry: node.registry,
+      testSigning: wantsTestSigning(node),
+      physicalInterface: configText(node.configuration, 'WINDOWS_PHYSICAL_INTERFACE') ?? '',
+      controlNodes: control.join(','),
+      address: node.address,
+      ...(keystone ? { keystone } : {}),
+      ...(control[0] ? { configApi: { address: control[0] } } : {}),
+    });
+  } else {
+    const environment: Record<string, string> = {};
+    for (const key of Object.keys(node.configuration)) environment[key] = configText(node.configuration, key) ?? '';
+    const release = (state.kolla as { kolla_globals?: { openstack_release?: unknown } } | undefined)?.kolla_globals?.openstack_release;
+    phases = linuxPhases({
+      node: node.name,
+      contrailVersion: node.versions.contrail.version,
+      registry: node.registry,
+      vrouter: node.roles.includes('vrouter'),
+      openstackCompute: node.roles.includes('openstack_compute'),
+      hostsKeystone: node.hostsKeystone,
+      openstackRelease: typeof release === 'string' ? release : 'ocata',
+      environment,
+      ...(keystone ? { keystone } : {}),
+      ...(node.hostsKeystone ? { keystoneAdminPassword: configText(node.configuration, 'KEYSTONE_AUTH_ADMIN_PASSWORD') ?? '' } : {}),
+    });
+  }
+  return { names, phases: new Map(phases.map((p) => [p.name, p])) };
+}
