@@ -80,6 +80,17 @@ export async function applyPhase(executor: Executor, phase: Phase, opts: PhaseOp
   let { facts } = await testPhase(exec, { name: phase.name, resources: phase.resources }, opts);
   let rebootRequested = false;
   let stale = false;
+  // A failure carries what the phase did up to it, for the run report.
+  const failed = (e: GroundcrewError) =>
+    Object.assign(e, {
+      outcome: {
+        phase: phase.name,
+        inDesiredState: false,
+        rebootRequested,
+        resources: outcomes,
+        commands: exec.count,
+      } satisfies PhaseOutcome,
+    });
   for (const [index, resource] of phase.resources.entries()) {
     const started = performance.now();
     if (rebootRequested && !resource.sharesReboot) {
@@ -129,15 +140,7 @@ export async function applyPhase(executor: Executor, phase: Phase, opts: PhaseOp
         error: { code: e.code, message: e.message, retryable: e.retryable },
         durationMs: performance.now() - started,
       });
-      throw Object.assign(e, {
-        outcome: {
-          phase: phase.name,
-          inDesiredState: false,
-          rebootRequested,
-          resources: outcomes,
-          commands: exec.count,
-        } satisfies PhaseOutcome,
-      });
+      throw failed(e);
     }
   }
   // Everything set is tested again: a resource that still differs without a pending reboot is an error.
@@ -157,15 +160,7 @@ export async function applyPhase(executor: Executor, phase: Phase, opts: PhaseOp
         );
         o.status = 'failed';
         o.error = { code: e.code, message: e.message, retryable: e.retryable };
-        throw Object.assign(e, {
-          outcome: {
-            phase: phase.name,
-            inDesiredState: false,
-            rebootRequested,
-            resources: outcomes,
-            commands: exec.count,
-          } satisfies PhaseOutcome,
-        });
+        throw failed(e);
       }
     }
   }

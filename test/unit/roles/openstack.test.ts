@@ -1,7 +1,7 @@
 // Keystone and the config API across simulated hosts: the openstack phases and the vRouter's registration.
 
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Command, CommandResult, Executor, RunOptions } from '../../../src/dataplane/executor.js';
+import type { Executor } from '../../../src/dataplane/executor.js';
 import { LinuxHost } from '../../../src/dataplane/sim/linux/linux-host.js';
 import { SimNetwork } from '../../../src/dataplane/sim/network.js';
 import { WindowsHost } from '../../../src/dataplane/sim/windows/windows-host.js';
@@ -10,6 +10,7 @@ import type { KeystoneInput, LinuxRoleInput, WindowsRoleInput } from '../../../s
 import { linuxPhases } from '../../../src/roles/linux/phases.js';
 import { applyPhase } from '../../../src/roles/phase.js';
 import { windowsPhases } from '../../../src/roles/windows/phases.js';
+import { Recorder } from '../../support/recorder.js';
 
 let shells: SimShells;
 beforeAll(async () => {
@@ -24,21 +25,6 @@ const keystone = (password = PASSWORD): KeystoneInput => ({
   project: 'admin',
   domain: 'Default',
 });
-
-class Recorder implements Executor {
-  readonly scripts: string[] = [];
-  constructor(readonly inner: Executor) {}
-  get os() {
-    return this.inner.os;
-  }
-  run(cmd: Command, opts: RunOptions): Promise<CommandResult> {
-    this.scripts.push(cmd.script);
-    return this.inner.run(cmd, opts);
-  }
-  close() {
-    return this.inner.close();
-  }
-}
 
 function cluster() {
   const network = new SimNetwork();

@@ -1,7 +1,7 @@
 // The Windows phases on the simulated host: converge from fresh, idempotence, reboots, upgrades, MSI failures.
 
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Command, CommandResult, Executor, RunOptions } from '../../../src/dataplane/executor.js';
+import type { Executor } from '../../../src/dataplane/executor.js';
 import { loadPowerShellParser } from '../../../src/dataplane/sim/powershell/parser.js';
 import { WindowsHost } from '../../../src/dataplane/sim/windows/windows-host.js';
 import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
@@ -10,6 +10,7 @@ import { windowsFactsScript } from '../../../src/roles/facts.js';
 import type { WindowsRoleInput } from '../../../src/roles/input.js';
 import { applyPhase, type PhaseOutcome } from '../../../src/roles/phase.js';
 import { windowsPhases } from '../../../src/roles/windows/phases.js';
+import { Recorder } from '../../support/recorder.js';
 
 let shells: SimShells;
 beforeAll(async () => {
@@ -26,22 +27,6 @@ const input = (overrides: Partial<WindowsRoleInput> = {}): WindowsRoleInput => (
   controlNodes: '192.0.2.10',
   ...overrides,
 });
-
-/** Records every script sent, so a test can check them all with the PowerShell grammar. */
-class Recorder implements Executor {
-  readonly scripts: string[] = [];
-  constructor(readonly inner: SimExecutor) {}
-  get os() {
-    return this.inner.os;
-  }
-  run(cmd: Command, opts: RunOptions): Promise<CommandResult> {
-    this.scripts.push(cmd.script);
-    return this.inner.run(cmd, opts);
-  }
-  close() {
-    return this.inner.close();
-  }
-}
 
 function simHost(options: { features?: string[]; signed?: boolean } = {}) {
   const host = WindowsHost.fresh({

@@ -1,6 +1,7 @@
 // A small bash over tree-sitter-bash trees: the subset documented in docs/simulator.md, run against a
 // simulated Linux host. Anything outside it fails loudly instead of being skipped.
 
+import { normalize } from '../linux/posix-fs.js';
 import type { Node, Tree } from '../tree-sitter.js';
 
 export interface CommandResult {
@@ -76,14 +77,7 @@ export class BashInterpreter implements BashShell {
   }
 
   resolve(path: string): string {
-    const absolute = path.startsWith('/') ? path : `${this.cwd}/${path}`;
-    const parts: string[] = [];
-    for (const part of absolute.split('/')) {
-      if (part === '' || part === '.') continue;
-      if (part === '..') parts.pop();
-      else parts.push(part);
-    }
-    return `/${parts.join('/')}`;
+    return normalize(path, this.cwd);
   }
 
   run(tree: Tree, stdin: string): CommandResult {
@@ -176,8 +170,9 @@ export class BashInterpreter implements BashShell {
     }
   }
 
-  #list(node: Node, io: Io): number {
-    const [left, op, right] = [node.child(0) as Node, node.child(1)?.text, node.child(2) as Node];
+  /** Runs the left side of `a && b` or `a || b` as a condition, and says whether the right side runs. */
+  #leftOfList(list: Node, io: Io): { status: number; right: Node; proceed: boolean } {
+    const [left, op, right] = [list.child(0) as Node, list.child(1)?.text, list.child(2) as Node];
     this.#conditional++;
     let status: number;
     try {
@@ -186,8 +181,12 @@ export class BashInterpreter implements BashShell {
       this.#conditional--;
     }
     this.#status = status;
-    if ((op === '&&' && status === 0) || (op === '||' && status !== 0)) return this.#statement(right, io);
-    return status;
+    return { status, right, proceed: (op === '&&' && status === 0) || (op === '||' && status !== 0) };
+  }
+
+  #list(node: Node, io: Io): number {
+    const { status, right, proceed } = this.#leftOfList(node, io);
+    return proceed ? this.#statement(right, io) : status;
   }
 
   #pipeline(node: Node, io: Io): number {
@@ -281,16 +280,8 @@ export class BashInterpreter implements BashShell {
     const redirects = node.namedChildren.filter((c): c is Node => c !== null && c.id !== body.id);
     // tree-sitter-bash attaches `a && b > f` redirects to the whole list; bash applies them to the last command.
     if (body.type === 'list') {
-      const [left, op, right] = [body.child(0) as Node, body.child(1)?.text, body.child(2) as Node];
-      this.#conditional++;
-      let status: number;
-      try {
-        status = this.#dispatch(left, io);
-      } finally {
-        this.#conditional--;
-      }
-      if ((op === '&&' && status !== 0) || (op === '||' && status === 0)) return status;
-      return this.#withRedirects(right, redirects, io);
+      const { status, right, proceed } = this.#leftOfList(body, io);
+      return proceed ? this.#withRedirects(right, redirects, io) : status;
     }
     return this.#withRedirects(body, redirects, io);
   }
