@@ -1,14 +1,11 @@
 // `groundcrew demo`: the example inventory converged on simulated hosts, live in the terminal.
 
-import { LinuxHost } from '../dataplane/sim/linux/linux-host.js';
-import { SimNetwork } from '../dataplane/sim/network.js';
-import { WindowsHost } from '../dataplane/sim/windows/windows-host.js';
-import { SimExecutor, SimShells } from '../dataplane/sim-executor.js';
-import { configText } from '../inventory/configuration.js';
+import { type SimExecutor, SimShells } from '../dataplane/sim-executor.js';
 import { formatDiagnostic } from '../inventory/diagnostic.js';
 import { loadInventory } from '../inventory/load-inventory.js';
 import { convergeCluster } from '../reconciler/converge.js';
 import type { Output } from './inventory-commands.js';
+import { simCluster } from './sim-cluster.js';
 
 export interface DemoOptions {
   rebootMs: number;
@@ -22,29 +19,7 @@ export async function demoCommand(repo: string, options: DemoOptions, io: Output
     return 1;
   }
   const state = result.state;
-  const network = new SimNetwork();
-  const shells = await SimShells.create();
-  const executors = new Map<string, SimExecutor>();
-  for (const node of state.nodes) {
-    let host: LinuxHost | WindowsHost;
-    if (node.os === 'windows') {
-      // A host on the signed vRouter is shown as one prepared by hand: features in, nothing to reboot for.
-      const signed =
-        'WINDOWS_USE_SIGNED_VROUTER' in node.configuration &&
-        !/^(false|no|0)$/i.test(configText(node.configuration, 'WINDOWS_USE_SIGNED_VROUTER') ?? '');
-      host = WindowsHost.fresh({
-        hostname: node.name,
-        catalog: { signedVrouter: signed },
-        ...(signed ? { features: ['Containers', 'Hyper-V'] } : {}),
-      });
-    } else {
-      // A controller with the config role stands for a Contrail control plane deployed outside groundcrew.
-      host = LinuxHost.fresh(node.name, {}, { configApi: node.roles.includes('config') });
-      network.attach(node.address, host);
-    }
-    host.network = network;
-    executors.set(node.name, new SimExecutor({ host, shells, rebootMs: options.rebootMs, latencyMs: options.latencyMs }));
-  }
+  const executors = simCluster(state, { shells: await SimShells.create(), rebootMs: options.rebootMs, latencyMs: options.latencyMs });
 
   io.out(`groundcrew demo: ${state.nodes.length} simulated nodes from ${repo}`);
   io.out(`(no root, no network: every node is an in-process simulator; a reboot takes ${options.rebootMs / 1000} s)\n`);

@@ -38,7 +38,6 @@ export interface SimExecutorOptions {
 export class SimExecutor implements Executor {
   readonly os: NodeOs;
   readonly stats = { commands: 0, reboots: 0 };
-  #down = false;
   /** Set to make the host never come back from its next reboot. */
   neverReturnFromReboot = false;
 
@@ -50,15 +49,26 @@ export class SimExecutor implements Executor {
     return this.options.host;
   }
 
+  /**
+   * Down while a reboot runs. The reboot is kept in the host's own state (downUntil), not in a timer: the
+   * simulated host keeps rebooting, and comes back, whatever happens to the process that drives it.
+   */
   get isDown(): boolean {
-    return this.#down;
+    const host = this.options.host;
+    const until = host.state.downUntil;
+    if (until === undefined) return false;
+    if (Date.now() < until) return true;
+    delete host.state.downUntil;
+    host.reboot();
+    this.options.onChange?.(host);
+    return false;
   }
 
   async run(cmd: Command, opts: RunOptions): Promise<CommandResult> {
     const started = performance.now();
     const name = this.options.host.state.hostname;
     const label = cmd.label ? ` (${cmd.label})` : '';
-    if (this.#down) throw new DataplaneError('GC_SSH_CONNECT', `cannot connect to ${name}: ECONNREFUSED (rebooting)`);
+    if (this.isDown) throw new DataplaneError('GC_SSH_CONNECT', `cannot connect to ${name}: ECONNREFUSED (rebooting)`);
     const latency = this.options.latencyMs ?? 0;
     if (latency > 0) {
       if (latency > opts.timeoutMs) {
@@ -88,14 +98,8 @@ export class SimExecutor implements Executor {
 
   /** The host goes down now and comes back (new boot id / boot time) after rebootMs. */
   #reboot(): void {
-    this.#down = true;
     this.stats.reboots++;
-    if (this.neverReturnFromReboot) return;
-    setTimeout(() => {
-      this.options.host.reboot();
-      this.#down = false;
-      this.options.onChange?.(this.options.host);
-    }, this.options.rebootMs ?? 1000).unref();
+    this.options.host.state.downUntil = this.neverReturnFromReboot ? Number.MAX_SAFE_INTEGER : Date.now() + (this.options.rebootMs ?? 1000);
   }
 
   async close(): Promise<void> {}

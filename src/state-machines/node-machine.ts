@@ -231,6 +231,9 @@ export const nodeMachine = setup({
     converging: {
       entry: 'noteAttempt',
       initial: 'choosing',
+      // After a restore the phase that was running is run again (phases are idempotent). The reconciler
+      // sends resync to a converging node only then, never on its periodic resync.
+      on: { resync: { target: '.choosing', reenter: true } },
       states: {
         choosing: {
           always: [
@@ -304,17 +307,38 @@ export const nodeMachine = setup({
           ],
         },
         readingBootId: {
+          on: { resync: { target: 'readingBootId', reenter: true } },
           invoke: {
             src: 'readBootId',
             input: ({ context }) => ({ node: context.node }),
-            onDone: { target: 'issuing', actions: assign({ previousBootId: ({ event }) => event.output }) },
+            onDone: { target: 'recorded', actions: assign({ previousBootId: ({ event }) => event.output }) },
             onError: {
               target: '#node.backoff',
               actions: { type: 'failWith', params: ({ event }) => ({ error: asErrorInfo(event.error) }) },
             },
           },
         },
+        // The boot id is in the snapshot before the reboot goes out: the snapshot is written at the end of
+        // this step, and the reboot is issued in the next one.
+        recorded: {
+          on: { resync: 'resuming' },
+          after: { 0: 'issuing' },
+        },
+        // Restored around the reboot: it may or may not have gone out. Never send a second one blindly:
+        // the boot id says whether the node rebooted, is rebooting, or never got the request.
+        resuming: {
+          invoke: {
+            src: 'readBootId',
+            input: ({ context }) => ({ node: context.node }),
+            onDone: [
+              { guard: ({ context, event }) => event.output === context.previousBootId, target: 'issuing' },
+              { target: 'checkingReadiness', actions: assign({ newBootId: ({ event }) => event.output }) },
+            ],
+            onError: 'waitingForBoot',
+          },
+        },
         issuing: {
+          on: { resync: 'resuming' },
           invoke: {
             src: 'issueReboot',
             input: ({ context }) => ({ node: context.node }),
@@ -333,6 +357,7 @@ export const nodeMachine = setup({
           },
         },
         checkingReadiness: {
+          on: { resync: { target: 'checkingReadiness', reenter: true } },
           invoke: {
             src: 'checkReadiness',
             input: ({ context }) => ({ node: context.node, nonce: `${context.node}-${context.revision}-${context.rebootsThisRevision}` }),
@@ -345,6 +370,7 @@ export const nodeMachine = setup({
           after: { settle: 'confirming' },
         },
         confirming: {
+          on: { resync: { target: 'confirming', reenter: true } },
           invoke: {
             src: 'readBootId',
             input: ({ context }) => ({ node: context.node }),

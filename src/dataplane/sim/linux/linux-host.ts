@@ -40,6 +40,8 @@ export interface LinuxState {
   /** Objects the simulated Contrail config API holds (a controller deployed outside groundcrew). */
   configApi?: { virtualRouters: Record<string, { ip: string }> };
   journal: string[];
+  /** Set while the host is rebooting: unreachable until this time (ms since the epoch), then it boots. */
+  downUntil?: number;
 }
 
 export const DEFAULT_LINUX_CATALOG: LinuxCatalog = {

@@ -76,6 +76,8 @@ export interface WindowsState {
   faults: WindowsFaults;
   /** Every state-changing operation, in order: the host's own record of what was done to it. */
   journal: string[];
+  /** Set while the host is rebooting: unreachable until this time (ms since the epoch), then it boots. */
+  downUntil?: number;
 }
 
 export const VROUTER_EXTENSION = 'vRouter forwarding extension';

@@ -1,0 +1,70 @@
+// A simulated cluster for a desired state: one in-process host per node, on one simulated network.
+// With a directory, each host's state is kept there (written after every command), so the hosts
+// outlive the process that drives them, as real hosts outlive a daemon.
+
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { LinuxHost, type LinuxState } from '../dataplane/sim/linux/linux-host.js';
+import { SimNetwork } from '../dataplane/sim/network.js';
+import { WindowsHost, type WindowsState } from '../dataplane/sim/windows/windows-host.js';
+import { SimExecutor, type SimShells } from '../dataplane/sim-executor.js';
+import { configText } from '../inventory/configuration.js';
+import type { DesiredState, NodeSpec } from '../inventory/desired-state.js';
+
+export interface SimClusterOptions {
+  shells: SimShells;
+  rebootMs: number;
+  latencyMs: number;
+  /** Where host states live; none keeps them in memory. */
+  dir?: string;
+}
+
+function freshHost(node: NodeSpec): LinuxHost | WindowsHost {
+  if (node.os === 'windows') {
+    // A host on the signed vRouter stands for one prepared by hand: features in, nothing to reboot for.
+    const signed =
+      'WINDOWS_USE_SIGNED_VROUTER' in node.configuration &&
+      !/^(false|no|0)$/i.test(configText(node.configuration, 'WINDOWS_USE_SIGNED_VROUTER') ?? '');
+    return WindowsHost.fresh({
+      hostname: node.name,
+      catalog: { signedVrouter: signed },
+      ...(signed ? { features: ['Containers', 'Hyper-V'] } : {}),
+    });
+  }
+  // A node with the config role stands for a Contrail control plane deployed outside groundcrew.
+  return LinuxHost.fresh(node.name, {}, { configApi: node.roles.includes('config') });
+}
+
+export function simCluster(state: DesiredState, options: SimClusterOptions): Map<string, SimExecutor> {
+  const network = new SimNetwork();
+  const executors = new Map<string, SimExecutor>();
+  if (options.dir) mkdirSync(options.dir, { recursive: true });
+  for (const node of state.nodes) {
+    const file = options.dir ? join(options.dir, `${node.name}.json`) : undefined;
+    let host: LinuxHost | WindowsHost;
+    if (file && existsSync(file)) {
+      const saved = JSON.parse(readFileSync(file, 'utf8')) as LinuxState | WindowsState;
+      host = saved.os === 'windows' ? new WindowsHost(saved) : new LinuxHost(saved);
+    } else host = freshHost(node);
+    host.network = network;
+    if (host instanceof LinuxHost) network.attach(node.address, host);
+    const save = file
+      ? (h: LinuxHost | WindowsHost) => {
+          writeFileSync(`${file}.tmp-${process.pid}`, JSON.stringify(h.state));
+          renameSync(`${file}.tmp-${process.pid}`, file);
+        }
+      : undefined;
+    save?.(host);
+    executors.set(
+      node.name,
+      new SimExecutor({
+        host,
+        shells: options.shells,
+        rebootMs: options.rebootMs,
+        latencyMs: options.latencyMs,
+        ...(save ? { onChange: save } : {}),
+      }),
+    );
+  }
+  return executors;
+}

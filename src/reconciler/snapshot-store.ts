@@ -1,0 +1,66 @@
+// Each node machine's persisted snapshot, written atomically after every transition (temp file, fsync,
+// rename), so a kill -9 at any moment leaves either the old snapshot or the new one, never half of one.
+
+import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+
+export class SnapshotStore {
+  constructor(
+    readonly dir: string,
+    private readonly log: (msg: string) => void = () => undefined,
+  ) {
+    mkdirSync(dir, { recursive: true });
+  }
+
+  #file(node: string): string {
+    return join(this.dir, `${node}.json`);
+  }
+
+  save(node: string, snapshot: unknown): void {
+    const file = this.#file(node);
+    const tmp = `${file}.tmp-${process.pid}`;
+    const fd = openSync(tmp, 'w', 0o600);
+    try {
+      writeSync(fd, JSON.stringify(snapshot));
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, file);
+    const dirFd = openSync(this.dir, 'r');
+    try {
+      fsyncSync(dirFd);
+    } finally {
+      closeSync(dirFd);
+    }
+  }
+
+  /** The node's snapshot; an unreadable one is set aside (the node starts from pending: level-triggered, nothing is lost). */
+  load(node: string): unknown | undefined {
+    const file = this.#file(node);
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      return undefined;
+    }
+    try {
+      return JSON.parse(text);
+    } catch {
+      const aside = `${file}.corrupt-${Date.now()}`;
+      renameSync(file, aside);
+      this.log(`snapshot of ${node} was unreadable; set aside as ${aside}, the node starts over`);
+      return undefined;
+    }
+  }
+
+  nodes(): string[] {
+    return readdirSync(this.dir)
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => f.slice(0, -'.json'.length));
+  }
+
+  remove(node: string): void {
+    rmSync(this.#file(node), { force: true });
+  }
+}
