@@ -22,7 +22,7 @@ fi
 
 if [ "$(id -u)" != 0 ] && [ -z "${GC_SKIP_LAB:-}" ]; then
   echo "test: the lab tests make network namespaces and run sshd, which needs root." >&2
-  echo "run:  sudo npm test        (or GC_SKIP_LAB=1 npm test for the tests that need no root)" >&2
+  echo "run it as root (for example: sudo npm test), or GC_SKIP_LAB=1 npm test for the tests that need no root" >&2
   exit 1
 fi
 
