@@ -111,7 +111,7 @@ async function down(): Promise<void> {
 
 const [command, ...rest] = process.argv.slice(2);
 if (process.getuid?.() !== 0) {
-  console.error('the lab makes network namespaces and needs root: sudo npm run lab -- ...');
+  console.error('the lab makes network namespaces and needs root: run npm run lab as root');
   process.exit(1);
 }
 if (command === 'serve') await serve(rest[0] ?? '{}');
