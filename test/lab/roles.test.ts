@@ -9,6 +9,7 @@ import { SshExecutor } from '../../src/dataplane/ssh-executor.js';
 import { linuxPhases } from '../../src/roles/linux/phases.js';
 import { applyPhase, type PhaseOutcome } from '../../src/roles/phase.js';
 import { windowsPhases } from '../../src/roles/windows/phases.js';
+import { linuxComputeInput } from '../support/inputs.js';
 import { Lab } from './lab.js';
 import { ssh } from './ssh.js';
 
@@ -64,16 +65,10 @@ describe('roles over SSH', () => {
 
   it('a Linux compute converges on real bash, then a full pass only reads (one command per phase)', async () => {
     const exec = executor('rl');
-    const input = {
+    const input = linuxComputeInput({
       node: 'rl',
-      contrailVersion: '5.0.1',
-      registry: 'opencontrailnightly',
-      vrouter: true,
-      openstackCompute: true,
-      hostsKeystone: false,
-      openstackRelease: 'ocata',
       environment: { CONTROLLER_NODES: '192.0.2.10', PHYSICAL_INTERFACE: 'eth0', KEYSTONE_AUTH_ADMIN_PASSWORD: 'lab-s3cret' },
-    };
+    });
     for (const phase of linuxPhases(input)) expect((await applyPhase(exec, phase)).inDesiredState, phase.name).toBe(true);
     const env = await ssh(
       lab,

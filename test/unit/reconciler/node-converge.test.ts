@@ -10,6 +10,7 @@ import { linuxPhases } from '../../../src/roles/linux/phases.js';
 import type { Phase } from '../../../src/roles/phase.js';
 import { windowsPhases } from '../../../src/roles/windows/phases.js';
 import { nodeMachine } from '../../../src/state-machines/node-machine.js';
+import { linuxComputeInput, windowsInput } from '../../support/inputs.js';
 
 let shells: SimShells;
 beforeAll(async () => {
@@ -33,15 +34,7 @@ describe('a node converged by its machine', () => {
   it('a fresh Windows host: one reboot for features and test signing, then verified', async () => {
     const host = WindowsHost.fresh({ hostname: 'win1' });
     const exec = new SimExecutor({ host, shells, rebootMs: 150 });
-    const input = {
-      node: 'win1',
-      contrailVersion: '5.0.1',
-      dockerVersion: '18.09',
-      registry: 'opencontrailnightly',
-      testSigning: true,
-      physicalInterface: 'Ethernet1',
-      controlNodes: '192.0.2.10',
-    };
+    const input = windowsInput();
     // The machine's list is phasesFor's (with rebootWait); the roles give the phases that do work.
     const actor = drive(exec, windowsPhases(input), ['prereqs', 'testSigning', 'rebootWait', 'vrouter', 'driver', 'verified']);
     const done = await waitFor(actor, (s) => s.matches('verified') || s.matches('stalled') || s.matches('unreachable'), {
@@ -58,16 +51,7 @@ describe('a node converged by its machine', () => {
   it('a Linux compute: verified without a reboot; the next resync (autocorrect) only reads', async () => {
     const host = LinuxHost.fresh('compute-l1');
     const exec = new SimExecutor({ host, shells });
-    const input = {
-      node: 'compute-l1',
-      contrailVersion: '5.0.1',
-      registry: 'opencontrailnightly',
-      vrouter: true,
-      openstackCompute: true,
-      hostsKeystone: false,
-      openstackRelease: 'ocata',
-      environment: { CONTROLLER_NODES: '192.0.2.10' },
-    };
+    const input = linuxComputeInput();
     const actor = drive(exec, linuxPhases(input), ['prereqs', 'openstack', 'vrouter', 'verified']);
     await waitFor(actor, (s) => s.matches('verified'), { timeout: 10_000 });
     const journal = host.state.journal.length;

@@ -6,28 +6,23 @@ import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
 import type { LinuxRoleInput } from '../../../src/roles/input.js';
 import { linuxPhases } from '../../../src/roles/linux/phases.js';
 import { applyPhase, testPhase } from '../../../src/roles/phase.js';
+import { linuxComputeInput } from '../../support/inputs.js';
 
 let shells: SimShells;
 beforeAll(async () => {
   shells = await SimShells.create();
 });
 
-const compute = (overrides: Partial<LinuxRoleInput> = {}): LinuxRoleInput => ({
-  node: 'compute-l1',
-  contrailVersion: '5.0.1',
-  registry: 'opencontrailnightly',
-  vrouter: true,
-  openstackCompute: true,
-  hostsKeystone: false,
-  openstackRelease: 'ocata',
-  environment: {
-    CONTROLLER_NODES: '192.0.2.10',
-    PHYSICAL_INTERFACE: 'ens4',
-    KEYSTONE_AUTH_ADMIN_PASSWORD: 's3cret',
-    VROUTER_GATEWAY: '192.0.2.1',
-  },
-  ...overrides,
-});
+const compute = (overrides: Partial<LinuxRoleInput> = {}): LinuxRoleInput =>
+  linuxComputeInput({
+    environment: {
+      CONTROLLER_NODES: '192.0.2.10',
+      PHYSICAL_INTERFACE: 'ens4',
+      KEYSTONE_AUTH_ADMIN_PASSWORD: 's3cret',
+      VROUTER_GATEWAY: '192.0.2.1',
+    },
+    ...overrides,
+  });
 
 async function convergeAll(exec: SimExecutor, input: LinuxRoleInput) {
   const outcomes = [];

@@ -10,6 +10,7 @@ import { windowsFactsScript } from '../../../src/roles/facts.js';
 import type { WindowsRoleInput } from '../../../src/roles/input.js';
 import { applyPhase, type PhaseOutcome } from '../../../src/roles/phase.js';
 import { windowsPhases } from '../../../src/roles/windows/phases.js';
+import { windowsInput } from '../../support/inputs.js';
 import { Recorder } from '../../support/recorder.js';
 
 let shells: SimShells;
@@ -17,16 +18,7 @@ beforeAll(async () => {
   shells = await SimShells.create();
 });
 
-const input = (overrides: Partial<WindowsRoleInput> = {}): WindowsRoleInput => ({
-  node: 'win1',
-  contrailVersion: '5.0.1',
-  dockerVersion: '18.09',
-  registry: 'opencontrailnightly',
-  testSigning: true,
-  physicalInterface: 'Ethernet1',
-  controlNodes: '192.0.2.10',
-  ...overrides,
-});
+const input = windowsInput;
 
 function simHost(options: { features?: string[]; signed?: boolean } = {}) {
   const host = WindowsHost.fresh({
