@@ -15,6 +15,7 @@ export class YamlSource {
   readonly text: string;
   readonly doc: Document;
   readonly #lines = new LineCounter();
+  #js: { value: unknown } | undefined;
   /** Key → first pair, per map: lookups by path stay O(depth) on a 10,000-node file. */
   readonly #index = new WeakMap<YAMLMap, Map<string, Pair>>();
 
@@ -34,8 +35,10 @@ export class YamlSource {
     });
   }
 
+  /** The file as plain data; computed once (callers ask several times, and it is not cheap on a big file). */
   toJS(): unknown {
-    return this.doc.toJS({ maxAliasCount: 100 });
+    if (this.#js === undefined) this.#js = { value: this.doc.toJS({ maxAliasCount: 100 }) };
+    return this.#js.value;
   }
 
   position(offset: number): { line: number; col: number } {
