@@ -24,7 +24,7 @@ export function wantsTestSigning(node: NodeSpec): boolean {
   return node.os === 'windows' && 'WINDOWS_ENABLE_TEST_SIGNING' in node.configuration && !usesSignedVrouter(node);
 }
 
-function usesSignedVrouter(node: NodeSpec): boolean {
+export function usesSignedVrouter(node: NodeSpec): boolean {
   const value = configText(node.configuration, 'WINDOWS_USE_SIGNED_VROUTER');
   // Present means yes, as in the deployer, unless it plainly says no.
   return 'WINDOWS_USE_SIGNED_VROUTER' in node.configuration && !/^(false|no|0)$/i.test(value ?? '');
