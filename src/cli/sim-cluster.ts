@@ -8,8 +8,8 @@ import { LinuxHost, type LinuxState } from '../dataplane/sim/linux/linux-host.js
 import { SimNetwork } from '../dataplane/sim/network.js';
 import { WindowsHost, type WindowsState } from '../dataplane/sim/windows/windows-host.js';
 import { SimExecutor, type SimShells } from '../dataplane/sim-executor.js';
-import { configText } from '../inventory/configuration.js';
 import type { DesiredState, NodeSpec } from '../inventory/desired-state.js';
+import { usesSignedVrouter } from '../inventory/phases.js';
 
 export interface SimClusterOptions {
   shells: SimShells;
@@ -22,9 +22,7 @@ export interface SimClusterOptions {
 function freshHost(node: NodeSpec): LinuxHost | WindowsHost {
   if (node.os === 'windows') {
     // A host on the signed vRouter stands for one prepared by hand: features in, nothing to reboot for.
-    const signed =
-      'WINDOWS_USE_SIGNED_VROUTER' in node.configuration &&
-      !/^(false|no|0)$/i.test(configText(node.configuration, 'WINDOWS_USE_SIGNED_VROUTER') ?? '');
+    const signed = usesSignedVrouter(node);
     return WindowsHost.fresh({
       hostname: node.name,
       catalog: { signedVrouter: signed },
