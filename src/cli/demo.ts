@@ -30,9 +30,9 @@ export async function demoCommand(repo: string, options: DemoOptions, io: Output
     {
       revision: 'demo',
       limits: { settleMs: 200, rebootTimeoutMs: Math.max(10_000, options.rebootMs * 10) },
-      onTransition: (t) => {
+      onTransition: (node, t) => {
         const elapsed = `+${((Date.now() - started) / 1000).toFixed(1)}s`.padStart(7);
-        io.out(`${elapsed}  ${t.node.padEnd(14)} ${t.state.padEnd(11)} ${t.phase ?? ''}${t.detail ? `  ${t.detail}` : ''}`);
+        io.out(`${elapsed}  ${node.padEnd(14)} ${t.state.padEnd(11)} ${t.phase ?? ''}${t.detail ? `  ${t.detail}` : ''}`);
       },
     },
   );

@@ -4,8 +4,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fromPromise } from 'xstate';
 import type { Executor } from '../dataplane/executor.js';
 import { bashQuote, psQuote } from '../dataplane/quote.js';
-import { applyPhase, type Phase } from '../roles/phase.js';
-import type { PhaseResult } from '../state-machines/node-machine.js';
+import { applyPhase, type Phase, type PhaseOutcome } from '../roles/phase.js';
+import type { PhaseResult, RunPhaseInput } from '../state-machines/node-machine.js';
+import { ReconcilerError } from './errors.js';
 
 export interface NodeRuntime {
   exec: Executor;
@@ -13,6 +14,16 @@ export interface NodeRuntime {
   phases: ReadonlyMap<string, Phase>;
   /** Boot-id polling after a reboot: capped exponential backoff with jitter. */
   poll?: { initialMs: number; maxMs: number };
+  /** Throws (GC_GATE_*) when the phase may not run yet: a node it waits for is not verified. */
+  gate?: (phase: string) => void;
+  /** Waits until the node may take its data plane down (the disruption budget). */
+  beforeDisruptive?: (what: string, revision: string, signal: AbortSignal) => Promise<void>;
+  /** Worker slots: a phase runs only while it holds one (the cluster-wide concurrency limit). */
+  workers?: { acquire(signal?: AbortSignal): Promise<void>; release(): void };
+  /** What removing the node from the inventory takes off it (removalPolicy: deconfigure). */
+  deconfigure?: Phase;
+  /** Every phase pass, ended or failed, for the run report. */
+  onPhase?: (outcome: PhaseOutcome, input: RunPhaseInput) => void;
 }
 
 const BOOT_ID = {
@@ -35,14 +46,41 @@ export function nodeActors(rt: NodeRuntime) {
   const { exec } = rt;
   const poll = rt.poll ?? { initialMs: 1000, maxMs: 15_000 };
   return {
-    runPhase: fromPromise<PhaseResult, { node: string; revision: string; phase: string; dryRun: boolean }>(async ({ input, signal }) => {
+    runPhase: fromPromise<PhaseResult, RunPhaseInput>(async ({ input, signal }) => {
       const phase = rt.phases.get(input.phase);
       if (!phase) throw Object.assign(new Error(`no phase ${input.phase} for ${input.node}`), { code: 'GC_INTERNAL', retryable: false });
-      const outcome = await applyPhase(exec, phase, { signal, dryRun: input.dryRun });
-      return { inDesiredState: outcome.inDesiredState, rebootRequested: outcome.rebootRequested };
+      rt.gate?.(input.phase);
+      const { workers, beforeDisruptive } = rt;
+      let held = false;
+      if (workers) {
+        await workers.acquire(signal);
+        held = true;
+      }
+      // Waiting for the disruption budget is not work: the worker slot goes to another node meanwhile.
+      const disrupt = async (what: string) => {
+        if (held) workers?.release();
+        held = false;
+        await beforeDisruptive?.(what, input.revision, signal);
+        if (workers) {
+          await workers.acquire(signal);
+          held = true;
+        }
+      };
+      try {
+        const outcome = await applyPhase(exec, phase, { signal, dryRun: input.dryRun, beforeDisruptive: disrupt });
+        rt.onPhase?.(outcome, input);
+        return { inDesiredState: outcome.inDesiredState, rebootRequested: outcome.rebootRequested };
+      } catch (err) {
+        const outcome = (err as { outcome?: PhaseOutcome }).outcome;
+        if (outcome && !signal.aborted) rt.onPhase?.(outcome, input);
+        throw err;
+      } finally {
+        if (held) workers?.release();
+      }
     }),
     readBootId: fromPromise<string, { node: string }>(({ signal }) => readBootId(exec, signal)),
-    issueReboot: fromPromise<void, { node: string }>(async ({ signal }) => {
+    issueReboot: fromPromise<void, { node: string; revision: string }>(async ({ input, signal }) => {
+      await rt.beforeDisruptive?.('reboot', input.revision, signal);
       const script = exec.os === 'windows' ? 'Restart-Computer -Force' : 'reboot';
       await exec.run({ script, label: 'reboot' }, { timeoutMs: 60_000, signal });
     }),
@@ -53,6 +91,16 @@ export function nodeActors(rt: NodeRuntime) {
         await sleep(delay, undefined, { signal });
         const id = await readBootId(exec, signal).catch(() => undefined);
         if (id !== undefined && id !== input.previousBootId) return id;
+      }
+    }),
+    deconfigure: fromPromise<void, { node: string }>(async ({ input, signal }) => {
+      if (!rt.deconfigure) return;
+      try {
+        const outcome = await applyPhase(exec, rt.deconfigure, { signal });
+        rt.onPhase?.(outcome, { node: input.node, revision: 'removed', phase: 'deconfigure', dryRun: false, corrective: false });
+      } catch (err) {
+        const e = err as { code?: string; message?: string };
+        throw new ReconcilerError('GC_DECONFIGURE_FAILED', `${input.node}: ${e.code ?? 'error'}: ${e.message ?? String(err)}`, err);
       }
     }),
     checkReadiness: fromPromise<void, { node: string; nonce: string }>(async ({ input, signal }) => {

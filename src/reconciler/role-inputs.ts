@@ -1,9 +1,10 @@
 // From the desired state of one node to what its machine and its roles need: phase names and phases.
 
+import { createHash } from 'node:crypto';
 import { configText } from '../inventory/configuration.js';
 import type { DesiredState, NodeSpec } from '../inventory/desired-state.js';
 import { phasesFor, wantsTestSigning } from '../inventory/phases.js';
-import type { KeystoneInput } from '../roles/input.js';
+import type { KeystoneInput, LinuxRoleInput, WindowsRoleInput } from '../roles/input.js';
 import { linuxPhases } from '../roles/linux/phases.js';
 import type { Phase } from '../roles/phase.js';
 import { windowsPhases } from '../roles/windows/phases.js';
@@ -34,29 +35,35 @@ function controllers(state: DesiredState, node: NodeSpec): string[] {
   return state.nodes.filter((n) => n.roles.includes('config')).map((n) => n.address);
 }
 
-export function planNode(state: DesiredState, node: NodeSpec): NodePlan {
-  const names = phasesFor(node).map((p) => p.phase);
+export type RoleInput = { os: 'windows'; input: WindowsRoleInput } | { os: 'linux'; input: LinuxRoleInput };
+
+/** Everything the node's roles are built from: plain data, so two revisions can be compared by it. */
+export function roleInput(state: DesiredState, node: NodeSpec): RoleInput {
   const keystone = keystoneFor(node);
   const control = controllers(state, node);
-  let phases: Phase[];
   if (node.os === 'windows') {
-    phases = windowsPhases({
-      node: node.name,
-      contrailVersion: node.versions.contrail.version,
-      ...(node.versions.docker ? { dockerVersion: node.versions.docker.version } : {}),
-      registry: node.registry,
-      testSigning: wantsTestSigning(node),
-      physicalInterface: configText(node.configuration, 'WINDOWS_PHYSICAL_INTERFACE') ?? '',
-      controlNodes: control.join(','),
-      address: node.address,
-      ...(keystone ? { keystone } : {}),
-      ...(control[0] ? { configApi: { address: control[0] } } : {}),
-    });
-  } else {
-    const environment: Record<string, string> = {};
-    for (const key of Object.keys(node.configuration)) environment[key] = configText(node.configuration, key) ?? '';
-    const release = (state.kolla as { kolla_globals?: { openstack_release?: unknown } } | undefined)?.kolla_globals?.openstack_release;
-    phases = linuxPhases({
+    return {
+      os: 'windows',
+      input: {
+        node: node.name,
+        contrailVersion: node.versions.contrail.version,
+        ...(node.versions.docker ? { dockerVersion: node.versions.docker.version } : {}),
+        registry: node.registry,
+        testSigning: wantsTestSigning(node),
+        physicalInterface: configText(node.configuration, 'WINDOWS_PHYSICAL_INTERFACE') ?? '',
+        controlNodes: control.join(','),
+        address: node.address,
+        ...(keystone ? { keystone } : {}),
+        ...(control[0] ? { configApi: { address: control[0] } } : {}),
+      },
+    };
+  }
+  const environment: Record<string, string> = {};
+  for (const key of Object.keys(node.configuration)) environment[key] = configText(node.configuration, key) ?? '';
+  const release = (state.kolla as { kolla_globals?: { openstack_release?: unknown } } | undefined)?.kolla_globals?.openstack_release;
+  return {
+    os: 'linux',
+    input: {
       node: node.name,
       contrailVersion: node.versions.contrail.version,
       registry: node.registry,
@@ -67,7 +74,24 @@ export function planNode(state: DesiredState, node: NodeSpec): NodePlan {
       environment,
       ...(keystone ? { keystone } : {}),
       ...(node.hostsKeystone ? { keystoneAdminPassword: configText(node.configuration, 'KEYSTONE_AUTH_ADMIN_PASSWORD') ?? '' } : {}),
-    });
-  }
+    },
+  };
+}
+
+/**
+ * A digest of what the node is asked to be: its phases and its roles' input. Two revisions with the same
+ * digest ask the same of the node, so a commit that does not touch it gives it no work.
+ */
+export function planDigest(state: DesiredState, node: NodeSpec): string {
+  const names = phasesFor(node).map((p) => p.phase);
+  return createHash('sha256')
+    .update(JSON.stringify({ names, role: roleInput(state, node) }))
+    .digest('hex');
+}
+
+export function planNode(state: DesiredState, node: NodeSpec): NodePlan {
+  const names = phasesFor(node).map((p) => p.phase);
+  const role = roleInput(state, node);
+  const phases = role.os === 'windows' ? windowsPhases(role.input) : linuxPhases(role.input);
   return { names, phases: new Map(phases.map((p) => [p.name, p])) };
 }

@@ -82,10 +82,20 @@ export class DisruptionBudget {
   readonly #holders = new Set<string>();
   readonly #waiting: { node: string; grant: () => void }[] = [];
 
-  constructor(readonly limit: number) {}
+  constructor(public limit: number) {}
 
   get holders(): string[] {
     return [...this.#holders];
+  }
+
+  /** A new policy (a commit changed maxUnavailable, or the node count): waiting nodes get freed slots. */
+  resize(limit: number): void {
+    this.limit = limit;
+    while (this.#holders.size < this.limit && this.#waiting.length > 0) {
+      const next = this.#waiting.shift() as { node: string; grant: () => void };
+      this.#holders.add(next.node);
+      next.grant();
+    }
   }
 
   /** Waits for a slot; a node already holding one gets it again at once. */
@@ -97,12 +107,12 @@ export class DisruptionBudget {
     return new Promise((resolve) => this.#waiting.push({ node, grant: resolve }));
   }
 
+  /** Counts a node as holding a slot whatever the limit: it is down already (found mid-reboot on restart). */
+  take(node: string): void {
+    this.#holders.add(node);
+  }
+
   release(node: string): void {
-    if (!this.#holders.delete(node)) return;
-    const next = this.#waiting.shift();
-    if (next) {
-      this.#holders.add(next.node);
-      next.grant();
-    }
+    if (this.#holders.delete(node)) this.resize(this.limit);
   }
 }

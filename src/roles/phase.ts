@@ -36,6 +36,8 @@ export interface PhaseOptions {
   signal?: AbortSignal;
   /** Test only: report what differs, change nothing (monitor mode, `groundcrew plan`). */
   dryRun?: boolean;
+  /** Called before a disruptive resource is set (the disruption budget waits here); throwing stops the phase. */
+  beforeDisruptive?: (resource: string) => Promise<void>;
 }
 
 /** Counts the commands a phase sends, so a converged pass can prove it only read. */
@@ -120,6 +122,7 @@ export async function applyPhase(executor: Executor, phase: Phase, opts: PhaseOp
       continue;
     }
     try {
+      if (resource.disruptive) await opts.beforeDisruptive?.(resource.name);
       const result = await resource.set({ exec, facts, ...(opts.signal ? { signal: opts.signal } : {}) });
       stale = result.changed;
       rebootRequested ||= result.rebootRequested;

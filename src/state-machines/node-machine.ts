@@ -11,6 +11,16 @@ export interface ErrorInfo {
   retryable: boolean;
 }
 
+export interface RunPhaseInput {
+  node: string;
+  revision: string;
+  phase: string;
+  /** monitor mode: test only. */
+  dryRun: boolean;
+  /** The revision was applied before: what this pass changes is drift being corrected. */
+  corrective: boolean;
+}
+
 export interface PhaseResult {
   inDesiredState: boolean;
   rebootRequested: boolean;
@@ -93,13 +103,13 @@ const rebootWaitAhead = (c: NodeContext) => c.phases.indexOf('rebootWait', c.pha
 export const nodeMachine = setup({
   types: {} as { context: NodeContext; events: NodeEvent; input: NodeMachineInput },
   actors: {
-    runPhase: fromPromise<PhaseResult, { node: string; revision: string; phase: string; dryRun: boolean }>(async () => {
+    runPhase: fromPromise<PhaseResult, RunPhaseInput>(async () => {
       throw new Error('runPhase not provided');
     }),
     readBootId: fromPromise<string, { node: string }>(async () => {
       throw new Error('readBootId not provided');
     }),
-    issueReboot: fromPromise<void, { node: string }>(async () => {
+    issueReboot: fromPromise<void, { node: string; revision: string }>(async () => {
       throw new Error('issueReboot not provided');
     }),
     waitForNewBoot: fromPromise<string, { node: string; previousBootId: string }>(async () => {
@@ -251,7 +261,13 @@ export const nodeMachine = setup({
         running: {
           invoke: {
             src: 'runPhase',
-            input: ({ context }) => ({ node: context.node, revision: context.revision, phase: phase(context), dryRun: context.dryRun }),
+            input: ({ context }) => ({
+              node: context.node,
+              revision: context.revision,
+              phase: phase(context),
+              dryRun: context.dryRun,
+              corrective: context.lastAppliedRevision === context.revision,
+            }),
             onDone: [
               {
                 guard: { type: 'isRebootLoop', params: ({ event }) => ({ result: event.output }) },
@@ -341,7 +357,7 @@ export const nodeMachine = setup({
           on: { resync: 'resuming' },
           invoke: {
             src: 'issueReboot',
-            input: ({ context }) => ({ node: context.node }),
+            input: ({ context }) => ({ node: context.node, revision: context.revision }),
             // A dropped connection while asking for the reboot is the reboot starting.
             onDone: 'waitingForBoot',
             onError: 'waitingForBoot',

@@ -122,8 +122,10 @@ describe('groundcrew demo', () => {
     );
     // One reboot each for the fresh test-signing hosts; none for the signed-vRouter host or Linux.
     expect(final).toEqual({ ctrl1: 0, 'compute-l1': 0, 'compute-l2': 0, 'win-compute-1': 1, 'win-compute-2': 1, 'win-compute-3': 0 });
-    // Computes wait for ctrl1 (Keystone) to be verified before they start.
+    // Computes wait at their openstack phase for ctrl1 (Keystone) to be verified.
     const lines = run.stdout.split('\n');
-    expect(lines.findIndex((l) => /ctrl1 +verified/.test(l))).toBeLessThan(lines.findIndex((l) => /compute-l1 +converging/.test(l)));
+    expect(lines.findIndex((l) => /ctrl1 +verified/.test(l))).toBeLessThan(
+      lines.findIndex((l) => /compute-l1 +converging +vrouter/.test(l)),
+    );
   });
 });

@@ -25,7 +25,7 @@ const reports = await convergeCluster(
     revision: 'r1',
     store: new SnapshotStore(join(stateDir, 'snapshots')),
     limits: { settleMs: 50, rebootTimeoutMs: 30_000, backoffBaseMs: 50, backoffMaxMs: 200 },
-    onTransition: (t) => process.stdout.write(`T ${t.node} ${t.state} ${t.phase ?? ''}\n`),
+    onTransition: (node, t) => process.stdout.write(`T ${node} ${t.state} ${t.phase ?? ''}\n`),
   },
 );
 process.stdout.write(`DONE ${JSON.stringify(reports)}\n`);

@@ -117,9 +117,11 @@ function install(host: WindowsHost, { target, log }: Parsed): number {
   const fileName = target.replace(/^.*[\\/]/, '');
   const failure = host.state.faults.failMsi?.some((f) => f.toLowerCase() === fileName.toLowerCase())
     ? 'CustomAction InstallDriver returned actual error code 1603 (injected fault)'
-    : pkg.product === 'vrouter'
-      ? vrouterProblem(host, pkg)
-      : undefined;
+    : pkg.product === 'vrouter' && host.state.faults.failVersions?.includes(pkg.version)
+      ? `CustomAction InstallDriver returned actual error code 1603: vRouter ${pkg.version} driver failed to start (injected fault: a bad build)`
+      : pkg.product === 'vrouter'
+        ? vrouterProblem(host, pkg)
+        : undefined;
   if (failure) {
     writeLog(host, log, pkg.name, failure, MSI.INSTALL_FAILURE);
     host.record(`msi-failed ${pkg.name} ${pkg.version}`);

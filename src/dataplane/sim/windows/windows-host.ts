@@ -42,6 +42,8 @@ export interface WindowsFaults {
   failMsi?: string[];
   /** The next N msiexec runs find another install in progress (1618). */
   busyMsi?: number;
+  /** Contrail versions whose vRouter.msi fails with 1603: a bad build. */
+  failVersions?: string[];
   /** MSI file names whose install succeeds but asks for a reboot (3010). */
   rebootMsi?: string[];
 }

@@ -1,0 +1,17 @@
+// The versions a node was seen running, read from its verified phase's checks (not from what was asked).
+
+import type { PhaseOutcome } from '../roles/phase.js';
+
+export function observedVersions(os: 'windows' | 'linux', outcome: PhaseOutcome): Record<string, string> | undefined {
+  const actual = (name: string) => outcome.resources.find((r) => r.resource === name)?.before.actual as Record<string, unknown> | undefined;
+  if (os === 'windows') {
+    const version = actual('verify/versions')?.['Contrail vRouter'];
+    return typeof version === 'string' ? { contrail: version } : undefined;
+  }
+  // "registry/contrail-vrouter-agent:5.0.2 running": the tag of a running Contrail image.
+  for (const value of Object.values(actual('verify/vrouter-containers') ?? {})) {
+    const tag = /\/contrail-[\w-]+:(\S+) running$/.exec(String(value))?.[1];
+    if (tag) return { contrail: tag };
+  }
+  return undefined;
+}

@@ -1,0 +1,404 @@
+// The reconciler: takes validated revisions and drives one node machine per node toward them. Events
+// (a revision, a reconcile request, a resync) only mark nodes dirty; the work queue then syncs each node
+// from the revision in force, never from what the event carried.
+
+import pino, { type Logger } from 'pino';
+import { type Actor, createActor, type SnapshotFrom } from 'xstate';
+import { Limiter } from '../dataplane/limiter.js';
+import type { DesiredState, NodeSpec } from '../inventory/desired-state.js';
+import { gatesFor } from '../inventory/phases.js';
+import { linuxDeconfigure } from '../roles/linux/deconfigure.js';
+import type { PhaseOutcome } from '../roles/phase.js';
+import { windowsDeconfigure } from '../roles/windows/deconfigure.js';
+import { type Limits, nodeMachine, type RunPhaseInput } from '../state-machines/node-machine.js';
+import { ReconcilerError } from './errors.js';
+import { type NodeRuntime, nodeActors } from './node-actors.js';
+import { observedVersions } from './observed.js';
+import { planDigest, planNode } from './role-inputs.js';
+import { Rollout } from './rollout.js';
+import type { SnapshotStore } from './snapshot-store.js';
+import type { StatusStore } from './status-store.js';
+import { budgetOf, WorkQueue } from './work-queue.js';
+
+export interface Revision {
+  sha: string;
+  state: DesiredState;
+}
+
+/** How to reach a node: its executor and, for tests and the demo, faster boot-id polling. */
+export type NodeAccess = Pick<NodeRuntime, 'exec' | 'poll'>;
+
+export interface ReconcilerOptions {
+  status: StatusStore;
+  access: (node: NodeSpec) => NodeAccess;
+  store?: SnapshotStore;
+  limits?: Partial<Limits>;
+  /** Phases running at once across the cluster. */
+  concurrency?: number;
+  /** How often settled nodes are checked again (monitor, autocorrect; stalled nodes retry); 0: never. */
+  resyncMs?: number;
+  log?: Logger;
+}
+
+type NodeActor = Actor<typeof nodeMachine>;
+type NodeSnapshot = SnapshotFrom<typeof nodeMachine>;
+
+interface Entry {
+  spec: NodeSpec;
+  /** What the node is asked to be, and the commit that last changed it: the node's desired revision. */
+  digest: string;
+  revision: string;
+  runtime: NodeRuntime;
+  actor: NodeActor;
+  log: Logger;
+}
+
+/** What the snapshot store keeps per node: the machine's snapshot and what it was asked to be. */
+interface Saved {
+  digest: string;
+  revision: string;
+  snapshot: unknown;
+}
+
+const SETTLED = new Set(['verified', 'stalled', 'unreachable', 'paused', 'removed']);
+const GATE_CODES = new Set(['GC_GATE_CLOSED', 'GC_GATE_FAILED']);
+
+/** The state and phase a snapshot shows, as the status page names them. */
+export function where(snapshot: NodeSnapshot): { state: string; phase?: string } {
+  const value = snapshot.value;
+  if (typeof value === 'string') return { state: value };
+  const [state, sub] = Object.entries(value as Record<string, unknown>)[0] ?? ['?', undefined];
+  if (state === 'converging') return { state, phase: snapshot.context.phases[snapshot.context.phaseIndex] ?? '' };
+  return { state, ...(typeof sub === 'string' ? { phase: sub } : {}) };
+}
+
+export class Reconciler {
+  readonly #entries = new Map<string, Entry>();
+  readonly #queue: WorkQueue;
+  readonly #workers: Limiter;
+  readonly #rollout: Rollout;
+  readonly #requested = new Set<string>();
+  readonly #log: Logger;
+  #revision?: Revision;
+  #specs = new Map<string, NodeSpec>();
+  #resync?: NodeJS.Timeout;
+  #stopped = false;
+
+  constructor(private readonly options: ReconcilerOptions) {
+    this.#log = options.log ?? pino({ level: 'silent' });
+    this.#workers = new Limiter(options.concurrency ?? 32);
+    this.#rollout = new Rollout({
+      maxUnavailable: 1,
+      failureBudget: 1,
+      onHold: (node, held) =>
+        this.options.status.note(
+          node,
+          held ? 'disruption.started' : 'disruption.ended',
+          held ? 'takes its data plane down (disruption budget slot taken)' : 'disruption budget slot given back',
+        ),
+      onWait: (node, waiting) => {
+        const entry = this.#entries.get(node);
+        if (entry) this.options.status.update(node, { name: node, ...(waiting ? { waiting: waiting.reason } : { waiting: undefined }) });
+      },
+    });
+    this.#queue = new WorkQueue(
+      8,
+      async (name) => this.#sync(name),
+      (name, err) => this.#log.error({ err, node: name }, 'sync failed'),
+    );
+    if (options.resyncMs) {
+      this.#resync = setInterval(() => this.resync(), options.resyncMs);
+      this.#resync.unref();
+    }
+  }
+
+  get revision(): Revision | undefined {
+    return this.#revision;
+  }
+
+  get rollout(): Rollout {
+    return this.#rollout;
+  }
+
+  /** A new validated revision: every node it names, and every node it no longer names, is synced. */
+  apply(revision: Revision): void {
+    this.#revision = revision;
+    this.#specs = new Map(revision.state.nodes.map((n) => [n.name, n]));
+    const { rollout } = revision.state;
+    const total = revision.state.nodes.length;
+    this.#rollout.configure(budgetOf(rollout.maxUnavailable, total), budgetOf(rollout.failureBudget, total));
+    for (const name of new Set([...this.#specs.keys(), ...this.#entries.keys()])) this.#queue.add(name);
+  }
+
+  /** `groundcrew reconcile`: a full pass on the named nodes (all when none are named), now. */
+  request(nodes: string[] = []): string[] {
+    const names = nodes.length > 0 ? nodes.filter((n) => this.#specs.has(n)) : [...this.#specs.keys()];
+    for (const name of names) {
+      this.#requested.add(name);
+      this.#queue.add(name);
+    }
+    return names;
+  }
+
+  /** The periodic check: settled nodes test again (and, per their mode, correct drift or retry). */
+  resync(): void {
+    for (const entry of this.#entries.values()) {
+      const { state } = where(entry.actor.getSnapshot());
+      if (state === 'verified' || state === 'stalled' || state === 'unreachable') entry.actor.send({ type: 'resync' });
+    }
+  }
+
+  /** Resolves once every node of the revision has settled on it (verified, stalled, unreachable or paused). */
+  settled(): Promise<void> {
+    return new Promise((resolve) => {
+      const check = () => {
+        if (this.#queue.depth > 0 || this.#queue.active > 0 || !this.#revision) return false;
+        for (const name of this.#specs.keys()) {
+          const entry = this.#entries.get(name);
+          if (!entry) return false;
+          const snapshot = entry.actor.getSnapshot();
+          const { state } = where(snapshot);
+          if (!SETTLED.has(state)) return false;
+          if (state === 'verified' && snapshot.context.revision !== entry.revision) return false;
+        }
+        return true;
+      };
+      const listener = () => {
+        if (!check()) return;
+        this.options.status.off('change', listener);
+        resolve();
+      };
+      this.options.status.on('change', listener);
+      void this.#queue.drained().then(listener);
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#resync) clearInterval(this.#resync);
+    await this.#queue.stop();
+    for (const entry of this.#entries.values()) entry.actor.stop();
+    await Promise.all([...this.#entries.values()].map((e) => e.runtime.exec.close()));
+  }
+
+  // One node, top to bottom: gone from the inventory? new? asked something new? asked to reconcile?
+  async #sync(name: string): Promise<void> {
+    const revision = this.#revision;
+    if (!revision || this.#stopped) return;
+    const spec = this.#specs.get(name);
+    const entry = this.#entries.get(name);
+    if (!spec) {
+      if (entry) this.#remove(entry, revision.state.rollout.removalPolicy);
+      return;
+    }
+    const digest = planDigest(revision.state, spec);
+    if (!entry) {
+      this.#spawn(revision, spec, digest);
+      this.#requested.delete(name);
+      return;
+    }
+    const context = entry.actor.getSnapshot().context;
+    if (digest !== entry.digest) {
+      entry.log.info({ revision: revision.sha }, 'new desired state');
+      entry.spec = spec;
+      entry.digest = digest;
+      entry.revision = revision.sha;
+      this.#reachDesired(entry, revision);
+    } else if (context.mode !== spec.mode || context.paused !== spec.paused) {
+      entry.spec = spec;
+      this.#reachDesired(entry, revision);
+    }
+    if (this.#requested.delete(name)) entry.actor.send({ type: 'reconcile.requested' });
+  }
+
+  #reachDesired(entry: Entry, revision: Revision): void {
+    const plan = planNode(revision.state, entry.spec);
+    entry.runtime.phases = plan.phases;
+    const { mode, paused } = entry.spec;
+    entry.actor.send({ type: 'desired.changed', revision: entry.revision, phases: plan.names, mode, paused });
+    if (!paused && entry.actor.getSnapshot().matches('paused')) entry.actor.send({ type: 'resume' });
+    this.#observe(entry, entry.actor.getSnapshot());
+  }
+
+  #spawn(revision: Revision, spec: NodeSpec, digest: string): void {
+    const plan = planNode(revision.state, spec);
+    const name = spec.name;
+    const log = this.#log.child({ node: name });
+    const runtime: NodeRuntime = {
+      ...this.options.access(spec),
+      phases: plan.phases,
+      deconfigure: spec.os === 'windows' ? windowsDeconfigure() : linuxDeconfigure(),
+      gate: (phase) => this.#gate(name, phase),
+      beforeDisruptive: async (what, rev, signal) => {
+        await this.#rollout.acquire(name, rev, signal);
+        log.info({ revision: rev, what }, 'takes its data plane down');
+      },
+      workers: this.#workers,
+      onPhase: (outcome, input) => this.#recordPhase(name, outcome, input),
+    };
+    const saved = this.options.store?.load(name) as Saved | undefined;
+    const input = {
+      node: name,
+      revision: saved?.digest === digest ? saved.revision : revision.sha,
+      phases: plan.names,
+      mode: spec.mode,
+      paused: spec.paused,
+      limits: this.options.limits ?? {},
+    };
+    const machine = nodeMachine.provide({ actors: nodeActors(runtime) });
+    let actor: NodeActor;
+    try {
+      actor = createActor(machine, saved ? { snapshot: saved.snapshot as never, input } : { input });
+    } catch (err) {
+      // A snapshot from another version of the machine: start over (level-triggered, nothing is lost).
+      log.warn({ err }, 'snapshot could not be restored; the node starts from pending');
+      actor = createActor(machine, { input });
+    }
+    const entry: Entry = { spec, digest, revision: input.revision, runtime, actor, log };
+    this.#entries.set(name, entry);
+    actor.subscribe({
+      next: (snapshot) => this.#observe(entry, snapshot),
+      error: (err) => log.error({ err }, 'node machine failed'),
+    });
+    actor.start();
+    if (!saved) return;
+    const restored = actor.getSnapshot();
+    if (restored.matches('rebooting')) this.#rollout.hold(name);
+    if (saved.digest !== digest) {
+      // Asked something new while groundcrew was down: that preempts whatever the node was doing.
+      entry.revision = revision.sha;
+      this.#reachDesired(entry, revision);
+    } else if (!restored.matches('verified')) {
+      // Verified before the restart: it still is (the periodic resync checks). Anything else resumes at
+      // once: restoring is not a transition, and a pending `after` timer does not survive it.
+      actor.send({ type: 'resync' });
+    }
+    this.#observe(entry, actor.getSnapshot());
+  }
+
+  #remove(entry: Entry, policy: 'orphan' | 'deconfigure'): void {
+    const name = entry.spec.name;
+    if (policy === 'deconfigure') {
+      if (!entry.actor.getSnapshot().matches('removing')) {
+        entry.log.info('removed from the inventory: deconfiguring');
+        entry.actor.send({ type: 'node.removed', deconfigure: true });
+      }
+      return;
+    }
+    entry.log.info('removed from the inventory: left as it is (removalPolicy orphan)');
+    this.#forget(entry);
+    this.options.status.update(
+      name,
+      { name, state: 'orphaned', phase: undefined, waiting: undefined },
+      'removed from the inventory; left as it is',
+    );
+  }
+
+  #forget(entry: Entry): void {
+    const name = entry.spec.name;
+    entry.actor.stop();
+    this.#entries.delete(name);
+    this.#rollout.release(name);
+    this.options.store?.remove(name);
+    void entry.runtime.exec.close();
+  }
+
+  #gate(name: string, phase: string): void {
+    const entry = this.#entries.get(name);
+    if (phase !== 'openstack' || !entry) return;
+    for (const gate of gatesFor(entry.spec)) {
+      const other = this.#entries.get(gate.node);
+      const snapshot = other?.actor.getSnapshot();
+      const state = snapshot ? where(snapshot).state : 'pending';
+      if (state === 'verified' && snapshot?.context.revision === other?.revision) continue;
+      const message = `waits for ${gate.node} to be verified (it is ${state}): ${gate.reason}`;
+      throw new ReconcilerError(state === 'stalled' || state === 'unreachable' ? 'GC_GATE_FAILED' : 'GC_GATE_CLOSED', message);
+    }
+  }
+
+  #recordPhase(name: string, outcome: PhaseOutcome, input: RunPhaseInput): void {
+    this.options.status.report(name, input.revision, input.corrective, {
+      phase: outcome.phase,
+      resources: outcome.resources,
+      commands: outcome.commands,
+      at: new Date().toISOString(),
+    });
+    const entry = this.#entries.get(name);
+    if (outcome.phase === 'verified' && entry) {
+      const observed = observedVersions(entry.spec.os, outcome);
+      if (observed) this.options.status.update(name, { name, observedVersions: observed });
+    }
+  }
+
+  #observe(entry: Entry, snapshot: NodeSnapshot): void {
+    const name = entry.spec.name;
+    this.options.store?.save(name, {
+      digest: entry.digest,
+      revision: entry.revision,
+      snapshot: entry.actor.getPersistedSnapshot(),
+    } satisfies Saved);
+    const { state, phase } = where(snapshot);
+    const before = this.options.status.get(name);
+    const context = snapshot.context;
+    const error =
+      context.lastError && state !== 'verified' ? { code: context.lastError.code, message: context.lastError.message } : undefined;
+    this.options.status.update(
+      name,
+      {
+        name,
+        address: entry.spec.address,
+        os: entry.spec.os,
+        roles: [...entry.spec.roles],
+        state,
+        phase,
+        mode: context.mode,
+        desiredRevision: entry.revision,
+        lastAttemptedRevision: context.lastAttemptedRevision,
+        lastAppliedRevision: context.lastAppliedRevision,
+        desiredVersions: Object.fromEntries(Object.entries(entry.spec.versions).map(([k, v]) => [k, v.version])),
+        lastError: error,
+        rebootCount: context.rebootsThisRevision,
+        ...(SETTLED.has(state) ? { waiting: undefined } : {}),
+      },
+      error && state !== before?.state && ['backoff', 'stalled', 'unreachable'].includes(state)
+        ? `${error.code}: ${error.message}`
+        : undefined,
+    );
+    if (before?.state === state) return;
+    if (SETTLED.has(state)) this.#settle(entry, state, snapshot);
+  }
+
+  #settle(entry: Entry, state: string, snapshot: NodeSnapshot): void {
+    const name = entry.spec.name;
+    this.options.status.finishReport(name, state);
+    this.#rollout.release(name);
+    const code = snapshot.context.lastError?.code ?? '';
+    if (state === 'verified') {
+      this.#rollout.clearFailure(name, entry.revision);
+      this.#wakeDependents(name);
+    } else if ((state === 'stalled' || state === 'unreachable') && !GATE_CODES.has(code)) {
+      if (this.#rollout.recordFailure(name, entry.revision)) {
+        this.#log.warn(
+          { revision: entry.revision, failed: this.#rollout.failures(entry.revision) },
+          this.#rollout.haltReason(entry.revision),
+        );
+      }
+      // Nodes waiting on this one learn it failed, rather than waiting out their backoff.
+      this.#wakeDependents(name);
+    } else if (state === 'removed') {
+      this.#forget(entry);
+      this.options.status.update(name, { name, state: 'removed', phase: undefined }, 'deconfigured and removed from the inventory');
+    }
+  }
+
+  /** Nodes whose gate waits on `name` try again now instead of at the end of their backoff. */
+  #wakeDependents(name: string): void {
+    for (const other of this.#entries.values()) {
+      if (!gatesFor(other.spec).some((g) => g.node === name)) continue;
+      const snapshot = other.actor.getSnapshot();
+      const code = snapshot.context.lastError?.code ?? '';
+      if ((snapshot.matches('backoff') || snapshot.matches('stalled')) && GATE_CODES.has(code))
+        other.actor.send({ type: 'reconcile.requested' });
+    }
+  }
+}

@@ -1,0 +1,131 @@
+// Rollout safety: the disruption budget (how many nodes may have their data plane down at once) and the
+// failure budget (how many nodes may fail on one revision before its rollout halts).
+
+import { DisruptionBudget } from './work-queue.js';
+
+export interface RolloutOptions {
+  /** maxUnavailable, as a count. */
+  maxUnavailable: number;
+  /** Failed nodes on one revision that halt its rollout. */
+  failureBudget: number;
+  /** A node took a slot (its data plane goes down), or gave it back. */
+  onHold?: (node: string, held: boolean) => void;
+  /** A node starts waiting for a slot, or its wait ends: the status page says so. */
+  onWait?: (node: string, waiting: { revision: string; reason: string } | undefined) => void;
+}
+
+export class Rollout {
+  readonly #budget: DisruptionBudget;
+  readonly #failed = new Map<string, Set<string>>();
+  /** Nodes waiting on a halted revision: woken when one of its failures clears. */
+  readonly #halted = new Map<string, (() => void)[]>();
+
+  constructor(private options: RolloutOptions) {
+    this.#budget = new DisruptionBudget(options.maxUnavailable);
+  }
+
+  /** The policy of a new revision. */
+  configure(maxUnavailable: number, failureBudget: number): void {
+    this.options = { ...this.options, maxUnavailable, failureBudget };
+    this.#budget.resize(maxUnavailable);
+  }
+
+  get holders(): string[] {
+    return this.#budget.holders;
+  }
+
+  failures(revision: string): string[] {
+    return [...(this.#failed.get(revision) ?? [])];
+  }
+
+  isHalted(revision: string): boolean {
+    return this.failures(revision).length >= this.options.failureBudget;
+  }
+
+  /**
+   * Waits until `node` may take its data plane down for `revision`: a slot of the budget is free and the
+   * revision's rollout is not halted. A halted rollout waits until the signal aborts (a new revision).
+   */
+  async acquire(node: string, revision: string, signal?: AbortSignal): Promise<void> {
+    if (this.#budget.holders.includes(node)) return;
+    while (this.isHalted(revision)) {
+      this.options.onWait?.(node, { revision, reason: this.#haltReason(revision) });
+      await this.#changed(revision, signal);
+    }
+    if (this.#budget.holders.length >= this.#budget.limit)
+      this.options.onWait?.(node, {
+        revision,
+        reason: `waits for the disruption budget (maxUnavailable ${this.#budget.limit}): ${this.holders.join(', ')} hold it`,
+      });
+    const granted = this.#budget.acquire(node);
+    let aborted = false;
+    const onAbort = () => {
+      aborted = true;
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    await granted;
+    signal?.removeEventListener('abort', onAbort);
+    this.options.onWait?.(node, undefined);
+    // Left the state that asked while waiting: the slot goes straight to the next node.
+    if (aborted) {
+      this.#budget.release(node);
+      throw signal?.reason ?? new Error('aborted');
+    }
+    // The rollout may have halted while this node waited for its slot.
+    if (this.isHalted(revision)) {
+      this.#budget.release(node);
+      return this.acquire(node, revision, signal);
+    }
+    this.options.onHold?.(node, true);
+  }
+
+  /** Takes a slot without waiting: a node found mid-reboot after a restart is down whatever the budget says. */
+  hold(node: string): void {
+    if (this.#budget.holders.includes(node)) return;
+    this.#budget.take(node);
+    this.options.onHold?.(node, true);
+  }
+
+  release(node: string): void {
+    if (!this.#budget.holders.includes(node)) return;
+    this.#budget.release(node);
+    this.options.onHold?.(node, false);
+  }
+
+  /** A node stalled on `revision`; returns true when this failure halts the revision's rollout. */
+  recordFailure(node: string, revision: string): boolean {
+    const before = this.isHalted(revision);
+    const set = this.#failed.get(revision) ?? new Set();
+    set.add(node);
+    this.#failed.set(revision, set);
+    return !before && this.isHalted(revision);
+  }
+
+  /** The node recovered on `revision` (it converged after all): it no longer counts against the budget. */
+  clearFailure(node: string, revision: string): void {
+    if (!this.#failed.get(revision)?.delete(node)) return;
+    for (const wake of this.#halted.get(revision)?.splice(0) ?? []) wake();
+  }
+
+  #changed(revision: string, signal?: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      const waiters = this.#halted.get(revision) ?? [];
+      this.#halted.set(revision, waiters);
+      const stop = () => reject(signal?.reason ?? new Error('aborted'));
+      signal?.addEventListener('abort', stop, { once: true });
+      waiters.push(() => {
+        signal?.removeEventListener('abort', stop);
+        resolve();
+      });
+    });
+  }
+
+  #haltReason(revision: string): string {
+    return `rollout of ${revision.slice(0, 12)} halted: ${this.failures(revision).join(', ')} failed on it (failure budget ${this.options.failureBudget})`;
+  }
+
+  haltReason(revision: string): string | undefined {
+    return this.isHalted(revision) ? this.#haltReason(revision) : undefined;
+  }
+}

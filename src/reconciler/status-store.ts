@@ -1,0 +1,254 @@
+// What the operator sees: every node's state, conditions, revisions, transition history and run reports,
+// and every revision the source offered (accepted or rejected). The server and the CLI read only this.
+
+import { EventEmitter } from 'node:events';
+import type { ResourceOutcome } from '../roles/phase.js';
+
+export interface Condition {
+  type: 'Ready' | 'Reconciling' | 'Stalled';
+  status: 'True' | 'False';
+  reason: string;
+  message: string;
+}
+
+export interface NodeStatus {
+  name: string;
+  address: string;
+  os: 'windows' | 'linux';
+  roles: string[];
+  state: string;
+  phase?: string;
+  mode: string;
+  desiredRevision?: string;
+  lastAttemptedRevision?: string;
+  lastAppliedRevision?: string;
+  desiredVersions: Record<string, string>;
+  observedVersions: Record<string, string>;
+  conditions: Condition[];
+  lastError?: { code: string; message: string };
+  /** Why the node waits (a gate, the disruption budget, a halted rollout), while it does. */
+  waiting?: string;
+  rebootCount: number;
+  /** When the node entered its current state, and when anything about it last changed. */
+  since: string;
+  updatedAt: string;
+}
+
+export interface TransitionRecord {
+  /** Orders records across nodes where timestamps tie. */
+  seq: number;
+  at: string;
+  /** Set on records that are not a change of state: the node took or gave back a disruption budget slot. */
+  event?: 'disruption.started' | 'disruption.ended';
+  state: string;
+  phase?: string;
+  revision?: string;
+  detail?: string;
+}
+
+export interface PhaseReport {
+  phase: string;
+  resources: ResourceOutcome[];
+  commands: number;
+  at: string;
+}
+
+export interface RunReport {
+  node: string;
+  revision: string;
+  /** Drift fixed on a revision already applied (autocorrect), as opposed to a new commit's change. */
+  corrective: boolean;
+  startedAt: string;
+  finishedAt?: string;
+  result?: string;
+  phases: PhaseReport[];
+}
+
+export interface RevisionRecord {
+  sha: string;
+  at: string;
+  accepted: boolean;
+  subject?: string;
+  /** `file:line:col: message` for each problem of a rejected revision. */
+  errors?: string[];
+}
+
+export type StatusEvent =
+  | { type: 'node'; node: NodeStatus; transition?: TransitionRecord }
+  | { type: 'revision'; revision: RevisionRecord }
+  | { type: 'report'; report: RunReport };
+
+const HISTORY_LIMIT = 200;
+const REPORTS_LIMIT = 10;
+const REVISIONS_LIMIT = 100;
+
+export class StatusStore extends EventEmitter<{ change: [StatusEvent] }> {
+  readonly #nodes = new Map<string, NodeStatus>();
+  readonly #history = new Map<string, TransitionRecord[]>();
+  readonly #reports = new Map<string, RunReport[]>();
+  readonly #revisions: RevisionRecord[] = [];
+  #seq = 0;
+
+  constructor(private readonly now: () => Date = () => new Date()) {
+    super();
+    this.setMaxListeners(0);
+  }
+
+  list(): NodeStatus[] {
+    return [...this.#nodes.values()].sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  get(name: string): NodeStatus | undefined {
+    return this.#nodes.get(name);
+  }
+
+  history(name: string): TransitionRecord[] {
+    return this.#history.get(name) ?? [];
+  }
+
+  reports(name: string): RunReport[] {
+    return this.#reports.get(name) ?? [];
+  }
+
+  revisions(): RevisionRecord[] {
+    return [...this.#revisions];
+  }
+
+  /** The revision in force: the newest accepted one. */
+  current(): RevisionRecord | undefined {
+    return this.#revisions.find((r) => r.accepted);
+  }
+
+  /** Merges `patch` into the node's status; a change of state or phase is a transition in its history. */
+  update(name: string, patch: Partial<NodeStatus> & Pick<NodeStatus, 'name'>, detail?: string): NodeStatus {
+    const at = this.now().toISOString();
+    const before = this.#nodes.get(name);
+    const next: NodeStatus = {
+      address: '',
+      os: 'linux',
+      roles: [],
+      state: 'pending',
+      mode: 'autocorrect',
+      desiredVersions: {},
+      observedVersions: {},
+      conditions: [],
+      rebootCount: 0,
+      since: at,
+      ...before,
+      ...patch,
+      updatedAt: at,
+    };
+    const moved = !before || before.state !== next.state || before.phase !== next.phase;
+    if (before && before.state !== next.state) next.since = at;
+    next.conditions = conditionsOf(next);
+    this.#nodes.set(name, next);
+    let transition: TransitionRecord | undefined;
+    if (moved) {
+      transition = {
+        seq: ++this.#seq,
+        at,
+        state: next.state,
+        ...(next.phase ? { phase: next.phase } : {}),
+        ...(next.desiredRevision ? { revision: next.desiredRevision } : {}),
+        ...(detail ? { detail } : {}),
+      };
+      this.#push(name, transition);
+    }
+    this.emit('change', { type: 'node', node: next, ...(transition ? { transition } : {}) });
+    return next;
+  }
+
+  /** A record in the node's history that is not a change of state. */
+  note(name: string, event: NonNullable<TransitionRecord['event']>, detail: string): void {
+    const node = this.#nodes.get(name);
+    if (!node) return;
+    const transition: TransitionRecord = {
+      seq: ++this.#seq,
+      at: this.now().toISOString(),
+      event,
+      state: node.state,
+      ...(node.phase ? { phase: node.phase } : {}),
+      ...(node.desiredRevision ? { revision: node.desiredRevision } : {}),
+      detail,
+    };
+    this.#push(name, transition);
+    this.emit('change', { type: 'node', node, transition });
+  }
+
+  #push(name: string, transition: TransitionRecord): void {
+    const history = this.#history.get(name) ?? [];
+    history.push(transition);
+    if (history.length > HISTORY_LIMIT) history.splice(0, history.length - HISTORY_LIMIT);
+    this.#history.set(name, history);
+  }
+
+  forget(name: string): void {
+    this.#nodes.delete(name);
+    this.#history.delete(name);
+    this.#reports.delete(name);
+  }
+
+  /** The run report of the node's current pass on `revision`: a new one when the pass is new. */
+  report(name: string, revision: string, corrective: boolean, phase: PhaseReport): RunReport {
+    const reports = this.#reports.get(name) ?? [];
+    let current = reports.at(-1);
+    if (!current || current.finishedAt || current.revision !== revision || current.corrective !== corrective) {
+      current = { node: name, revision, corrective, startedAt: phase.at, phases: [] };
+      reports.push(current);
+      if (reports.length > REPORTS_LIMIT) reports.shift();
+      this.#reports.set(name, reports);
+    }
+    current.phases.push(phase);
+    this.emit('change', { type: 'report', report: current });
+    return current;
+  }
+
+  /** Closes the node's open run report with how the pass ended. */
+  finishReport(name: string, result: string): void {
+    const current = this.#reports.get(name)?.at(-1);
+    if (!current || current.finishedAt) return;
+    current.finishedAt = this.now().toISOString();
+    current.result = result;
+    this.emit('change', { type: 'report', report: current });
+  }
+
+  recordRevision(revision: Omit<RevisionRecord, 'at'>): RevisionRecord {
+    const record = { ...revision, at: this.now().toISOString() };
+    this.#revisions.unshift(record);
+    if (this.#revisions.length > REVISIONS_LIMIT) this.#revisions.pop();
+    this.emit('change', { type: 'revision', revision: record });
+    return record;
+  }
+}
+
+const RECONCILING = new Set(['pending', 'converging', 'rebooting', 'backoff', 'removing', 'waiting']);
+
+/** Ready, Reconciling and Stalled, as kstatus reads them: one look says healthy, busy, or stuck and why. */
+function conditionsOf(n: NodeStatus): Condition[] {
+  const error = n.lastError ? `${n.lastError.code}: ${n.lastError.message}` : '';
+  const ready = n.state === 'verified' && n.lastAppliedRevision !== undefined && n.lastAppliedRevision === n.desiredRevision;
+  const stalled = n.state === 'stalled' || n.state === 'unreachable';
+  const busy = RECONCILING.has(n.state);
+  return [
+    {
+      type: 'Ready',
+      status: ready ? 'True' : 'False',
+      reason: ready ? 'Verified' : stalled ? (n.lastError?.code ?? 'Stalled') : n.state === 'paused' ? 'Paused' : 'Progressing',
+      message: ready
+        ? `verified at ${n.lastAppliedRevision?.slice(0, 12)}`
+        : (n.waiting ?? error) || `${n.state}${n.phase ? ` ${n.phase}` : ''}`,
+    },
+    {
+      type: 'Reconciling',
+      status: busy ? 'True' : 'False',
+      reason: busy ? (n.waiting ? 'Waiting' : n.state === 'backoff' ? 'RetryScheduled' : 'Progressing') : 'Idle',
+      message: busy ? (n.waiting ?? `${n.state}${n.phase ? ` ${n.phase}` : ''}${n.state === 'backoff' && error ? `: ${error}` : ''}`) : '',
+    },
+    {
+      type: 'Stalled',
+      status: stalled ? 'True' : 'False',
+      reason: stalled ? (n.lastError?.code ?? n.state) : 'None',
+      message: stalled ? error : '',
+    },
+  ];
+}

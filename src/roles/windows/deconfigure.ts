@@ -1,0 +1,57 @@
+// Taking groundcrew's components off a Windows node removed from the inventory (removalPolicy: deconfigure):
+// services stopped and the ones it defined deleted, then the MSIs uninstalled, driver first.
+
+import { psQuote } from '../../dataplane/quote.js';
+import { change, type Phase } from '../phase.js';
+import { CHANGED, compare, type Resource } from '../resource.js';
+import { msiOutcome, runMsiexec } from './msi.js';
+import { installed, MSI_PACKAGES_FACT } from './msi-resource.js';
+
+/** Services groundcrew defined itself (the MSIs ship binaries only); the driver's MSI removes its own. */
+const DEFINED = ['contrail-vrouter-agent', 'contrail-vrouter-nodemgr'];
+const STOPPED = ['contrail-vrouter-agent', 'contrail-vrouter-nodemgr', 'contrail-cnm-plugin'];
+/** Reverse install order: nothing is removed while something that needs it is still there. */
+const PRODUCTS = ['Contrail Docker Driver', 'Contrail vRouter Agent', 'Contrail vRouter Utilities', 'Contrail vRouter'];
+
+function servicesAbsent(): Resource {
+  return {
+    name: 'absent/services',
+    facts: DEFINED.map((s) => ({ id: `absent.${s}`, ps: `[bool](Get-Service -Name ${psQuote(s)} -ErrorAction SilentlyContinue)` })),
+    test: (facts) => compare(Object.fromEntries(DEFINED.map((s) => [s, [facts.get(`absent.${s}`), false]]))),
+    async set({ exec, signal }) {
+      const script = [
+        ...STOPPED.map((s) => `Stop-Service -Name ${psQuote(s)} -Force -ErrorAction SilentlyContinue`),
+        ...DEFINED.map(
+          (s) => `if (Get-Service -Name ${psQuote(s)} -ErrorAction SilentlyContinue) { sc.exe delete ${psQuote(s)} | Out-Null }`,
+        ),
+      ].join('\n');
+      await change(exec, script, 'stop and delete the Contrail services', { ...(signal ? { signal } : {}) });
+      return CHANGED;
+    },
+  };
+}
+
+function productsAbsent(): Resource {
+  return {
+    name: 'absent/msi',
+    facts: [MSI_PACKAGES_FACT],
+    disruptive: true,
+    test: (facts) => compare(Object.fromEntries(PRODUCTS.map((p) => [p, [installed(facts, p)?.version ?? null, null]]))),
+    async set({ exec, facts, signal }) {
+      let rebootRequested = false;
+      for (const product of PRODUCTS) {
+        const current = installed(facts, product);
+        if (!current) continue;
+        const logName = `${product.replace(/\W+/g, '-')}-uninstall-${current.version}`;
+        const out = await runMsiexec(exec, 'uninstall', current.productCode, logName, signal);
+        rebootRequested =
+          msiOutcome('uninstall', out.exitCode, `removing ${product} ${current.version}`, out.logTail).rebootRequested || rebootRequested;
+      }
+      return { changed: true, rebootRequested };
+    },
+  };
+}
+
+export function windowsDeconfigure(): Phase {
+  return { name: 'deconfigure', resources: [servicesAbsent(), productsAbsent()] };
+}
