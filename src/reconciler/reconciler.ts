@@ -358,6 +358,7 @@ export class Reconciler {
         desiredVersions: Object.fromEntries(Object.entries(entry.spec.versions).map(([k, v]) => [k, v.version])),
         lastError: error,
         rebootCount: context.rebootsThisRevision,
+        drift: context.drift,
         ...(SETTLED.has(state) ? { waiting: undefined } : {}),
       },
       error && state !== before?.state && ['backoff', 'stalled', 'unreachable'].includes(state)

@@ -29,6 +29,8 @@ export interface NodeStatus {
   /** Why the node waits (a gate, the disruption budget, a halted rollout), while it does. */
   waiting?: string;
   rebootCount: number;
+  /** monitor mode: the last check found the node differs from its revision (and changed nothing). */
+  drift: boolean;
   /** When the node entered its current state, and when anything about it last changed. */
   since: string;
   updatedAt: string;
@@ -133,6 +135,7 @@ export class StatusStore extends EventEmitter<{ change: [StatusEvent] }> {
       observedVersions: {},
       conditions: [],
       rebootCount: 0,
+      drift: false,
       since: at,
       ...before,
       ...patch,
@@ -226,14 +229,22 @@ const RECONCILING = new Set(['pending', 'converging', 'rebooting', 'backoff', 'r
 /** Ready, Reconciling and Stalled, as kstatus reads them: one look says healthy, busy, or stuck and why. */
 function conditionsOf(n: NodeStatus): Condition[] {
   const error = n.lastError ? `${n.lastError.code}: ${n.lastError.message}` : '';
-  const ready = n.state === 'verified' && n.lastAppliedRevision !== undefined && n.lastAppliedRevision === n.desiredRevision;
+  const ready = n.state === 'verified' && !n.drift && n.lastAppliedRevision !== undefined && n.lastAppliedRevision === n.desiredRevision;
   const stalled = n.state === 'stalled' || n.state === 'unreachable';
   const busy = RECONCILING.has(n.state);
   return [
     {
       type: 'Ready',
       status: ready ? 'True' : 'False',
-      reason: ready ? 'Verified' : stalled ? (n.lastError?.code ?? 'Stalled') : n.state === 'paused' ? 'Paused' : 'Progressing',
+      reason: ready
+        ? 'Verified'
+        : n.drift
+          ? 'Drifted'
+          : stalled
+            ? (n.lastError?.code ?? 'Stalled')
+            : n.state === 'paused'
+              ? 'Paused'
+              : 'Progressing',
       message: ready
         ? `verified at ${n.lastAppliedRevision?.slice(0, 12)}`
         : (n.waiting ?? error) || `${n.state}${n.phase ? ` ${n.phase}` : ''}`,

@@ -164,6 +164,44 @@ describe('the reconciler on the simulated example cluster', () => {
     }
   }, 60_000);
 
+  it('drift at resync: autocorrect puts it back and reports it as corrective; monitor only reports it', async () => {
+    const r = repo();
+    writeFileSync(join(r.dir, 'nodes', 'win-compute-2.yaml'), 'versions:\n  contrail: "5.0.1"\nmode: monitor\n');
+    const { status, reconciler, host } = cluster(await r.load());
+    const first = reconciler.settled();
+    reconciler.apply({ sha: 'r1', state: await r.load() });
+    await first;
+    for (const w of ['win-compute-1', 'win-compute-2']) host(w).stopService('contrail-vrouter-agent', true);
+    const finished = (w: string) => status.reports(w).length;
+    const before = { one: finished('win-compute-1'), two: finished('win-compute-2') };
+    reconciler.resync();
+    await new Promise<void>((resolve) => {
+      const check = () => {
+        const done = (w: string, n: number) => status.reports(w).length > n && status.reports(w).at(-1)?.finishedAt;
+        if (done('win-compute-1', before.one) && done('win-compute-2', before.two)) {
+          status.off('change', check);
+          resolve();
+        }
+      };
+      status.on('change', check);
+    });
+    const fixed = status.reports('win-compute-1').at(-1);
+    expect(fixed).toMatchObject({ revision: 'r1', corrective: true, result: 'verified' });
+    expect(
+      fixed?.phases
+        .flatMap((p) => p.resources)
+        .filter((x) => x.status === 'changed')
+        .map((x) => x.resource),
+    ).toContain('service/contrail-vrouter-agent/running');
+    expect(host('win-compute-1').state.services['contrail-vrouter-agent']?.status).toBe('Running');
+
+    expect(host('win-compute-2').state.services['contrail-vrouter-agent']?.status).toBe('Stopped');
+    expect(status.get('win-compute-2')).toMatchObject({ state: 'verified', drift: true });
+    expect(status.get('win-compute-2')?.conditions.find((c) => c.type === 'Ready')).toMatchObject({ status: 'False', reason: 'Drifted' });
+    const seen = status.reports('win-compute-2').at(-1);
+    expect(seen?.phases.flatMap((p) => p.resources).some((x) => x.status === 'changed')).toBe(false);
+  }, 60_000);
+
   it('a node removed from the inventory is orphaned by default, and deconfigured when the policy says so', async () => {
     const r = repo();
     const { status, reconciler, host } = cluster(await r.load());
