@@ -6,7 +6,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts', 'test/cli/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts', 'test/cli/**/*.test.ts', 'test/integration/**/*.test.ts'] },
+      },
       // Lab tests own network namespaces and clean up other runs' leftovers: one file at a time.
       { extends: true, test: { name: 'lab', include: ['test/lab/**/*.test.ts', 'test/e2e/**/*.test.ts'], fileParallelism: false } },
     ],

@@ -1,19 +1,63 @@
 #!/usr/bin/env node
 // The groundcrew command, and the one composition root: the only place that builds concrete objects.
 
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
+import { systemdNotifier } from '../dataplane/native/sd-notify.js';
+import { formatDiagnostic } from '../inventory/diagnostic.js';
+import { type ClientOptions, DaemonUnreachable, historyCommand, reconcileCommand, statusCommand } from './client-commands.js';
+import { startDaemon } from './daemon.js';
+import { loadDaemonConfig } from './daemon-config.js';
 import { demoCommand } from './demo.js';
 import { planCommand, validateCommand } from './inventory-commands.js';
+import { rootLogger } from './logger.js';
 
 const io = { out: (t: string) => process.stdout.write(`${t}\n`), err: (t: string) => process.stderr.write(`${t}\n`) };
 const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const exampleRepo = join(packageRoot, 'inventory-repo-example');
+const errorsDoc = join(packageRoot, 'docs', 'errors.md');
 
 const program = new Command('groundcrew')
   .description('GitOps for Windows and Linux compute nodes of Contrail clusters, from an instances.yaml in Git')
   .showHelpAfterError();
+
+program
+  .command('run')
+  .description('the daemon: follow the repo, drive every node toward it, serve the status page and API')
+  .requiredOption('--config <file>', 'daemon config (see systemd/groundcrew.example.yaml)')
+  .action(async (options: { config: string }) => {
+    const loaded = loadDaemonConfig(options.config);
+    if (!loaded.ok) {
+      for (const e of loaded.errors) io.err(formatDiagnostic(e));
+      process.exitCode = 1;
+      return;
+    }
+    const log = rootLogger(loaded.config.log.level);
+    let notifier: ReturnType<typeof systemdNotifier> | undefined;
+    if (process.env.NOTIFY_SOCKET) notifier = systemdNotifier();
+    const daemon = await startDaemon(loaded.config, { log, errorsDoc, ...(notifier ? { notifier } : {}) });
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    log.info('stopping');
+    await daemon.stop();
+  });
+
+program
+  .command('demo')
+  .description('the daemon on a simulated cluster: the example inventory (or --repo PATH) in a temporary Git repo, live on a status page')
+  .option('--repo <path>', 'inventory repo to rehearse', exampleRepo)
+  .option('--port <n>', 'status page port on 127.0.0.1 (0: any free port)', '7070')
+  .option('--reboot-seconds <n>', 'how long a simulated reboot takes', '3')
+  .action(async (options: { repo: string; port: string; rebootSeconds: string }) => {
+    process.exitCode = await demoCommand(
+      { repo: options.repo, port: Number(options.port), rebootMs: Number(options.rebootSeconds) * 1000, latencyMs: 20, errorsDoc },
+      io,
+    );
+  });
 
 program
   .command('validate')
@@ -32,13 +76,43 @@ program
     process.exitCode = await planCommand(path, options, io);
   });
 
-program
-  .command('demo')
-  .description('converge the example inventory (or --repo PATH) on simulated hosts, live in the terminal')
-  .option('--repo <path>', 'inventory repo to rehearse', exampleRepo)
-  .option('--reboot-seconds <n>', 'how long a simulated reboot takes', '2')
-  .action(async (options: { repo: string; rebootSeconds: string }) => {
-    process.exitCode = await demoCommand(options.repo, { rebootMs: Number(options.rebootSeconds) * 1000, latencyMs: 20 }, io);
-  });
+/** Where the daemon is, for the commands that talk to it. */
+function client(command: Command): Command {
+  return command
+    .addOption(new Option('--url <url>', 'the daemon').env('GROUNDCREW_URL').default('http://127.0.0.1:7070'))
+    .addOption(new Option('--token-file <file>', 'API token (for reconcile)').env('GROUNDCREW_API_TOKEN_FILE'));
+}
+
+function clientOptions(options: { url: string; tokenFile?: string }): ClientOptions {
+  return { url: options.url, ...(options.tokenFile ? { token: readFileSync(options.tokenFile, 'utf8').trim() } : {}) };
+}
+
+async function talk(run: () => Promise<number>): Promise<void> {
+  try {
+    process.exitCode = await run();
+  } catch (err) {
+    io.err(`groundcrew: ${(err as Error).message}`);
+    process.exitCode = err instanceof DaemonUnreachable ? 3 : 1;
+  }
+}
+
+client(program.command('status').description('every node: state, phase, versions, revisions, and why a node is stuck'))
+  .option('--json', 'the nodes as JSON (the /api/nodes shape)')
+  .option('--watch', 'keep the table up to date')
+  .action((options: { url: string; tokenFile?: string; json?: boolean; watch?: boolean }) =>
+    talk(() =>
+      statusCommand({ ...clientOptions(options), ...(options.json ? { json: true } : {}), ...(options.watch ? { watch: true } : {}) }, io),
+    ),
+  );
+
+client(program.command('reconcile').description('a full pass on the named nodes now (all nodes when none are named)'))
+  .argument('[node...]', 'node names')
+  .action((nodes: string[], options: { url: string; tokenFile?: string }) =>
+    talk(() => reconcileCommand(nodes, clientOptions(options), io)),
+  );
+
+client(program.command('history').description("a node's transitions, oldest first, with the revision of each"))
+  .argument('<node>', 'node name')
+  .action((node: string, options: { url: string; tokenFile?: string }) => talk(() => historyCommand(node, clientOptions(options), io)));
 
 await program.parseAsync(process.argv);

@@ -33,19 +33,27 @@ function freshHost(node: NodeSpec): LinuxHost | WindowsHost {
   return LinuxHost.fresh(node.name, {}, { configApi: node.roles.includes('config') });
 }
 
-export function simCluster(state: DesiredState, options: SimClusterOptions): Map<string, SimExecutor> {
-  const network = new SimNetwork();
-  const executors = new Map<string, SimExecutor>();
-  if (options.dir) mkdirSync(options.dir, { recursive: true });
-  for (const node of state.nodes) {
-    const file = options.dir ? join(options.dir, `${node.name}.json`) : undefined;
+/** Simulated hosts made on demand, one per node, on one simulated network (the daemon's `transport: sim`). */
+export class SimCluster {
+  readonly network = new SimNetwork();
+  readonly executors = new Map<string, SimExecutor>();
+
+  constructor(private readonly options: SimClusterOptions) {
+    if (options.dir) mkdirSync(options.dir, { recursive: true });
+  }
+
+  executor(node: NodeSpec): SimExecutor {
+    const existing = this.executors.get(node.name);
+    if (existing) return existing;
+    const { dir } = this.options;
+    const file = dir ? join(dir, `${node.name}.json`) : undefined;
     let host: LinuxHost | WindowsHost;
     if (file && existsSync(file)) {
       const saved = JSON.parse(readFileSync(file, 'utf8')) as LinuxState | WindowsState;
       host = saved.os === 'windows' ? new WindowsHost(saved) : new LinuxHost(saved);
     } else host = freshHost(node);
-    host.network = network;
-    if (host instanceof LinuxHost) network.attach(node.address, host);
+    host.network = this.network;
+    if (host instanceof LinuxHost) this.network.attach(node.address, host);
     const save = file
       ? (h: LinuxHost | WindowsHost) => {
           writeFileSync(`${file}.tmp-${process.pid}`, JSON.stringify(h.state));
@@ -53,16 +61,21 @@ export function simCluster(state: DesiredState, options: SimClusterOptions): Map
         }
       : undefined;
     save?.(host);
-    executors.set(
-      node.name,
-      new SimExecutor({
-        host,
-        shells: options.shells,
-        rebootMs: options.rebootMs,
-        latencyMs: options.latencyMs,
-        ...(save ? { onChange: save } : {}),
-      }),
-    );
+    const exec = new SimExecutor({
+      host,
+      shells: this.options.shells,
+      rebootMs: this.options.rebootMs,
+      latencyMs: this.options.latencyMs,
+      ...(save ? { onChange: save } : {}),
+    });
+    this.executors.set(node.name, exec);
+    return exec;
   }
-  return executors;
+}
+
+/** Every node of a desired state on its simulated host. */
+export function simCluster(state: DesiredState, options: SimClusterOptions): Map<string, SimExecutor> {
+  const cluster = new SimCluster(options);
+  for (const node of state.nodes) cluster.executor(node);
+  return cluster.executors;
 }

@@ -62,6 +62,8 @@ interface Saved {
 
 const SETTLED = new Set(['verified', 'stalled', 'unreachable', 'paused', 'removed']);
 const GATE_CODES = new Set(['GC_GATE_CLOSED', 'GC_GATE_FAILED']);
+/** States where the last error is what holds the node back; elsewhere it is history (in the timeline). */
+const FAILING = new Set(['backoff', 'stalled', 'unreachable']);
 
 /** The state and phase a snapshot shows, as the status page names them. */
 export function where(snapshot: NodeSnapshot): { state: string; phase?: string } {
@@ -321,6 +323,7 @@ export class Reconciler {
       phase: outcome.phase,
       resources: outcome.resources,
       commands: outcome.commands,
+      durationMs: Math.round(outcome.durationMs),
       at: new Date().toISOString(),
     });
     const entry = this.#entries.get(name);
@@ -341,7 +344,7 @@ export class Reconciler {
     const before = this.options.status.get(name);
     const context = snapshot.context;
     const error =
-      context.lastError && state !== 'verified' ? { code: context.lastError.code, message: context.lastError.message } : undefined;
+      context.lastError && FAILING.has(state) ? { code: context.lastError.code, message: context.lastError.message } : undefined;
     this.options.status.update(
       name,
       {
@@ -351,6 +354,7 @@ export class Reconciler {
         roles: [...entry.spec.roles],
         state,
         phase,
+        phases: context.phases,
         mode: context.mode,
         desiredRevision: entry.revision,
         lastAttemptedRevision: context.lastAttemptedRevision,
@@ -361,9 +365,7 @@ export class Reconciler {
         drift: context.drift,
         ...(SETTLED.has(state) ? { waiting: undefined } : {}),
       },
-      error && state !== before?.state && ['backoff', 'stalled', 'unreachable'].includes(state)
-        ? `${error.code}: ${error.message}`
-        : undefined,
+      error && state !== before?.state ? `${error.code}: ${error.message}` : undefined,
     );
     if (before?.state === state) return;
     if (SETTLED.has(state)) this.#settle(entry, state, snapshot);

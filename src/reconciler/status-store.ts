@@ -18,6 +18,8 @@ export interface NodeStatus {
   roles: string[];
   state: string;
   phase?: string;
+  /** The node's phases in order, as its machine steps through them. */
+  phases: string[];
   mode: string;
   desiredRevision?: string;
   lastAttemptedRevision?: string;
@@ -52,6 +54,7 @@ export interface PhaseReport {
   phase: string;
   resources: ResourceOutcome[];
   commands: number;
+  durationMs: number;
   at: string;
 }
 
@@ -130,6 +133,7 @@ export class StatusStore extends EventEmitter<{ change: [StatusEvent] }> {
       os: 'linux',
       roles: [],
       state: 'pending',
+      phases: [],
       mode: 'autocorrect',
       desiredVersions: {},
       observedVersions: {},

@@ -30,6 +30,7 @@ export interface PhaseOutcome {
   resources: ResourceOutcome[];
   /** Commands this pass sent, fact reads included: a converged phase costs exactly one. */
   commands: number;
+  durationMs: number;
 }
 
 export interface PhaseOptions {
@@ -78,6 +79,7 @@ export async function testPhase(
  */
 export async function applyPhase(executor: Executor, phase: Phase, opts: PhaseOptions = {}): Promise<PhaseOutcome> {
   const exec = new CountingExecutor(executor);
+  const began = performance.now();
   const outcomes: ResourceOutcome[] = [];
   let { facts } = await testPhase(exec, { name: phase.name, resources: phase.resources }, opts);
   let rebootRequested = false;
@@ -91,6 +93,7 @@ export async function applyPhase(executor: Executor, phase: Phase, opts: PhaseOp
         rebootRequested,
         resources: outcomes,
         commands: exec.count,
+        durationMs: performance.now() - began,
       } satisfies PhaseOutcome,
     });
   for (const [index, resource] of phase.resources.entries()) {
@@ -173,6 +176,7 @@ export async function applyPhase(executor: Executor, phase: Phase, opts: PhaseOp
     rebootRequested,
     resources: outcomes,
     commands: exec.count,
+    durationMs: performance.now() - began,
   };
 }
 

@@ -1,7 +1,7 @@
 // The real `groundcrew` binary, run as an operator runs it: exit codes, stdout, stderr.
 
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -109,23 +109,45 @@ describe('groundcrew plan', () => {
 });
 
 describe('groundcrew demo', () => {
-  it('converges the example cluster on simulated hosts: every node verified, Windows reboots as expected', () => {
-    const run = spawnSync(process.execPath, [BIN, 'demo', '--reboot-seconds', '0.2'], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
-    expect(run.stderr).toBe('');
-    expect(run.status).toBe(0);
-    expect(run.stdout).toContain('6 of 6 nodes verified');
-    const final = Object.fromEntries(
-      run.stdout
-        .split('\n')
-        .filter((l) => /^\S+ +verified +reboots \d+/.test(l))
-        .map((l) => [l.split(/\s+/)[0], Number(/reboots (\d+)/.exec(l)?.[1])]),
-    );
+  it('serves the example cluster converging on simulated hosts; Ctrl-C stops it and cleans up', async () => {
+    const child = spawn(process.execPath, [BIN, 'demo', '--port', '0', '--reboot-seconds', '0.2'], { cwd: ROOT });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const end = Date.now() + 60_000;
+    while (!stdout.includes('6 of 6 nodes verified') && Date.now() < end && child.exitCode === null)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(stdout).toContain('6 of 6 nodes verified');
+    const url = /status page: +(http:\/\/127\.0\.0\.1:\d+)\//.exec(stdout)?.[1] as string;
+    const repo = /the repo: +(\S+)/.exec(stdout)?.[1] as string;
+    expect(existsSync(join(repo, '.git'))).toBe(true);
+    const page = await fetch(`${url}/`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<table id="nodes">');
+    const nodes = (await (await fetch(`${url}/api/nodes`)).json()) as { name: string; state: string; rebootCount: number }[];
     // One reboot each for the fresh test-signing hosts; none for the signed-vRouter host or Linux.
-    expect(final).toEqual({ ctrl1: 0, 'compute-l1': 0, 'compute-l2': 0, 'win-compute-1': 1, 'win-compute-2': 1, 'win-compute-3': 0 });
+    expect(Object.fromEntries(nodes.map((n) => [n.name, [n.state, n.rebootCount]]))).toEqual({
+      ctrl1: ['verified', 0],
+      'compute-l1': ['verified', 0],
+      'compute-l2': ['verified', 0],
+      'win-compute-1': ['verified', 1],
+      'win-compute-2': ['verified', 1],
+      'win-compute-3': ['verified', 0],
+    });
     // Computes wait at their openstack phase for ctrl1 (Keystone) to be verified.
-    const lines = run.stdout.split('\n');
+    const lines = stdout.split('\n');
     expect(lines.findIndex((l) => /ctrl1 +verified/.test(l))).toBeLessThan(
       lines.findIndex((l) => /compute-l1 +converging +vrouter/.test(l)),
     );
-  });
+    child.kill('SIGINT');
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    expect(code).toBe(0);
+    expect(stderr).toBe('');
+    expect(existsSync(repo)).toBe(false);
+  }, 90_000);
 });

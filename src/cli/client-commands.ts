@@ -1,0 +1,117 @@
+// `groundcrew status`, `reconcile` and `history`: the daemon's JSON API, read in a terminal.
+
+import type { NodeStatus, RevisionRecord, TransitionRecord } from '../reconciler/status-store.js';
+import type { Output } from './inventory-commands.js';
+
+export interface ClientOptions {
+  url: string;
+  token?: string;
+}
+
+export class DaemonUnreachable extends Error {}
+
+async function call<T>(options: ClientOptions, path: string, init: RequestInit = {}): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(new URL(path, options.url), {
+      ...init,
+      headers: {
+        ...(init.body ? { 'content-type': 'application/json' } : {}),
+        ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+      },
+      signal: AbortSignal.timeout(10_000),
+    });
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    throw new DaemonUnreachable(
+      `no groundcrew daemon answers at ${options.url} (${cause?.code ?? cause?.message ?? (err as Error).message}); ` +
+        'start one with `groundcrew run --config FILE` (or `groundcrew demo`), or point at it with --url or GROUNDCREW_URL',
+    );
+  }
+  const body = (await response.json().catch(() => ({}))) as T & { error?: string };
+  if (!response.ok) throw new Error(`${response.status} from ${path}: ${body.error ?? response.statusText}`);
+  return body;
+}
+
+const short = (sha?: string) => (sha ? sha.slice(0, 12) : '-');
+
+function since(iso: string, now: number): string {
+  const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  return s < 60 ? `${s}s` : s < 3600 ? `${Math.floor(s / 60)}m${s % 60}s` : `${Math.floor(s / 3600)}h${Math.floor((s % 3600) / 60)}m`;
+}
+
+function reason(n: NodeStatus): string {
+  if (n.lastError && n.state !== 'verified') return `${n.lastError.code}: ${n.lastError.message.split('\n')[0]}`;
+  return n.waiting ?? (n.drift ? 'drift (monitor mode)' : '');
+}
+
+/** The table `status` prints: one line per node, the reason of a stuck node on its line. */
+export function renderStatus(nodes: NodeStatus[], revisions: RevisionRecord[], now = Date.now()): string {
+  const lines: string[] = [];
+  const current = revisions.find((r) => r.accepted);
+  lines.push(current ? `revision ${short(current.sha)}  ${current.subject ?? ''}`.trimEnd() : 'no good revision yet');
+  const newest = revisions[0];
+  if (newest && !newest.accepted) {
+    lines.push(`revision ${short(newest.sha)} REJECTED; nodes stay on ${short(current?.sha)}:`);
+    for (const e of newest.errors ?? []) lines.push(`  ${e}`);
+  }
+  lines.push('');
+  const rows = nodes.map((n) => [
+    n.name,
+    n.state,
+    n.phase ?? '',
+    `${n.desiredVersions.contrail ?? '-'}→${n.observedVersions.contrail ?? '-'}`,
+    `${short(n.lastAppliedRevision)}/${short(n.desiredRevision)}`,
+    since(n.since, now),
+    reason(n),
+  ]);
+  const head = ['NODE', 'STATE', 'PHASE', 'CONTRAIL', 'APPLIED/DESIRED', 'FOR', 'REASON'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  for (const r of [head, ...rows])
+    lines.push(
+      r
+        .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
+        .join('  ')
+        .trimEnd(),
+    );
+  return lines.join('\n');
+}
+
+export async function statusCommand(options: ClientOptions & { json?: boolean; watch?: boolean }, io: Output): Promise<number> {
+  const once = async () => {
+    const [nodes, revisions] = await Promise.all([
+      call<NodeStatus[]>(options, '/api/nodes'),
+      call<RevisionRecord[]>(options, '/api/revisions'),
+    ]);
+    return options.json ? JSON.stringify(nodes, null, 2) : renderStatus(nodes, revisions);
+  };
+  if (!options.watch) {
+    io.out(await once());
+    return 0;
+  }
+  const tty = process.stdout.isTTY === true;
+  let last = '';
+  for (;;) {
+    const text = await once();
+    if (text !== last || tty) io.out(tty ? `\x1b[H\x1b[2J${text}` : `${text}\n`);
+    last = text;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
+export async function reconcileCommand(nodes: string[], options: ClientOptions, io: Output): Promise<number> {
+  const r = await call<{ reconciling: string[] }>(options, '/api/reconcile', { method: 'POST', body: JSON.stringify({ nodes }) });
+  io.out(`reconciling ${r.reconciling.length} node${r.reconciling.length === 1 ? '' : 's'}: ${r.reconciling.join(', ')}`);
+  return 0;
+}
+
+export async function historyCommand(node: string, options: ClientOptions, io: Output): Promise<number> {
+  const n = await call<NodeStatus & { history: TransitionRecord[] }>(options, `/api/nodes/${encodeURIComponent(node)}`);
+  for (const t of n.history)
+    io.out(
+      [t.at, (t.event ?? t.state).padEnd(18), (t.phase ?? '').padEnd(17), short(t.revision).padEnd(12), t.detail ?? '']
+        .join('  ')
+        .trimEnd(),
+    );
+  return 0;
+}

@@ -1,0 +1,135 @@
+// The daemon's own config (`groundcrew run --config FILE`): where the repo is, where state lives, how to
+// reach nodes. Every key can also come from the environment: source.pollInterval is GROUNDCREW_SOURCE_POLL_INTERVAL.
+
+import { readFileSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { z } from 'zod';
+import type { Diagnostic } from '../inventory/diagnostic.js';
+import { checkShape, rootMap } from '../inventory/shape.js';
+import { YamlSource } from '../inventory/yaml-source.js';
+
+/** "90s", "10m", "1h", "250ms", or a number of seconds. */
+const Duration = z.union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d+)?(ms|s|m|h)$/, 'a duration such as 30s, 10m or 1h')]);
+
+const SecretRef = z.strictObject({ secretFile: z.string() });
+const Transport = z.enum(['ssh', 'sim']);
+
+export const DaemonConfigSchema = z.strictObject({
+  source: z.strictObject({
+    url: z.string().optional(),
+    path: z.string().optional(),
+    branch: z.string().default('main'),
+    dir: z.string().default('.'),
+    pollInterval: Duration.default('60s'),
+    sshKeyFile: z.string().optional(),
+  }),
+  stateDir: z.string().default('/var/lib/groundcrew'),
+  listen: z.string().default('127.0.0.1:7070'),
+  apiTokenFile: z.string().optional(),
+  webhooks: z
+    .strictObject({
+      github: SecretRef.optional(),
+      gitlab: SecretRef.optional(),
+      gitea: SecretRef.optional(),
+      generic: SecretRef.optional(),
+    })
+    .default({}),
+  transport: Transport.default('ssh'),
+  nodes: z.record(z.string(), z.strictObject({ transport: Transport.optional() })).default({}),
+  ssh: z
+    .strictObject({
+      user: z.string().optional(),
+      keyFile: z.string().optional(),
+      windowsUser: z.string().optional(),
+      windowsKeyFile: z.string().optional(),
+      port: z.number().int().min(1).max(65535).default(22),
+      maxConnections: z.number().int().min(1).default(256),
+    })
+    .default({ port: 22, maxConnections: 256 }),
+  sim: z
+    .strictObject({ rebootSeconds: z.number().nonnegative().default(2), latencyMs: z.number().nonnegative().default(20) })
+    .default({ rebootSeconds: 2, latencyMs: 20 }),
+  workers: z.number().int().min(1).default(32),
+  resyncInterval: Duration.default('10m'),
+  reboot: z.strictObject({ timeout: Duration.default('15m'), settle: Duration.default('10s') }).default({ timeout: '15m', settle: '10s' }),
+  log: z.strictObject({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error']).default('info') }).default({ level: 'info' }),
+});
+
+export type DaemonConfig = z.infer<typeof DaemonConfigSchema>;
+
+export function durationMs(value: number | string): number {
+  if (typeof value === 'number') return value * 1000;
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(value);
+  if (!m) throw new Error(`not a duration: ${value}`);
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] as 'ms' | 's' | 'm' | 'h'];
+  return Number(m[1]) * unit;
+}
+
+const snake = (key: string) => key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
+
+/** Leaf keys of the schema, as paths: source.pollInterval, ssh.port, webhooks.github.secretFile, ... */
+function leafPaths(schema: z.ZodType, base: string[] = []): string[][] {
+  let inner: z.ZodType = schema;
+  while (inner instanceof z.ZodDefault || inner instanceof z.ZodOptional) inner = inner.unwrap() as z.ZodType;
+  if (inner instanceof z.ZodObject) return Object.entries(inner.shape).flatMap(([k, v]) => leafPaths(v as z.ZodType, [...base, k]));
+  return [base];
+}
+
+function numberish(path: string[]): boolean {
+  return ['port', 'maxConnections', 'workers', 'rebootSeconds', 'latencyMs'].includes(path.at(-1) ?? '');
+}
+
+/** GROUNDCREW_* variables over the file's values (the environment wins, as systemd drop-ins expect). */
+function applyEnv(data: Record<string, unknown>, env: NodeJS.ProcessEnv): void {
+  for (const path of leafPaths(DaemonConfigSchema)) {
+    const value = env[`GROUNDCREW_${path.map(snake).join('_')}`];
+    if (value === undefined) continue;
+    let at = data;
+    for (const key of path.slice(0, -1)) {
+      at[key] ??= {};
+      at = at[key] as Record<string, unknown>;
+    }
+    at[path.at(-1) as string] = numberish(path) && /^\d+(\.\d+)?$/.test(value) ? Number(value) : value;
+  }
+}
+
+function knownKeys(path: readonly (string | number)[]): readonly string[] {
+  let node: z.ZodType = DaemonConfigSchema;
+  for (const key of path) {
+    while (node instanceof z.ZodDefault || node instanceof z.ZodOptional) node = node.unwrap() as z.ZodType;
+    if (!(node instanceof z.ZodObject)) return [];
+    node = node.shape[key as string] as z.ZodType;
+    if (!node) return [];
+  }
+  while (node instanceof z.ZodDefault || node instanceof z.ZodOptional) node = node.unwrap() as z.ZodType;
+  return node instanceof z.ZodObject ? Object.keys(node.shape) : [];
+}
+
+export type ConfigResult = { ok: true; config: DaemonConfig } | { ok: false; errors: Diagnostic[] };
+
+/** Reads and checks the config; relative paths in it are taken from the config file's directory. */
+export function loadDaemonConfig(file: string, env: NodeJS.ProcessEnv = process.env): ConfigResult {
+  const src = new YamlSource(file, readFileSync(file, 'utf8'));
+  const errors: Diagnostic[] = [...src.syntaxErrors()];
+  if (errors.length > 0) return { ok: false, errors };
+  const root = rootMap(src, errors, 'empty', 'a map of daemon settings');
+  if (!root) return { ok: false, errors };
+  applyEnv(root, env);
+  const config = checkShape(src, DaemonConfigSchema, root, knownKeys, errors);
+  if (!config || errors.length > 0) return { ok: false, errors };
+  if (!config.source.url === !config.source.path) {
+    errors.push(src.diagnostic(['source'], 'error', 'source: give either url (a Git remote) or path (a local working copy), not both'));
+    return { ok: false, errors };
+  }
+  const base = dirname(resolve(file));
+  const abs = (p: string | undefined) => (p === undefined || isAbsolute(p) ? p : resolve(base, p));
+  const c = structuredClone(config);
+  c.stateDir = abs(c.stateDir) as string;
+  if (c.source.path) c.source.path = abs(c.source.path);
+  if (c.source.url && !/^[a-z+]+:\/\//.test(c.source.url) && !/^[\w.-]+@[\w.-]+:/.test(c.source.url)) c.source.url = abs(c.source.url);
+  if (c.apiTokenFile) c.apiTokenFile = abs(c.apiTokenFile);
+  for (const hook of Object.values(c.webhooks)) if (hook) hook.secretFile = abs(hook.secretFile) as string;
+  c.ssh.keyFile = abs(c.ssh.keyFile);
+  c.ssh.windowsKeyFile = abs(c.ssh.windowsKeyFile);
+  return { ok: true, config: c };
+}

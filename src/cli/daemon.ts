@@ -1,0 +1,211 @@
+// The daemon, assembled: source → validated revision → reconciler → nodes, with the status store feeding
+// the HTTP server. This is where concrete executors, stores and servers are built (with main.ts).
+
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { Executor } from '../dataplane/executor.js';
+import { HostKeyStore } from '../dataplane/host-keys.js';
+import { Limiter } from '../dataplane/limiter.js';
+import type { Notifier } from '../dataplane/native/sd-notify.js';
+import { SimShells } from '../dataplane/sim-executor.js';
+import { SshExecutor } from '../dataplane/ssh-executor.js';
+import type { NodeSpec } from '../inventory/desired-state.js';
+import { formatDiagnostic } from '../inventory/diagnostic.js';
+import { loadInventory } from '../inventory/load-inventory.js';
+import { type NodeAccess, Reconciler } from '../reconciler/reconciler.js';
+import { SnapshotStore } from '../reconciler/snapshot-store.js';
+import { StatusStore } from '../reconciler/status-store.js';
+import { buildServer } from '../server/app.js';
+import { loadErrorHelp } from '../server/error-help.js';
+import { Metrics } from '../server/metrics.js';
+import { type Candidate, GitSource, type Source } from '../source/git-source.js';
+import { PathSource } from '../source/path-source.js';
+import { HOOK_KINDS, type HookKind } from '../source/webhooks.js';
+import { type DaemonConfig, durationMs } from './daemon-config.js';
+import { SimCluster } from './sim-cluster.js';
+
+export interface DaemonDeps {
+  log: Logger;
+  /** docs/errors.md, for the "what to do" of an error on the node page. */
+  errorsDoc: string;
+  notifier?: Notifier;
+  /** Called once the server listens, before the source is read: a place to attach to the status store. */
+  onListening?: (url: string, status: StatusStore) => void;
+}
+
+export interface Daemon {
+  url: string;
+  status: StatusStore;
+  reconciler: Reconciler;
+  source: Source;
+  sim?: SimCluster;
+  stop(): Promise<void>;
+}
+
+const readSecret = (file: string) => readFileSync(file, 'utf8').trim();
+
+/** Counts and times every command for /metrics. */
+class TimedExecutor implements Executor {
+  constructor(
+    private readonly inner: Executor,
+    private readonly metrics: Metrics,
+  ) {}
+  get os() {
+    return this.inner.os;
+  }
+  async run(...args: Parameters<Executor['run']>) {
+    const end = this.metrics.commandDuration.startTimer({ os: this.inner.os });
+    try {
+      const result = await this.inner.run(...args);
+      end({ outcome: result.exitCode === 0 ? 'ok' : 'nonzero' });
+      return result;
+    } catch (err) {
+      end({ outcome: 'error' });
+      throw err;
+    }
+  }
+  close() {
+    return this.inner.close();
+  }
+}
+
+export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promise<Daemon> {
+  const { log } = deps;
+  mkdirSync(config.stateDir, { recursive: true, mode: 0o700 });
+  const status = new StatusStore();
+  const metrics = new Metrics(status);
+
+  // How each node is reached: over SSH (the credentials of instances.yaml, overridden by the daemon's),
+  // or on a simulated host (`transport: sim`, globally or per node) to rehearse a change.
+  const sim = new SimCluster({
+    shells: await SimShells.create(),
+    rebootMs: config.sim.rebootSeconds * 1000,
+    latencyMs: config.sim.latencyMs,
+    dir: join(config.stateDir, 'sim-hosts'),
+  });
+  const hostKeys = new HostKeyStore(join(config.stateDir, 'known-hosts.json'));
+  const connections = new Limiter(config.ssh.maxConnections);
+  const access = (spec: NodeSpec): NodeAccess => {
+    const transport = config.nodes[spec.name]?.transport ?? config.transport;
+    if (transport === 'sim') return { exec: new TimedExecutor(sim.executor(spec), metrics), poll: { initialMs: 200, maxMs: 1000 } };
+    const windows = spec.os === 'windows';
+    const user = (windows ? config.ssh.windowsUser : undefined) ?? config.ssh.user ?? spec.credentials.user;
+    const key = (windows ? config.ssh.windowsKeyFile : undefined) ?? config.ssh.keyFile ?? spec.credentials.privateKeyFile;
+    const password = spec.credentials.password?.reveal();
+    const exec = new SshExecutor({
+      target: {
+        os: spec.os,
+        host: spec.address,
+        port: config.ssh.port,
+        username: user,
+        ...(key ? { privateKeyPath: key } : {}),
+        ...(password ? { password } : {}),
+      },
+      hostKeys,
+      connections,
+      log: ({ level, msg, ...rest }) => log[level]({ node: spec.name, ...rest }, msg),
+    });
+    return { exec: new TimedExecutor(exec, metrics) };
+  };
+
+  const reconciler = new Reconciler({
+    status,
+    access,
+    store: new SnapshotStore(join(config.stateDir, 'snapshots'), (msg) => log.warn(msg)),
+    limits: { rebootTimeoutMs: durationMs(config.reboot.timeout), settleMs: durationMs(config.reboot.settle) },
+    concurrency: config.workers,
+    resyncMs: durationMs(config.resyncInterval),
+    log,
+  });
+
+  // A candidate is validated whole before anything sees it; a bad one leaves the last good one in force.
+  const shownPrefix = config.source.dir && config.source.dir !== '.' ? `${config.source.dir.replace(/\/$/, '')}/` : '';
+  const intake = async (candidate: Candidate) => {
+    const loaded = await loadInventory(candidate.dir).catch((err: Error) => err);
+    const result = loaded instanceof Error ? undefined : loaded.result;
+    if (!result?.ok) {
+      const errors = result ? result.errors.map((d) => formatDiagnostic(d, shownPrefix)) : [(loaded as Error).message];
+      status.recordRevision({ sha: candidate.sha, subject: candidate.subject, accepted: false, errors });
+      log.error(
+        { revision: candidate.sha, errors },
+        `revision ${candidate.sha.slice(0, 12)} rejected; nodes stay on the last good revision`,
+      );
+      return;
+    }
+    status.recordRevision({ sha: candidate.sha, subject: candidate.subject, accepted: true });
+    log.info({ revision: candidate.sha, nodes: result.state.nodes.length, trigger: candidate.trigger }, 'revision accepted');
+    reconciler.apply({ sha: candidate.sha, state: result.state });
+    deps.notifier?.status(`revision ${candidate.sha.slice(0, 12)}, ${result.state.nodes.length} nodes`);
+  };
+
+  const source: Source = config.source.url
+    ? new GitSource({
+        url: config.source.url,
+        branch: config.source.branch,
+        path: config.source.dir,
+        checkout: join(config.stateDir, 'checkout'),
+        pollMs: durationMs(config.source.pollInterval),
+        ...(config.source.sshKeyFile ? { sshKeyFile: config.source.sshKeyFile } : {}),
+        log: log.child({ component: 'source' }),
+        onCandidate: intake,
+      })
+    : new PathSource({
+        dir: join(config.source.path as string, config.source.dir),
+        debounceMs: 300,
+        log: log.child({ component: 'source' }),
+        onCandidate: intake,
+      });
+
+  const hookSecrets: Partial<Record<HookKind, string>> = {};
+  for (const kind of HOOK_KINDS) {
+    const ref = config.webhooks[kind];
+    if (ref) hookSecrets[kind] = readSecret(ref.secretFile);
+  }
+  const [host, port] = splitListen(config.listen);
+  const server = buildServer({
+    status,
+    metrics,
+    log,
+    branch: config.source.branch,
+    fetchNow: (reason) => source.trigger(reason),
+    reconcile: (nodes) => reconciler.request(nodes),
+    hookSecrets,
+    ...(config.apiTokenFile ? { apiToken: readSecret(config.apiTokenFile) } : {}),
+    loopbackOnly: host === '127.0.0.1' || host === '::1' || host === 'localhost',
+    errorHelp: loadErrorHelp(deps.errorsDoc),
+    ready: () => reconciler.revision !== undefined,
+  });
+  await server.listen({ host, port });
+  const address = server.server.address();
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${typeof address === 'object' && address ? address.port : port}`;
+  log.info({ url }, 'status page and API listening');
+  deps.onListening?.(url, status);
+
+  await source.start();
+  deps.notifier?.ready(`serving ${url}`);
+  // systemd's watchdog: ping at half the interval it asked for, from the event loop (a stuck loop misses it).
+  const watchdogUsec = Number(process.env.WATCHDOG_USEC ?? 0);
+  const watchdog = watchdogUsec > 0 ? setInterval(() => deps.notifier?.watchdog(), watchdogUsec / 2000) : undefined;
+
+  return {
+    url,
+    status,
+    reconciler,
+    source,
+    sim,
+    async stop() {
+      if (watchdog) clearInterval(watchdog);
+      deps.notifier?.notify('STOPPING=1');
+      await source.stop();
+      await server.close();
+      await reconciler.stop();
+    },
+  };
+}
+
+function splitListen(listen: string): [string, number] {
+  const m = /^\[?([^\]]+?)\]?:(\d+)$/.exec(listen);
+  if (!m) throw new Error(`listen: "${listen}" is not host:port`);
+  return [m[1] as string, Number(m[2])];
+}

@@ -1,0 +1,27 @@
+// The one root logger: JSON lines on stdout for journald, readable lines on a terminal; credentials redacted.
+
+import pino, { type Logger } from 'pino';
+import pretty from 'pino-pretty';
+
+export const REDACT = [
+  'password',
+  '*.password',
+  '*.*.password',
+  'secret',
+  '*.secret',
+  'token',
+  '*.token',
+  'authorization',
+  '*.authorization',
+  'headers.authorization',
+  'req.headers.authorization',
+  'req.headers["x-gitlab-token"]',
+];
+
+export function rootLogger(level: string, destination: NodeJS.WritableStream = process.stdout): Logger {
+  const options = { level, redact: { paths: REDACT, censor: '[redacted]' }, base: { service: 'groundcrew' } };
+  const tty = (destination as { isTTY?: boolean }).isTTY === true;
+  return tty
+    ? pino(options, pretty({ destination, colorize: true, ignore: 'pid,hostname,service', sync: true }))
+    : pino(options, destination);
+}

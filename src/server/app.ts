@@ -1,0 +1,152 @@
+// The HTTP face of the daemon: status pages, the JSON API, live events, webhooks, health and metrics.
+// It reads the status store and asks the reconciler and the source for work; it never talks to a node.
+
+import { createHash } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import type { Logger } from 'pino';
+import type { StatusEvent, StatusStore } from '../reconciler/status-store.js';
+import { DeliveryLog, HOOK_KINDS, type HookKind, safeEqual, verifyHook } from '../source/webhooks.js';
+import type { ErrorHelp } from './error-help.js';
+import type { Metrics } from './metrics.js';
+import { nodePage, overviewPage } from './pages.js';
+
+export interface ServerDeps {
+  status: StatusStore;
+  metrics: Metrics;
+  log: Logger;
+  /** The branch the source follows: hooks for other branches are acknowledged and ignored. */
+  branch: string;
+  /** Look at the source now (a valid webhook). */
+  fetchNow: (reason: string) => Promise<void>;
+  /** `POST /api/reconcile`: the nodes that will be reconciled (all when none are named). */
+  reconcile: (nodes: string[]) => string[];
+  hookSecrets: Partial<Record<HookKind, string>>;
+  /** Guards every mutating route; without one they answer only on a loopback bind. */
+  apiToken?: string;
+  loopbackOnly: boolean;
+  errorHelp: Map<string, ErrorHelp>;
+  /** True once the first revision was read and the reconciler runs. */
+  ready: () => boolean;
+  bodyLimit?: number;
+}
+
+export function buildServer(deps: ServerDeps): FastifyInstance {
+  const app: FastifyInstance = Fastify({
+    loggerInstance: deps.log.child({ component: 'http' }) as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+    // Live event streams never go idle: close them on shutdown instead of waiting for them.
+    forceCloseConnections: true,
+    bodyLimit: deps.bodyLimit ?? 1024 * 1024,
+  });
+  const { status } = deps;
+
+  const authorized = (request: FastifyRequest, reply: FastifyReply): boolean => {
+    if (deps.apiToken) {
+      const auth = request.headers.authorization ?? '';
+      if (auth.startsWith('Bearer ') && safeEqual(auth.slice('Bearer '.length), deps.apiToken)) return true;
+      void reply.code(401).header('www-authenticate', 'Bearer').send({ error: 'a bearer token is required (the API token file)' });
+      return false;
+    }
+    if (deps.loopbackOnly) return true;
+    void reply.code(403).send({ error: 'no API token is configured: mutating routes answer only when bound to loopback' });
+    return false;
+  };
+
+  app.get('/healthz', async () => ({ ok: true }));
+  app.get('/readyz', async (_req, reply) => (deps.ready() ? { ready: true } : reply.code(503).send({ ready: false })));
+  app.get('/metrics', async (_req, reply) => reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()));
+
+  app.get('/api/nodes', async () => status.list());
+  app.get<{ Params: { name: string } }>('/api/nodes/:name', async (request, reply) => {
+    const node = status.get(request.params.name);
+    if (!node) return reply.code(404).send({ error: `no node ${request.params.name}` });
+    return {
+      ...node,
+      history: status.history(node.name),
+      reports: status.reports(node.name),
+      help: node.lastError ? (deps.errorHelp.get(node.lastError.code) ?? null) : null,
+    };
+  });
+  app.get('/api/revisions', async () => status.revisions());
+
+  app.get('/api/events', (request, reply) => {
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    res.write(': groundcrew events\n\n');
+    const send = (event: StatusEvent) => {
+      const data =
+        event.type === 'node'
+          ? { node: event.node, transition: event.transition }
+          : event.type === 'report'
+            ? event.report
+            : event.revision;
+      res.write(`event: ${event.type}\ndata: ${JSON.stringify(data)}\n\n`);
+    };
+    status.on('change', send);
+    const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
+    request.raw.on('close', () => {
+      clearInterval(heartbeat);
+      status.off('change', send);
+    });
+  });
+
+  app.post<{ Body: { nodes?: unknown } }>('/api/reconcile', async (request, reply) => {
+    if (!authorized(request, reply)) return reply;
+    const asked = request.body?.nodes;
+    if (asked !== undefined && !(Array.isArray(asked) && asked.every((n) => typeof n === 'string')))
+      return reply.code(400).send({ error: '"nodes" must be a list of node names' });
+    const names = (asked as string[] | undefined) ?? [];
+    const unknown = names.filter((n) => !status.get(n));
+    if (unknown.length > 0) return reply.code(404).send({ error: `no such node: ${unknown.join(', ')}` });
+    return { reconciling: deps.reconcile(names) };
+  });
+
+  app.get('/', async (_req, reply) => reply.type('text/html; charset=utf-8').send(overviewPage()));
+  app.get<{ Params: { name: string } }>('/nodes/:name', async (request, reply) => {
+    if (!status.get(request.params.name)) return reply.code(404).type('text/plain').send(`no node ${request.params.name}\n`);
+    return reply.type('text/html; charset=utf-8').send(nodePage(request.params.name));
+  });
+
+  app.register(async (hooks) => {
+    // The signature covers the exact bytes: keep the body raw.
+    hooks.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+    hooks.removeContentTypeParser('application/json');
+    hooks.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+    const deliveries = new DeliveryLog();
+    hooks.post<{ Params: { kind: string }; Body: Buffer }>('/hooks/:kind', async (request, reply) => {
+      const kind = request.params.kind as HookKind;
+      if (!HOOK_KINDS.includes(kind)) return reply.code(404).send({ error: `no webhook route for ${request.params.kind}` });
+      const secret = deps.hookSecrets[kind];
+      const log = deps.log.child({ hook: kind });
+      if (!secret) {
+        deps.metrics.webhooks.inc({ provider: kind, result: 'disabled' });
+        return reply.code(404).send({ error: `${kind} webhooks are not configured` });
+      }
+      const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      const verdict = verifyHook(kind, request.headers, body, secret);
+      if (!verdict.ok) {
+        deps.metrics.webhooks.inc({ provider: kind, result: 'rejected' });
+        log.warn({ reason: verdict.reason, from: request.ip }, 'webhook rejected');
+        return reply.code(401).send({ error: 'signature check failed' });
+      }
+      const id = verdict.delivery ?? createHash('sha256').update(body).digest('hex');
+      if (!deliveries.first(`${kind}:${id}`)) {
+        deps.metrics.webhooks.inc({ provider: kind, result: 'duplicate' });
+        log.info({ delivery: id }, 'webhook delivery seen before: ignored');
+        return { ignored: 'duplicate delivery' };
+      }
+      if (verdict.ref && verdict.ref !== `refs/heads/${deps.branch}`) {
+        deps.metrics.webhooks.inc({ provider: kind, result: 'other-branch' });
+        log.info({ ref: verdict.ref }, `push to ${verdict.ref}, not ${deps.branch}: acknowledged, ignored`);
+        return { ignored: `not ${deps.branch}` };
+      }
+      deps.metrics.webhooks.inc({ provider: kind, result: 'accepted' });
+      log.info({ delivery: id, ref: verdict.ref, event: verdict.event }, 'webhook: fetching now');
+      void deps.fetchNow(`webhook ${kind}`);
+      return reply.code(202).send({ fetching: true });
+    });
+  });
+
+  return app;
+}

@@ -1,0 +1,65 @@
+// /metrics: what Prometheus scrapes. Node counts are read from the status store at scrape time.
+
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { StatusStore } from '../reconciler/status-store.js';
+
+export class Metrics {
+  readonly registry = new Registry();
+  readonly phaseDuration = new Histogram({
+    name: 'groundcrew_phase_duration_seconds',
+    help: 'Time one phase pass took on a node (test, set, re-test)',
+    labelNames: ['phase', 'os'] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+    registers: [this.registry],
+  });
+  readonly commandDuration = new Histogram({
+    name: 'groundcrew_command_duration_seconds',
+    help: 'Time one command on a node took (SSH, PowerShell or simulated)',
+    labelNames: ['os', 'outcome'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 30],
+    registers: [this.registry],
+  });
+  readonly webhooks = new Counter({
+    name: 'groundcrew_webhooks_total',
+    help: 'Webhook requests by provider and result',
+    labelNames: ['provider', 'result'] as const,
+    registers: [this.registry],
+  });
+  readonly revisions = new Counter({
+    name: 'groundcrew_revisions_total',
+    help: 'Revisions the source offered, accepted or rejected',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
+  constructor(status: StatusStore) {
+    new Gauge({
+      name: 'groundcrew_nodes',
+      help: 'Nodes by state',
+      labelNames: ['state'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        const counts = new Map<string, number>();
+        for (const n of status.list()) counts.set(n.state, (counts.get(n.state) ?? 0) + 1);
+        for (const [state, count] of counts) this.set({ state }, count);
+      },
+    });
+    new Gauge({
+      name: 'groundcrew_nodes_behind',
+      help: 'Nodes whose last applied revision is not their desired one (revision lag)',
+      registers: [this.registry],
+      collect() {
+        this.set(status.list().filter((n) => n.desiredRevision && n.lastAppliedRevision !== n.desiredRevision).length);
+      },
+    });
+    status.on('change', (e) => {
+      if (e.type === 'report') {
+        const phase = e.report.phases.at(-1);
+        const os = status.get(e.report.node)?.os ?? 'linux';
+        if (phase && !e.report.finishedAt) this.phaseDuration.observe({ phase: phase.phase, os }, phase.durationMs / 1000);
+      }
+      if (e.type === 'revision') this.revisions.inc({ result: e.revision.accepted ? 'accepted' : 'rejected' });
+    });
+  }
+}

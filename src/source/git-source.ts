@@ -1,0 +1,148 @@
+// A Git remote followed on one branch: cloned once into the state directory, fetched on a poll interval
+// (with jitter) and at once when a webhook asks. Each new HEAD is handed on as a candidate revision; a
+// force-push is followed (reset to the remote), and said so in the log.
+
+import { existsSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { Logger } from 'pino';
+import { type SimpleGit, simpleGit } from 'simple-git';
+import { SourceError } from './errors.js';
+
+export interface Candidate {
+  sha: string;
+  /** The working tree checked out at `sha`, and the inventory's directory in it. */
+  dir: string;
+  subject: string;
+  /** What made the source look: poll, webhook, start, a file change. */
+  trigger: string;
+}
+
+export interface GitSourceOptions {
+  url: string;
+  branch: string;
+  /** The inventory's directory inside the repo ('' or '.' for the top). */
+  path: string;
+  /** Where the clone lives (in the state directory). */
+  checkout: string;
+  pollMs: number;
+  /** An SSH key for ssh:// and scp-like URLs. */
+  sshKeyFile?: string;
+  log: Logger;
+  onCandidate: (candidate: Candidate) => Promise<void>;
+}
+
+export interface Source {
+  start(): Promise<void>;
+  /** Look now (a webhook, `groundcrew reconcile`); requests while a look runs are merged into one more. */
+  trigger(reason: string): Promise<void>;
+  stop(): Promise<void>;
+  readonly head: string | undefined;
+}
+
+export class GitSource implements Source {
+  #git?: SimpleGit;
+  #head?: string;
+  #timer?: NodeJS.Timeout;
+  #running?: Promise<void>;
+  #again?: string;
+  #stopped = false;
+
+  constructor(private readonly options: GitSourceOptions) {}
+
+  get head(): string | undefined {
+    return this.#head;
+  }
+
+  async start(): Promise<void> {
+    const { checkout, url, branch } = this.options;
+    await mkdir(dirname(checkout), { recursive: true });
+    // Only what git needs: simple-git refuses GIT_* variables it was not told about (GIT_SSL_CAINFO, ...).
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: process.env.HOME ?? '/',
+      GIT_TERMINAL_PROMPT: '0',
+      ...(this.options.sshKeyFile ? { GIT_SSH_COMMAND: `ssh -i ${this.options.sshKeyFile} -o IdentitiesOnly=yes -o BatchMode=yes` } : {}),
+    };
+    const git = (baseDir?: string) =>
+      simpleGit({ ...(baseDir ? { baseDir } : {}), allowEnvironment: ['GIT_TERMINAL_PROMPT', 'GIT_SSH_COMMAND'] }).env(env);
+    if (existsSync(join(checkout, '.git'))) {
+      this.#git = git(checkout);
+      await this.#git.remote(['set-url', 'origin', url]);
+    } else {
+      await rm(checkout, { recursive: true, force: true });
+      await git()
+        .clone(url, checkout, ['--branch', branch, '--single-branch', '--no-tags'])
+        .catch((err: Error) => {
+          throw new SourceError('GC_GIT_FETCH', `cannot clone ${url} (branch ${branch}): ${firstLine(err.message)}`, err);
+        });
+      this.#git = git(checkout);
+    }
+    await this.trigger('start');
+    this.#schedule();
+  }
+
+  trigger(reason: string): Promise<void> {
+    if (this.#stopped) return Promise.resolve();
+    if (this.#running) {
+      this.#again = reason;
+      return this.#running;
+    }
+    this.#running = this.#look(reason).finally(() => {
+      this.#running = undefined;
+      const again = this.#again;
+      this.#again = undefined;
+      if (again) void this.trigger(again);
+    });
+    return this.#running;
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    await this.#running;
+  }
+
+  #schedule(): void {
+    if (this.#stopped) return;
+    // Jitter: a fleet of daemons polling one server should not do it in step.
+    const delay = this.options.pollMs * (0.8 + Math.random() * 0.4);
+    this.#timer = setTimeout(() => {
+      void this.trigger('poll').finally(() => this.#schedule());
+    }, delay);
+    this.#timer.unref();
+  }
+
+  async #look(trigger: string): Promise<void> {
+    const git = this.#git;
+    if (!git) return;
+    const { branch, log } = this.options;
+    try {
+      await git.raw(['fetch', '--prune', '--no-tags', 'origin', `+refs/heads/${branch}:refs/remotes/origin/${branch}`]);
+    } catch (err) {
+      log.warn({ err, trigger }, `fetch of ${branch} failed; staying on ${this.#head?.slice(0, 12) ?? 'nothing yet'}`);
+      return;
+    }
+    const sha = (await git.revparse([`refs/remotes/origin/${branch}`])).trim();
+    if (sha === this.#head) return;
+    if (this.#head) {
+      const forward = await git
+        .raw(['merge-base', '--is-ancestor', this.#head, sha])
+        .then(() => true)
+        .catch(() => false);
+      if (!forward)
+        log.warn({ from: this.#head, to: sha }, `${branch} was force-pushed: following the remote (reset to ${sha.slice(0, 12)})`);
+    }
+    await git.raw(['checkout', '--force', '--detach', sha]);
+    await git.raw(['clean', '-ffdx']);
+    const subject = (await git.raw(['log', '-1', '--format=%s', sha])).trim();
+    this.#head = sha;
+    const dir = this.options.path && this.options.path !== '.' ? join(this.options.checkout, this.options.path) : this.options.checkout;
+    log.info({ sha, trigger, subject }, 'new head');
+    await this.options.onCandidate({ sha, dir, subject, trigger });
+  }
+}
+
+function firstLine(text: string): string {
+  return text.trim().split('\n')[0] ?? '';
+}

@@ -1,0 +1,74 @@
+// A local working copy watched for edits (people changing the inventory on the control host): chokidar,
+// debounced, and the revision named after the content, so saving a file twice is one revision.
+
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type FSWatcher, watch } from 'chokidar';
+import type { Logger } from 'pino';
+import { readInventoryFiles } from '../inventory/load-inventory.js';
+import type { Candidate, Source } from './git-source.js';
+
+export interface PathSourceOptions {
+  dir: string;
+  debounceMs: number;
+  log: Logger;
+  onCandidate: (candidate: Candidate) => Promise<void>;
+}
+
+export class PathSource implements Source {
+  #watcher?: FSWatcher;
+  #timer?: NodeJS.Timeout;
+  #head?: string;
+  #running: Promise<void> = Promise.resolve();
+
+  constructor(private readonly options: PathSourceOptions) {}
+
+  get head(): string | undefined {
+    return this.#head;
+  }
+
+  async start(): Promise<void> {
+    await this.trigger('start');
+    this.#watcher = watch(this.options.dir, {
+      ignoreInitial: true,
+      ignored: (path) => /(^|[/\\])\.git([/\\]|$)/.test(path),
+    });
+    this.#watcher.on('all', (_event, path) => {
+      if (!/\.ya?ml$/.test(path)) return;
+      if (this.#timer) clearTimeout(this.#timer);
+      this.#timer = setTimeout(() => void this.trigger(`file change (${path})`), this.options.debounceMs);
+    });
+  }
+
+  trigger(reason: string): Promise<void> {
+    this.#running = this.#running.then(() => this.#look(reason)).catch((err: unknown) => this.options.log.error({ err }, 'path source'));
+    return this.#running;
+  }
+
+  async stop(): Promise<void> {
+    if (this.#timer) clearTimeout(this.#timer);
+    await this.#watcher?.close();
+    await this.#running;
+  }
+
+  async #look(trigger: string): Promise<void> {
+    const { dir } = this.options;
+    const hash = createHash('sha256');
+    const { files } = await readInventoryFiles(dir).catch(() => ({ files: undefined }));
+    const names = files
+      ? [files.instances.path, ...(files.repoFile ? [files.repoFile.path] : []), ...files.nodeFiles.map((f) => f.path)]
+      : [];
+    for (const name of names)
+      hash
+        .update(name)
+        .update('\0')
+        .update(await readFile(join(dir, name)))
+        .update('\0');
+    const sha = `local-${hash.digest('hex').slice(0, 12)}`;
+    if (sha === this.#head) return;
+    this.#head = sha;
+    this.options.log.info({ sha, trigger }, 'working copy changed');
+    await this.options.onCandidate({ sha, dir, subject: `working copy of ${dir}`, trigger });
+  }
+}
