@@ -1,7 +1,7 @@
 // The daemon, assembled: source → validated revision → reconciler → nodes, with the status store feeding
 // the HTTP server. This is where concrete executors, stores and servers are built (with main.ts).
 
-import { mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Executor } from '../dataplane/executor.js';
@@ -121,18 +121,33 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
 
   // A candidate is validated whole before anything sees it; a bad one leaves the last good one in force.
   const shownPrefix = config.source.dir && config.source.dir !== '.' ? `${config.source.dir.replace(/\/$/, '')}/` : '';
+  const lastGoodFile = join(config.stateDir, 'last-good-revision');
+  const read = async (dir: string) => {
+    const loaded = await loadInventory(dir).catch((err: Error) => err);
+    if (loaded instanceof Error) return { ok: false as const, errors: [loaded.message] };
+    if (loaded.result.ok) return loaded.result;
+    return { ok: false as const, errors: loaded.result.errors.map((d) => formatDiagnostic(d, shownPrefix)) };
+  };
   const intake = async (candidate: Candidate) => {
-    const loaded = await loadInventory(candidate.dir).catch((err: Error) => err);
-    const result = loaded instanceof Error ? undefined : loaded.result;
-    if (!result?.ok) {
-      const errors = result ? result.errors.map((d) => formatDiagnostic(d, shownPrefix)) : [(loaded as Error).message];
-      status.recordRevision({ sha: candidate.sha, subject: candidate.subject, accepted: false, errors });
+    const result = await read(candidate.dir);
+    if (!result.ok) {
+      // Bad at start, with nothing in force yet: the last good revision is read again from Git.
+      const lastGood = existsSync(lastGoodFile) ? readFileSync(lastGoodFile, 'utf8').trim() : undefined;
+      if (!reconciler.revision && lastGood && lastGood !== candidate.sha && source instanceof GitSource) {
+        const restored = await read(await source.checkoutAt(lastGood, join(config.stateDir, 'last-good')));
+        if (restored.ok) {
+          status.recordRevision({ sha: lastGood, subject: '(the last good revision, read again at start)', accepted: true });
+          reconciler.apply({ sha: lastGood, state: restored.state });
+        }
+      }
+      status.recordRevision({ sha: candidate.sha, subject: candidate.subject, accepted: false, errors: result.errors });
       log.error(
-        { revision: candidate.sha, errors },
+        { revision: candidate.sha, errors: result.errors },
         `revision ${candidate.sha.slice(0, 12)} rejected; nodes stay on the last good revision`,
       );
       return;
     }
+    writeFileSync(lastGoodFile, `${candidate.sha}\n`);
     status.recordRevision({ sha: candidate.sha, subject: candidate.subject, accepted: true });
     log.info({ revision: candidate.sha, nodes: result.state.nodes.length, trigger: candidate.trigger }, 'revision accepted');
     reconciler.apply({ sha: candidate.sha, state: result.state });

@@ -97,6 +97,17 @@ export class GitSource implements Source {
     return this.#running;
   }
 
+  /** A separate working tree at `sha` (the last good revision, when HEAD is bad at start); its inventory dir. */
+  async checkoutAt(sha: string, tree: string): Promise<string> {
+    const git = this.#git;
+    if (!git) throw new Error('the source has not started');
+    await git.raw(['worktree', 'remove', '--force', tree]).catch(() => undefined);
+    await rm(tree, { recursive: true, force: true });
+    await git.raw(['worktree', 'prune']);
+    await git.raw(['worktree', 'add', '--force', '--detach', tree, sha]);
+    return this.options.path && this.options.path !== '.' ? join(tree, this.options.path) : tree;
+  }
+
   async stop(): Promise<void> {
     this.#stopped = true;
     if (this.#timer) clearTimeout(this.#timer);

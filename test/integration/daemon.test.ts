@@ -30,6 +30,8 @@ const TOKEN = 'api-token-for-tests';
 let dir: string;
 let work: string;
 let daemon: Daemon;
+let config: ReturnType<typeof DaemonConfigSchema.parse>;
+const start = () => startDaemon(config, { log: pino({ level: 'silent' }), errorsDoc: join(ROOT, 'docs', 'errors.md') });
 
 const git = (...args: string[]) =>
   execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@groundcrew.invalid', ...args], {
@@ -74,7 +76,7 @@ beforeAll(async () => {
   for (const f of ['github', 'gitlab', 'gitea', 'generic']) writeFileSync(join(dir, 'secrets', f), `${SECRET}\n`);
   writeFileSync(join(dir, 'secrets', 'token'), TOKEN);
   const secret = (f: string) => ({ secretFile: join(dir, 'secrets', f) });
-  const config = DaemonConfigSchema.parse({
+  config = DaemonConfigSchema.parse({
     // Polling is slow on purpose: anything that happens within the test came from a webhook.
     source: { url: origin, branch: 'main', pollInterval: '1h' },
     stateDir: join(dir, 'state'),
@@ -86,7 +88,7 @@ beforeAll(async () => {
     reboot: { timeout: '20s', settle: '50ms' },
     resyncInterval: '1h',
   });
-  daemon = await startDaemon(config, { log: pino({ level: 'silent' }), errorsDoc: join(ROOT, 'docs', 'errors.md') });
+  daemon = await start();
   await daemon.reconciler.settled();
 }, 60_000);
 
@@ -217,6 +219,22 @@ describe('the daemon with a real Git remote and webhooks', () => {
     await daemon.reconciler.settled();
     expect(vrouter('win-compute-1')).toBe('5.0.1');
     expect(daemon.status.get('win-compute-1')).toMatchObject({ state: 'verified', observedVersions: { contrail: '5.0.1' } });
+  }, 30_000);
+
+  it('restarted on a bad head, it keeps the last good revision in force and shows the rejection', async () => {
+    const good = daemon.status.current()?.sha;
+    await daemon.stop();
+    const instances = join(work, 'instances.yaml');
+    const original = readFileSync(instances, 'utf8');
+    writeFileSync(instances, original.replace('ip: 192.0.2.33', 'ip: 192.0.2.333'));
+    const bad = commit('a bad address');
+    daemon = await start();
+    await daemon.reconciler.settled();
+    expect(daemon.status.revisions()[0]).toMatchObject({ sha: bad, accepted: false });
+    expect(daemon.status.current()?.sha).toBe(good);
+    expect(daemon.status.list().map((n) => n.state)).toEqual(Array(6).fill('verified'));
+    writeFileSync(instances, original);
+    commit('the address back');
   }, 30_000);
 
   it('reconcile needs the API token; the CLI sends it', async () => {
