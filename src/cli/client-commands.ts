@@ -115,3 +115,30 @@ export async function historyCommand(node: string, options: ClientOptions, io: O
     );
   return 0;
 }
+
+interface ObservedPlanJson {
+  node: string;
+  phases: { phase: string; wouldRun: boolean; resources: { resource: string; differing: string[] }[]; error?: string }[];
+  error?: string;
+}
+
+/** `groundcrew plan --url`: the phases a pass would run on each node now, from the daemon's look at its facts. */
+export async function observedPlanCommand(nodes: string[], options: ClientOptions & { json?: boolean }, io: Output): Promise<number> {
+  const query = nodes.length > 0 ? `?nodes=${nodes.map(encodeURIComponent).join(',')}` : '';
+  const plans = await call<ObservedPlanJson[]>(options, `/api/plan${query}`);
+  if (options.json) {
+    io.out(JSON.stringify(plans, null, 2));
+    return 0;
+  }
+  for (const p of plans) {
+    const running = p.phases.filter((x) => x.wouldRun);
+    io.out(
+      `${p.node}: ${p.error ?? (running.length === 0 ? 'in its desired state, nothing would run' : `would run ${running.map((x) => x.phase).join(', ')}`)}`,
+    );
+    for (const phase of running) {
+      if (phase.error) io.out(`  ${phase.phase}: cannot tell yet: ${phase.error.split('\n')[0]}`);
+      for (const r of phase.resources) io.out(`  ${phase.phase}  ${r.resource}: ${r.differing.join(', ')}`);
+    }
+  }
+  return 0;
+}

@@ -185,6 +185,7 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     branch: config.source.branch,
     fetchNow: (reason) => source.trigger(reason),
     reconcile: (nodes) => reconciler.request(nodes),
+    plan: (nodes) => reconciler.plan(nodes),
     hookSecrets,
     ...(config.apiTokenFile ? { apiToken: readSecret(config.apiTokenFile) } : {}),
     loopbackOnly: host === '127.0.0.1' || host === '::1' || host === 'localhost',

@@ -7,7 +7,14 @@ import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
 import { systemdNotifier } from '../dataplane/native/sd-notify.js';
 import { formatDiagnostic } from '../inventory/diagnostic.js';
-import { type ClientOptions, DaemonUnreachable, historyCommand, reconcileCommand, statusCommand } from './client-commands.js';
+import {
+  type ClientOptions,
+  DaemonUnreachable,
+  historyCommand,
+  observedPlanCommand,
+  reconcileCommand,
+  statusCommand,
+} from './client-commands.js';
 import { startDaemon } from './daemon.js';
 import { loadDaemonConfig } from './daemon-config.js';
 import { demoCommand } from './demo.js';
@@ -69,11 +76,26 @@ program
 
 program
   .command('plan')
-  .description('per node: OS, roles, desired versions, and the phases it needs with the reason for each')
-  .argument('<path>', 'inventory repo directory, or an instances.yaml file')
+  .description(
+    'per node: OS, roles, desired versions, and the phases it needs with the reason for each; with --url, the phases ' +
+      'a pass would run now, tested by the daemon against each node (nothing changed)',
+  )
+  .argument('[path-or-nodes...]', 'inventory repo directory or instances.yaml; with --url, node names (none: all)')
   .option('--json', 'machine-readable output (see docs/plan-json.md)')
-  .action(async (path: string, options: { json?: boolean }) => {
-    process.exitCode = await planCommand(path, options, io);
+  .addOption(new Option('--url <url>', 'ask a running daemon what would run against observed facts'))
+  .addOption(new Option('--token-file <file>', 'API token').env('GROUNDCREW_API_TOKEN_FILE'))
+  .action(async (args: string[], options: { json?: boolean; url?: string; tokenFile?: string }) => {
+    if (options.url) {
+      const url = options.url;
+      await talk(() => observedPlanCommand(args, { ...clientOptions({ ...options, url }), ...(options.json ? { json: true } : {}) }, io));
+      return;
+    }
+    if (args.length !== 1) {
+      io.err('groundcrew plan: give one inventory path (or --url URL to ask a running daemon)');
+      process.exitCode = 2;
+      return;
+    }
+    process.exitCode = await planCommand(args[0] as string, options, io);
   });
 
 /** Where the daemon is, for the commands that talk to it. */

@@ -8,7 +8,7 @@ import { Limiter } from '../dataplane/limiter.js';
 import type { DesiredState, NodeSpec } from '../inventory/desired-state.js';
 import { gatesFor } from '../inventory/phases.js';
 import { linuxDeconfigure } from '../roles/linux/deconfigure.js';
-import type { PhaseOutcome } from '../roles/phase.js';
+import { applyPhase, type PhaseOutcome } from '../roles/phase.js';
 import { windowsDeconfigure } from '../roles/windows/deconfigure.js';
 import { type Limits, nodeMachine, type RunPhaseInput } from '../state-machines/node-machine.js';
 import { ReconcilerError } from './errors.js';
@@ -19,6 +19,12 @@ import { Rollout } from './rollout.js';
 import type { SnapshotStore } from './snapshot-store.js';
 import type { StatusStore } from './status-store.js';
 import { budgetOf, WorkQueue } from './work-queue.js';
+
+export interface ObservedPlan {
+  node: string;
+  phases: { phase: string; wouldRun: boolean; resources: { resource: string; differing: string[] }[]; error?: string }[];
+  error?: string;
+}
 
 export interface Revision {
   sha: string;
@@ -140,6 +146,44 @@ export class Reconciler {
       this.#queue.add(name);
     }
     return names;
+  }
+
+  /**
+   * What a pass would do now on each node (all when none are named): every phase tested against the
+   * node's facts, nothing changed. Phases after one that differs may read facts that are not there yet.
+   */
+  async plan(nodes: string[] = []): Promise<ObservedPlan[]> {
+    const revision = this.#revision;
+    if (!revision) return [];
+    const names = nodes.length > 0 ? nodes : [...this.#specs.keys()];
+    return Promise.all(
+      names.map(async (name): Promise<ObservedPlan> => {
+        const entry = this.#entries.get(name);
+        const spec = this.#specs.get(name);
+        if (!entry || !spec) return { node: name, phases: [], error: 'not in the revision in force' };
+        const plan = planNode(revision.state, spec);
+        const phases: ObservedPlan['phases'] = [];
+        for (const phaseName of plan.names) {
+          const phase = plan.phases.get(phaseName);
+          if (!phase) continue;
+          await this.#workers.acquire();
+          try {
+            const outcome = await applyPhase(entry.runtime.exec, phase, { dryRun: true });
+            const differing = outcome.resources.filter((r) => r.status !== 'ok');
+            phases.push({
+              phase: phaseName,
+              wouldRun: differing.length > 0,
+              resources: differing.map((r) => ({ resource: r.resource, differing: r.before.differingProperties })),
+            });
+          } catch (err) {
+            phases.push({ phase: phaseName, wouldRun: true, resources: [], error: (err as Error).message });
+          } finally {
+            this.#workers.release();
+          }
+        }
+        return { node: name, phases };
+      }),
+    );
   }
 
   /** The periodic check: settled nodes test again (and, per their mode, correct drift or retry). */

@@ -20,6 +20,8 @@ export interface ServerDeps {
   fetchNow: (reason: string) => Promise<void>;
   /** `POST /api/reconcile`: the nodes that will be reconciled (all when none are named). */
   reconcile: (nodes: string[]) => string[];
+  /** `GET /api/plan`: what a pass would change on each node now, tested against its facts. */
+  plan: (nodes: string[]) => Promise<unknown>;
   hookSecrets: Partial<Record<HookKind, string>>;
   /** Guards every mutating route; without one they answer only on a loopback bind. */
   apiToken?: string;
@@ -68,6 +70,12 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     };
   });
   app.get('/api/revisions', async () => status.revisions());
+  app.get<{ Querystring: { nodes?: string } }>('/api/plan', async (request, reply) => {
+    const names = (request.query.nodes ?? '').split(',').filter(Boolean);
+    const unknown = names.filter((n) => !status.get(n));
+    if (unknown.length > 0) return reply.code(404).send({ error: `no such node: ${unknown.join(', ')}` });
+    return deps.plan(names);
+  });
 
   app.get('/api/events', (request, reply) => {
     reply.hijack();

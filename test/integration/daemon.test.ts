@@ -221,6 +221,18 @@ describe('the daemon with a real Git remote and webhooks', () => {
     expect(daemon.status.get('win-compute-1')).toMatchObject({ state: 'verified', observedVersions: { contrail: '5.0.1' } });
   }, 30_000);
 
+  it("plan --url: what a pass would change now, from each node's facts, changing nothing", async () => {
+    host('win-compute-2').stopService('contrail-vrouter-agent', true);
+    const journal = host('win-compute-2').state.journal.length;
+    const plan = await cli('plan', '--url', daemon.url);
+    expect(plan.stdout).toContain('ctrl1: in its desired state, nothing would run');
+    expect(plan.stdout).toMatch(
+      /win-compute-2: would run driver, verified\n {2}driver {2}service\/contrail-vrouter-agent\/running: Status/,
+    );
+    expect(host('win-compute-2').state.journal.length).toBe(journal);
+    expect(host('win-compute-2').state.services['contrail-vrouter-agent']?.status).toBe('Stopped');
+  }, 30_000);
+
   it('restarted on a bad head, it keeps the last good revision in force and shows the rejection', async () => {
     const good = daemon.status.current()?.sha;
     await daemon.stop();
