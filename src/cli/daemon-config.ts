@@ -51,7 +51,9 @@ export const DaemonConfigSchema = z.strictObject({
     .default({ rebootSeconds: 2, latencyMs: 20 }),
   workers: z.number().int().min(1).default(32),
   resyncInterval: Duration.default('10m'),
-  reboot: z.strictObject({ timeout: Duration.default('15m'), settle: Duration.default('10s') }).default({ timeout: '15m', settle: '10s' }),
+  reboot: z
+    .strictObject({ timeout: Duration.default('15m'), settle: Duration.default('10s'), poll: Duration.default('2s') })
+    .default({ timeout: '15m', settle: '10s', poll: '2s' }),
   log: z.strictObject({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error']).default('info') }).default({ level: 'info' }),
 });
 

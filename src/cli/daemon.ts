@@ -106,7 +106,9 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       connections,
       log: ({ level, msg, ...rest }) => log[level]({ node: spec.name, ...rest }, msg),
     });
-    return { exec: new TimedExecutor(exec, metrics) };
+    // Boot-id polling after a reboot: from reboot.poll, backing off to ten times that (at most 15 s).
+    const pollMs = durationMs(config.reboot.poll);
+    return { exec: new TimedExecutor(exec, metrics), poll: { initialMs: pollMs, maxMs: Math.min(15_000, pollMs * 10) } };
   };
 
   const reconciler = new Reconciler({

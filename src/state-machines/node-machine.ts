@@ -417,7 +417,11 @@ export const nodeMachine = setup({
     verified: {
       entry: 'markApplied',
       on: {
-        'reconcile.requested': { target: 'pending' },
+        // Asked to reconcile: a full pass, except in monitor mode, where groundcrew only ever looks.
+        'reconcile.requested': [
+          { guard: 'isMonitorMode', target: 'converging', actions: [assign({ phaseIndex: 0, dryRun: true, drift: false })] },
+          { target: 'pending' },
+        ],
         resync: [
           { guard: 'isApplyMode' },
           { guard: 'isMonitorMode', target: 'converging', actions: [assign({ phaseIndex: 0, dryRun: true, drift: false })] },

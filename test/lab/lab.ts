@@ -301,6 +301,16 @@ export class Lab {
     host.rebooting = false;
   }
 
+  /** Brings back a host that was left down (neverReturnFromReboot): the fault is cleared and it boots. */
+  async powerOn(name: string): Promise<void> {
+    const host = this.host(name);
+    host.faults = { ...host.faults, neverReturnFromReboot: false };
+    if (!host.rebooting) return;
+    await this.syncInterfaces(host);
+    await this.#startSshd(host);
+    host.rebooting = false;
+  }
+
   /** Gives a host a new SSH host key (a reinstalled node, or an impostor) and restarts its sshd. */
   async rekey(name: string): Promise<void> {
     const host = this.host(name);
@@ -329,8 +339,13 @@ export class Lab {
     const host = this.host(name);
     host.faults = { ...host.faults, ...faults };
     if (host.model instanceof WindowsHost) {
-      const { failMsi, busyMsi, rebootMsi } = host.faults;
-      host.model.state.faults = { ...(failMsi ? { failMsi } : {}), ...(busyMsi ? { busyMsi } : {}), ...(rebootMsi ? { rebootMsi } : {}) };
+      const { failMsi, busyMsi, rebootMsi, failVersions } = host.faults;
+      host.model.state.faults = {
+        ...(failMsi ? { failMsi } : {}),
+        ...(busyMsi ? { busyMsi } : {}),
+        ...(rebootMsi ? { rebootMsi } : {}),
+        ...(failVersions ? { failVersions } : {}),
+      };
     }
     const file = (n: string) => join(host.paths.faults, n);
     if (faults.slowMs !== undefined)

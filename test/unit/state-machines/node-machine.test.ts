@@ -202,6 +202,11 @@ describe('node machine', () => {
     expect(monitor.actor.getSnapshot().value).toBe('verified');
     expect(monitor.actor.getSnapshot().context.drift).toBe(true);
     expect(monitor.w.calls.slice(-4).every((c) => c.dryRun)).toBe(true);
+    // Asked to reconcile, monitor mode still only looks; the other modes do a full pass.
+    const seen = monitor.w.calls.length;
+    monitor.actor.send({ type: 'reconcile.requested' });
+    await run(0);
+    expect(monitor.w.calls.slice(seen).map((c) => c.dryRun)).toEqual([true, true, true, true]);
 
     const autocorrect = start(() => ok, { phases: LINUX, mode: 'autocorrect' });
     await run(0);
