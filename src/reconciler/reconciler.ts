@@ -57,6 +57,7 @@ interface Entry {
   runtime: NodeRuntime;
   actor: NodeActor;
   log: Logger;
+  observed?: Record<string, string>;
 }
 
 /** What the snapshot store keeps per node: the machine's snapshot and what it was asked to be. */
@@ -64,6 +65,8 @@ interface Saved {
   digest: string;
   revision: string;
   snapshot: unknown;
+  /** The versions its last verified phase saw: the status page shows them after a restart too. */
+  observed?: Record<string, string>;
 }
 
 const SETTLED = new Set(['verified', 'stalled', 'unreachable', 'paused', 'removed']);
@@ -300,7 +303,16 @@ export class Reconciler {
       log.warn({ err }, 'snapshot could not be restored; the node starts from pending');
       actor = createActor(machine, { input });
     }
-    const entry: Entry = { spec, digest, revision: input.revision, runtime, actor, log };
+    const entry: Entry = {
+      spec,
+      digest,
+      revision: input.revision,
+      runtime,
+      actor,
+      log,
+      ...(saved?.observed ? { observed: saved.observed } : {}),
+    };
+    if (saved?.observed) this.options.status.update(name, { name, observedVersions: saved.observed });
     this.#entries.set(name, entry);
     actor.subscribe({
       next: (snapshot) => this.#observe(entry, snapshot),
@@ -373,7 +385,10 @@ export class Reconciler {
     const entry = this.#entries.get(name);
     if (outcome.phase === 'verified' && entry) {
       const observed = observedVersions(entry.spec.os, outcome);
-      if (observed) this.options.status.update(name, { name, observedVersions: observed });
+      if (observed) {
+        entry.observed = observed;
+        this.options.status.update(name, { name, observedVersions: observed });
+      }
     }
   }
 
@@ -383,6 +398,7 @@ export class Reconciler {
       digest: entry.digest,
       revision: entry.revision,
       snapshot: entry.actor.getPersistedSnapshot(),
+      ...(entry.observed ? { observed: entry.observed } : {}),
     } satisfies Saved);
     const { state, phase } = where(snapshot);
     const before = this.options.status.get(name);

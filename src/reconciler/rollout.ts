@@ -42,13 +42,18 @@ export class Rollout {
     return this.failures(revision).length >= this.options.failureBudget;
   }
 
+  /** Halted for `node`: its own failure does not stop it from trying again (a reconcile after a fix). */
+  #haltedFor(node: string, revision: string): boolean {
+    return this.failures(revision).filter((n) => n !== node).length >= this.options.failureBudget;
+  }
+
   /**
    * Waits until `node` may take its data plane down for `revision`: a slot of the budget is free and the
    * revision's rollout is not halted. A halted rollout waits until the signal aborts (a new revision).
    */
   async acquire(node: string, revision: string, signal?: AbortSignal): Promise<void> {
     if (this.#budget.holders.includes(node)) return;
-    while (this.isHalted(revision)) {
+    while (this.#haltedFor(node, revision)) {
       this.options.onWait?.(node, { revision, reason: this.#haltReason(revision) });
       await this.#changed(revision, signal);
     }
@@ -72,7 +77,7 @@ export class Rollout {
       throw signal?.reason ?? new Error('aborted');
     }
     // The rollout may have halted while this node waited for its slot.
-    if (this.isHalted(revision)) {
+    if (this.#haltedFor(node, revision)) {
       this.#budget.release(node);
       return this.acquire(node, revision, signal);
     }

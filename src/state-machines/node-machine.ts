@@ -205,6 +205,9 @@ export const nodeMachine = setup({
       };
     }),
     resetRetries: assign({ attempt: 0, connectFailures: 0 }),
+    // An operator's `reconcile`: a fresh start for the revision, its reboot bookkeeping included (they fixed
+    // what looped, or reinstalled the node). Resyncs and crash restores never do this.
+    startOver: assign({ attempt: 0, connectFailures: 0, rebootsThisRevision: 0, rebootedPhases: [] }),
   },
 }).createMachine({
   id: 'node',
@@ -409,10 +412,10 @@ export const nodeMachine = setup({
       after: { retryBackoff: 'converging' },
     },
     stalled: {
-      on: { resync: { target: 'pending', actions: 'resetRetries' }, 'reconcile.requested': { target: 'pending', actions: 'resetRetries' } },
+      on: { resync: { target: 'pending', actions: 'resetRetries' }, 'reconcile.requested': { target: 'pending', actions: 'startOver' } },
     },
     unreachable: {
-      on: { resync: { target: 'pending', actions: 'resetRetries' }, 'reconcile.requested': { target: 'pending', actions: 'resetRetries' } },
+      on: { resync: { target: 'pending', actions: 'resetRetries' }, 'reconcile.requested': { target: 'pending', actions: 'startOver' } },
     },
     verified: {
       entry: 'markApplied',
@@ -420,7 +423,7 @@ export const nodeMachine = setup({
         // Asked to reconcile: a full pass, except in monitor mode, where groundcrew only ever looks.
         'reconcile.requested': [
           { guard: 'isMonitorMode', target: 'converging', actions: [assign({ phaseIndex: 0, dryRun: true, drift: false })] },
-          { target: 'pending' },
+          { target: 'pending', actions: 'startOver' },
         ],
         resync: [
           { guard: 'isApplyMode' },

@@ -5,6 +5,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { LinuxHost } from '../../src/dataplane/sim/linux/linux-host.js';
@@ -124,6 +125,7 @@ async function waitForPort(address: string, port: number, timeoutMs: number): Pr
 export class Lab {
   readonly hosts: LabHost[] = [];
   #server: SimSocketServer | undefined;
+  #http: Server | undefined;
   #stopped = false;
 
   private constructor(
@@ -153,6 +155,7 @@ export class Lab {
     try {
       const socket = join(dir, 'sim.sock');
       lab.#server = await SimSocketServer.listen(socket, (request) => handleSimRequest(lab, request));
+      lab.#http = await lab.#listenHttp(join(dir, 'http.sock'));
       const bridge = `${prefix}-br`;
       const root: string[] = [`link add ${bridge} type bridge`, `addr add ${subnet}.1/24 dev ${bridge}`, `link set ${bridge} up`];
       options.hosts.forEach((spec, i) => {
@@ -242,7 +245,44 @@ export class Lab {
     return model;
   }
 
+  /** Where the http-bridge of each Linux host hands its requests: the host's model answers (599: nothing there). */
+  #listenHttp(path: string): Promise<Server> {
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? '')]));
+        const outcome = this.network.request(`http://${headers['x-gc-target']}${req.url ?? '/'}`, {
+          method: req.method ?? 'GET',
+          headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+        });
+        if ('error' in outcome) {
+          res.writeHead(599).end();
+          return;
+        }
+        res.writeHead(outcome.status, outcome.headers).end(outcome.body);
+      });
+    });
+    return new Promise((resolve) => server.listen(path, () => resolve(server)));
+  }
+
+  /** Linux hosts: real listeners for the ports their modelled containers serve (see http-bridge.mjs). */
+  #startHttpBridge(host: LabHost): void {
+    if (host.os !== 'linux') return;
+    const bridge = join(import.meta.dirname, 'http-bridge.mjs');
+    const child = spawn(
+      'ip',
+      ['netns', 'exec', host.netns, process.execPath, bridge, join(this.dir, 'http.sock'), host.address, '5000', '8082'],
+      {
+        stdio: 'ignore',
+      },
+    );
+    child.unref();
+  }
+
   async #startSshd(host: LabHost): Promise<void> {
+    this.#startHttpBridge(host);
     const child = spawn(
       'ip',
       [
@@ -393,6 +433,7 @@ export class Lab {
     if (this.#stopped) return;
     this.#stopped = true;
     await this.#server?.close();
+    this.#http?.close();
     await teardown(`${this.prefix}-`);
     await rm(this.dir, { recursive: true, force: true });
   }
