@@ -47,3 +47,36 @@ export function firstSyntaxProblem(tree: Tree): SyntaxProblem | undefined {
 }
 
 export type { Node, Parser, Tree };
+
+/**
+ * Parsed scripts by text. A simulated cluster sends the same fact scripts to every node, so parsing each
+ * once, not once per node, is most of what a large simulated cluster costs. Trees are only read.
+ */
+export class ParseCache {
+  readonly #entries = new Map<string, { tree: Tree; problem: SyntaxProblem | undefined }>();
+
+  constructor(
+    private readonly parser: Parser,
+    private readonly capacity = 512,
+  ) {}
+
+  parse(script: string): { tree: Tree; problem: SyntaxProblem | undefined } {
+    const hit = this.#entries.get(script);
+    if (hit) {
+      // Most recently used last: the oldest entry is the first to go.
+      this.#entries.delete(script);
+      this.#entries.set(script, hit);
+      return hit;
+    }
+    const tree = this.parser.parse(script);
+    if (!tree) throw new Error('tree-sitter returned no tree');
+    const entry = { tree, problem: firstSyntaxProblem(tree) };
+    this.#entries.set(script, entry);
+    if (this.#entries.size > this.capacity) {
+      const [oldest, old] = this.#entries.entries().next().value as [string, { tree: Tree }];
+      this.#entries.delete(oldest);
+      old.tree.delete();
+    }
+    return entry;
+  }
+}

@@ -1,12 +1,16 @@
 // What a simulated Linux host's sshd hands a command to: bash -c, over the host's model.
 
 import type { LinuxHost } from '../linux/linux-host.js';
-import { firstSyntaxProblem, loadParser, type Parser } from '../tree-sitter.js';
+import { loadParser, ParseCache, type Parser } from '../tree-sitter.js';
 import { BashInterpreter, type CommandResult } from './interpreter.js';
 import { hostFiles, linuxUtilities } from './utilities.js';
 
 export class LinuxShell {
-  private constructor(private readonly parser: Parser) {}
+  readonly #parsed: ParseCache;
+
+  private constructor(parser: Parser) {
+    this.#parsed = new ParseCache(parser);
+  }
 
   static async create(): Promise<LinuxShell> {
     return new LinuxShell(await loadParser('tree-sitter-bash'));
@@ -14,18 +18,12 @@ export class LinuxShell {
 
   /** Runs `script` as `bash -c script` would on the host; a syntax error is bash's, exit 2. */
   run(host: LinuxHost, script: string, stdin = ''): CommandResult {
-    const tree = this.parser.parse(script);
-    if (!tree) throw new Error('tree-sitter returned no tree');
-    try {
-      const problem = firstSyntaxProblem(tree);
-      if (problem) {
-        const token = problem.token.trim().split(/\s+/)[0];
-        const what = token ? `syntax error near unexpected token \`${token}'` : 'syntax error: unexpected end of file';
-        return { stdout: '', stderr: `bash: -c: line ${problem.line}: ${what}\n`, code: 2 };
-      }
-      return new BashInterpreter(linuxUtilities(host), hostFiles(host), { HOSTNAME: host.state.hostname }).run(tree, stdin);
-    } finally {
-      tree.delete();
+    const { tree, problem } = this.#parsed.parse(script);
+    if (problem) {
+      const token = problem.token.trim().split(/\s+/)[0];
+      const what = token ? `syntax error near unexpected token \`${token}'` : 'syntax error: unexpected end of file';
+      return { stdout: '', stderr: `bash: -c: line ${problem.line}: ${what}\n`, code: 2 };
     }
+    return new BashInterpreter(linuxUtilities(host), hostFiles(host), { HOSTNAME: host.state.hostname }).run(tree, stdin);
   }
 }

@@ -2,8 +2,9 @@
 
 import type { CmdletSpec, NativeSpec } from '../powershell/commands.js';
 import { Interpreter, type Registry, type RunResult } from '../powershell/interpreter.js';
-import { firstSyntaxProblem, loadPowerShellParser } from '../powershell/parser.js';
+import { loadPowerShellParser } from '../powershell/parser.js';
 import { UTILITY_CMDLETS } from '../powershell/utility-cmdlets.js';
+import { ParseCache } from '../tree-sitter.js';
 import { FILE_CMDLETS } from './file-cmdlets.js';
 import { NETWORK_CMDLETS, NETWORK_NATIVES } from './network-cmdlets.js';
 import { PACKAGE_CMDLETS, PACKAGE_NATIVES } from './package-cmdlets.js';
@@ -68,7 +69,11 @@ export function splitWindowsCommandLine(line: string): string[] {
 export class WindowsShell {
   readonly #registry = registry();
 
-  private constructor(private readonly parser: Parser) {}
+  readonly #parsed: ParseCache;
+
+  private constructor(parser: Parser) {
+    this.#parsed = new ParseCache(parser);
+  }
 
   static async create(): Promise<WindowsShell> {
     return new WindowsShell(await loadPowerShellParser());
@@ -76,22 +81,16 @@ export class WindowsShell {
 
   /** Runs a PowerShell script as powershell.exe would; a syntax error is a ParserError, exit 1. */
   runScript(host: WindowsHost, script: string, stdin = ''): RunResult {
-    const tree = this.parser.parse(script);
-    if (!tree) throw new Error('tree-sitter returned no tree');
-    try {
-      const problem = firstSyntaxProblem(tree);
-      if (problem) {
-        const line = script.split(/\r?\n/)[problem.line - 1] ?? '';
-        return {
-          stdout: '',
-          stderr: `At line:${problem.line} char:${problem.col}\r\n+ ${line}\r\n${problem.token ? `Unexpected token '${problem.token}' in expression or statement.` : 'Missing expression or closing token.'}\r\n    + CategoryInfo          : ParserError: (:) [], ParentContainsErrorRecordException\r\n    + FullyQualifiedErrorId : UnexpectedToken\r\n`,
-          exitCode: 1,
-        };
-      }
-      return new Interpreter(host, this.#registry, { stdin, env: { ...ENV, COMPUTERNAME: host.state.hostname } }).run(tree, script);
-    } finally {
-      tree.delete();
+    const { tree, problem } = this.#parsed.parse(script);
+    if (problem) {
+      const line = script.split(/\r?\n/)[problem.line - 1] ?? '';
+      return {
+        stdout: '',
+        stderr: `At line:${problem.line} char:${problem.col}\r\n+ ${line}\r\n${problem.token ? `Unexpected token '${problem.token}' in expression or statement.` : 'Missing expression or closing token.'}\r\n    + CategoryInfo          : ParserError: (:) [], ParentContainsErrorRecordException\r\n    + FullyQualifiedErrorId : UnexpectedToken\r\n`,
+        exitCode: 1,
+      };
     }
+    return new Interpreter(host, this.#registry, { stdin, env: { ...ENV, COMPUTERNAME: host.state.hostname } }).run(tree, script);
   }
 
   /** The command an SSH client asked for, as cmd.exe (Windows OpenSSH's default shell) would run it. */
