@@ -1,12 +1,67 @@
-// `npm run bench`: runs every benchmark built so far, prints one line per figure, writes bench-results/*.json.
+// `npm run bench`: every benchmark, one summary line per figure, bench-results/<name>.json each.
+// GC_BENCH_ONLY=name[,name] runs some; GC_BENCH_SCALE_NODES sets the scale benchmark's size.
 
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { runInventoryParse } from './inventory-parse.js';
+import { runNoopVsAnsible } from './noop-vs-ansible.js';
+import { runScale } from './scale.js';
+import { runWebhookLatency } from './webhook-latency.js';
 
 mkdirSync('bench-results', { recursive: true });
+const only = process.env.GC_BENCH_ONLY?.split(',');
+const wanted = (name: string) => !only || only.includes(name);
+const save = (name: string, result: unknown) => writeFileSync(`bench-results/${name}.json`, `${JSON.stringify(result, null, 2)}\n`);
+const ms = (v: number) => `${v.toFixed(1)} ms`;
 
-const parse = runInventoryParse();
-console.log(
-  `inventory-parse: ${parse.nodes} nodes (${(parse.bytes / 1024 / 1024).toFixed(2)} MiB) -> DesiredState: median ${parse.medianMs.toFixed(1)} ms, p90 ${parse.p90Ms.toFixed(1)} ms over ${parse.runs} runs`,
-);
-writeFileSync('bench-results/inventory-parse.json', `${JSON.stringify(parse, null, 2)}\n`);
+if (wanted('inventory-parse')) {
+  const r = runInventoryParse();
+  console.log(
+    `inventory-parse: ${r.nodes} nodes (${(r.bytes / 1048576).toFixed(2)} MiB): median ${ms(r.medianMs)}, p90 ${ms(r.p90Ms)} over ${r.runs} runs`,
+  );
+  save('inventory-parse', r);
+}
+
+if (wanted('webhook-latency')) {
+  const r = await runWebhookLatency(200);
+  console.log(
+    `webhook-latency: ${r.rounds} signed pushes, webhook -> first command on the node: p50 ${ms(r.p50Ms)}, p99 ${ms(r.p99Ms)}, max ${ms(r.maxMs)}`,
+  );
+  console.log(`webhook-latency: commands on the other nodes meanwhile: ${r.otherNodesCommands}`);
+  save('webhook-latency', r);
+}
+
+if (wanted('scale')) {
+  const r = await runScale(Number(process.env.GC_BENCH_SCALE_NODES ?? 1000));
+  console.log(
+    `scale: ${r.nodes} simulated nodes (${r.windows} Windows), ${r.latencyMsPerCommand} ms per command: converged in ${r.convergeSeconds.toFixed(1)} s (${r.commands} commands)`,
+  );
+  console.log(`scale: peak RSS ${r.peakRssMiB} MiB (${r.rssPerNodeKiB} KiB per node), event-loop delay p99 ${ms(r.eventLoopDelayP99Ms)}`);
+  console.log(`scale: GET /api/nodes median ${ms(r.apiNodesMedianMs)} (${(r.apiNodesBytes / 1024).toFixed(0)} KiB)`);
+  console.log(
+    `scale: one node changed: parse ${ms(r.oneNodeParseMs)}, revision -> its first command ${ms(r.revisionToFirstCommandMs)}, commands on other nodes ${r.otherNodesCommands}`,
+  );
+  save('scale', r);
+}
+
+if (wanted('noop-vs-ansible')) {
+  const root = process.getuid?.() === 0;
+  let ansible = false;
+  try {
+    execFileSync('ansible-playbook', ['--version'], { stdio: 'ignore' });
+    ansible = true;
+  } catch {}
+  if (!root || !ansible) {
+    console.log(
+      `noop-vs-ansible: skipped: needs ${root ? '' : 'root (the lab) '}${ansible ? '' : 'ansible-core (apt-get install ansible-core)'}`,
+    );
+  } else {
+    const r = await runNoopVsAnsible(20, 5);
+    console.log(`noop-vs-ansible: ${r.hosts} converged Linux hosts over SSH, ${r.pairs.length} alternating pairs`);
+    console.log(
+      `noop-vs-ansible: groundcrew median ${ms(r.medianGroundcrewMs)} (CPU ${ms(r.medianGroundcrewCpuMs)}), ansible-playbook median ${ms(r.medianAnsibleMs)} (CPU ${ms(r.medianAnsibleCpuMs)}): ${r.medianRatio.toFixed(1)}x`,
+    );
+    console.log(`first-converge: groundcrew from scratch on the same ${r.hosts} hosts: ${ms(r.firstConvergeMs)} (no Ansible peer yet)`);
+    save('noop-vs-ansible', r);
+  }
+}

@@ -36,6 +36,22 @@ export function sizeProblem(path: string, bytes: number): Diagnostic | undefined
   return { file: path, line: 1, col: 1, severity: 'error', message: `${path} is ${mib(bytes)}; the limit is ${mib(MAX_FILE_BYTES)}` };
 }
 
+/**
+ * Parsed files by path and text: a commit that bumps one node's version leaves instances.yaml as it was,
+ * and on a 10,000-node inventory its YAML parse is most of a revision's cost. A YamlSource is only read.
+ */
+const recent = new Map<string, YamlSource>();
+
+function parsed(file: SourceText): YamlSource {
+  const key = `${file.path}\0${file.text}`;
+  const hit = recent.get(key);
+  if (hit) return hit;
+  const src = new YamlSource(file.path, file.text);
+  recent.set(key, src);
+  if (recent.size > 16) recent.delete(recent.keys().next().value as string);
+  return src;
+}
+
 /** Parses a file, or reports why it cannot be read at all (too big, or YAML syntax). */
 function open(file: SourceText, diags: Diagnostic[]): YamlSource | undefined {
   const tooBig = sizeProblem(file.path, file.bytes ?? Buffer.byteLength(file.text));
@@ -43,7 +59,7 @@ function open(file: SourceText, diags: Diagnostic[]): YamlSource | undefined {
     diags.push(tooBig);
     return undefined;
   }
-  const src = new YamlSource(file.path, file.text);
+  const src = parsed(file);
   const syntax = src.syntaxErrors();
   diags.push(...syntax);
   if (syntax.length > 0) return undefined;

@@ -8,7 +8,7 @@ import { Limiter } from '../dataplane/limiter.js';
 import type { DesiredState, NodeSpec } from '../inventory/desired-state.js';
 import { gatesFor } from '../inventory/phases.js';
 import { linuxDeconfigure } from '../roles/linux/deconfigure.js';
-import { applyPhase, type PhaseOutcome } from '../roles/phase.js';
+import { type Phase, type PhaseOutcome, testPhases } from '../roles/phase.js';
 import { windowsDeconfigure } from '../roles/windows/deconfigure.js';
 import { type Limits, nodeMachine, type RunPhaseInput } from '../state-machines/node-machine.js';
 import { ReconcilerError } from './errors.js';
@@ -165,26 +165,24 @@ export class Reconciler {
         const spec = this.#specs.get(name);
         if (!entry || !spec) return { node: name, phases: [], error: 'not in the revision in force' };
         const plan = planNode(revision.state, spec);
-        const phases: ObservedPlan['phases'] = [];
-        for (const phaseName of plan.names) {
-          const phase = plan.phases.get(phaseName);
-          if (!phase) continue;
-          await this.#workers.acquire();
-          try {
-            const outcome = await applyPhase(entry.runtime.exec, phase, { dryRun: true });
-            const differing = outcome.resources.filter((r) => r.status !== 'ok');
-            phases.push({
-              phase: phaseName,
+        const ordered = plan.names.map((p) => plan.phases.get(p)).filter((p): p is Phase => p !== undefined);
+        await this.#workers.acquire();
+        try {
+          const tests = await testPhases(entry.runtime.exec, ordered);
+          const phases = tests.map((t) => {
+            const differing = [...t.results].filter(([, r]) => !r.inDesiredState);
+            return {
+              phase: t.phase,
               wouldRun: differing.length > 0,
-              resources: differing.map((r) => ({ resource: r.resource, differing: r.before.differingProperties })),
-            });
-          } catch (err) {
-            phases.push({ phase: phaseName, wouldRun: true, resources: [], error: (err as Error).message });
-          } finally {
-            this.#workers.release();
-          }
+              resources: differing.map(([resource, r]) => ({ resource, differing: r.differingProperties })),
+            };
+          });
+          return { node: name, phases };
+        } catch (err) {
+          return { node: name, phases: [], error: `cannot read the node: ${(err as Error).message}` };
+        } finally {
+          this.#workers.release();
         }
-        return { node: name, phases };
       }),
     );
   }

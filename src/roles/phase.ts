@@ -4,7 +4,7 @@ import type { Executor } from '../dataplane/executor.js';
 import { GroundcrewError } from '../errors.js';
 import { RoleError } from './errors.js';
 import { gatherFacts } from './facts.js';
-import type { Facts, Resource, TestResult } from './resource.js';
+import type { FactQuery, Facts, Resource, TestResult } from './resource.js';
 
 export interface Phase {
   name: string;
@@ -70,6 +70,38 @@ export async function testPhase(
     { label: phase.name, ...(opts.signal ? { signal: opts.signal } : {}), ...(secrets[0] !== undefined ? { stdin: secrets[0] } : {}) },
   );
   return { facts, results: new Map(phase.resources.map((r) => [r.name, r.test(facts)])) };
+}
+
+export interface PhaseTest {
+  phase: string;
+  inDesiredState: boolean;
+  results: Map<string, TestResult>;
+}
+
+/**
+ * Every phase tested against one read of the node (all their facts in one command): the cheapest way to
+ * ask "is this node still right?" (a no-op re-verify, `plan` against observed facts). Changes nothing.
+ * Fact queries with one id must be the same query; secrets are sent as in testPhase (at most one).
+ */
+export async function testPhases(exec: Executor, phases: Phase[], opts: PhaseOptions = {}): Promise<PhaseTest[]> {
+  const queries = new Map<string, FactQuery>();
+  for (const r of phases.flatMap((p) => p.resources))
+    for (const q of r.facts) {
+      const seen = queries.get(q.id);
+      if (seen && (seen.ps !== q.ps || seen.sh !== q.sh)) throw new Error(`fact ${q.id} is asked two different ways`);
+      queries.set(q.id, q);
+    }
+  const secrets = [...new Set(phases.flatMap((p) => p.resources.map((r) => r.factsStdin)).filter((v): v is string => v !== undefined))];
+  if (secrets.length > 1) throw new Error('only one resource may send a secret with its facts');
+  const facts = await gatherFacts(exec, [...queries.values()], {
+    label: phases.map((p) => p.name).join('+'),
+    ...(opts.signal ? { signal: opts.signal } : {}),
+    ...(secrets[0] !== undefined ? { stdin: secrets[0] } : {}),
+  });
+  return phases.map((p) => {
+    const results = new Map(p.resources.map((r) => [r.name, r.test(facts)]));
+    return { phase: p.name, inDesiredState: [...results.values()].every((t) => t.inDesiredState), results };
+  });
 }
 
 /**

@@ -3,7 +3,7 @@
 // force-push is followed (reset to the remote), and said so in the log.
 
 import { existsSync } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import { type SimpleGit, simpleGit } from 'simple-git';
@@ -114,6 +114,16 @@ export class GitSource implements Source {
     await this.#running;
   }
 
+  /** Off the hot path: a head that does not descend from the previous one was force-pushed; say so. */
+  async #noteForcePush(from: string, to: string): Promise<void> {
+    const forward = await this.#git
+      ?.raw(['merge-base', '--is-ancestor', from, to])
+      .then(() => true)
+      .catch(() => false);
+    if (forward === false)
+      this.options.log.warn({ from, to }, `${this.options.branch} was force-pushed: following the remote (reset to ${to.slice(0, 12)})`);
+  }
+
   #schedule(): void {
     if (this.#stopped) return;
     // Jitter: a fleet of daemons polling one server should not do it in step.
@@ -134,22 +144,20 @@ export class GitSource implements Source {
       log.warn({ err, trigger }, `fetch of ${branch} failed; staying on ${this.#head?.slice(0, 12) ?? 'nothing yet'}`);
       return;
     }
-    const sha = (await git.revparse([`refs/remotes/origin/${branch}`])).trim();
+    // The hot path of a webhook: fetch, then the checkout and the subject side by side; the ref that fetch
+    // just wrote is read as a file (git rev-parse when it was packed).
+    const ref = `refs/remotes/origin/${branch}`;
+    const sha = (await readFile(join(this.options.checkout, '.git', ref), 'utf8').catch(() => git.revparse([ref]))).trim();
     if (sha === this.#head) return;
-    if (this.#head) {
-      const forward = await git
-        .raw(['merge-base', '--is-ancestor', this.#head, sha])
-        .then(() => true)
-        .catch(() => false);
-      if (!forward)
-        log.warn({ from: this.#head, to: sha }, `${branch} was force-pushed: following the remote (reset to ${sha.slice(0, 12)})`);
-    }
-    await git.raw(['checkout', '--force', '--detach', sha]);
-    await git.raw(['clean', '-ffdx']);
-    const subject = (await git.raw(['log', '-1', '--format=%s', sha])).trim();
+    const previous = this.#head;
+    const [, subject] = await Promise.all([
+      git.raw(['checkout', '--force', '--detach', sha]),
+      git.raw(['log', '-1', '--format=%s', sha]).then((s) => s.trim()),
+    ]);
     this.#head = sha;
     const dir = this.options.path && this.options.path !== '.' ? join(this.options.checkout, this.options.path) : this.options.checkout;
     log.info({ sha, trigger, subject }, 'new head');
+    if (previous) void this.#noteForcePush(previous, sha);
     await this.options.onCandidate({ sha, dir, subject, trigger });
   }
 }

@@ -7,7 +7,7 @@ import { WindowsHost } from '../../../src/dataplane/sim/windows/windows-host.js'
 import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
 import { nodeActors } from '../../../src/reconciler/node-actors.js';
 import { linuxPhases } from '../../../src/roles/linux/phases.js';
-import type { Phase } from '../../../src/roles/phase.js';
+import { type Phase, testPhases } from '../../../src/roles/phase.js';
 import { windowsPhases } from '../../../src/roles/windows/phases.js';
 import { nodeMachine } from '../../../src/state-machines/node-machine.js';
 import { linuxComputeInput, windowsInput } from '../../support/inputs.js';
@@ -62,6 +62,28 @@ describe('a node converged by its machine', () => {
     expect(host.state.journal.slice(journal)).toEqual([]);
     expect(exec.stats.reboots).toBe(0);
     actor.stop();
+  });
+
+  it('testPhases: every phase of a converged node tested in one command; a drifted phase is named', async () => {
+    const host = LinuxHost.fresh('compute-l9');
+    const exec = new SimExecutor({ host, shells });
+    const input = linuxComputeInput({ node: 'compute-l9' });
+    const actor = drive(exec, linuxPhases(input), ['prereqs', 'openstack', 'vrouter', 'verified']);
+    await waitFor(actor, (s) => s.matches('verified'), { timeout: 10_000 });
+    actor.stop();
+    const commands = exec.stats.commands;
+    const tests = await testPhases(exec, linuxPhases(input));
+    expect(exec.stats.commands - commands).toBe(1);
+    expect(tests.map((t) => [t.phase, t.inDesiredState])).toEqual([
+      ['prereqs', true],
+      ['openstack', true],
+      ['vrouter', true],
+      ['verified', true],
+    ]);
+    host.fs.remove('/etc/contrail/common_vrouter.env', false);
+    const drifted = await testPhases(exec, linuxPhases(input));
+    expect(drifted.filter((t) => !t.inDesiredState).map((t) => t.phase)).toEqual(['vrouter']);
+    expect(drifted.find((t) => t.phase === 'vrouter')?.results.get('env/common_vrouter')?.inDesiredState).toBe(false);
   });
 
   it('a host that never comes back from its reboot ends unreachable, with the reason', async () => {

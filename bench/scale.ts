@@ -1,0 +1,143 @@
+// Many simulated nodes in one process: converge time with per-command latency, peak RSS, event-loop delay,
+// /api/nodes over real HTTP, then a commit that changes one node: revision to that node's first command,
+// and proof by counts that no other node did any work.
+
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import pino from 'pino';
+import { SimCluster } from '../src/cli/sim-cluster.js';
+import { SimShells } from '../src/dataplane/sim-executor.js';
+import { parseInventory } from '../src/inventory/parse-inventory.js';
+import { Reconciler } from '../src/reconciler/reconciler.js';
+import { StatusStore } from '../src/reconciler/status-store.js';
+import { buildServer } from '../src/server/app.js';
+import { Metrics } from '../src/server/metrics.js';
+import { bigInventory } from './inventory-parse.js';
+import { median } from './stats.js';
+
+export interface ScaleResult {
+  nodes: number;
+  windows: number;
+  latencyMsPerCommand: number;
+  convergeSeconds: number;
+  commands: number;
+  peakRssMiB: number;
+  rssPerNodeKiB: number;
+  eventLoopDelayP99Ms: number;
+  apiNodesMedianMs: number;
+  apiNodesBytes: number;
+  oneNodeParseMs: number;
+  revisionToFirstCommandMs: number;
+  otherNodesCommands: number;
+}
+
+export async function runScale(nodes: number, latencyMs = 5): Promise<ScaleResult> {
+  const text = bigInventory(nodes - 1);
+  const parse = (version?: string) => {
+    const result = parseInventory({
+      instances: { path: 'instances.yaml', text },
+      nodeFiles: version ? [{ path: 'nodes/node-1.yaml', text: `versions:\n  contrail: "${version}"\n` }] : [],
+      repoFile: { path: 'groundcrew.yaml', text: 'rollout:\n  maxUnavailable: "100%"\n' },
+    });
+    if (!result.ok) throw new Error(`benchmark inventory is invalid: ${result.errors[0]?.message}`);
+    return result.state;
+  };
+  const baseline = process.memoryUsage().rss;
+  const state = parse();
+  const sim = new SimCluster({ shells: await SimShells.create(), rebootMs: 500, latencyMs });
+  const status = new StatusStore();
+  const reconciler = new Reconciler({
+    status,
+    access: (spec) => ({ exec: sim.executor(spec), poll: { initialMs: 200, maxMs: 1000 } }),
+    limits: { settleMs: 100 },
+    concurrency: 64,
+  });
+  const server = buildServer({
+    status,
+    metrics: new Metrics(status),
+    log: pino({ level: 'silent' }),
+    branch: 'main',
+    fetchNow: async () => undefined,
+    reconcile: (n) => reconciler.request(n),
+    plan: (n) => reconciler.plan(n),
+    hookSecrets: {},
+    loopbackOnly: true,
+    errorHelp: new Map(),
+    ready: () => true,
+  });
+  await server.listen({ host: '127.0.0.1', port: 0 });
+  const address = server.server.address();
+  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/api/nodes`;
+
+  let peak = 0;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 100);
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
+  try {
+    const started = performance.now();
+    const settled = reconciler.settled();
+    reconciler.apply({ sha: 'r1', state });
+    await settled;
+    const convergeSeconds = (performance.now() - started) / 1000;
+    delay.disable();
+    const states = new Set(status.list().map((n) => n.state));
+    if (states.size !== 1 || !states.has('verified')) throw new Error(`not all verified: ${[...states].join(', ')}`);
+    let commands = 0;
+    for (const e of sim.executors.values()) commands += e.stats.commands;
+
+    const apiTimes: number[] = [];
+    let apiNodesBytes = 0;
+    for (let i = 0; i < 15; i++) {
+      const t = performance.now();
+      const body = await (await fetch(url)).text();
+      apiTimes.push(performance.now() - t);
+      apiNodesBytes = body.length;
+    }
+
+    // One commit: node-1's version bump. Revision (parsed) → its first command; nobody else works.
+    const parseStarted = performance.now();
+    const next = parse('5.0.2');
+    const oneNodeParseMs = performance.now() - parseStarted;
+    const target = sim.executors.get('node-1');
+    if (!target) throw new Error('no node-1');
+    const before = new Map([...sim.executors].map(([n, e]) => [n, e.stats.commands]));
+    const run = target.run.bind(target);
+    let first: ((at: number) => void) | undefined;
+    target.run = (...args) => {
+      first?.(performance.now());
+      first = undefined;
+      return run(...args);
+    };
+    const reached = new Promise<number>((resolve) => {
+      first = resolve;
+    });
+    const done = reconciler.settled();
+    const revisionAt = performance.now();
+    reconciler.apply({ sha: 'r2', state: next });
+    const revisionToFirstCommandMs = (await reached) - revisionAt;
+    await done;
+    let otherNodesCommands = 0;
+    for (const [n, e] of sim.executors) if (n !== 'node-1') otherNodesCommands += e.stats.commands - (before.get(n) ?? 0);
+
+    return {
+      nodes,
+      windows: state.nodes.filter((n) => n.os === 'windows').length,
+      latencyMsPerCommand: latencyMs,
+      convergeSeconds,
+      commands,
+      peakRssMiB: Math.round(peak / 1048576),
+      rssPerNodeKiB: Math.round((peak - baseline) / 1024 / nodes),
+      eventLoopDelayP99Ms: delay.percentile(99) / 1e6,
+      apiNodesMedianMs: median(apiTimes),
+      apiNodesBytes,
+      oneNodeParseMs,
+      revisionToFirstCommandMs,
+      otherNodesCommands,
+    };
+  } finally {
+    clearInterval(sampler);
+    await server.close();
+    await reconciler.stop();
+  }
+}

@@ -1,0 +1,98 @@
+// Webhook received → first command on the affected node: the daemon (in this process) follows a real bare
+// repo; each round commits a version change for one node, pushes, sends a signed generic webhook and times
+// the request until that node's executor receives its first command. Rounds wait for the cluster to settle.
+
+import { execFileSync } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import pino from 'pino';
+import { startDaemon } from '../src/cli/daemon.js';
+import { DaemonConfigSchema } from '../src/cli/daemon-config.js';
+import { percentile } from './stats.js';
+
+export interface WebhookLatencyResult {
+  rounds: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  /** Commands other nodes received during the rounds: a change to one node must not touch the others. */
+  otherNodesCommands: number;
+}
+
+export async function runWebhookLatency(rounds = 200): Promise<WebhookLatencyResult> {
+  const root = join(import.meta.dirname, '..');
+  const dir = mkdtempSync(join(tmpdir(), 'gc-bench-hook-'));
+  const origin = join(dir, 'origin.git');
+  const work = join(dir, 'work');
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@groundcrew.invalid', ...args], { cwd: work, encoding: 'utf8' });
+  execFileSync('git', ['init', '-q', '--bare', '--initial-branch=main', origin]);
+  cpSync(join(root, 'inventory-repo-example'), work, { recursive: true });
+  git('init', '-q', '--initial-branch=main');
+  git('remote', 'add', 'origin', origin);
+  git('add', '.');
+  git('commit', '-qm', 'example');
+  git('push', '-q', 'origin', 'main');
+  writeFileSync(join(dir, 'secret'), 'bench-secret');
+  const config = DaemonConfigSchema.parse({
+    source: { url: origin, pollInterval: '1h' },
+    stateDir: join(dir, 'state'),
+    listen: '127.0.0.1:0',
+    webhooks: { generic: { secretFile: join(dir, 'secret') } },
+    transport: 'sim',
+    sim: { rebootSeconds: 0.1, latencyMs: 0 },
+    reboot: { timeout: '30s', settle: '50ms', poll: '50ms' },
+    resyncInterval: '1h',
+  });
+  const daemon = await startDaemon(config, { log: pino({ level: 'silent' }), errorsDoc: join(root, 'docs', 'errors.md') });
+  try {
+    await daemon.reconciler.settled();
+    const target = 'compute-l1';
+    const exec = daemon.sim?.executors.get(target);
+    if (!exec) throw new Error('no simulated executor for the target node');
+    let firstCommand: ((at: number) => void) | undefined;
+    const run = exec.run.bind(exec);
+    exec.run = (...args) => {
+      firstCommand?.(performance.now());
+      firstCommand = undefined;
+      return run(...args);
+    };
+    const others = () =>
+      [...(daemon.sim?.executors.entries() ?? [])].filter(([n]) => n !== target).reduce((sum, [, e]) => sum + e.stats.commands, 0);
+    const othersBefore = others();
+    const latencies: number[] = [];
+    for (let i = 0; i < rounds; i++) {
+      writeFileSync(join(work, 'nodes', `${target}.yaml`), `versions:\n  contrail: "${i % 2 === 0 ? '5.0.2' : '5.0.1'}"\n`);
+      git('commit', '-qam', `round ${i}`);
+      git('push', '-q', 'origin', 'main');
+      const body = JSON.stringify({ ref: 'refs/heads/main', round: i });
+      const signature = `sha256=${createHmac('sha256', 'bench-secret').update(body).digest('hex')}`;
+      const started = performance.now();
+      const reached = new Promise<number>((resolve) => {
+        firstCommand = resolve;
+      });
+      const res = await fetch(`${daemon.url}/hooks/generic`, {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/json', 'x-signature': signature, 'x-delivery-id': `round-${i}` },
+      });
+      if (res.status !== 202) throw new Error(`webhook answered ${res.status}`);
+      latencies.push((await reached) - started);
+      await daemon.reconciler.settled();
+    }
+    const sorted = [...latencies].sort((a, b) => a - b);
+    return {
+      rounds,
+      p50Ms: percentile(sorted, 0.5),
+      p99Ms: percentile(sorted, 0.99),
+      maxMs: sorted.at(-1) ?? Number.NaN,
+      otherNodesCommands: others() - othersBefore,
+    };
+  } finally {
+    await daemon.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
