@@ -32,7 +32,7 @@ if (wanted('webhook-latency')) {
 }
 
 if (wanted('scale')) {
-  const r = await runScale(Number(process.env.GC_BENCH_SCALE_NODES ?? 1000));
+  const r = await runScale(Number(process.env.GC_BENCH_SCALE_NODES ?? 10_000));
   console.log(
     `scale: ${r.nodes} simulated nodes (${r.windows} Windows), ${r.latencyMsPerCommand} ms per command: converged in ${r.convergeSeconds.toFixed(1)} s (${r.commands} commands)`,
   );

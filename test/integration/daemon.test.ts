@@ -189,7 +189,7 @@ describe('the daemon with a real Git remote and webhooks', () => {
       errors?: string[];
     }[];
     expect(revisions[0]).toMatchObject({ sha: bad, accepted: false });
-    const line = original.split('\n').findIndex((l) => l === '      win_cnm_plugin:') + 1;
+    const line = original.split('\n').indexOf('      win_cnm_plugin:') + 1;
     expect(revisions[0]?.errors?.[0]).toMatch(new RegExp(`^instances\\.yaml:${line}:\\d+: .*"win_cnm_plugn"`));
     expect(daemon.status.current()?.sha).toBe(good);
     await new Promise((resolve) => setTimeout(resolve, 300));
