@@ -11,6 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { HostKeyStore } from '../src/dataplane/host-keys.js';
 import { Limiter } from '../src/dataplane/limiter.js';
 import { SshExecutor } from '../src/dataplane/ssh-executor.js';
+import type { DesiredState } from '../src/inventory/desired-state.js';
 import { parseInventory } from '../src/inventory/parse-inventory.js';
 import { convergeCluster } from '../src/reconciler/converge.js';
 import { planNode } from '../src/reconciler/role-inputs.js';
@@ -39,7 +40,7 @@ export interface NoopResult {
 }
 
 /** ansible-playbook, with its CPU time (and its children's: the ssh processes) from getrusage. */
-function ansible(dir: string): Promise<{ ms: number; cpuMs: number }> {
+export function ansible(dir: string, playbookName = 'verify.yml', extra: string[] = []): Promise<{ ms: number; cpuMs: number }> {
   const started = performance.now();
   const wrapper =
     'import resource, subprocess, sys\n' +
@@ -48,11 +49,11 @@ function ansible(dir: string): Promise<{ ms: number; cpuMs: number }> {
     'sys.stdout.write(r.stdout[-3000:])\n' +
     'print("CPU", (u.ru_utime + u.ru_stime) * 1000)\n' +
     'sys.exit(r.returncode)\n';
-  const playbook = join(import.meta.dirname, 'ansible', 'verify.yml');
+  const playbook = join(import.meta.dirname, 'ansible', playbookName);
   return new Promise((resolve, reject) =>
     execFile(
       'python3',
-      ['-c', wrapper, 'ansible-playbook', '-i', join(dir, 'hosts.ini'), playbook],
+      ['-c', wrapper, 'ansible-playbook', '-i', join(dir, 'hosts.ini'), ...extra, playbook],
       { env: { ...process.env, ANSIBLE_CONFIG: join(import.meta.dirname, 'ansible', 'ansible.cfg'), HOME: dir }, maxBuffer: 1 << 24 },
       (err, stdout) => {
         if (err) return reject(new Error(`ansible-playbook failed:\n${stdout}`));
@@ -62,40 +63,64 @@ function ansible(dir: string): Promise<{ ms: number; cpuMs: number }> {
   );
 }
 
-export async function runNoopVsAnsible(hosts = 20, pairs = 5): Promise<NoopResult> {
+/** A lab of `hosts` fresh Linux computes, its desired state, and an SSH executor per host. */
+export async function computeLab(hosts: number) {
   const names = Array.from({ length: hosts }, (_, i) => `compute-${i + 1}`);
   const lab = await Lab.start({ hosts: names.map((name) => ({ name, os: 'linux' as const })) });
-  const dir = mkdtempSync(join(tmpdir(), 'gc-bench-ansible-'));
+  const text = [
+    'provider_config:',
+    '  bms: { ssh_user: root }',
+    'instances:',
+    ...names.flatMap((n) => [`  ${n}:`, '    provider: bms', `    ip: ${lab.host(n).address}`, '    roles: { vrouter: }']),
+    'global_configuration: { CONTAINER_REGISTRY: opencontrailnightly }',
+    'contrail_configuration:',
+    '  CONTRAIL_VERSION: "5.0.1"',
+    '  CONTROLLER_NODES: 192.0.2.10',
+    '  PHYSICAL_INTERFACE: eth0',
+    '',
+  ].join('\n');
+  const parsed = parseInventory({ instances: { path: 'instances.yaml', text }, nodeFiles: [] });
+  if (!parsed.ok) throw new Error(`benchmark inventory: ${parsed.errors[0]?.message}`);
+  const state = { ...parsed.state, rollout: { ...parsed.state.rollout, maxUnavailable: '100%' } };
+  const connections = new Limiter(hosts * 2);
+  const hostKeys = new HostKeyStore(null);
   const executors = new Map<string, SshExecutor>();
+  for (const n of names) {
+    const host = lab.host(n);
+    executors.set(
+      n,
+      new SshExecutor({
+        target: { os: 'linux', host: host.address, username: 'root', privateKeyPath: lab.privateKey },
+        hostKeys,
+        connections,
+      }),
+    );
+  }
+  const close = async () => {
+    for (const e of executors.values()) await e.close();
+    await lab.stop();
+  };
+  return { lab, names, state, executors, close };
+}
+
+/** Every phase of every node tested in one read per node; throws when one is not in its desired state. */
+export async function verifyAll(state: DesiredState, executors: Map<string, SshExecutor>): Promise<void> {
+  await Promise.all(
+    state.nodes.map(async (node) => {
+      // One read of the node for every phase's test: nothing changed, one command per host.
+      const plan = planNode(state, node);
+      const phases = plan.names.map((p) => plan.phases.get(p)).filter((p): p is Phase => p !== undefined);
+      const tests = await testPhases(executors.get(node.name) as SshExecutor, phases);
+      const off = tests.filter((t) => !t.inDesiredState).map((t) => t.phase);
+      if (off.length > 0) throw new Error(`${node.name}: ${off.join(', ')} not in the desired state`);
+    }),
+  );
+}
+
+export async function runNoopVsAnsible(hosts = 20, pairs = 5): Promise<NoopResult> {
+  const { lab, names, state, executors, close } = await computeLab(hosts);
+  const dir = mkdtempSync(join(tmpdir(), 'gc-bench-ansible-'));
   try {
-    const text = [
-      'provider_config:',
-      '  bms: { ssh_user: root }',
-      'instances:',
-      ...names.flatMap((n) => [`  ${n}:`, '    provider: bms', `    ip: ${lab.host(n).address}`, '    roles: { vrouter: }']),
-      'global_configuration: { CONTAINER_REGISTRY: opencontrailnightly }',
-      'contrail_configuration:',
-      '  CONTRAIL_VERSION: "5.0.1"',
-      '  CONTROLLER_NODES: 192.0.2.10',
-      '  PHYSICAL_INTERFACE: eth0',
-      '',
-    ].join('\n');
-    const parsed = parseInventory({ instances: { path: 'instances.yaml', text }, nodeFiles: [] });
-    if (!parsed.ok) throw new Error(`benchmark inventory: ${parsed.errors[0]?.message}`);
-    const state = { ...parsed.state, rollout: { ...parsed.state.rollout, maxUnavailable: '100%' } };
-    const connections = new Limiter(hosts * 2);
-    const hostKeys = new HostKeyStore(null);
-    for (const n of names) {
-      const host = lab.host(n);
-      executors.set(
-        n,
-        new SshExecutor({
-          target: { os: 'linux', host: host.address, username: 'root', privateKeyPath: lab.privateKey },
-          hostKeys,
-          connections,
-        }),
-      );
-    }
     const convergeStarted = performance.now();
     const reports = await convergeCluster(state, (n) => ({ exec: executors.get(n) as SshExecutor }), {
       revision: 'bench',
@@ -125,16 +150,7 @@ export async function runNoopVsAnsible(hosts = 20, pairs = 5): Promise<NoopResul
     const groundcrew = async () => {
       const cpu = process.cpuUsage();
       const started = performance.now();
-      await Promise.all(
-        state.nodes.map(async (node) => {
-          // One read of the node for every phase's test: nothing changed, one command per host.
-          const plan = planNode(state, node);
-          const phases = plan.names.map((p) => plan.phases.get(p)).filter((p): p is Phase => p !== undefined);
-          const tests = await testPhases(executors.get(node.name) as SshExecutor, phases);
-          const off = tests.filter((t) => !t.inDesiredState).map((t) => t.phase);
-          if (off.length > 0) throw new Error(`${node.name}: ${off.join(', ')} not in the desired state`);
-        }),
-      );
+      await verifyAll(state, executors);
       const used = process.cpuUsage(cpu);
       return { ms: performance.now() - started, cpuMs: (used.user + used.system) / 1000 };
     };
@@ -159,8 +175,7 @@ export async function runNoopVsAnsible(hosts = 20, pairs = 5): Promise<NoopResul
       medianAnsibleCpuMs: median(results.map((r) => r.ansibleCpuMs)),
     };
   } finally {
-    for (const e of executors.values()) await e.close();
-    await lab.stop();
+    await close();
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -3,6 +3,7 @@
 
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { runFirstConverge } from './first-converge.js';
 import { runInventoryParse } from './inventory-parse.js';
 import { runNoopVsAnsible } from './noop-vs-ansible.js';
 import { runScale } from './scale.js';
@@ -44,7 +45,7 @@ if (wanted('scale')) {
   save('scale', r);
 }
 
-if (wanted('noop-vs-ansible')) {
+if (wanted('noop-vs-ansible') || wanted('first-converge')) {
   const root = process.getuid?.() === 0;
   let ansible = false;
   try {
@@ -53,15 +54,24 @@ if (wanted('noop-vs-ansible')) {
   } catch {}
   if (!root || !ansible) {
     console.log(
-      `noop-vs-ansible: skipped: needs ${root ? '' : 'root (the lab) '}${ansible ? '' : 'ansible-core (apt-get install ansible-core)'}`,
+      `noop-vs-ansible, first-converge: skipped: need ${root ? '' : 'root (the lab) '}${ansible ? '' : 'ansible-core (apt-get install ansible-core)'}`,
     );
   } else {
-    const r = await runNoopVsAnsible(20, 5);
-    console.log(`noop-vs-ansible: ${r.hosts} converged Linux hosts over SSH, ${r.pairs.length} alternating pairs`);
-    console.log(
-      `noop-vs-ansible: groundcrew median ${ms(r.medianGroundcrewMs)} (CPU ${ms(r.medianGroundcrewCpuMs)}), ansible-playbook median ${ms(r.medianAnsibleMs)} (CPU ${ms(r.medianAnsibleCpuMs)}): ${r.medianRatio.toFixed(1)}x`,
-    );
-    console.log(`first-converge: groundcrew from scratch on the same ${r.hosts} hosts: ${ms(r.firstConvergeMs)} (no Ansible peer yet)`);
-    save('noop-vs-ansible', r);
+    if (wanted('noop-vs-ansible')) {
+      const r = await runNoopVsAnsible(20, 5);
+      console.log(`noop-vs-ansible: ${r.hosts} converged Linux hosts over SSH, ${r.pairs.length} alternating pairs`);
+      console.log(
+        `noop-vs-ansible: groundcrew median ${ms(r.medianGroundcrewMs)} (CPU ${ms(r.medianGroundcrewCpuMs)}), ansible-playbook median ${ms(r.medianAnsibleMs)} (CPU ${ms(r.medianAnsibleCpuMs)}): ${r.medianRatio.toFixed(1)}x`,
+      );
+      save('noop-vs-ansible', r);
+    }
+    if (wanted('first-converge')) {
+      const f = await runFirstConverge(20, 3);
+      console.log(`first-converge: ${f.hosts} fresh Linux hosts, ${f.pairs.length} alternating pairs, each on fresh hosts`);
+      console.log(
+        `first-converge: groundcrew median ${ms(f.medianGroundcrewMs)}, ansible-playbook median ${ms(f.medianAnsibleMs)}: ${f.medianRatio.toFixed(1)}x`,
+      );
+      save('first-converge', f);
+    }
   }
 }

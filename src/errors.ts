@@ -16,3 +16,16 @@ export class GroundcrewError extends Error {
     this.retryable = options.retryable ?? false;
   }
 }
+
+/** A folder's codes: what each means (docs/errors.md says the same) and whether a retry can help. */
+export type CodeTable = Record<string, { retryable: boolean; meaning: string }>;
+
+/** The error class of a folder: its codes decide `retryable`, so a call site names only the code. */
+export function errorClass<T extends CodeTable>(name: string, codes: T) {
+  return class extends GroundcrewError {
+    constructor(code: keyof T & string, message: string, cause?: unknown) {
+      super(code, message, { retryable: (codes[code] as T[keyof T]).retryable, cause });
+      this.name = name;
+    }
+  };
+}

@@ -144,7 +144,7 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       }
       status.recordRevision({ sha: candidate.sha, subject: candidate.subject, accepted: false, errors: result.errors });
       log.error(
-        { revision: candidate.sha, errors: result.errors },
+        { revision: candidate.sha, code: 'GC_REVISION_REJECTED', errors: result.errors },
         `revision ${candidate.sha.slice(0, 12)} rejected; nodes stay on the last good revision`,
       );
       return;

@@ -1,6 +1,6 @@
 // Error codes of node access: see docs/errors.md. `retryable` says whether backing off and trying again can help.
 
-import { GroundcrewError } from '../errors.js';
+import { errorClass } from '../errors.js';
 
 export const DATAPLANE_CODES = {
   GC_SSH_CONNECT: { retryable: true, meaning: 'the node did not accept a TCP or SSH connection (down, rebooting, unreachable)' },
@@ -16,9 +16,4 @@ export const DATAPLANE_CODES = {
 
 export type DataplaneCode = keyof typeof DATAPLANE_CODES;
 
-export class DataplaneError extends GroundcrewError {
-  constructor(code: DataplaneCode, message: string, cause?: unknown) {
-    super(code, message, { retryable: DATAPLANE_CODES[code].retryable, cause });
-    this.name = 'DataplaneError';
-  }
-}
+export class DataplaneError extends errorClass('DataplaneError', DATAPLANE_CODES) {}

@@ -1,6 +1,6 @@
 // Error codes of the reconciler: see docs/errors.md.
 
-import { GroundcrewError } from '../errors.js';
+import { errorClass } from '../errors.js';
 
 export const RECONCILER_CODES = {
   GC_GATE_CLOSED: { retryable: true, meaning: 'a phase waits for another node (the Keystone host) to be verified' },
@@ -10,9 +10,4 @@ export const RECONCILER_CODES = {
 
 export type ReconcilerCode = keyof typeof RECONCILER_CODES;
 
-export class ReconcilerError extends GroundcrewError {
-  constructor(code: ReconcilerCode, message: string, cause?: unknown) {
-    super(code, message, { retryable: RECONCILER_CODES[code].retryable, cause });
-    this.name = 'ReconcilerError';
-  }
-}
+export class ReconcilerError extends errorClass('ReconcilerError', RECONCILER_CODES) {}

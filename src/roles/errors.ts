@@ -1,6 +1,6 @@
 // Error codes of the roles: see docs/errors.md.
 
-import { GroundcrewError } from '../errors.js';
+import { errorClass } from '../errors.js';
 
 export const ROLE_CODES = {
   GC_MSI_FAILED: { retryable: false, meaning: 'an MSI install or uninstall failed (1603 and others); the log tail says why' },
@@ -15,9 +15,4 @@ export const ROLE_CODES = {
 
 export type RoleCode = keyof typeof ROLE_CODES;
 
-export class RoleError extends GroundcrewError {
-  constructor(code: RoleCode, message: string, cause?: unknown) {
-    super(code, message, { retryable: ROLE_CODES[code].retryable, cause });
-    this.name = 'RoleError';
-  }
-}
+export class RoleError extends errorClass('RoleError', ROLE_CODES) {}

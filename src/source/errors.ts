@@ -1,6 +1,6 @@
 // Error codes of the sources (Git, local path, webhooks): see docs/errors.md.
 
-import { GroundcrewError } from '../errors.js';
+import { errorClass } from '../errors.js';
 
 export const SOURCE_CODES = {
   GC_GIT_FETCH: { retryable: true, meaning: 'the Git remote could not be cloned or fetched' },
@@ -9,9 +9,4 @@ export const SOURCE_CODES = {
 
 export type SourceCode = keyof typeof SOURCE_CODES;
 
-export class SourceError extends GroundcrewError {
-  constructor(code: SourceCode, message: string, cause?: unknown) {
-    super(code, message, { retryable: SOURCE_CODES[code].retryable, cause });
-    this.name = 'SourceError';
-  }
-}
+export class SourceError extends errorClass('SourceError', SOURCE_CODES) {}
