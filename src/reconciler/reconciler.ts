@@ -8,23 +8,18 @@ import { Limiter } from '../dataplane/limiter.js';
 import type { DesiredState, NodeSpec } from '../inventory/desired-state.js';
 import { gatesFor } from '../inventory/phases.js';
 import { linuxDeconfigure } from '../roles/linux/deconfigure.js';
-import { type Phase, type PhaseOutcome, testPhases } from '../roles/phase.js';
+import type { PhaseOutcome } from '../roles/phase.js';
 import { windowsDeconfigure } from '../roles/windows/deconfigure.js';
 import { type Limits, nodeMachine, type RunPhaseInput } from '../state-machines/node-machine.js';
 import { ReconcilerError } from './errors.js';
 import { type NodeRuntime, nodeActors } from './node-actors.js';
 import { observedVersions } from './observed.js';
+import { type ObservedPlan, observePlan } from './observed-plan.js';
 import { planDigest, planNode } from './role-inputs.js';
 import { Rollout } from './rollout.js';
 import type { SnapshotStore } from './snapshot-store.js';
 import type { StatusStore } from './status-store.js';
 import { budgetOf, WorkQueue } from './work-queue.js';
-
-export interface ObservedPlan {
-  node: string;
-  phases: { phase: string; wouldRun: boolean; resources: { resource: string; differing: string[] }[]; error?: string }[];
-  error?: string;
-}
 
 export interface Revision {
   sha: string;
@@ -164,22 +159,9 @@ export class Reconciler {
         const entry = this.#entries.get(name);
         const spec = this.#specs.get(name);
         if (!entry || !spec) return { node: name, phases: [], error: 'not in the revision in force' };
-        const plan = planNode(revision.state, spec);
-        const ordered = plan.names.map((p) => plan.phases.get(p)).filter((p): p is Phase => p !== undefined);
         await this.#workers.acquire();
         try {
-          const tests = await testPhases(entry.runtime.exec, ordered);
-          const phases = tests.map((t) => {
-            const differing = [...t.results].filter(([, r]) => !r.inDesiredState);
-            return {
-              phase: t.phase,
-              wouldRun: differing.length > 0,
-              resources: differing.map(([resource, r]) => ({ resource, differing: r.differingProperties })),
-            };
-          });
-          return { node: name, phases };
-        } catch (err) {
-          return { node: name, phases: [], error: `cannot read the node: ${(err as Error).message}` };
+          return await observePlan(revision.state, spec, entry.runtime.exec);
         } finally {
           this.#workers.release();
         }

@@ -1,0 +1,34 @@
+// What a pass would do on a node now: every phase tested against one read of its facts, nothing changed.
+
+import type { Executor } from '../dataplane/executor.js';
+import type { DesiredState, NodeSpec } from '../inventory/desired-state.js';
+import { type Phase, testPhases } from '../roles/phase.js';
+import { planNode } from './role-inputs.js';
+
+export interface ObservedPlan {
+  node: string;
+  phases: { phase: string; wouldRun: boolean; resources: { resource: string; differing: string[] }[]; error?: string }[];
+  error?: string;
+}
+
+/** Phases after one that differs may read facts that are not there yet: they show as differing too. */
+export async function observePlan(state: DesiredState, spec: NodeSpec, exec: Executor): Promise<ObservedPlan> {
+  const plan = planNode(state, spec);
+  const ordered = plan.names.map((p) => plan.phases.get(p)).filter((p): p is Phase => p !== undefined);
+  try {
+    const tests = await testPhases(exec, ordered);
+    return {
+      node: spec.name,
+      phases: tests.map((t) => {
+        const differing = [...t.results].filter(([, r]) => !r.inDesiredState);
+        return {
+          phase: t.phase,
+          wouldRun: differing.length > 0,
+          resources: differing.map(([resource, r]) => ({ resource, differing: r.differingProperties })),
+        };
+      }),
+    };
+  } catch (err) {
+    return { node: spec.name, phases: [], error: `cannot read the node: ${(err as Error).message}` };
+  }
+}
