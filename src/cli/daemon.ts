@@ -78,17 +78,21 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
 
   // How each node is reached: over SSH (the credentials of instances.yaml, overridden by the daemon's),
   // or on a simulated host (`transport: sim`, globally or per node) to rehearse a change.
-  const sim = new SimCluster({
-    shells: await SimShells.create(),
-    rebootMs: config.sim.rebootSeconds * 1000,
-    latencyMs: config.sim.latencyMs,
-    dir: join(config.stateDir, 'sim-hosts'),
-  });
+  // The simulator's grammars load only when some node is simulated: an SSH-only daemon starts without them.
+  const simulated = config.transport === 'sim' || Object.values(config.nodes).some((n) => n.transport === 'sim');
+  const sim = simulated
+    ? new SimCluster({
+        shells: await SimShells.create(),
+        rebootMs: config.sim.rebootSeconds * 1000,
+        latencyMs: config.sim.latencyMs,
+        dir: join(config.stateDir, 'sim-hosts'),
+      })
+    : undefined;
   const hostKeys = new HostKeyStore(join(config.stateDir, 'known-hosts.json'));
   const connections = new Limiter(config.ssh.maxConnections);
   const access = (spec: NodeSpec): NodeAccess => {
     const transport = config.nodes[spec.name]?.transport ?? config.transport;
-    if (transport === 'sim') return { exec: new TimedExecutor(sim.executor(spec), metrics), poll: { initialMs: 200, maxMs: 1000 } };
+    if (transport === 'sim' && sim) return { exec: new TimedExecutor(sim.executor(spec), metrics), poll: { initialMs: 200, maxMs: 1000 } };
     const windows = spec.os === 'windows';
     const user = (windows ? config.ssh.windowsUser : undefined) ?? config.ssh.user ?? spec.credentials.user;
     const key = (windows ? config.ssh.windowsKeyFile : undefined) ?? config.ssh.keyFile ?? spec.credentials.privateKeyFile;
@@ -211,7 +215,7 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     status,
     reconciler,
     source,
-    sim,
+    ...(sim ? { sim } : {}),
     async stop() {
       if (watchdog) clearInterval(watchdog);
       deps.notifier?.notify('STOPPING=1');

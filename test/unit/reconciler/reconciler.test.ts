@@ -56,6 +56,28 @@ function cluster(state: DesiredState) {
   return { executors, status, reconciler, host };
 }
 
+/** The example, converged at r1 on fresh simulated hosts. */
+async function converged(r: ReturnType<typeof repo>) {
+  const c = cluster(await r.load());
+  const state = await r.load();
+  const done = c.reconciler.settled();
+  c.reconciler.apply({ sha: 'r1', state });
+  await done;
+  return { r, ...c };
+}
+
+/** Resolves when `check` holds after a status change. */
+function whenStatus(status: StatusStore, check: () => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    const listener = () => {
+      if (!check()) return;
+      status.off('change', listener);
+      resolve();
+    };
+    status.on('change', listener);
+  });
+}
+
 /** The most nodes that ever held the disruption budget at once, and how many disruptions there were. */
 function disruptions(status: StatusStore): { max: number; count: number } {
   const records = status
@@ -111,11 +133,7 @@ describe('the reconciler on the simulated example cluster', () => {
   }, 60_000);
 
   it('halts a bad version after the failure budget: untouched nodes keep the old one; a revert heals', async () => {
-    const r = repo();
-    const { status, reconciler, host } = cluster(await r.load());
-    const first = reconciler.settled();
-    reconciler.apply({ sha: 'r1', state: await r.load() });
-    await first;
+    const { r, status, reconciler, host } = await converged(repo());
 
     for (const w of WINDOWS) {
       host(w).state.faults.failVersions = ['5.1.0'];
@@ -123,17 +141,9 @@ describe('the reconciler on the simulated example cluster', () => {
     }
     reconciler.apply({ sha: 'bad', state: await r.load() });
     // One node fails on the bad build; the other two wait in front of their vRouter install.
-    await new Promise<void>((resolve) => {
-      const check = () => {
-        const nodes = WINDOWS.map((w) => status.get(w));
-        const stalled = nodes.filter((n) => n?.state === 'stalled');
-        const held = nodes.filter((n) => n?.waiting?.includes('halted'));
-        if (stalled.length === 1 && held.length === 2) {
-          status.off('change', check);
-          resolve();
-        }
-      };
-      status.on('change', check);
+    await whenStatus(status, () => {
+      const nodes = WINDOWS.map((w) => status.get(w));
+      return nodes.filter((n) => n?.state === 'stalled').length === 1 && nodes.filter((n) => n?.waiting?.includes('halted')).length === 2;
     });
     const failed = WINDOWS.filter((w) => status.get(w)?.state === 'stalled');
     const held = WINDOWS.filter((w) => !failed.includes(w));
@@ -175,16 +185,8 @@ describe('the reconciler on the simulated example cluster', () => {
     const finished = (w: string) => status.reports(w).length;
     const before = { one: finished('win-compute-1'), two: finished('win-compute-2') };
     reconciler.resync();
-    await new Promise<void>((resolve) => {
-      const check = () => {
-        const done = (w: string, n: number) => status.reports(w).length > n && status.reports(w).at(-1)?.finishedAt;
-        if (done('win-compute-1', before.one) && done('win-compute-2', before.two)) {
-          status.off('change', check);
-          resolve();
-        }
-      };
-      status.on('change', check);
-    });
+    const done = (w: string, n: number) => status.reports(w).length > n && status.reports(w).at(-1)?.finishedAt !== undefined;
+    await whenStatus(status, () => done('win-compute-1', before.one) && done('win-compute-2', before.two));
     const fixed = status.reports('win-compute-1').at(-1);
     expect(fixed).toMatchObject({ revision: 'r1', corrective: true, result: 'verified' });
     expect(
@@ -203,11 +205,7 @@ describe('the reconciler on the simulated example cluster', () => {
   }, 60_000);
 
   it('a node removed from the inventory is orphaned by default, and deconfigured when the policy says so', async () => {
-    const r = repo();
-    const { status, reconciler, host } = cluster(await r.load());
-    const first = reconciler.settled();
-    reconciler.apply({ sha: 'r1', state: await r.load() });
-    await first;
+    const { r, status, reconciler, host } = await converged(repo());
 
     const instances = join(r.dir, 'instances.yaml');
     const original = readFileSync(instances, 'utf8');
@@ -230,10 +228,7 @@ describe('the reconciler on the simulated example cluster', () => {
     rmSync(join(r.dir, 'nodes', 'win-compute-2.yaml'));
     writeFileSync(join(r.dir, 'groundcrew.yaml'), 'rollout:\n  removalPolicy: deconfigure\n');
     reconciler.apply({ sha: 'r3', state: await r.load() });
-    await new Promise<void>((resolve) => {
-      const check = () => status.get('win-compute-2')?.state === 'removed' && resolve();
-      status.on('change', check);
-    });
+    await whenStatus(status, () => status.get('win-compute-2')?.state === 'removed');
     const h = host('win-compute-2');
     expect(Object.values(h.state.products).map((p) => p.name)).toEqual([]);
     expect(h.state.services['contrail-vrouter-agent']).toBeUndefined();
