@@ -23,10 +23,12 @@ function freshHost(node: NodeSpec): LinuxHost | WindowsHost {
   if (node.os === 'windows') {
     // A host on the signed vRouter stands for one prepared by hand: features in, nothing to reboot for.
     const signed = usesSignedVrouter(node);
+    // A Kubernetes worker stands for a host given containerd when it was provisioned (groundcrew checks, never installs it).
     return WindowsHost.fresh({
       hostname: node.name,
       catalog: { signedVrouter: signed },
       ...(signed ? { features: ['Containers', 'Hyper-V'] } : {}),
+      containerd: node.roles.includes('k8s_node'),
     });
   }
   // A node with the config role stands for a Contrail control plane deployed outside groundcrew.

@@ -26,6 +26,12 @@ export interface DesiredVersion {
 
 export type DesiredVersions = { contrail: DesiredVersion } & Partial<Record<Exclude<VersionComponent, 'contrail'>, DesiredVersion>>;
 
+/** A host port forwarded to `to` (`address:port` inside the node's per_host_subnet). */
+export interface PublishedPort {
+  port: number;
+  to: string;
+}
+
 export interface KeystoneTarget {
   address: string;
   /** The inventory node that hosts Keystone, when it is one of ours: computes wait for it (a cross-node gate). */
@@ -50,6 +56,7 @@ export interface NodeSpec {
   mode: Mode;
   paused: boolean;
   labels: Readonly<Record<string, string>>;
+  publishedPorts: readonly PublishedPort[];
   credentials: Credentials;
   /** Set when the node needs Keystone (AUTH_MODE keystone, or an OpenStack compute). */
   keystone?: KeystoneTarget;

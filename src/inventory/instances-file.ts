@@ -165,6 +165,7 @@ function readInstance(shared: Shared, name: string, raw: unknown): NodeSpec | un
     mode: nodeFile?.mode ?? shared.ctx.repo.defaultMode,
     paused: nodeFile?.paused ?? false,
     labels: nodeFile?.labels ?? {},
+    publishedPorts: nodeFile?.publishedPorts ?? [],
     credentials: credentials(os, setting),
     hostsKeystone: roles.some((r) => KEYSTONE_ROLES.has(r)),
   };

@@ -1,7 +1,7 @@
 // nodes/<name>.yaml: one node's pinned versions, mode, pause switch, labels and overrides.
 
 import { readConfigMap } from './configuration.js';
-import type { ConfigValue } from './desired-state.js';
+import type { ConfigValue, PublishedPort } from './desired-state.js';
 import type { Diagnostic } from './diagnostic.js';
 import { type Mode, NodeFileSchema, VERSION_COMPONENTS, type VersionComponent } from './schema.js';
 import { checkShape, rootMap } from './shape.js';
@@ -15,6 +15,9 @@ export interface NodeFileSettings {
   paused?: boolean;
   labels: Record<string, string>;
   overrides: Record<string, ConfigValue>;
+  publishedPorts: PublishedPort[];
+  /** An error at a path of this file: checks across nodes report where the operator has to look. */
+  diagnose(path: Path, message: string): Diagnostic;
 }
 
 function knownKeys(path: Path): readonly string[] {
@@ -29,7 +32,7 @@ export function nodeNameOf(file: string): string {
 }
 
 export function readNodeFile(src: YamlSource, diags: Diagnostic[]): NodeFileSettings | undefined {
-  const root = rootMap(src, diags, 'empty', 'a map with versions, mode, paused, labels or overrides');
+  const root = rootMap(src, diags, 'empty', 'a map with versions, mode, paused, labels, overrides or published_ports');
   const data = root && checkShape(src, NodeFileSchema, root, knownKeys, diags);
   if (!data) return undefined;
   const versions: NodeFileSettings['versions'] = {};
@@ -49,5 +52,7 @@ export function readNodeFile(src: YamlSource, diags: Diagnostic[]): NodeFileSett
     paused: data.paused,
     labels,
     overrides: readConfigMap(src, ['overrides'], data.overrides),
+    publishedPorts: data.published_ports ?? [],
+    diagnose: (path, message) => src.diagnostic(path, 'error', message),
   };
 }

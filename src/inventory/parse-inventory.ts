@@ -5,7 +5,9 @@ import type { DesiredState } from './desired-state.js';
 import { byLocation, type Diagnostic } from './diagnostic.js';
 import { didYouMean } from './did-you-mean.js';
 import { readInstances } from './instances-file.js';
+import { checkKubernetes } from './kubernetes.js';
 import { type NodeFileSettings, nodeNameOf, readNodeFile } from './node-file.js';
+import { checkOverlay } from './overlay.js';
 import { readRepoFile } from './repo-file.js';
 import { YamlSource } from './yaml-source.js';
 
@@ -88,6 +90,8 @@ export function parseInventory(files: InventoryFiles): InventoryResult {
   const instancesSrc = open(files.instances, diags);
   const nodes = instancesSrc ? readInstances(instancesSrc, { repo, nodeFiles }, diags) : [];
   if (instancesSrc) {
+    checkOverlay(nodes, nodeFiles, instancesSrc, diags);
+    checkKubernetes(nodes, { instances: instancesSrc, nodeFiles, repo }, diags);
     const names = new Set(Object.keys((instancesSrc.toJS() as { instances?: object } | null)?.instances ?? {}));
     for (const file of files.nodeFiles) {
       const name = nodeNameOf(file.path);

@@ -2,9 +2,20 @@
 
 import { configText } from './configuration.js';
 import type { NodeSpec } from './desired-state.js';
+import { SUBNET_LABEL } from './overlay.js';
 
-export const WINDOWS_PHASES = ['prereqs', 'testSigning', 'rebootWait', 'openstack', 'vrouter', 'driver', 'verified'] as const;
-export const LINUX_PHASES = ['prereqs', 'openstack', 'vrouter', 'verified'] as const;
+export const WINDOWS_PHASES = [
+  'prereqs',
+  'testSigning',
+  'rebootWait',
+  'overlay',
+  'openstack',
+  'vrouter',
+  'driver',
+  'kubelet',
+  'verified',
+] as const;
+export const LINUX_PHASES = ['prereqs', 'overlay', 'openstack', 'vrouter', 'verified'] as const;
 export type PhaseName = (typeof WINDOWS_PHASES)[number] | (typeof LINUX_PHASES)[number];
 
 export interface PlannedPhase {
@@ -39,6 +50,16 @@ function openstackReason(node: NodeSpec): string | undefined {
   return parts.length > 0 ? parts.join('; ') : undefined;
 }
 
+function overlayPhase(node: NodeSpec): PlannedPhase[] {
+  const subnet = node.labels[SUBNET_LABEL];
+  if (subnet === undefined) return [];
+  const how =
+    node.os === 'windows'
+      ? 'transparent network and gateway, IP routing, a route to each other subnet via its node, portproxy for published ports'
+      : 'bridge gc-overlay with the gateway, IP forwarding, a route to each other subnet via its node';
+  return [{ phase: 'overlay', reason: `${SUBNET_LABEL} ${subnet}: ${how}` }];
+}
+
 export function phasesFor(node: NodeSpec): PlannedPhase[] {
   return node.os === 'windows' ? windowsPhases(node) : linuxPhases(node);
 }
@@ -58,6 +79,7 @@ function windowsPhases(node: NodeSpec): PlannedPhase[] {
     });
   }
   phases.push({ phase: 'rebootWait', reason: 'taken only when a feature install or test signing asks for a reboot; both share one' });
+  phases.push(...overlayPhase(node));
   const openstack = openstackReason(node);
   if (openstack) phases.push({ phase: 'openstack', reason: openstack });
   const contrail = node.versions.contrail.version;
@@ -73,12 +95,24 @@ function windowsPhases(node: NodeSpec): PlannedPhase[] {
       reason: `role win_cnm_plugin: docker driver ${contrail}, then the agent (order Docker, driver, agent)`,
     });
   }
-  phases.push({ phase: 'verified', reason: 'services running, vRouter extension enabled, data-plane pipes present, versions as desired' });
+  const kubelet = node.roles.includes('k8s_node') ? node.versions.kubernetes?.version : undefined;
+  if (kubelet) {
+    phases.push({
+      phase: 'kubelet',
+      reason: `role k8s_node: containerd present, kubelet ${kubelet}, bootstrap kubeconfig and kubelet config, the kubelet service running`,
+    });
+  }
+  const runsContrail = node.roles.includes('vrouter') || node.roles.includes('win_cnm_plugin');
+  phases.push({
+    phase: 'verified',
+    reason: runsContrail ? 'services running, vRouter extension enabled, data-plane pipes present, versions as desired' : 'Docker running',
+  });
   return phases;
 }
 
 function linuxPhases(node: NodeSpec): PlannedPhase[] {
   const phases: PlannedPhase[] = [{ phase: 'prereqs', reason: 'docker and compose present, sysctls, /etc/contrail directories' }];
+  phases.push(...overlayPhase(node));
   const openstack = openstackReason(node);
   if (openstack) phases.push({ phase: 'openstack', reason: openstack });
   if (node.roles.includes('vrouter')) {

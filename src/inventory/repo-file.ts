@@ -12,6 +12,8 @@ export interface RepoSettings {
   defaultMode: Mode;
   rollout: RolloutPolicy;
   file?: string;
+  /** An error at a path of groundcrew.yaml, for checks made once every node is read. */
+  diagnose?(path: Path, message: string): Diagnostic;
 }
 
 export const DEFAULT_ROLLOUT: RolloutPolicy = { maxUnavailable: 1, failureBudget: 1, removalPolicy: 'orphan' };
@@ -29,6 +31,7 @@ export function readRepoFile(src: YamlSource | undefined, diags: Diagnostic[]): 
   const settings: RepoSettings = { defaultVersions: {}, defaultMode: 'autocorrect', rollout: { ...DEFAULT_ROLLOUT } };
   if (!src) return settings;
   settings.file = src.file;
+  settings.diagnose = (path, message) => src.diagnostic(path, 'error', message);
   const root = rootMap(src, diags, 'empty', 'a map with defaults and rollout');
   const data = root && checkShape(src, RepoFileSchema, root, knownKeys, diags);
   if (!data) return settings;

@@ -59,6 +59,8 @@ export const NodeFileSchema = z.strictObject({
   paused: z.boolean().optional(),
   labels: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
   overrides: ConfigMap.optional(),
+  /** Per-host-subnet overlay: host ports forwarded to an address in the node's subnet (netsh portproxy on Windows). */
+  published_ports: z.array(z.strictObject({ port: z.number().int().min(1).max(65535), to: z.string() })).optional(),
 });
 
 const Count = z.union([z.number().int().min(0), z.string().regex(/^\d+%$/, 'expected a count or a percentage like "25%"')]);

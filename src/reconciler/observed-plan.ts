@@ -3,7 +3,7 @@
 import type { Executor } from '../dataplane/executor.js';
 import type { DesiredState, NodeSpec } from '../inventory/desired-state.js';
 import { type Phase, testPhases } from '../roles/phase.js';
-import { planNode } from './role-inputs.js';
+import { planNode, type RoleEnvironment } from './role-inputs.js';
 
 export interface ObservedPlan {
   node: string;
@@ -12,8 +12,8 @@ export interface ObservedPlan {
 }
 
 /** Phases after one that differs may read facts that are not there yet: they show as differing too. */
-export async function observePlan(state: DesiredState, spec: NodeSpec, exec: Executor): Promise<ObservedPlan> {
-  const plan = planNode(state, spec);
+export async function observePlan(state: DesiredState, spec: NodeSpec, exec: Executor, env: RoleEnvironment = {}): Promise<ObservedPlan> {
+  const plan = planNode(state, spec, env);
   const ordered = plan.names.map((p) => plan.phases.get(p)).filter((p): p is Phase => p !== undefined);
   try {
     const tests = await testPhases(exec, ordered);

@@ -15,7 +15,7 @@ import { ReconcilerError } from './errors.js';
 import { type NodeRuntime, nodeActors } from './node-actors.js';
 import { observedVersions } from './observed.js';
 import { type ObservedPlan, observePlan } from './observed-plan.js';
-import { planDigest, planNode } from './role-inputs.js';
+import { planDigest, planNode, type RoleEnvironment } from './role-inputs.js';
 import { Rollout } from './rollout.js';
 import type { SnapshotStore } from './snapshot-store.js';
 import type { StatusStore } from './status-store.js';
@@ -39,6 +39,8 @@ export interface ReconcilerOptions {
   /** How often settled nodes are checked again (monitor, autocorrect; stalled nodes retry); 0: never. */
   resyncMs?: number;
   log?: Logger;
+  /** What roles need from the control host (kubelet.exe by version). */
+  roles?: RoleEnvironment;
 }
 
 type NodeActor = Actor<typeof nodeMachine>;
@@ -161,7 +163,7 @@ export class Reconciler {
         if (!entry || !spec) return { node: name, phases: [], error: 'not in the revision in force' };
         await this.#workers.acquire();
         try {
-          return await observePlan(revision.state, spec, entry.runtime.exec);
+          return await observePlan(revision.state, spec, entry.runtime.exec, this.options.roles);
         } finally {
           this.#workers.release();
         }
@@ -220,7 +222,7 @@ export class Reconciler {
       if (entry) this.#remove(entry, revision.state.rollout.removalPolicy);
       return;
     }
-    const digest = planDigest(revision.state, spec);
+    const digest = planDigest(revision.state, spec, this.options.roles);
     if (!entry) {
       this.#spawn(revision, spec, digest);
       this.#requested.delete(name);
@@ -241,7 +243,7 @@ export class Reconciler {
   }
 
   #reachDesired(entry: Entry, revision: Revision): void {
-    const plan = planNode(revision.state, entry.spec);
+    const plan = planNode(revision.state, entry.spec, this.options.roles);
     entry.runtime.phases = plan.phases;
     const { mode, paused } = entry.spec;
     entry.actor.send({ type: 'desired.changed', revision: entry.revision, phases: plan.names, mode, paused });
@@ -250,7 +252,7 @@ export class Reconciler {
   }
 
   #spawn(revision: Revision, spec: NodeSpec, digest: string): void {
-    const plan = planNode(revision.state, spec);
+    const plan = planNode(revision.state, spec, this.options.roles);
     const name = spec.name;
     const log = this.#log.child({ node: name });
     const runtime: NodeRuntime = {

@@ -10,6 +10,11 @@ export const ROLE_CODES = {
   GC_STILL_DIFFERENT: { retryable: false, meaning: 'a resource still differs after it was set' },
   GC_KEYSTONE_UNAVAILABLE: { retryable: true, meaning: 'Keystone does not answer from the node (not up yet, or unreachable)' },
   GC_KEYSTONE_AUTH: { retryable: false, meaning: 'Keystone refused the configured credentials' },
+  GC_RUNTIME_MISSING: { retryable: false, meaning: 'the container runtime the kubelet needs (containerd) is not installed on the node' },
+  GC_ARTIFACT_MISSING: {
+    retryable: false,
+    meaning: 'a file groundcrew copies to nodes (kubelet.exe of a version) is not on the control host',
+  },
   GC_CONFIG_API: { retryable: true, meaning: 'the Contrail config API did not accept the virtual router' },
 } as const;
 

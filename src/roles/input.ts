@@ -16,6 +16,36 @@ export interface ConfigApiInput {
   port?: number;
 }
 
+/** Per-host-subnet overlay of one node, as the planner computed it from every labelled node. */
+export interface OverlayInput {
+  subnet: string;
+  gateway: string;
+  prefixLength: number;
+  /** Peer subnets via their node's address; the service addresses via the gateway. */
+  routes: { prefix: string; via: string; kind: 'peer' | 'service' }[];
+  /** Host port -> pod address and port (Windows: netsh interface portproxy). */
+  ports: { port: number; toAddress: string; toPort: number }[];
+  /** Windows: the adapter the transparent network binds. */
+  adapter?: string;
+}
+
+/** The kubelet.exe groundcrew copies: found on the control host (hash and bytes) or where it was looked for. */
+export type KubeletBinary = { sha256: string; read: () => Promise<Buffer> } | { missing: string };
+
+export interface KubeletInput {
+  /** e.g. v1.29.4 */
+  version: string;
+  binary: KubeletBinary;
+  /** https://host:port of the API server (the k8s_master, or KUBERNETES_API_SERVER). */
+  apiServer: string;
+  /** The cluster CA, PEM (KUBERNETES_CA_DATA; from the daemon's secrets file). */
+  caData: string;
+  /** The bootstrap token (KUBERNETES_BOOTSTRAP_TOKEN; from the daemon's secrets file). */
+  bootstrapToken: string;
+  clusterDns: string;
+  clusterDomain: string;
+}
+
 export interface WindowsRoleInput {
   node: string;
   contrailVersion: string;
@@ -34,6 +64,11 @@ export interface WindowsRoleInput {
   configApi?: ConfigApiInput;
   /** The DLLs found in WINDOWS_DEBUG_DLLS_PATH on the control host, to copy into System32. */
   debugDlls?: { name: string; content: Buffer }[];
+  /** False when the node has neither vrouter nor win_cnm_plugin: verified then leaves the Contrail data plane out. */
+  contrail?: boolean;
+  overlay?: OverlayInput;
+  /** Role k8s_node. */
+  kubelet?: KubeletInput;
 }
 
 export interface LinuxRoleInput {
@@ -54,4 +89,5 @@ export interface LinuxRoleInput {
   keystone?: KeystoneInput;
   /** Keystone's admin password, on the node that hosts it (written to its env file through stdin). */
   keystoneAdminPassword?: string;
+  overlay?: OverlayInput;
 }

@@ -332,6 +332,8 @@ export class Lab {
     host.model.reboot();
     if (host.model instanceof LinuxHost) await writeFile(host.paths.bootId, `${host.model.state.bootId}\n`);
     await ipBatch(['link del vhost0', 'link del pkt0'], host.netns).catch(() => undefined);
+    // What a Linux boot loses: interfaces and routes made at run time (the overlay's bridge, proto 157 routes).
+    if (host.os === 'linux') await ipBatch(['route flush proto 157', 'link del gc-overlay'], host.netns).catch(() => undefined);
     await this.saveState(host);
     if (host.faults.neverReturnFromReboot) return;
     await new Promise((r) => setTimeout(r, this.rebootMs));

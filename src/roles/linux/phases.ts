@@ -8,6 +8,7 @@ import { change, type Phase } from '../phase.js';
 import { CHANGED, compare, type Resource } from '../resource.js';
 import { type ComposeService, composeFile, composeFileResource, composeUpResource } from './compose.js';
 import { fact, fileContent, fileFact } from './facts.js';
+import { linuxOverlay } from './overlay.js';
 import { parseIpLinks } from './parsers.js';
 
 export const ENV_FILE = '/etc/contrail/common_vrouter.env';
@@ -143,6 +144,7 @@ export function linuxPhases(input: LinuxRoleInput): Phase[] {
         directories(),
       ],
     },
+    ...(input.overlay ? [linuxOverlay(input.overlay)] : []),
   ];
   const openstack = openstackServices(input);
   const openstackResources: Resource[] = [];

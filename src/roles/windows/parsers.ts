@@ -34,3 +34,53 @@ export function isRebootPending(facts: {
     : typeof renames === 'string' && renames.trim() !== '';
   return facts.cbsRebootPending === true || hasRenames || facts.featureInstallPending === true;
 }
+
+export interface PortProxy {
+  listenAddress: string;
+  listenPort: number;
+  connectAddress: string;
+  connectPort: number;
+}
+
+/** `netsh interface portproxy show v4tov4`: rows of four columns under a dashed rule (nothing when empty). */
+export function parsePortProxies(lines: unknown): PortProxy[] {
+  const text = (Array.isArray(lines) ? lines : lines ? [lines] : []).map(String).join('\n');
+  const rows = text.split(/\r?\n/).filter((l) => /^\s*\d{1,3}(\.\d{1,3}){3}|^\s*\*\s/.test(l));
+  return rows.flatMap((row) => {
+    const [listenAddress, listenPort, connectAddress, connectPort] = row.trim().split(/\s+/);
+    if (!listenAddress || !connectAddress) return [];
+    return [{ listenAddress, listenPort: Number(listenPort), connectAddress, connectPort: Number(connectPort) }];
+  });
+}
+
+/** `sc.exe qc NAME`: the service's binary path, start type and dependencies (null when it does not exist). */
+export function parseScQc(lines: unknown): { binaryPath: string; startType: string; dependencies: string[] } | null {
+  const text = (Array.isArray(lines) ? lines : lines ? [lines] : []).map(String);
+  if (!text.some((l) => /QueryServiceConfig SUCCESS/.test(l))) return null;
+  const field = (name: string) => {
+    const at = text.findIndex((l) => new RegExp(`^\\s*${name}\\s*:`).test(l));
+    return at < 0 ? { value: '', at } : { value: (text[at] as string).replace(/^[^:]*:\s?/, '').trim(), at };
+  };
+  // Further dependencies follow on lines of their own, indented under the first.
+  const deps = field('DEPENDENCIES');
+  const dependencies = deps.value ? [deps.value] : [];
+  for (let i = deps.at + 1; deps.at >= 0 && i < text.length && /^\s+:\s*\S/.test(text[i] as string); i++)
+    dependencies.push((text[i] as string).replace(/^\s+:\s*/, '').trim());
+  return {
+    binaryPath: field('BINARY_PATH_NAME').value,
+    startType: field('START_TYPE').value.split(/\s+/).pop() ?? '',
+    dependencies,
+  };
+}
+
+/** `sc.exe qfailure NAME`: the failure actions as sc.exe's own `actions=` syntax (`restart/10000/...`). */
+export function parseScFailure(lines: unknown): { resetSeconds: number; actions: string } | null {
+  const text = (Array.isArray(lines) ? lines : lines ? [lines] : []).map(String);
+  if (!text.some((l) => /QueryServiceConfig2 SUCCESS/.test(l))) return null;
+  const reset = text.map((l) => /RESET_PERIOD.*:\s*(\d+)/.exec(l)?.[1]).find(Boolean);
+  const actions = text
+    .map((l) => /(RESTART|REBOOT|RUN PROCESS) -- Delay = (\d+) milliseconds/.exec(l))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => `${(m[1] as string).split(' ')[0]?.toLowerCase()}/${m[2]}`);
+  return { resetSeconds: Number(reset ?? 0), actions: actions.join('/') };
+}

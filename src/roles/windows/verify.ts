@@ -27,6 +27,15 @@ function check(name: string, facts: Resource['facts'], test: Resource['test']): 
 }
 
 export function windowsVerify(input: WindowsRoleInput): Phase {
+  if (input.contrail === false) {
+    // A node without Contrail roles (a Kubernetes worker, an overlay host): Docker is what prereqs left.
+    const docker = check(
+      'services',
+      [{ id: 'verify.docker', ps: "(Get-Service -Name 'docker' -ErrorAction SilentlyContinue).Status.ToString()" }],
+      (facts) => compare({ docker: [facts.get('verify.docker'), 'Running'] }),
+    );
+    return { name: 'verified', resources: [docker] };
+  }
   const resources: Resource[] = [
     check(
       'services',

@@ -29,6 +29,8 @@ export interface CmdletContext {
   /** A non-terminating error: honours -ErrorAction and $ErrorActionPreference. */
   error(err: PsError): void;
   readonly stdin: string;
+  /** The name the command was invoked by, as written (`C:\\k\\kubelet.exe` for a native run by its path). */
+  readonly command?: string;
 }
 
 export type BoundArgs = Record<string, unknown>;

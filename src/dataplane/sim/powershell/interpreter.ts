@@ -394,6 +394,7 @@ export class Interpreter<H> {
   #context(source: string, args: Record<string, unknown>): CmdletContext {
     return {
       stdin: this.options.stdin ?? '',
+      command: source,
       error: (err: PsError) => {
         const action = (args.ErrorAction as string | undefined) ?? this.#preference();
         const error = err.source ? err : new PsError(err.message, err.errorId, err.category, source);
@@ -603,6 +604,13 @@ export class Interpreter<H> {
           'DirectoryNotFoundException',
           'NotSpecified',
         );
+      return null;
+    }
+    if (call === 'io.file::writealltext') {
+      const write = (this.host as { writeText?: (path: string, text: string) => string | undefined }).writeText;
+      const problem = write ? write.call(this.host, toText(args[0]), toText(args[1])) : 'not supported on this host';
+      if (problem)
+        throw new PsTerminatingError(`Exception calling "WriteAllText" with "2" argument(s): "${problem}"`, 'IOException', 'NotSpecified');
       return null;
     }
     throw this.#unsupported(type);

@@ -137,6 +137,11 @@ const removeItem: Spec = {
   supportsShouldProcess: true,
   run(host, args, _input, ctx) {
     for (const path of args.Path as string[]) {
+      const locked = host.inUse(path);
+      if (locked) {
+        ctx.error(new PsError(`Cannot remove item ${path}: ${locked}`, 'RemoveFileSystemItemIOError', 'WriteError'));
+        continue;
+      }
       const result = host.fs.remove(path, Boolean(args.Recurse));
       if (result === 'missing') ctx.error(pathNotFound(path, 'Remove-Item'));
       else if (result === 'not-empty')
@@ -183,6 +188,40 @@ const copyItem: Spec = {
   },
 };
 
+/** Move-Item of a file; -Force replaces the destination, which Windows refuses while a running service holds it. */
+const moveItem: Spec = {
+  name: 'Move-Item',
+  params: {
+    Path: { type: 'string', position: 0, aliases: ['LiteralPath'] },
+    Destination: { type: 'string', position: 1 },
+    Force: { type: 'switch' },
+  },
+  supportsShouldProcess: true,
+  run(host, args, _input, ctx) {
+    const [source, destination] = [toText(args.Path), toText(args.Destination)];
+    const content = host.fs.read(source);
+    if (content === undefined) {
+      ctx.error(pathNotFound(source, 'Move-Item'));
+      return [];
+    }
+    const problem =
+      host.inUse(source) ??
+      host.inUse(destination) ??
+      (host.fs.isFile(destination) && !args.Force ? 'Cannot create a file when that file already exists.' : undefined);
+    if (problem) {
+      ctx.error(new PsError(problem, 'MoveFileInfoItemIOError,Microsoft.PowerShell.Commands.MoveItemCommand', 'WriteError'));
+      return [];
+    }
+    if (!host.fs.write(destination, content)) {
+      ctx.error(new PsError(`Could not find a part of the path '${destination}'.`, 'MoveFileInfoItemIOError', 'WriteError'));
+      return [];
+    }
+    host.fs.remove(source, false);
+    host.record(`move ${source} ${destination}`);
+    return [];
+  },
+};
+
 const getChildItem: Spec = {
   name: 'Get-ChildItem',
   params: { Path: { type: 'string[]', position: 0, aliases: ['LiteralPath'] }, Filter: { type: 'string' } },
@@ -219,4 +258,4 @@ const getFileHash: Spec = {
   },
 };
 
-export const FILE_CMDLETS: Spec[] = [newItem, setContent, getContent, removeItem, copyItem, getChildItem, getFileHash];
+export const FILE_CMDLETS: Spec[] = [newItem, setContent, getContent, removeItem, copyItem, moveItem, getChildItem, getFileHash];

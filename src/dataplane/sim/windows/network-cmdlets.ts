@@ -4,14 +4,22 @@ import { type CmdletSpec, type NativeResult, type NativeSpec, obj } from '../pow
 import { PsError } from '../powershell/errors.js';
 import { PsObject, toText } from '../powershell/values.js';
 import { msiContent, testCertificate } from './msi.js';
-import { AGENT_PORT, DOCKER_EXE, VHOST_ADAPTER, VIF_EXE, VROUTER_EXTENSION, type WindowsHost } from './windows-host.js';
+import { AGENT_PORT, DOCKER_EXE, productCode, VHOST_ADAPTER, VIF_EXE, VROUTER_EXTENSION, type WindowsHost } from './windows-host.js';
 
 type Spec = CmdletSpec<WindowsHost>;
 
 const getHnsNetwork: Spec = {
   name: 'Get-HnsNetwork',
   params: {},
-  run: (host) => host.state.hnsNetworks.map((n) => obj({ Name: n.name, Type: n.type, Id: n.id })),
+  run: (host) =>
+    host.state.hnsNetworks.map((n) =>
+      obj({
+        Name: n.name,
+        Type: n.type,
+        Id: n.id,
+        Subnets: (n.subnets ?? []).map((s) => obj({ AddressPrefix: s.addressPrefix, GatewayAddress: s.gatewayAddress })),
+      }),
+    ),
 };
 
 const removeHnsNetwork: Spec = {
@@ -21,9 +29,10 @@ const removeHnsNetwork: Spec = {
     const items = args.InputObject !== undefined ? [args.InputObject] : input;
     for (const item of items) {
       const id = item instanceof PsObject ? toText(item.get('Id')) : toText(item);
-      const before = host.state.hnsNetworks.length;
-      host.state.hnsNetworks = host.state.hnsNetworks.filter((n) => n.id !== id);
-      if (host.state.hnsNetworks.length < before) host.record(`remove-hns-network ${id}`);
+      const gone = host.state.hnsNetworks.find((n) => n.id === id);
+      if (!gone) continue;
+      removeNetwork(host, gone.name);
+      host.record(`remove-hns-network ${id}`);
     }
     return [];
   },
@@ -141,6 +150,59 @@ const getNetTCPConnection: Spec = {
   },
 };
 
+function removeNetwork(host: WindowsHost, name: string): void {
+  const gone = host.state.hnsNetworks.find((n) => n.name === name);
+  host.state.hnsNetworks = host.state.hnsNetworks.filter((n) => n !== gone);
+  if (gone?.type === 'Transparent') host.dropInterface(`vEthernet (${gone.name})`);
+}
+
+/** `docker network create -d transparent --subnet S --gateway G [-o ...interface=A] NAME` and `docker network rm NAME`. */
+function network(host: WindowsHost, args: string[]): NativeResult {
+  const [verb, ...rest] = args;
+  const value = (flag: string) => {
+    const at = rest.findIndex((a) => a === flag || a.startsWith(`${flag}=`));
+    if (at < 0) return undefined;
+    const arg = rest[at] as string;
+    return arg.includes('=') && arg.startsWith('--') ? arg.slice(arg.indexOf('=') + 1) : rest[at + 1];
+  };
+  const flags = new Set(['-d', '--driver', '--subnet', '--gateway', '-o', '--opt']);
+  const name = rest.filter((a, i) => !a.startsWith('-') && !flags.has(rest[i - 1] ?? '')).at(-1);
+  if (!name) return { stdout: '', stderr: `"docker network ${verb}" requires at least 1 argument.\r\n`, exitCode: 1 };
+  if (verb === 'rm') {
+    if (!host.state.hnsNetworks.some((n) => n.name === name))
+      return { stdout: '', stderr: `Error: No such network: ${name}\r\n`, exitCode: 1 };
+    removeNetwork(host, name);
+    host.record(`docker-network-rm ${name}`);
+    return { stdout: `${name}\r\n`, exitCode: 0 };
+  }
+  if (verb !== 'create')
+    return { stdout: '', stderr: `groundcrew sim: docker network ${verb} is outside the simulated subset\r\n`, exitCode: 1 };
+  const driver = value('-d') ?? value('--driver') ?? 'nat';
+  if (host.state.hnsNetworks.some((n) => n.name === name))
+    return { stdout: '', stderr: `Error response from daemon: network with name ${name} already exists\r\n`, exitCode: 1 };
+  if (driver !== 'transparent')
+    return { stdout: '', stderr: `groundcrew sim: docker network create -d ${driver} is outside the simulated subset\r\n`, exitCode: 1 };
+  const subnet = value('--subnet');
+  const gateway = value('--gateway');
+  const adapter = (value('-o') ?? value('--opt') ?? '').replace(/^com\.docker\.network\.windowsshim\.interface=/, '') || 'Ethernet0';
+  if (!host.adapters().some((a) => a.name.toLowerCase() === adapter.toLowerCase()))
+    return {
+      stdout: '',
+      stderr: `Error response from daemon: HNS failed with error : The network adapter ${adapter} was not found.\r\n`,
+      exitCode: 1,
+    };
+  const id = productCode(name, `${subnet}@${host.state.journal.length}`).slice(1, -1);
+  host.state.hnsNetworks.push({
+    name,
+    type: 'Transparent',
+    id,
+    adapter,
+    ...(subnet ? { subnets: [{ addressPrefix: subnet, gatewayAddress: gateway ?? '' }] } : {}),
+  });
+  host.record(`docker-network-create ${name} ${subnet ?? ''} ${gateway ?? ''}`);
+  return { stdout: `${id.toLowerCase()}\r\n`, exitCode: 0 };
+}
+
 const NOT_RUNNING =
   'error during connect: This error may indicate that the docker daemon is not running.: Get http://%2F%2F.%2Fpipe%2Fdocker_engine/v1.39/version: open //./pipe/docker_engine: The system cannot find the file specified.\r\n';
 
@@ -209,6 +271,8 @@ const docker: NativeSpec<WindowsHost> = {
           exitCode: 0,
         };
       }
+      case 'network':
+        return network(host, rest);
       case 'pull':
         return rest[0] ? pull(host, rest[0]) : { stdout: '', stderr: '"docker pull" requires exactly 1 argument.\r\n', exitCode: 1 };
       case 'images':

@@ -152,7 +152,62 @@ const newService: Spec = {
   },
 };
 
-/** sc.exe: `delete NAME` (Remove-Service does not exist in Windows PowerShell 5.1) and `query NAME`. */
+const SC_USAGE =
+  'DESCRIPTION:\r\n        Modifies a service entry in the registry and Service Database.\r\nUSAGE:\r\n        sc <server> config [service name] <option1> <option2>...\r\n';
+const SC_START: Record<string, StartType> = { auto: 'Automatic', demand: 'Manual', disabled: 'Disabled' };
+const SC_START_CODE: Record<StartType, string> = { Automatic: '2   AUTO_START', Manual: '3   DEMAND_START', Disabled: '4   DISABLED' };
+
+/** `key= value` pairs, sc.exe's syntax (the space after `=` is required); undefined when malformed. */
+function scOptions(args: string[]): Record<string, string> | undefined {
+  const out: Record<string, string> = {};
+  for (let i = 0; i < args.length; i += 2) {
+    const key = args[i] as string;
+    if (!key.endsWith('=') || args[i + 1] === undefined) return undefined;
+    out[key.slice(0, -1).toLowerCase()] = args[i + 1] as string;
+  }
+  return out;
+}
+
+function queryConfig(svc: ServiceState): string {
+  const [first, ...more] = svc.dependsOn;
+  return [
+    '[SC] QueryServiceConfig SUCCESS',
+    '',
+    `SERVICE_NAME: ${svc.name}`,
+    '        TYPE               : 10  WIN32_OWN_PROCESS',
+    `        START_TYPE         : ${SC_START_CODE[svc.startType]}`,
+    '        ERROR_CONTROL      : 1   NORMAL',
+    `        BINARY_PATH_NAME   : ${svc.binaryPath}`,
+    '        LOAD_ORDER_GROUP   :',
+    '        TAG                : 0',
+    `        DISPLAY_NAME       : ${svc.displayName}`,
+    `        DEPENDENCIES       : ${first ?? ''}`,
+    ...more.map((d) => `                           : ${d}`),
+    '        SERVICE_START_NAME : LocalSystem',
+    '',
+  ].join('\r\n');
+}
+
+function queryFailure(svc: ServiceState): string {
+  const steps = (svc.failure?.actions ?? '').split('/').filter(Boolean);
+  const actions: string[] = [];
+  for (let i = 0; i + 1 < steps.length; i += 2) {
+    const kind = { restart: 'RESTART', reboot: 'REBOOT', run: 'RUN PROCESS' }[steps[i] as string] ?? 'NONE';
+    actions.push(`${kind} -- Delay = ${steps[i + 1]} milliseconds.`);
+  }
+  return [
+    '[SC] QueryServiceConfig2 SUCCESS',
+    '',
+    `SERVICE_NAME: ${svc.name}`,
+    `        RESET_PERIOD (in seconds)    : ${svc.failure?.resetSeconds ?? 0}`,
+    '        REBOOT_MESSAGE               :',
+    '        COMMAND_LINE                 :',
+    ...actions.map((a, i) => (i === 0 ? `        FAILURE_ACTIONS              : ${a}` : `                                       ${a}`)),
+    '',
+  ].join('\r\n');
+}
+
+/** sc.exe: `delete`, `query`, `qc`, `qfailure`, `config` and `failure` (Remove-Service does not exist in Windows PowerShell 5.1). */
 const sc: NativeSpec<WindowsHost> = {
   names: ['sc', 'sc.exe'],
   run(host, argv) {
@@ -175,6 +230,31 @@ const sc: NativeSpec<WindowsHost> = {
         stdout: `\r\nSERVICE_NAME: ${svc.name}\r\n        TYPE               : 10  WIN32_OWN_PROCESS\r\n        STATE              : ${state}\r\n`,
         exitCode: 0,
       };
+    }
+    const options = scOptions(argv.slice(2));
+    switch (verb?.toLowerCase()) {
+      case 'qc':
+        return { stdout: queryConfig(svc), exitCode: 0 };
+      case 'qfailure':
+        return { stdout: queryFailure(svc), exitCode: 0 };
+      case 'config': {
+        if (!options) return { stdout: SC_USAGE, exitCode: 1639 };
+        const start = options.start && SC_START[options.start.toLowerCase()];
+        if (options.start && !start) return { stdout: SC_USAGE, exitCode: 1639 };
+        if (options.binpath !== undefined) svc.binaryPath = options.binpath;
+        if (start) svc.startType = start;
+        if (options.depend !== undefined) svc.dependsOn = options.depend.split('/').filter(Boolean);
+        host.record(`sc-config ${svc.name}`);
+        return { stdout: '[SC] ChangeServiceConfig SUCCESS\r\n', exitCode: 0 };
+      }
+      case 'failure': {
+        if (!options || options.reset === undefined || !/^\d+$/.test(options.reset)) return { stdout: SC_USAGE, exitCode: 1639 };
+        const actions = options.actions ?? '';
+        if (!/^((restart|reboot|run|)\/\d+\/?)*$/i.test(actions)) return { stdout: SC_USAGE, exitCode: 1639 };
+        svc.failure = { resetSeconds: Number(options.reset), actions: actions.toLowerCase().replace(/\/$/, '') };
+        host.record(`sc-failure ${svc.name}`);
+        return { stdout: '[SC] ChangeServiceConfig2 SUCCESS\r\n', exitCode: 0 };
+      }
     }
     return { stdout: `[SC] ${verb}: unknown command in the simulated subset\r\n`, exitCode: 1 };
   },

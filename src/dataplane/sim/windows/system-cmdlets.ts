@@ -32,7 +32,7 @@ function registryValues(host: WindowsHost, path: string): Record<string, unknown
     case REG_WU_PENDING:
       return undefined;
     default:
-      return undefined;
+      return host.state.registry[regKey(path)];
   }
 }
 

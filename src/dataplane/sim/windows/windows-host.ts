@@ -2,6 +2,7 @@
 
 import { createHash } from 'node:crypto';
 import type { SimNetwork } from '../network.js';
+import { kubeletStartProblem } from './kubelet-sim.js';
 import { WindowsFs, type WindowsFsState } from './windows-fs.js';
 
 export type FeatureState = 'Installed' | 'Available' | 'InstallPending';
@@ -16,6 +17,30 @@ export interface ServiceState {
   dependsOn: string[];
   /** The MSI that registered it, if any (uninstalling removes it). */
   product?: string;
+  /** What `sc.exe failure` set: the reset period and actions in sc's own syntax (restart/10000/...). */
+  failure?: { resetSeconds: number; actions: string };
+}
+
+export interface HnsNetwork {
+  name: string;
+  type: string;
+  id: string;
+  subnets?: { addressPrefix: string; gatewayAddress: string }[];
+  /** Transparent networks: the physical adapter they bind. */
+  adapter?: string;
+}
+
+export interface NetRoute {
+  destinationPrefix: string;
+  nextHop: string;
+  interfaceAlias: string;
+}
+
+export interface PortProxy {
+  listenAddress: string;
+  listenPort: number;
+  connectAddress: string;
+  connectPort: number;
 }
 
 export interface InstalledProduct {
@@ -71,7 +96,14 @@ export interface WindowsState {
   pending: { cbs: boolean; fileRename: boolean };
   docker?: { version: string };
   images: string[];
-  hnsNetworks: { name: string; type: string; id: string }[];
+  hnsNetworks: HnsNetwork[];
+  /** The IPv4 route table (New-NetRoute writes both stores: the routes outlive a reboot). */
+  routes: NetRoute[];
+  /** Addresses added with New-NetIPAddress (the adapters' own addresses are not modelled). */
+  ipAddresses: { interfaceAlias: string; ipAddress: string; prefixLength: number }[];
+  portProxies: PortProxy[];
+  /** Registry values the roles set, by lower-case key path (HKLM:\...). */
+  registry: Record<string, Record<string, unknown>>;
   netNats: string[];
   fs: WindowsFsState;
   catalog: SimCatalog;
@@ -106,6 +138,8 @@ export interface FreshWindowsOptions {
   hostname: string;
   /** Features already installed (a host prepared by hand). */
   features?: string[];
+  /** containerd installed as a service (a Kubernetes worker's runtime; groundcrew does not install it). */
+  containerd?: boolean;
   catalog?: Partial<SimCatalog>;
   now?: Date;
 }
@@ -119,9 +153,20 @@ export class WindowsHost {
 
   constructor(readonly state: WindowsState) {
     this.fs = new WindowsFs(state.fs);
+    // States saved before the routing model existed load with its defaults.
+    state.routes ??= [];
+    state.ipAddresses ??= [];
+    state.portProxies ??= [];
+    state.registry ??= { [TCPIP_PARAMETERS]: { Hostname: state.hostname, IPEnableRouter: 0 } };
   }
 
   static fresh(options: FreshWindowsOptions): WindowsHost {
+    const host = WindowsHost.#fresh(options);
+    if (options.containerd) host.fs.put(CONTAINERD_EXE, 'containerd.exe');
+    return host;
+  }
+
+  static #fresh(options: FreshWindowsOptions): WindowsHost {
     const features: Record<string, FeatureState> = { Containers: 'Available', 'Hyper-V': 'Available', 'Hyper-V-PowerShell': 'Available' };
     for (const f of options.features ?? []) features[f] = 'Installed';
     const service = (name: string, displayName: string, startType: StartType): ServiceState => ({
@@ -142,6 +187,18 @@ export class WindowsHost {
         winnat: service('winnat', 'Windows NAT Driver', 'Automatic'),
         winrm: service('WinRM', 'Windows Remote Management (WS-Management)', 'Automatic'),
         sshd: service('sshd', 'OpenSSH SSH Server', 'Automatic'),
+        iphlpsvc: service('iphlpsvc', 'IP Helper', 'Automatic'),
+        // Routing and Remote Access is disabled on a fresh Windows Server.
+        remoteaccess: service('RemoteAccess', 'Routing and Remote Access', 'Disabled'),
+        ...(options.containerd
+          ? {
+              containerd: {
+                ...service('containerd', 'containerd container runtime', 'Automatic'),
+                status: features.Containers === 'Installed' ? ('Running' as const) : ('Stopped' as const),
+                binaryPath: `"${CONTAINERD_EXE}" --run-service`,
+              },
+            }
+          : {}),
       },
       products: {},
       certStores: { Root: {}, TrustedPublisher: {} },
@@ -151,6 +208,13 @@ export class WindowsHost {
       images: [],
       hnsNetworks: [],
       netNats: [],
+      routes: [
+        { destinationPrefix: '127.0.0.0/8', nextHop: '0.0.0.0', interfaceAlias: 'Loopback Pseudo-Interface 1' },
+        { destinationPrefix: '255.255.255.255/32', nextHop: '0.0.0.0', interfaceAlias: 'Ethernet0' },
+      ],
+      ipAddresses: [],
+      portProxies: [],
+      registry: { [TCPIP_PARAMETERS]: { Hostname: options.hostname, IPEnableRouter: 0 } },
       fs: WindowsFs.empty(),
       catalog: { ...DEFAULT_CATALOG, ...options.catalog },
       faults: {},
@@ -162,8 +226,23 @@ export class WindowsHost {
     this.state.journal.push(change);
   }
 
+  /** A running service's executable: Windows refuses to write, move onto or delete it. */
+  inUse(path: string): string | undefined {
+    const running = Object.values(this.state.services).find(
+      (s) => s.status === 'Running' && executableOf(s).toLowerCase() === path.toLowerCase(),
+    );
+    return running ? `The process cannot access the file '${path}' because it is being used by another process.` : undefined;
+  }
+
+  /** [IO.File]::WriteAllText */
+  writeText(path: string, text: string): string | undefined {
+    return this.writeBytes(path, Buffer.from(text, 'utf8'));
+  }
+
   /** [IO.File]::WriteAllBytes: binary content is kept as latin1 text, so hashes see the original bytes. */
   writeBytes(path: string, bytes: Buffer): string | undefined {
+    const locked = this.inUse(path);
+    if (locked) return locked;
     const content = bytes.toString('latin1');
     if (this.fs.read(path) === content) return undefined;
     if (!this.fs.write(path, content)) return `Could not find a part of the path '${path}'.`;
@@ -198,6 +277,7 @@ export class WindowsHost {
   pipes(): string[] {
     const pipes: string[] = [];
     if (this.isRunning('docker')) pipes.push('docker_engine');
+    if (this.isRunning('containerd')) pipes.push('containerd-containerd');
     if (this.switchExists()) pipes.push('Contrail');
     if (this.extensionRunning()) pipes.push('ksync');
     if (this.extensionRunning() && this.isRunning('contrail-vrouter-agent')) pipes.push('pkt0');
@@ -210,7 +290,21 @@ export class WindowsHost {
       { name: 'Ethernet1', status: 'Up' as const, ifIndex: 5 },
     ];
     if (this.switchExists()) adapters.push({ name: VHOST_ADAPTER, status: 'Up', ifIndex: 12 });
+    // A transparent network gives the host a vNIC of its own on the network's switch.
+    for (const [i, n] of this.state.hnsNetworks.entries())
+      if (n.type === 'Transparent') adapters.push({ name: `vEthernet (${n.name})`, status: 'Up', ifIndex: 20 + i });
     return adapters;
+  }
+
+  /** Interfaces routes may use: the adapters and the loopback. */
+  interfaceExists(alias: string): boolean {
+    return alias === 'Loopback Pseudo-Interface 1' || this.adapters().some((a) => a.name.toLowerCase() === alias.toLowerCase());
+  }
+
+  /** An interface went away (its network was removed): Windows drops its addresses and routes with it. */
+  dropInterface(alias: string): void {
+    this.state.ipAddresses = this.state.ipAddresses.filter((a) => a.interfaceAlias !== alias);
+    this.state.routes = this.state.routes.filter((r) => r.interfaceAlias !== alias);
   }
 
   listeningPorts(): number[] {
@@ -245,9 +339,13 @@ export class WindowsHost {
   }
 
   private startProblem(svc: ServiceState): string | undefined {
-    const exe = svc.binaryPath.replace(/^"([^"]+)".*$/, '$1').replace(/\.exe\s.*$/i, '.exe');
+    const exe = executableOf(svc);
     if (!/svchost\.exe/i.test(exe) && !this.fs.isFile(exe)) return 'The system cannot find the file specified.';
     switch (svc.name.toLowerCase()) {
+      case 'containerd':
+        return this.state.features.Containers === 'Installed' ? undefined : 'The Containers feature is not enabled.';
+      case 'kubelet':
+        return kubeletStartProblem(this, svc);
       case 'docker':
         return this.state.features.Containers === 'Installed'
           ? undefined
@@ -313,6 +411,14 @@ export class WindowsHost {
     this.record(`reboot ${this.state.bootCount}`);
   }
 }
+
+/** The executable a service runs: its binary path without arguments. */
+export function executableOf(svc: ServiceState): string {
+  return svc.binaryPath.replace(/^"([^"]+)".*$/, '$1').replace(/\.exe\s.*$/i, '.exe');
+}
+
+export const TCPIP_PARAMETERS = 'hklm:\\system\\currentcontrolset\\services\\tcpip\\parameters';
+export const CONTAINERD_EXE = 'C:\\Program Files\\containerd\\containerd.exe';
 
 export const PRODUCT_NAMES: Record<MsiPackage['product'], string> = {
   vrouter: 'Contrail vRouter',

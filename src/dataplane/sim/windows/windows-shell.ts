@@ -6,8 +6,10 @@ import { loadPowerShellParser } from '../powershell/parser.js';
 import { UTILITY_CMDLETS } from '../powershell/utility-cmdlets.js';
 import { ParseCache } from '../tree-sitter.js';
 import { FILE_CMDLETS } from './file-cmdlets.js';
+import { KUBELET_NATIVE } from './kubelet-sim.js';
 import { NETWORK_CMDLETS, NETWORK_NATIVES } from './network-cmdlets.js';
 import { PACKAGE_CMDLETS, PACKAGE_NATIVES } from './package-cmdlets.js';
+import { ROUTING_CMDLETS, ROUTING_NATIVES } from './routing-cmdlets.js';
 import { SERVICE_CMDLETS, SERVICE_NATIVES } from './service-cmdlets.js';
 import { SYSTEM_CMDLETS, SYSTEM_NATIVES } from './system-cmdlets.js';
 import { WEB_CMDLETS } from './web-cmdlets.js';
@@ -24,12 +26,13 @@ function registry(): Registry<WindowsHost> {
     ...FILE_CMDLETS,
     ...PACKAGE_CMDLETS,
     ...NETWORK_CMDLETS,
+    ...ROUTING_CMDLETS,
     ...WEB_CMDLETS,
   ]) {
     cmdlets.set(c.name.toLowerCase(), c);
   }
   const natives = new Map<string, NativeSpec<WindowsHost>>();
-  for (const n of [...SYSTEM_NATIVES, ...SERVICE_NATIVES, ...PACKAGE_NATIVES, ...NETWORK_NATIVES])
+  for (const n of [...SYSTEM_NATIVES, ...SERVICE_NATIVES, ...PACKAGE_NATIVES, ...NETWORK_NATIVES, ...ROUTING_NATIVES, KUBELET_NATIVE])
     for (const name of n.names) natives.set(name, n);
   return { cmdlets, natives };
 }

@@ -1,0 +1,181 @@
+// Per-host-subnet overlay (Rancher's Windows design): each labelled node's subnet, checked across the
+// cluster, and the routes every node must hold to reach every other node's subnet. Pure.
+
+import { type Cidr, contains, firstHost, formatIPv4, overlaps, parseCidr, parseIPv4 } from './cidr.js';
+import { configText } from './configuration.js';
+import type { NodeSpec } from './desired-state.js';
+import type { Diagnostic } from './diagnostic.js';
+import type { NodeFileSettings } from './node-file.js';
+import type { YamlSource } from './yaml-source.js';
+
+export const SUBNET_LABEL = 'per_host_subnet';
+/** The metadata and DNS service addresses each node reaches through its own gateway. */
+export const SERVICE_ADDRESSES = ['169.254.169.250', '169.254.169.251'] as const;
+
+export interface OverlayRoute {
+  /** e.g. `10.42.2.0/24` or `169.254.169.250/32`. */
+  prefix: string;
+  /** The peer node's address, or this node's own gateway for the service addresses. */
+  via: string;
+  kind: 'peer' | 'service';
+  /** The node whose subnet this is (peer routes). */
+  node?: string;
+}
+
+export interface NodeOverlay {
+  subnet: string;
+  gateway: string;
+  prefixLength: number;
+  /** Peer routes sorted by prefix, then the two service routes: a stable order, so plans compare as text. */
+  routes: OverlayRoute[];
+  ports: { port: number; toAddress: string; toPort: number }[];
+}
+
+/** Configuration keys whose values are addresses the cluster uses: a pod subnet must not shadow them. */
+const ADDRESS_KEYS = ['KEYSTONE_AUTH_HOST', 'CONTROL_NODES', 'CONTROLLER_NODES', 'CONTROL_DATA_NET_LIST'];
+
+interface Labelled {
+  node: NodeSpec;
+  block: Cidr;
+  file: NodeFileSettings;
+}
+
+function subnetOf(node: NodeSpec): Cidr | undefined {
+  const text = node.labels[SUBNET_LABEL];
+  if (text === undefined) return undefined;
+  const block = parseCidr(text);
+  return typeof block === 'string' ? undefined : block;
+}
+
+/** Addresses the cluster uses, with where each comes from (for messages). */
+function usedAddresses(nodes: readonly NodeSpec[], instances: YamlSource): Map<number, string> {
+  const used = new Map<number, string>();
+  for (const node of nodes) {
+    const value = parseIPv4(node.address);
+    const at = instances.position(instances.offsetOf(['instances', node.name, 'ip']));
+    if (value !== undefined) used.set(value, `the address of node "${node.name}" (${instances.file}:${at.line}:${at.col})`);
+  }
+  for (const node of nodes)
+    for (const key of ADDRESS_KEYS)
+      for (const word of (configText(node.configuration, key) ?? '').split(/[\s,]+/)) {
+        const value = parseIPv4(word);
+        if (value !== undefined && !used.has(value)) used.set(value, `${key} (${word})`);
+      }
+  return used;
+}
+
+/**
+ * Rejects what would break the overlay: a label that is not a network, subnets that overlap each other or the
+ * service addresses, a subnet holding an address the cluster uses (its gateway above all), published ports
+ * that point outside the node's own subnet or repeat.
+ */
+export function checkOverlay(
+  nodes: readonly NodeSpec[],
+  nodeFiles: ReadonlyMap<string, NodeFileSettings>,
+  instances: YamlSource,
+  diags: Diagnostic[],
+): void {
+  const labelPath = ['labels', SUBNET_LABEL];
+  const used = usedAddresses(nodes, instances);
+  const accepted: Labelled[] = [];
+  for (const node of nodes) {
+    const file = nodeFiles.get(node.name);
+    const text = node.labels[SUBNET_LABEL];
+    if (!file) continue;
+    if (text === undefined) {
+      if (node.publishedPorts.length > 0)
+        diags.push(file.diagnose(['published_ports'], `published_ports needs labels.${SUBNET_LABEL}: the ports forward into that subnet`));
+      continue;
+    }
+    const block = parseCidr(text);
+    if (typeof block === 'string') {
+      diags.push(file.diagnose(labelPath, `${SUBNET_LABEL}: ${block}`));
+      continue;
+    }
+    if (block.prefix > 30) {
+      diags.push(
+        file.diagnose(labelPath, `${SUBNET_LABEL} ${block.text} is too small: a /30 or larger leaves room for a gateway and pods`),
+      );
+      continue;
+    }
+    const problem = shadowed(block, used);
+    if (problem) {
+      diags.push(file.diagnose(labelPath, `${SUBNET_LABEL} ${block.text} of node "${node.name}" ${problem}`));
+      continue;
+    }
+    const clash = accepted.find((other) => overlaps(other.block, block));
+    if (clash) {
+      const at = clash.file.diagnose(labelPath, '');
+      diags.push(
+        file.diagnose(
+          labelPath,
+          `${SUBNET_LABEL} ${block.text} of node "${node.name}" overlaps ${clash.block.text} of node "${clash.node.name}" (${at.file}:${at.line}:${at.col})`,
+        ),
+      );
+      continue;
+    }
+    accepted.push({ node, block, file });
+    checkPorts(node, block, file, diags);
+  }
+}
+
+function shadowed(block: Cidr, used: ReadonlyMap<number, string>): string | undefined {
+  const gateway = firstHost(block);
+  if (used.has(gateway)) return `would put its gateway ${formatIPv4(gateway)} on ${used.get(gateway)}`;
+  for (const [address, what] of used) if (contains(block, address)) return `contains ${what}: the node would be routed as a pod`;
+  const service = SERVICE_ADDRESSES.find((a) => contains(block, parseIPv4(a) as number));
+  if (service) return `contains the service address ${service}, which every node routes through its own gateway`;
+  return undefined;
+}
+
+function checkPorts(node: NodeSpec, block: Cidr, file: NodeFileSettings, diags: Diagnostic[]): void {
+  const seen = new Set<number>();
+  for (const [i, p] of node.publishedPorts.entries()) {
+    const path = ['published_ports', i];
+    const target = parseTarget(p.to);
+    if (!target) diags.push(file.diagnose([...path, 'to'], `"${p.to}" is not an address:port like 10.42.1.10:80`));
+    else if (!contains(block, target.address) || target.address === firstHost(block))
+      diags.push(
+        file.diagnose(
+          [...path, 'to'],
+          `${p.to} is not a pod address of node "${node.name}": expected an address in ${block.text} other than its gateway ${formatIPv4(firstHost(block))}`,
+        ),
+      );
+    if (seen.has(p.port)) diags.push(file.diagnose([...path, 'port'], `port ${p.port} is published twice on node "${node.name}"`));
+    seen.add(p.port);
+  }
+}
+
+function parseTarget(to: string): { address: number; port: number } | undefined {
+  const match = /^([\d.]+):(\d{1,5})$/.exec(to);
+  const address = match ? parseIPv4(match[1] as string) : undefined;
+  const port = Number(match?.[2]);
+  return address !== undefined && port >= 1 && port <= 65535 ? { address, port } : undefined;
+}
+
+/**
+ * Every labelled node's overlay: its subnet and gateway, a route to each other labelled node's subnet via that
+ * node's address, the service routes via its own gateway, and its published ports. Nodes without the label
+ * get none (and are not routed to). Expects a checked inventory.
+ */
+export function planOverlay(nodes: readonly NodeSpec[]): Map<string, NodeOverlay> {
+  const labelled = nodes.flatMap((node) => {
+    const block = subnetOf(node);
+    return block ? [{ node, block }] : [];
+  });
+  const plans = new Map<string, NodeOverlay>();
+  for (const { node, block } of labelled) {
+    const gateway = formatIPv4(firstHost(block));
+    const peers = labelled
+      .filter((other) => other.node.name !== node.name)
+      .map((other): OverlayRoute => ({ prefix: other.block.text, via: other.node.address, kind: 'peer', node: other.node.name }))
+      .sort((a, b) => a.prefix.localeCompare(b.prefix));
+    const services = SERVICE_ADDRESSES.map((a): OverlayRoute => ({ prefix: `${a}/32`, via: gateway, kind: 'service' }));
+    const ports = node.publishedPorts.map((p) => {
+      const [address, port] = p.to.split(':');
+      return { port: p.port, toAddress: address as string, toPort: Number(port) };
+    });
+    plans.set(node.name, { subnet: block.text, gateway, prefixLength: block.prefix, routes: [...peers, ...services], ports });
+  }
+  return plans;
+}

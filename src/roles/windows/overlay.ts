@@ -1,0 +1,226 @@
+// Per-host-subnet overlay on Windows (Rancher's design): IP routing on, a transparent Docker network with
+// the node's subnet, its gateway on the host adapter, routes to the other subnets, portproxy for published
+// ports. Routes and port proxies are shared tables: a record on the node lists what groundcrew put there,
+// so a change touches those entries only.
+
+import { psQuote } from '../../dataplane/quote.js';
+import type { OverlayInput } from '../input.js';
+import { change, type Phase } from '../phase.js';
+import { CHANGED, compare, type Facts, type Resource } from '../resource.js';
+import { parsePortProxies } from './parsers.js';
+
+export const OVERLAY_NETWORK = 'gc-overlay';
+/** The host's adapter on the transparent network, where the gateway address lives. */
+export const OVERLAY_ADAPTER = `vEthernet (${OVERLAY_NETWORK})`;
+export const OVERLAY_RECORD = 'C:\\ProgramData\\groundcrew\\overlay.json';
+const TCPIP = 'HKLM:\\SYSTEM\\CurrentControlSet\\Services\\Tcpip\\Parameters';
+
+interface OverlayRecord {
+  routes: string[];
+  ports: string[];
+}
+
+const RECORD_FACT = {
+  id: 'overlay.record',
+  ps: `if (Test-Path -Path ${psQuote(OVERLAY_RECORD)}) { Get-Content -Raw -Path ${psQuote(OVERLAY_RECORD)} } else { $null }`,
+};
+
+function record(facts: Facts): OverlayRecord {
+  try {
+    const parsed = JSON.parse(String(facts.get('overlay.record') ?? '{}')) as Partial<OverlayRecord>;
+    return { routes: parsed.routes ?? [], ports: parsed.ports ?? [] };
+  } catch {
+    return { routes: [], ports: [] };
+  }
+}
+
+function writeRecord(value: OverlayRecord): string {
+  return `New-Item -ItemType Directory -Force -Path 'C:\\ProgramData\\groundcrew' | Out-Null\nSet-Content -Path ${psQuote(OVERLAY_RECORD)} -Value ${psQuote(JSON.stringify(value))}`;
+}
+
+const union = (a: string[], b: string[]) => [...new Set([...a, ...b])].sort();
+
+function ipRouting(): Resource {
+  return {
+    name: 'overlay/ip-routing',
+    facts: [
+      {
+        id: 'overlay.ipEnableRouter',
+        ps: `(Get-ItemProperty -Path ${psQuote(TCPIP)} -Name IPEnableRouter -ErrorAction SilentlyContinue).IPEnableRouter`,
+      },
+      {
+        id: 'overlay.remoteAccess',
+        ps: '$s = Get-Service -Name RemoteAccess -ErrorAction SilentlyContinue; if ($s) { [pscustomobject]@{ status = $s.Status.ToString(); startType = $s.StartType.ToString() } } else { $null }',
+      },
+    ],
+    test: (facts) => {
+      const service = facts.get('overlay.remoteAccess') as { status: string; startType: string } | null;
+      return compare({
+        IPEnableRouter: [facts.get('overlay.ipEnableRouter') ?? null, 1],
+        RemoteAccess: [service ? `${service.startType}/${service.status}` : null, 'Automatic/Running'],
+      });
+    },
+    async set({ exec, signal }) {
+      await change(
+        exec,
+        [
+          `Set-ItemProperty -Path ${psQuote(TCPIP)} -Name IPEnableRouter -Value 1 -Type DWord`,
+          'Set-Service -Name RemoteAccess -StartupType Automatic',
+          'Start-Service -Name RemoteAccess',
+        ].join('\n'),
+        'enable IP routing',
+        signal ? { signal } : {},
+      );
+      return CHANGED;
+    },
+  };
+}
+
+function network(input: OverlayInput): Resource {
+  const wanted = { type: 'Transparent', subnet: input.subnet, gateway: input.gateway };
+  return {
+    name: 'overlay/network',
+    facts: [
+      {
+        id: 'overlay.network',
+        ps: `$n = Get-HnsNetwork | Where-Object { $_.Name -eq ${psQuote(OVERLAY_NETWORK)} } | Select-Object -First 1; if ($n) { [pscustomobject]@{ type = $n.Type; subnet = $n.Subnets[0].AddressPrefix; gateway = $n.Subnets[0].GatewayAddress } } else { $null }`,
+      },
+    ],
+    test: (facts) => {
+      const n = facts.get('overlay.network') as typeof wanted | null;
+      return compare({ Network: [n ? { type: n.type, subnet: n.subnet, gateway: n.gateway } : null, wanted] });
+    },
+    async set({ exec, facts, signal }) {
+      // A network's subnet cannot be changed in place: it is removed and made again.
+      const steps = [
+        ...(facts.get('overlay.network')
+          ? [`docker network rm ${OVERLAY_NETWORK}`, 'if ($LASTEXITCODE -ne 0) { exit $LASTEXITCODE }']
+          : []),
+        `docker network create -d transparent --subnet ${psQuote(input.subnet)} --gateway ${psQuote(input.gateway)} -o ${psQuote(`com.docker.network.windowsshim.interface=${input.adapter ?? 'Ethernet0'}`)} ${OVERLAY_NETWORK}`,
+        'exit $LASTEXITCODE',
+      ];
+      await change(exec, steps.join('\n'), `transparent network ${input.subnet}`, signal ? { signal } : {});
+      return CHANGED;
+    },
+  };
+}
+
+function gateway(input: OverlayInput): Resource {
+  const address = `${input.gateway}/${input.prefixLength}`;
+  return {
+    name: 'overlay/gateway',
+    facts: [
+      {
+        id: 'overlay.addresses',
+        ps: `@(Get-NetIPAddress -InterfaceAlias ${psQuote(OVERLAY_ADAPTER)} -AddressFamily IPv4 -ErrorAction SilentlyContinue | ForEach-Object { "$($_.IPAddress)/$($_.PrefixLength)" })`,
+      },
+    ],
+    test: (facts) => {
+      const value = facts.get('overlay.addresses');
+      const list = Array.isArray(value) ? value.map(String) : value ? [String(value)] : [];
+      return compare({ Gateway: [list.includes(address) ? address : null, address] });
+    },
+    async set({ exec, signal }) {
+      await change(
+        exec,
+        `New-NetIPAddress -InterfaceAlias ${psQuote(OVERLAY_ADAPTER)} -IPAddress ${psQuote(input.gateway)} -PrefixLength ${input.prefixLength} | Out-Null`,
+        `gateway ${address}`,
+        signal ? { signal } : {},
+      );
+      return CHANGED;
+    },
+  };
+}
+
+/** A route as text: `prefix nexthop alias`. */
+export function wantedWindowsRoutes(input: OverlayInput): Map<string, string> {
+  return new Map(
+    input.routes.map((r) => [r.prefix, `${r.prefix} ${r.via} ${r.kind === 'peer' ? (input.adapter ?? 'Ethernet0') : OVERLAY_ADAPTER}`]),
+  );
+}
+
+function routes(input: OverlayInput): Resource {
+  const wanted = wantedWindowsRoutes(input);
+  const read = (facts: Facts) => {
+    const value = facts.get('overlay.routes');
+    const lines = (Array.isArray(value) ? value : value ? [value] : []).map(String);
+    const mine = new Set([...record(facts).routes, ...wanted.keys()]);
+    return lines.filter((l) => mine.has(l.split(' ')[0] as string));
+  };
+  return {
+    name: 'overlay/routes',
+    facts: [
+      {
+        id: 'overlay.routes',
+        ps: '@(Get-NetRoute -AddressFamily IPv4 -ErrorAction SilentlyContinue | ForEach-Object { "$($_.DestinationPrefix) $($_.NextHop) $($_.InterfaceAlias)" })',
+      },
+      RECORD_FACT,
+    ],
+    test: (facts) => compare({ Routes: [read(facts).sort(), [...wanted.values()].sort()] }),
+    async set({ exec, facts, signal }) {
+      const have = read(facts);
+      const steps = [writeRecord({ ...record(facts), routes: union(record(facts).routes, [...wanted.keys()]) })];
+      for (const line of have) {
+        if ([...wanted.values()].includes(line)) continue;
+        const [prefix, nextHop, ...alias] = line.split(' ');
+        steps.push(
+          `Remove-NetRoute -DestinationPrefix ${psQuote(prefix as string)} -NextHop ${psQuote(nextHop as string)} -InterfaceAlias ${psQuote(alias.join(' '))} -Confirm:$false`,
+        );
+      }
+      for (const line of wanted.values()) {
+        if (have.includes(line)) continue;
+        const [prefix, nextHop, ...alias] = line.split(' ');
+        steps.push(
+          `New-NetRoute -DestinationPrefix ${psQuote(prefix as string)} -NextHop ${psQuote(nextHop as string)} -InterfaceAlias ${psQuote(alias.join(' '))} | Out-Null`,
+        );
+      }
+      steps.push(writeRecord({ ...record(facts), routes: [...wanted.keys()].sort() }));
+      await change(
+        exec,
+        `$ErrorActionPreference = 'Stop'\n${steps.join('\n')}`,
+        `overlay routes (${steps.length - 2} changes)`,
+        signal ? { signal } : {},
+      );
+      return CHANGED;
+    },
+  };
+}
+
+function portProxies(input: OverlayInput): Resource {
+  const wanted = new Map(input.ports.map((p) => [`0.0.0.0:${p.port}`, `0.0.0.0:${p.port} ${p.toAddress}:${p.toPort}`]));
+  const read = (facts: Facts) => {
+    const mine = new Set([...record(facts).ports, ...wanted.keys()]);
+    return parsePortProxies(facts.get('overlay.portproxy'))
+      .map((p) => `${p.listenAddress}:${p.listenPort} ${p.connectAddress}:${p.connectPort}`)
+      .filter((line) => mine.has(line.split(' ')[0] as string));
+  };
+  return {
+    name: 'overlay/portproxy',
+    facts: [{ id: 'overlay.portproxy', ps: '@(netsh interface portproxy show v4tov4)' }, RECORD_FACT],
+    test: (facts) => compare({ PortProxies: [read(facts).sort(), [...wanted.values()].sort()] }),
+    async set({ exec, facts, signal }) {
+      const have = read(facts);
+      const steps = [writeRecord({ ...record(facts), ports: union(record(facts).ports, [...wanted.keys()]) })];
+      const netsh = (args: string) => `netsh interface portproxy ${args}\nif ($LASTEXITCODE -ne 0) { exit $LASTEXITCODE }`;
+      for (const line of have) {
+        if ([...wanted.values()].includes(line)) continue;
+        const [address, port] = (line.split(' ')[0] as string).split(':');
+        steps.push(netsh(`delete v4tov4 listenport=${port} listenaddress=${address}`));
+      }
+      for (const line of wanted.values()) {
+        if (have.includes(line)) continue;
+        const [listen, connect] = line.split(' ') as [string, string];
+        const [address, port] = listen.split(':');
+        const [toAddress, toPort] = connect.split(':');
+        steps.push(netsh(`add v4tov4 listenport=${port} listenaddress=${address} connectport=${toPort} connectaddress=${toAddress}`));
+      }
+      steps.push(writeRecord({ ...record(facts), ports: [...wanted.keys()].sort() }));
+      await change(exec, steps.join('\n'), `port proxies (${steps.length - 2} changes)`, signal ? { signal } : {});
+      return CHANGED;
+    },
+  };
+}
+
+export function windowsOverlay(input: OverlayInput): Phase {
+  return { name: 'overlay', resources: [ipRouting(), network(input), gateway(input), routes(input), portProxies(input)] };
+}
