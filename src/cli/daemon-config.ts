@@ -34,6 +34,9 @@ export const DaemonConfigSchema = z.strictObject({
       generic: SecretRef.optional(),
     })
     .default({}),
+  /** KEY: value pairs that win over the repo's configuration (Kubernetes bootstrap token, CA, passwords). */
+  secretsFile: z.string().optional(),
+  kubernetes: z.strictObject({ binaries: z.string().optional() }).default({}),
   transport: Transport.default('ssh'),
   nodes: z.record(z.string(), z.strictObject({ transport: Transport.optional() })).default({}),
   ssh: z
@@ -133,5 +136,7 @@ export function loadDaemonConfig(file: string, env: NodeJS.ProcessEnv = process.
   for (const hook of Object.values(c.webhooks)) if (hook) hook.secretFile = abs(hook.secretFile) as string;
   c.ssh.keyFile = abs(c.ssh.keyFile);
   c.ssh.windowsKeyFile = abs(c.ssh.windowsKeyFile);
+  if (c.secretsFile) c.secretsFile = abs(c.secretsFile);
+  if (c.kubernetes.binaries) c.kubernetes.binaries = abs(c.kubernetes.binaries);
   return { ok: true, config: c };
 }

@@ -13,6 +13,7 @@ import { SshExecutor } from '../dataplane/ssh-executor.js';
 import type { NodeSpec } from '../inventory/desired-state.js';
 import { formatDiagnostic } from '../inventory/diagnostic.js';
 import { loadInventory } from '../inventory/load-inventory.js';
+import { parseSecretsFile, withSecrets } from '../inventory/secrets-file.js';
 import { type NodeAccess, Reconciler } from '../reconciler/reconciler.js';
 import { SnapshotStore } from '../reconciler/snapshot-store.js';
 import { StatusStore } from '../reconciler/status-store.js';
@@ -23,6 +24,7 @@ import { type Candidate, GitSource, type Source } from '../source/git-source.js'
 import { PathSource } from '../source/path-source.js';
 import { HOOK_KINDS, type HookKind } from '../source/webhooks.js';
 import { type DaemonConfig, durationMs } from './daemon-config.js';
+import { kubeletBinaries } from './kubelet-binaries.js';
 import { SimCluster } from './sim-cluster.js';
 
 export interface DaemonDeps {
@@ -123,6 +125,7 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     concurrency: config.workers,
     resyncMs: durationMs(config.resyncInterval),
     log,
+    roles: { kubeletBinary: kubeletBinaries(config.kubernetes.binaries ?? join(config.stateDir, 'kubernetes')) },
   });
 
   // A candidate is validated whole before anything sees it; a bad one leaves the last good one in force.
@@ -131,7 +134,13 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const read = async (dir: string) => {
     const loaded = await loadInventory(dir).catch((err: Error) => err);
     if (loaded instanceof Error) return { ok: false as const, errors: [loaded.message] };
-    if (loaded.result.ok) return loaded.result;
+    if (loaded.result.ok) {
+      if (!config.secretsFile) return loaded.result;
+      // Read again with every revision: a rotated secret takes effect with the next commit or resync.
+      const secrets = parseSecretsFile(config.secretsFile, readFileSync(config.secretsFile, 'utf8'));
+      if (secrets.errors.length > 0) return { ok: false as const, errors: secrets.errors.map((d) => formatDiagnostic(d)) };
+      return { ...loaded.result, state: withSecrets(loaded.result.state, secrets.values) };
+    }
     return { ok: false as const, errors: loaded.result.errors.map((d) => formatDiagnostic(d, shownPrefix)) };
   };
   const intake = async (candidate: Candidate) => {

@@ -253,7 +253,9 @@ const cases: Case[] = [
     name: 'a node file holding a list',
     instances: yaml('instances:', ...linuxNode('a', '10.0.0.1')),
     nodeFiles: { 'nodes/a.yaml': yaml('- contrail: "5.0.2"') },
-    errors: ['nodes/a.yaml:1:1: expected a map with versions, mode, paused, labels or overrides at the top of nodes/a.yaml, found a list'],
+    errors: [
+      'nodes/a.yaml:1:1: expected a map with versions, mode, paused, labels, overrides or published_ports at the top of nodes/a.yaml, found a list',
+    ],
   },
   {
     name: 'a rollout budget that is neither a count nor a percentage',
