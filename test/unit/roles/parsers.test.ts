@@ -5,7 +5,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseIpLinks } from '../../../src/roles/linux/parsers.js';
 import { MSI_EXIT, msiOutcome } from '../../../src/roles/windows/msi.js';
-import { isRebootPending, parseBcdTestSigning, parseMsiPackages } from '../../../src/roles/windows/parsers.js';
+import {
+  isRebootPending,
+  parseBcdTestSigning,
+  parseMsiPackages,
+  parsePortProxies,
+  parseScFailure,
+  parseScQc,
+} from '../../../src/roles/windows/parsers.js';
 
 const fixture = (path: string) => readFileSync(join(import.meta.dirname, '..', '..', 'fixtures', path), 'utf8');
 
@@ -80,5 +87,31 @@ describe('parseMsiPackages and isRebootPending', () => {
     expect(isRebootPending({ cbsRebootPending: false, pendingFileRenames: ['\\??\\C:\\x', ''], featureInstallPending: false })).toBe(true);
     expect(isRebootPending({ cbsRebootPending: false, pendingFileRenames: ['', ''], featureInstallPending: false })).toBe(false);
     expect(isRebootPending({ cbsRebootPending: false, pendingFileRenames: null, featureInstallPending: true })).toBe(true);
+  });
+});
+
+describe('Windows service and portproxy parsers (composed fixtures: see ORIGIN.md)', () => {
+  it('sc.exe qc: binary path, start type, every dependency', () => {
+    expect(parseScQc(fixture('windows/sc-qc-kubelet.txt').split(/\r?\n/))).toEqual({
+      binaryPath: 'C:\\k\\kubelet.exe --windows-service --config=C:\\k\\kubelet-config.yaml',
+      startType: 'AUTO_START',
+      dependencies: ['containerd', 'hns'],
+    });
+    expect(parseScQc(['[SC] OpenService FAILED 1060:', '', 'The specified service does not exist as an installed service.'])).toBeNull();
+  });
+
+  it('sc.exe qfailure: reset period and the actions in sc failure syntax', () => {
+    expect(parseScFailure(fixture('windows/sc-qfailure-kubelet.txt').split(/\r?\n/))).toEqual({
+      resetSeconds: 86400,
+      actions: 'restart/10000/restart/10000/restart/30000',
+    });
+  });
+
+  it('netsh portproxy show v4tov4: one rule per row, nothing for an empty table', () => {
+    expect(parsePortProxies(fixture('windows/netsh-portproxy-v4tov4.txt').split(/\r?\n/))).toEqual([
+      { listenAddress: '0.0.0.0', listenPort: 8080, connectAddress: '10.42.1.10', connectPort: 80 },
+      { listenAddress: '*', listenPort: 2222, connectAddress: '10.42.1.11', connectPort: 22 },
+    ]);
+    expect(parsePortProxies([''])).toEqual([]);
   });
 });

@@ -229,4 +229,71 @@ describe('driver, agent and the data plane', () => {
     );
     expect(host.state.journal.length).toBe(before);
   });
+  it('routes: a duplicate or an unknown interface is refused, a missing route cannot be removed, a removed network takes its routes', () => {
+    const host = prepared();
+    const fails = (script: string) => shell.runScript(host, `$ErrorActionPreference = 'Stop'\n${script}`);
+    ps(host, "New-NetRoute -DestinationPrefix '10.42.2.0/24' -InterfaceAlias 'Ethernet0' -NextHop '192.0.2.32' | Out-Null");
+    expect(fails("New-NetRoute -DestinationPrefix '10.42.2.0/24' -InterfaceAlias 'Ethernet0' -NextHop '192.0.2.32'").stderr).toMatch(
+      /Instance MSFT_NetRoute already exists/,
+    );
+    expect(fails("New-NetRoute -DestinationPrefix '10.42.3.0/24' -InterfaceAlias 'Ethernet9' -NextHop '192.0.2.33'").stderr).toMatch(
+      /No matching MSFT_NetIPInterface objects/,
+    );
+    expect(fails("Remove-NetRoute -DestinationPrefix '10.42.9.0/24' -Confirm:$false").stderr).toMatch(/No matching MSFT_NetRoute objects/);
+    ps(host, "docker network create -d transparent --subnet '10.42.1.0/24' --gateway '10.42.1.1' gc-overlay | Out-Null");
+    ps(host, "New-NetIPAddress -InterfaceAlias 'vEthernet (gc-overlay)' -IPAddress '10.42.1.1' -PrefixLength 24 | Out-Null");
+    expect(fails("docker network create -d transparent --subnet '10.42.7.0/24' gc-overlay\nexit $LASTEXITCODE").stderr).toMatch(
+      /network with name gc-overlay already exists/,
+    );
+    ps(host, 'docker network rm gc-overlay | Out-Null');
+    expect(host.state.routes.some((r) => r.interfaceAlias === 'vEthernet (gc-overlay)')).toBe(false);
+    expect(host.state.ipAddresses).toEqual([]);
+  });
+
+  it('netsh portproxy: add replaces the same listener, delete of an absent one fails', () => {
+    const host = prepared();
+    ps(host, 'netsh interface portproxy add v4tov4 listenport=8080 listenaddress=0.0.0.0 connectport=80 connectaddress=10.42.1.10');
+    ps(host, 'netsh interface portproxy add v4tov4 listenport=8080 listenaddress=0.0.0.0 connectport=81 connectaddress=10.42.1.11');
+    expect(host.state.portProxies).toEqual([{ listenAddress: '0.0.0.0', listenPort: 8080, connectAddress: '10.42.1.11', connectPort: 81 }]);
+    const r = shell.runScript(host, 'netsh interface portproxy delete v4tov4 listenport=9090 listenaddress=0.0.0.0\nexit $LASTEXITCODE');
+    expect([r.exitCode, r.stdout.trim()]).toEqual([1, 'The system cannot find the file specified.']);
+  });
+
+  it('a running service holds its executable: no write, move or delete until it stops', () => {
+    const host = WindowsHost.fresh({ hostname: 'k1', features: ['Containers', 'Hyper-V'], containerd: true });
+    ps(host, "New-Item -ItemType Directory -Force -Path 'C:\\k' | Out-Null");
+    host.fs.put('C:\\k\\kubelet.exe', 'groundcrew-sim kubelet v1.29.4');
+    host.fs.put('C:\\k\\kubelet-config.yaml', 'kind: KubeletConfiguration');
+    host.fs.put('C:\\k\\bootstrap-kubeconfig', 'kind: Config');
+    ps(
+      host,
+      "New-Service -Name kubelet -BinaryPathName 'C:\\k\\kubelet.exe --windows-service --config=C:\\k\\kubelet-config.yaml --bootstrap-kubeconfig=C:\\k\\bootstrap-kubeconfig' -DependsOn containerd | Out-Null\nStart-Service -Name kubelet",
+    );
+    host.fs.put('C:\\k\\kubelet.exe.new', 'groundcrew-sim kubelet v1.29.6');
+    const locked = shell.runScript(
+      host,
+      "$ErrorActionPreference = 'Stop'\nMove-Item -Force -Path 'C:\\k\\kubelet.exe.new' -Destination 'C:\\k\\kubelet.exe'",
+    );
+    expect(locked.stderr).toMatch(/being used by another process/);
+    ps(
+      host,
+      "Stop-Service -Name kubelet\nMove-Item -Force -Path 'C:\\k\\kubelet.exe.new' -Destination 'C:\\k\\kubelet.exe'\nStart-Service -Name kubelet",
+    );
+    expect(ps(host, "& 'C:\\k\\kubelet.exe' --version")).toBe('Kubernetes v1.29.6');
+    // Without its runtime the kubelet does not start.
+    ps(host, 'Stop-Service -Name containerd -Force');
+    host.state.features.Containers = 'Available';
+    expect(shell.runScript(host, "$ErrorActionPreference = 'Stop'\nStart-Service -Name kubelet").stderr).toMatch(
+      /dependency service or group failed/,
+    );
+  });
+
+  it('sc.exe config and failure take sc syntax only (a space after each "=")', () => {
+    const host = WindowsHost.fresh({ hostname: 'k1', containerd: true });
+    expect(shell.runScript(host, 'sc.exe config containerd start=auto\nexit $LASTEXITCODE').exitCode).toBe(1639);
+    ps(host, 'sc.exe failure containerd reset= 86400 actions= restart/5000/restart/5000');
+    expect(ps(host, '@(sc.exe qfailure containerd) -join "`n"')).toMatch(
+      /RESET_PERIOD \(in seconds\)\s+: 86400\n.*\n.*\n\s+FAILURE_ACTIONS\s+: RESTART -- Delay = 5000 milliseconds\.\n\s+RESTART -- Delay = 5000/,
+    );
+  });
 });
