@@ -64,7 +64,7 @@ async function kernelRoutes(name: string): Promise<string[]> {
 /** Commands that changed the overlay (not fact reads), sent to a host after `from`. */
 async function overlayChanges(name: string, from: number): Promise<string[]> {
   const log = (await lab.commandLog(name)).slice(from);
-  return log.flatMap((c) => c.split('\n')).filter((l) => /^ip (route (replace|del)|addr (add|del)|link (add|set))/.test(l));
+  return log.flatMap((c) => c.split('\n')).filter((l) => /^ip (route (replace|del|flush)|addr (add|del)|link (add|set|del))/.test(l));
 }
 
 /** Connects from `sourceAddress` (inside one namespace) to `target:port`; the listener answers with its name. */
@@ -161,5 +161,10 @@ describe('per-host-subnet overlay on lab Linux hosts', () => {
     expect((await lab.commandLog('od')).length).toBe(at.od);
     expect(await kernelRoutes('oa')).not.toContain(`10.42.3.0/24 via ${c} dev eth0`);
     expect(await kernelRoutes('ob')).toHaveLength(3);
+    // oc lost its label: its bridge and its routes are gone as well.
+    expect(await kernelRoutes('oc')).toEqual([]);
+    expect(await overlayChanges('oc', at.oc as number)).toEqual(['ip route flush proto 157', 'ip link del gc-overlay']);
+    const links = await run('ip', ['-n', lab.host('oc').netns, '-o', 'link', 'show']);
+    expect(links.stdout).not.toContain('gc-overlay');
   });
 });

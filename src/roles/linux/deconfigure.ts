@@ -1,10 +1,11 @@
 // Taking groundcrew's components off a Linux node removed from the inventory (removalPolicy: deconfigure):
-// the vRouter compose project down, then its files removed.
+// the vRouter compose project down, then its files removed; the overlay's bridge and routes removed.
 
 import { bashQuote } from '../../dataplane/quote.js';
 import { change, type Phase } from '../phase.js';
 import { CHANGED, compare, type Resource } from '../resource.js';
 import { fileContent, fileFact } from './facts.js';
+import { linuxOverlayAbsent } from './overlay.js';
 import { ENV_FILE, VROUTER_COMPOSE } from './phases.js';
 
 function vrouterAbsent(): Resource {
@@ -29,5 +30,5 @@ function vrouterAbsent(): Resource {
 }
 
 export function linuxDeconfigure(): Phase {
-  return { name: 'deconfigure', resources: [vrouterAbsent()] };
+  return { name: 'deconfigure', resources: [vrouterAbsent(), linuxOverlayAbsent()] };
 }

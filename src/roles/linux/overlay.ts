@@ -98,3 +98,31 @@ function routes(input: OverlayInput): Resource {
 export function linuxOverlay(input: OverlayInput): Phase {
   return { name: 'overlay', resources: [bridge(input), routes(input)] };
 }
+
+/**
+ * On a node without a subnet (never had one, or its label was removed): no bridge and no routes tagged as
+ * groundcrew's. Read with prereqs' facts, so an unlabelled node pays no extra command for it.
+ */
+export function linuxOverlayAbsent(): Resource {
+  const read = (facts: ReadonlyMap<string, unknown>) => ({
+    bridge: fact(facts, 'overlay.absent.bridge').status === 0,
+    routes: parseJson<IpRoute>(fact(facts, 'overlay.absent.routes').stdout).map(routeText),
+  });
+  return {
+    name: 'overlay/absent',
+    facts: [
+      { id: 'overlay.absent.bridge', sh: `ip -o link show dev ${OVERLAY_BRIDGE}` },
+      { id: 'overlay.absent.routes', sh: `ip -j -4 route show proto ${OVERLAY_PROTO}` },
+    ],
+    test: (facts) => {
+      const { bridge, routes } = read(facts);
+      return compare({ Bridge: [bridge, false], Routes: [routes, []] });
+    },
+    async set({ exec, facts, signal }) {
+      const { bridge } = read(facts);
+      const steps = [`ip route flush proto ${OVERLAY_PROTO}`, ...(bridge ? [`ip link del ${OVERLAY_BRIDGE}`] : [])];
+      await change(exec, `set -e\n${steps.join('\n')}`, 'remove the overlay', signal ? { signal } : {});
+      return CHANGED;
+    },
+  };
+}

@@ -8,7 +8,7 @@ import { change, type Phase } from '../phase.js';
 import { CHANGED, compare, type Resource } from '../resource.js';
 import { type ComposeService, composeFile, composeFileResource, composeUpResource } from './compose.js';
 import { fact, fileContent, fileFact } from './facts.js';
-import { linuxOverlay } from './overlay.js';
+import { linuxOverlay, linuxOverlayAbsent } from './overlay.js';
 import { parseIpLinks } from './parsers.js';
 
 export const ENV_FILE = '/etc/contrail/common_vrouter.env';
@@ -142,6 +142,8 @@ export function linuxPhases(input: LinuxRoleInput): Phase[] {
         tool('compose', 'docker compose version --short'),
         sysctls(),
         directories(),
+        // A node without a subnet holds no overlay (its label may have been removed in this commit).
+        ...(input.overlay ? [] : [linuxOverlayAbsent()]),
       ],
     },
     ...(input.overlay ? [linuxOverlay(input.overlay)] : []),

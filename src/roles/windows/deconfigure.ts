@@ -1,15 +1,17 @@
 // Taking groundcrew's components off a Windows node removed from the inventory (removalPolicy: deconfigure):
-// services stopped and the ones it defined deleted, then the MSIs uninstalled, driver first.
+// services stopped and the ones it defined deleted (the kubelet too), the overlay removed, then the MSIs
+// uninstalled, driver first.
 
 import { psQuote } from '../../dataplane/quote.js';
 import { change, type Phase } from '../phase.js';
 import { CHANGED, compare, type Resource } from '../resource.js';
 import { msiOutcome, runMsiexec } from './msi.js';
 import { installed, MSI_PACKAGES_FACT } from './msi-resource.js';
+import { windowsOverlayAbsent } from './overlay.js';
 
 /** Services groundcrew defined itself (the MSIs ship binaries only); the driver's MSI removes its own. */
-const DEFINED = ['contrail-vrouter-agent', 'contrail-vrouter-nodemgr'];
-const STOPPED = ['contrail-vrouter-agent', 'contrail-vrouter-nodemgr', 'contrail-cnm-plugin'];
+const DEFINED = ['contrail-vrouter-agent', 'contrail-vrouter-nodemgr', 'kubelet'];
+const STOPPED = ['kubelet', 'contrail-vrouter-agent', 'contrail-vrouter-nodemgr', 'contrail-cnm-plugin'];
 /** Reverse install order: nothing is removed while something that needs it is still there. */
 const PRODUCTS = ['Contrail Docker Driver', 'Contrail vRouter Agent', 'Contrail vRouter Utilities', 'Contrail vRouter'];
 
@@ -53,5 +55,5 @@ function productsAbsent(): Resource {
 }
 
 export function windowsDeconfigure(): Phase {
-  return { name: 'deconfigure', resources: [servicesAbsent(), productsAbsent()] };
+  return { name: 'deconfigure', resources: [servicesAbsent(), windowsOverlayAbsent(), productsAbsent()] };
 }

@@ -224,3 +224,34 @@ function portProxies(input: OverlayInput): Resource {
 export function windowsOverlay(input: OverlayInput): Phase {
   return { name: 'overlay', resources: [ipRouting(), network(input), gateway(input), routes(input), portProxies(input)] };
 }
+
+/**
+ * On a node without a subnet (never had one, or its label was removed): no `gc-overlay` network, and none of
+ * the routes and proxies the record lists. Read with prereqs' facts: no extra command for unlabelled nodes.
+ */
+export function windowsOverlayAbsent(): Resource {
+  return {
+    name: 'overlay/absent',
+    facts: [
+      { id: 'overlay.absent.network', ps: `[bool](Get-HnsNetwork | Where-Object { $_.Name -eq ${psQuote(OVERLAY_NETWORK)} })` },
+      RECORD_FACT,
+    ],
+    test: (facts) =>
+      compare({ Network: [facts.get('overlay.absent.network') ?? false, false], Record: [facts.get('overlay.record') != null, false] }),
+    async set({ exec, facts, signal }) {
+      const { routes, ports } = record(facts);
+      const steps = [
+        ...routes.map((p) => `Remove-NetRoute -DestinationPrefix ${psQuote(p)} -Confirm:$false -ErrorAction SilentlyContinue`),
+        ...ports.map((l) => {
+          const [address, port] = l.split(':');
+          return `netsh interface portproxy delete v4tov4 listenport=${port} listenaddress=${address} | Out-Null`;
+        }),
+        ...(facts.get('overlay.absent.network') ? [`docker network rm ${OVERLAY_NETWORK} | Out-Null`] : []),
+        `Remove-Item -Force -Path ${psQuote(OVERLAY_RECORD)} -ErrorAction SilentlyContinue`,
+        'exit 0',
+      ];
+      await change(exec, steps.join('\n'), 'remove the overlay', signal ? { signal } : {});
+      return CHANGED;
+    },
+  };
+}

@@ -5,6 +5,7 @@ import { psQuote } from '../../dataplane/quote.js';
 import type { WindowsRoleInput } from '../input.js';
 import { change, type Phase } from '../phase.js';
 import { CHANGED, compare, NO_CHANGE, type Resource } from '../resource.js';
+import { windowsOverlayAbsent } from './overlay.js';
 
 export const CONTRAIL_DIRS = [
   'C:\\ProgramData\\Contrail',
@@ -193,6 +194,8 @@ export function windowsPrereqs(input: WindowsRoleInput): Phase {
       winnat(),
       natNetworks(),
       contrailDirs(),
+      // A node without a subnet holds no overlay (its label may have been removed in this commit).
+      ...(input.overlay ? [] : [windowsOverlayAbsent()]),
     ],
   };
 }

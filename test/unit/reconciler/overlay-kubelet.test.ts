@@ -165,6 +165,10 @@ describe('per-host-subnet overlay on simulated Windows nodes', () => {
     expect(changes('win-b', at.b)).toEqual(['remove-netroute 10.42.3.0/24 192.0.2.33 Ethernet0']);
     expect(routes(host('win-a'))).toContain('198.51.100.0/24 192.0.2.1 Ethernet0');
     expect(host('win-a').state.portProxies).toEqual([]);
+    // win-c lost its label: its own network, routes and record go too.
+    expect(host('win-c').state.hnsNetworks.some((n) => n.name === 'gc-overlay')).toBe(false);
+    expect(routes(host('win-c')).filter((r) => r.startsWith('10.42.'))).toEqual([]);
+    expect(host('win-c').fs.isFile('C:\\ProgramData\\groundcrew\\overlay.json')).toBe(false);
   }, 90_000);
 });
 
