@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { simCluster } from '../../../src/cli/sim-cluster.js';
+import type { LinuxHost } from '../../../src/dataplane/sim/linux/linux-host.js';
 import type { WindowsHost } from '../../../src/dataplane/sim/windows/windows-host.js';
 import { type SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
 import type { DesiredState } from '../../../src/inventory/desired-state.js';
@@ -44,8 +45,8 @@ const REPO_FILE = 'defaults:\n  versions:\n    kubernetes: v1.29.4\n';
 
 type Files = Record<string, string>;
 
-function state(nodeFiles: Files): DesiredState {
-  const result = parse(INSTANCES, nodeFiles, REPO_FILE);
+function state(nodeFiles: Files, instances = INSTANCES): DesiredState {
+  const result = parse(instances, nodeFiles, REPO_FILE);
   if (!result.ok) throw new Error(JSON.stringify(result.errors));
   return result.state;
 }
@@ -66,8 +67,8 @@ afterEach(async () => {
   for (const c of cleanups.splice(0)) await c();
 });
 
-async function converged(files: Files) {
-  const first = state(files);
+async function converged(files: Files, instances = INSTANCES) {
+  const first = state(files, instances);
   const executors = simCluster(first, { shells, rebootMs: 50, latencyMs: 0 });
   const status = new StatusStore();
   const reconciler = new Reconciler({
@@ -80,13 +81,14 @@ async function converged(files: Files) {
   const host = (name: string) => (executors.get(name) as SimExecutor).host as WindowsHost;
   const commit = async (sha: string, next: Files) => {
     const done = reconciler.settled();
-    reconciler.apply({ sha, state: state(next) });
+    reconciler.apply({ sha, state: state(next, instances) });
     await done;
   };
   await commit('r1', files);
   return { status, reconciler, host, commit };
 }
 
+const linuxRoutes = (h: LinuxHost) => (h.state.routes ?? []).map((r) => `${r.dst} ${r.gateway ?? r.dev}`).sort();
 const routes = (h: WindowsHost) => h.state.routes.map((r) => `${r.destinationPrefix} ${r.nextHop} ${r.interfaceAlias}`).sort();
 const SUBNET_A = 'labels: { per_host_subnet: 10.42.1.0/24 }\npublished_ports:\n  - { port: 8080, to: "10.42.1.10:80" }\n';
 const SUBNET_B = 'labels: { per_host_subnet: 10.42.2.0/24 }\n';
@@ -170,6 +172,23 @@ describe('per-host-subnet overlay on simulated Windows nodes', () => {
     expect(routes(host('win-c')).filter((r) => r.startsWith('10.42.'))).toEqual([]);
     expect(host('win-c').fs.isFile('C:\\ProgramData\\groundcrew\\overlay.json')).toBe(false);
   }, 90_000);
+});
+
+describe('per-host-subnet overlay on a simulated Linux node beside Windows ones', () => {
+  it('routes both ways, and a label removed takes the bridge and routes away', async () => {
+    const instances = `${INSTANCES}  lin-a:\n    provider: bms\n    ip: 192.0.2.21\n    roles: { k8s_node: }\n`;
+    const files = { 'nodes/win-a.yaml': SUBNET_A, 'nodes/lin-a.yaml': 'labels: { per_host_subnet: 10.42.9.0/24 }\n' };
+    const { host, commit, status } = await converged(files, instances);
+    expect(status.get('lin-a')?.state).toBe('verified');
+    const lin = host('lin-a') as unknown as LinuxHost;
+    expect(linuxRoutes(lin)).toEqual(['10.42.1.0/24 192.0.2.31', '169.254.169.250/32 gc-overlay', '169.254.169.251/32 gc-overlay']);
+    expect(lin.state.links?.['gc-overlay']).toEqual({ up: true, addrs: ['10.42.9.1/24'] });
+    expect(routes(host('win-a'))).toContain('10.42.9.0/24 192.0.2.21 Ethernet0');
+    await commit('unlabel', { 'nodes/win-a.yaml': SUBNET_A });
+    expect(linuxRoutes(lin)).toEqual([]);
+    expect(lin.state.links?.['gc-overlay']).toBeUndefined();
+    expect(routes(host('win-a'))).not.toContain('10.42.9.0/24 192.0.2.21 Ethernet0');
+  }, 60_000);
 });
 
 describe('a Windows Kubernetes worker (k8s_node)', () => {

@@ -2,6 +2,7 @@
 // "command not found" (exit 127), as on a host without that tool.
 
 import { createHash } from 'node:crypto';
+import { ipCommand } from '../linux/ip-routes.js';
 import type { LinuxHost } from '../linux/linux-host.js';
 import { docker, systemctl } from '../linux/linux-tools.js';
 import { dirname } from '../linux/posix-fs.js';
@@ -9,8 +10,6 @@ import type { BashShell, CommandResult, ShellFiles, Utility } from './interprete
 
 const ok = (stdout = ''): CommandResult => ({ stdout, stderr: '', code: 0 });
 const fail = (stderr: string, code = 1): CommandResult => ({ stdout: '', stderr, code });
-
-const BASE_INTERFACES = ['lo', 'eth0'];
 
 /** Files the kernel serves rather than the disk. */
 function special(host: LinuxHost, path: string): string | undefined {
@@ -398,25 +397,7 @@ export function linuxUtilities(host: LinuxHost): Map<string, Utility> {
     return ok(out);
   });
 
-  u.set('ip', (args) => {
-    const json = args.includes('-j');
-    const brief = args.includes('-br');
-    const words = args.filter((a) => !a.startsWith('-') && a !== 'dev');
-    if (words[0] !== 'link' || (words[1] !== undefined && words[1] !== 'show'))
-      return fail(`groundcrew sim: ip ${args.join(' ')} is outside the simulated subset\n`, 2);
-    const all = [...BASE_INTERFACES, ...host.interfaces()];
-    const name = words[2];
-    if (name && !all.includes(name)) return fail(`Device "${name}" does not exist.\n`);
-    const list = name ? [name] : all;
-    if (json)
-      return ok(
-        `${JSON.stringify(list.map((ifname, i) => ({ ifindex: i + 1, ifname, flags: ifname === 'lo' ? ['LOOPBACK', 'UP', 'LOWER_UP'] : ['BROADCAST', 'MULTICAST', 'UP', 'LOWER_UP'], operstate: ifname === 'lo' ? 'UNKNOWN' : 'UP' })))}\n`,
-      );
-    if (brief) return ok(list.map((n) => `${n.padEnd(16)} ${n === 'lo' ? 'UNKNOWN' : 'UP'}\n`).join(''));
-    return ok(
-      list.map((n, i) => `${i + 1}: ${n}: <${n === 'lo' ? 'LOOPBACK' : 'BROADCAST,MULTICAST'},UP,LOWER_UP> mtu 1500 state UP\n`).join(''),
-    );
-  });
+  u.set('ip', (args) => ipCommand(host, args));
 
   const result = ({ stdout, stderr, exitCode }: { stdout: string; stderr: string; exitCode: number }): CommandResult => ({
     stdout,

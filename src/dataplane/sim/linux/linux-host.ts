@@ -2,6 +2,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { HttpEndpoint, HttpRequest, HttpResponse, SimNetwork } from '../network.js';
+import type { SimRoute } from './ip-routes.js';
 import { PosixFs, type PosixFsState } from './posix-fs.js';
 
 export interface ContainerState {
@@ -39,6 +40,9 @@ export interface LinuxState {
   catalog: LinuxCatalog;
   /** Objects the simulated Contrail config API holds (a controller deployed outside groundcrew). */
   configApi?: { virtualRouters: Record<string, { ip: string }> };
+  /** Bridges made with `ip link add` and their addresses; the main routing table. Both lost at reboot. */
+  links?: Record<string, { up: boolean; addrs: string[] }>;
+  routes?: SimRoute[];
   journal: string[];
   /** Set while the host is rebooting: unreachable until this time (ms since the epoch), then it boots. */
   downUntil?: number;
@@ -193,6 +197,8 @@ export class LinuxHost implements HttpEndpoint {
     for (const unit of Object.values(this.state.units)) unit.active = unit.enabled;
     // Runtime sysctls are lost; what /etc/sysctl.d and /etc/sysctl.conf say is applied at boot.
     this.state.sysctls = { ...DEFAULT_SYSCTLS, ...this.persistentSysctls() };
+    this.state.links = {};
+    this.state.routes = [];
     this.record(`reboot ${this.state.bootCount}`);
   }
 }
