@@ -88,7 +88,7 @@ async function converged(files: Files, instances = INSTANCES) {
   return { status, reconciler, host, commit };
 }
 
-const linuxRoutes = (h: LinuxHost) => (h.state.routes ?? []).map((r) => `${r.dst} ${r.gateway ?? r.dev}`).sort();
+const linuxRoutes = (h: LinuxHost) => h.state.routes.map((r) => `${r.dst} ${r.gateway ?? r.dev}`).sort();
 const routes = (h: WindowsHost) => h.state.routes.map((r) => `${r.destinationPrefix} ${r.nextHop} ${r.interfaceAlias}`).sort();
 const SUBNET_A = 'labels: { per_host_subnet: 10.42.1.0/24 }\npublished_ports:\n  - { port: 8080, to: "10.42.1.10:80" }\n';
 const SUBNET_B = 'labels: { per_host_subnet: 10.42.2.0/24 }\n';
@@ -182,11 +182,11 @@ describe('per-host-subnet overlay on a simulated Linux node beside Windows ones'
     expect(status.get('lin-a')?.state).toBe('verified');
     const lin = host('lin-a') as unknown as LinuxHost;
     expect(linuxRoutes(lin)).toEqual(['10.42.1.0/24 192.0.2.31', '169.254.169.250/32 gc-overlay', '169.254.169.251/32 gc-overlay']);
-    expect(lin.state.links?.['gc-overlay']).toEqual({ up: true, addrs: ['10.42.9.1/24'] });
+    expect(lin.state.links['gc-overlay']).toEqual({ up: true, addrs: ['10.42.9.1/24'] });
     expect(routes(host('win-a'))).toContain('10.42.9.0/24 192.0.2.21 Ethernet0');
     await commit('unlabel', { 'nodes/win-a.yaml': SUBNET_A });
     expect(linuxRoutes(lin)).toEqual([]);
-    expect(lin.state.links?.['gc-overlay']).toBeUndefined();
+    expect(lin.state.links['gc-overlay']).toBeUndefined();
     expect(routes(host('win-a'))).not.toContain('10.42.9.0/24 192.0.2.21 Ethernet0');
   }, 60_000);
 });

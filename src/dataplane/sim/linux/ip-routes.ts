@@ -35,7 +35,7 @@ function option(words: string[], name: string): string | undefined {
 }
 
 function link(host: LinuxHost, words: string[], json: boolean): IpResult {
-  const links = (host.state.links ??= {});
+  const links = host.state.links;
   const [verb = 'show', ...rest] = words;
   const name = rest.find((w, i) => w !== 'dev' && rest[i - 1] !== 'type');
   if (verb === 'add') {
@@ -57,7 +57,7 @@ function link(host: LinuxHost, words: string[], json: boolean): IpResult {
   if (verb === 'del' || verb === 'delete') {
     if (!own) return fail('RTNETLINK answers: Operation not supported\n');
     delete links[name as string];
-    host.state.routes = (host.state.routes ?? []).filter((r) => r.dev !== name);
+    host.state.routes = host.state.routes.filter((r) => r.dev !== name);
     host.record(`ip link del ${name}`);
     return ok();
   }
@@ -70,7 +70,7 @@ function link(host: LinuxHost, words: string[], json: boolean): IpResult {
 }
 
 function isUp(host: LinuxHost, name: string): boolean {
-  return host.state.links?.[name]?.up ?? true;
+  return host.state.links[name]?.up ?? true;
 }
 
 function linkJson(host: LinuxHost, ifname: string, i: number) {
@@ -86,7 +86,7 @@ function addr(host: LinuxHost, words: string[], json: boolean): IpResult {
     if (dev && !linkNames(host).includes(dev)) return fail(`Device "${dev}" does not exist.\n`, 1);
     const list = (dev ? [dev] : linkNames(host)).map((n) => ({
       ...linkJson(host, n, linkNames(host).indexOf(n)),
-      addr_info: (host.state.links?.[n]?.addrs ?? []).map((a) => ({
+      addr_info: (host.state.links[n]?.addrs ?? []).map((a) => ({
         family: 'inet',
         local: a.split('/')[0],
         prefixlen: Number(a.split('/')[1]),
@@ -96,7 +96,7 @@ function addr(host: LinuxHost, words: string[], json: boolean): IpResult {
     return ok(`${JSON.stringify(list)}\n`);
   }
   const address = rest.find((w) => w.includes('/'));
-  const own = dev ? host.state.links?.[dev] : undefined;
+  const own = dev ? host.state.links[dev] : undefined;
   if (!address || !dev) return fail('Command line is not complete. Try option "help"\n', 255);
   if (!linkNames(host).includes(dev)) return fail(`Cannot find device "${dev}"\n`, 1);
   if (!own) return fail('groundcrew sim: addresses are modelled on bridges made with ip link add\n');
@@ -112,7 +112,7 @@ function addr(host: LinuxHost, words: string[], json: boolean): IpResult {
 }
 
 function route(host: LinuxHost, words: string[], json: boolean): IpResult {
-  const routes = (host.state.routes ??= []);
+  const routes = host.state.routes;
   const [verb = 'show', ...rest] = words;
   const proto = option(rest, 'proto');
   if (verb === 'show' || verb === 'list') {

@@ -41,8 +41,8 @@ export interface LinuxState {
   /** Objects the simulated Contrail config API holds (a controller deployed outside groundcrew). */
   configApi?: { virtualRouters: Record<string, { ip: string }> };
   /** Bridges made with `ip link add` and their addresses; the main routing table. Both lost at reboot. */
-  links?: Record<string, { up: boolean; addrs: string[] }>;
-  routes?: SimRoute[];
+  links: Record<string, { up: boolean; addrs: string[] }>;
+  routes: SimRoute[];
   journal: string[];
   /** Set while the host is rebooting: unreachable until this time (ms since the epoch), then it boots. */
   downUntil?: number;
@@ -81,6 +81,9 @@ export class LinuxHost implements HttpEndpoint {
 
   constructor(readonly state: LinuxState) {
     this.fs = new PosixFs(state.fs);
+    // States saved before links and routes were modelled load without them.
+    state.links ??= {};
+    state.routes ??= [];
   }
 
   /** `configApi`: this host also runs a Contrail config API (a controller deployed outside groundcrew). */
@@ -99,6 +102,8 @@ export class LinuxHost implements HttpEndpoint {
       sysctls: { ...DEFAULT_SYSCTLS },
       fs: PosixFs.initial(),
       catalog: { ...DEFAULT_LINUX_CATALOG, ...catalog },
+      links: {},
+      routes: [],
       journal: [],
     });
   }
