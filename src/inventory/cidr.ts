@@ -37,12 +37,13 @@ export function parseCidr(text: string): Cidr | string {
   return { text: `${formatIPv4(network)}/${prefix}`, network, prefix };
 }
 
-export function contains(block: Cidr, address: number): boolean {
-  return address >= block.network && address < block.network + size(block.prefix);
+/** The first address after the block. */
+export function blockEnd(block: Cidr): number {
+  return block.network + size(block.prefix);
 }
 
-export function overlaps(a: Cidr, b: Cidr): boolean {
-  return contains(a, b.network) || contains(b, a.network);
+export function contains(block: Cidr, address: number): boolean {
+  return address >= block.network && address < blockEnd(block);
 }
 
 /** The first usable address: the gateway of a per-host subnet. */

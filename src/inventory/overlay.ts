@@ -1,7 +1,7 @@
 // Per-host-subnet overlay (Rancher's Windows design): each labelled node's subnet, checked across the
 // cluster, and the routes every node must hold to reach every other node's subnet. Pure.
 
-import { type Cidr, contains, firstHost, formatIPv4, overlaps, parseCidr, parseIPv4 } from './cidr.js';
+import { blockEnd, type Cidr, contains, firstHost, formatIPv4, parseCidr, parseIPv4 } from './cidr.js';
 import { configText } from './configuration.js';
 import type { NodeSpec } from './desired-state.js';
 import type { Diagnostic } from './diagnostic.js';
@@ -38,6 +38,8 @@ interface Labelled {
   node: NodeSpec;
   block: Cidr;
   file: NodeFileSettings;
+  /** Position among the labelled nodes, in instances.yaml order. */
+  order: number;
 }
 
 function subnetOf(node: NodeSpec): Cidr | undefined {
@@ -64,10 +66,29 @@ function usedAddresses(nodes: readonly NodeSpec[], instances: YamlSource): Map<n
   return used;
 }
 
+/** Addresses in use, sorted, for "does this block hold one?" in log time (10,000 nodes, 10,000 blocks). */
+class AddressIndex {
+  readonly #sorted: number[];
+  constructor(readonly used: ReadonlyMap<number, string>) {
+    this.#sorted = [...used.keys()].sort((a, b) => a - b);
+  }
+  /** The lowest used address inside `block`, if any. */
+  firstIn(block: Cidr): number | undefined {
+    let [lo, hi] = [0, this.#sorted.length];
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((this.#sorted[mid] as number) < block.network) lo = mid + 1;
+      else hi = mid;
+    }
+    const found = this.#sorted[lo];
+    return found !== undefined && contains(block, found) ? found : undefined;
+  }
+}
+
 /**
  * Rejects what would break the overlay: a label that is not a network, subnets that overlap each other or the
  * service addresses, a subnet holding an address the cluster uses (its gateway above all), published ports
- * that point outside the node's own subnet or repeat.
+ * that point outside the node's own subnet or repeat. Of two overlapping subnets, the later node's is reported.
  */
 export function checkOverlay(
   nodes: readonly NodeSpec[],
@@ -76,8 +97,8 @@ export function checkOverlay(
   diags: Diagnostic[],
 ): void {
   const labelPath = ['labels', SUBNET_LABEL];
-  const used = usedAddresses(nodes, instances);
-  const accepted: Labelled[] = [];
+  const used = new AddressIndex(usedAddresses(nodes, instances));
+  const candidates: Labelled[] = [];
   for (const node of nodes) {
     const file = nodeFiles.get(node.name);
     const text = node.labels[SUBNET_LABEL];
@@ -103,26 +124,47 @@ export function checkOverlay(
       diags.push(file.diagnose(labelPath, `${SUBNET_LABEL} ${block.text} of node "${node.name}" ${problem}`));
       continue;
     }
-    const clash = accepted.find((other) => overlaps(other.block, block));
-    if (clash) {
-      const at = clash.file.diagnose(labelPath, '');
-      diags.push(
-        file.diagnose(
-          labelPath,
-          `${SUBNET_LABEL} ${block.text} of node "${node.name}" overlaps ${clash.block.text} of node "${clash.node.name}" (${at.file}:${at.line}:${at.col})`,
-        ),
-      );
+    candidates.push({ node, block, file, order: candidates.length });
+  }
+  const clashes = overlapping(candidates);
+  for (const c of candidates) {
+    const other = clashes.get(c);
+    if (!other) {
+      checkPorts(c.node, c.block, c.file, diags);
       continue;
     }
-    accepted.push({ node, block, file });
-    checkPorts(node, block, file, diags);
+    const at = other.file.diagnose(labelPath, '');
+    diags.push(
+      c.file.diagnose(
+        labelPath,
+        `${SUBNET_LABEL} ${c.block.text} of node "${c.node.name}" overlaps ${other.block.text} of node "${other.node.name}" (${at.file}:${at.line}:${at.col})`,
+      ),
+    );
   }
 }
 
-function shadowed(block: Cidr, used: ReadonlyMap<number, string>): string | undefined {
+/** Each subnet that overlaps an earlier node's, with that node's: one sweep over the blocks in address order. */
+function overlapping(candidates: Labelled[]): Map<Labelled, Labelled> {
+  const sorted = [...candidates].sort((a, b) => a.block.network - b.block.network || a.order - b.order);
+  const clashes = new Map<Labelled, Labelled>();
+  let reach: Labelled | undefined;
+  for (const c of sorted) {
+    if (reach && c.block.network < blockEnd(reach.block)) {
+      const [later, earlier] = c.order > reach.order ? [c, reach] : [reach, c];
+      clashes.set(later, earlier);
+      if (later === reach) reach = c;
+      continue;
+    }
+    if (!reach || blockEnd(c.block) > blockEnd(reach.block)) reach = c;
+  }
+  return clashes;
+}
+
+function shadowed(block: Cidr, used: AddressIndex): string | undefined {
   const gateway = firstHost(block);
-  if (used.has(gateway)) return `would put its gateway ${formatIPv4(gateway)} on ${used.get(gateway)}`;
-  for (const [address, what] of used) if (contains(block, address)) return `contains ${what}: the node would be routed as a pod`;
+  if (used.used.has(gateway)) return `would put its gateway ${formatIPv4(gateway)} on ${used.used.get(gateway)}`;
+  const inside = used.firstIn(block);
+  if (inside !== undefined) return `contains ${used.used.get(inside)}: the node would be routed as a pod`;
   const service = SERVICE_ADDRESSES.find((a) => contains(block, parseIPv4(a) as number));
   if (service) return `contains the service address ${service}, which every node routes through its own gateway`;
   return undefined;

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { configText } from '../inventory/configuration.js';
 import type { DesiredState, NodeSpec } from '../inventory/desired-state.js';
-import { controlPlaneOf } from '../inventory/kubernetes.js';
+import { type ControlPlane, controlPlaneOf } from '../inventory/kubernetes.js';
 import { type NodeOverlay, planOverlay } from '../inventory/overlay.js';
 import { phasesFor, wantsTestSigning } from '../inventory/phases.js';
 import type { KeystoneInput, KubeletBinary, KubeletInput, LinuxRoleInput, OverlayInput, WindowsRoleInput } from '../roles/input.js';
@@ -42,8 +42,14 @@ export interface RoleEnvironment {
   kubeletBinary?: (version: string) => KubeletBinary;
 }
 
-/** The overlay planner runs once per revision, not once per node (it looks at every node). */
+/** The overlay planner and the control plane's version are worked out once per revision, not once per node. */
 const overlays = new WeakMap<DesiredState, Map<string, NodeOverlay>>();
+const controlPlanes = new WeakMap<DesiredState, ControlPlane | undefined>();
+
+function controlPlane(state: DesiredState): ControlPlane | undefined {
+  if (!controlPlanes.has(state)) controlPlanes.set(state, controlPlaneOf(state.nodes));
+  return controlPlanes.get(state);
+}
 
 function overlayFor(state: DesiredState, node: NodeSpec, adapter?: string): OverlayInput | undefined {
   let plans = overlays.get(state);
@@ -67,7 +73,7 @@ function kubeletFor(state: DesiredState, node: NodeSpec, env: RoleEnvironment): 
   const version = node.versions.kubernetes?.version;
   if (!node.roles.includes('k8s_node') || !version) return undefined;
   const c = node.configuration;
-  const plane = controlPlaneOf(state.nodes);
+  const plane = controlPlane(state);
   const host = configText(c, 'KUBERNETES_API_SERVER') ?? plane?.address ?? '';
   const port = configText(c, 'KUBERNETES_API_SECURE_PORT') ?? '6443';
   return {

@@ -57,6 +57,17 @@ describe('per_host_subnet checks', () => {
       ],
     },
     {
+      name: 'an earlier node inside a later, wider subnet (reported on the later one)',
+      files: {
+        'nodes/lin1.yaml': subnet('10.42.7.0/24'),
+        'nodes/win1.yaml': subnet('10.43.0.0/24'),
+        'nodes/win2.yaml': subnet('10.42.0.0/16'),
+      },
+      errors: [
+        'nodes/win2.yaml:1:28: per_host_subnet 10.42.0.0/16 of node "win2" overlaps 10.42.7.0/24 of node "lin1" (nodes/lin1.yaml:1:28)',
+      ],
+    },
+    {
       name: 'a subnet holding another node',
       files: { 'nodes/win1.yaml': subnet('10.0.0.0/27') },
       errors: [
