@@ -397,13 +397,12 @@ export function linuxUtilities(host: LinuxHost): Map<string, Utility> {
     return ok(out);
   });
 
-  u.set('ip', (args) => ipCommand(host, args));
-
   const result = ({ stdout, stderr, exitCode }: { stdout: string; stderr: string; exitCode: number }): CommandResult => ({
     stdout,
     stderr,
     code: exitCode,
   });
+  u.set('ip', (args) => result(ipCommand(host, args)));
   u.set('docker', (args, _stdin, shell) => result(docker(host, args, (path) => files.read(path), shell.cwd)));
   u.set('systemctl', (args) => result(systemctl(host, args)));
   u.set('curl', (args, stdin) => {

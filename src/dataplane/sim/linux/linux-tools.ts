@@ -10,8 +10,8 @@ export interface ToolResult {
   exitCode: number;
 }
 
-const ok = (stdout = ''): ToolResult => ({ stdout, stderr: '', exitCode: 0 });
-const fail = (stderr: string, exitCode = 1): ToolResult => ({ stdout: '', stderr, exitCode });
+export const ok = (stdout = ''): ToolResult => ({ stdout, stderr: '', exitCode: 0 });
+export const fail = (stderr: string, exitCode = 1): ToolResult => ({ stdout: '', stderr, exitCode });
 
 interface ComposeService {
   image?: string;

@@ -3,6 +3,7 @@
 import { type CmdletContext, type CmdletSpec, type NativeSpec, obj } from '../powershell/commands.js';
 import { PsError } from '../powershell/errors.js';
 import { toText } from '../powershell/values.js';
+import { registryPathNotFound } from './system-cmdlets.js';
 import type { PortProxy, WindowsHost } from './windows-host.js';
 
 type Spec = CmdletSpec<WindowsHost>;
@@ -159,13 +160,7 @@ const setItemProperty: Spec = {
     const key = path.replace(/\\+$/, '').toLowerCase();
     const values = host.state.registry[key];
     if (!values) {
-      ctx.error(
-        new PsError(
-          `Cannot find path '${path}' because it does not exist.`,
-          'PathNotFound,Microsoft.PowerShell.Commands.SetItemPropertyCommand',
-          'ObjectNotFound',
-        ),
-      );
+      ctx.error(registryPathNotFound(path, 'SetItemProperty'));
       return [];
     }
     const name = toText(args.Name);

@@ -148,6 +148,14 @@ const restartComputer: Spec = {
   },
 };
 
+export function registryPathNotFound(path: string, command: string): PsError {
+  return new PsError(
+    `Cannot find path '${path}' because it does not exist.`,
+    `PathNotFound,Microsoft.PowerShell.Commands.${command}Command`,
+    'ObjectNotFound',
+  );
+}
+
 const getItemProperty: Spec = {
   name: 'Get-ItemProperty',
   params: { Path: { type: 'string', position: 0, aliases: ['LiteralPath'] }, Name: { type: 'string[]', position: 1 } },
@@ -155,13 +163,7 @@ const getItemProperty: Spec = {
     const path = toText(args.Path);
     const values = registryValues(host, path);
     if (!values) {
-      ctx.error(
-        new PsError(
-          `Cannot find path '${path}' because it does not exist.`,
-          'PathNotFound,Microsoft.PowerShell.Commands.GetItemPropertyCommand',
-          'ObjectNotFound',
-        ),
-      );
+      ctx.error(registryPathNotFound(path, 'GetItemProperty'));
       return [];
     }
     const names = args.Name as string[] | undefined;
