@@ -15,6 +15,7 @@ export const ROLE_CODES = {
     retryable: false,
     meaning: 'a file groundcrew copies to nodes (kubelet.exe of a version) is not on the control host',
   },
+  GC_KUBERNETES_CONFIG: { retryable: false, meaning: "a Kubernetes worker's bootstrap token, cluster CA or API server is not configured" },
   GC_CONFIG_API: { retryable: true, meaning: 'the Contrail config API did not accept the virtual router' },
 } as const;
 

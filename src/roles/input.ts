@@ -38,7 +38,7 @@ export interface KubeletInput {
   binary: KubeletBinary;
   /** https://host:port of the API server (the k8s_master, or KUBERNETES_API_SERVER). */
   apiServer: string;
-  /** The cluster CA, PEM (KUBERNETES_CA_DATA; from the daemon's secrets file). */
+  /** The cluster CA certificate as PEM text (KUBERNETES_CA_DATA; the secrets file or the repo): C:\\k\\ca.crt and the kubeconfig. */
   caData: string;
   /** The bootstrap token (KUBERNETES_BOOTSTRAP_TOKEN; from the daemon's secrets file). */
   bootstrapToken: string;

@@ -1,5 +1,5 @@
 // The Windows Kubernetes worker (the WMCB design): containerd present, kubelet.exe of the desired version,
-// the bootstrap kubeconfig and kubelet configuration, and the kubelet service (automatic, after containerd,
+// the bootstrap kubeconfig, kubelet configuration and cluster CA, and the kubelet service (automatic, after containerd,
 // restarted on failure). Files are replaced only with the service stopped; it is started again at the end.
 
 import { createHash } from 'node:crypto';
@@ -14,6 +14,7 @@ export const KUBE_DIR = 'C:\\k';
 export const KUBELET_EXE = `${KUBE_DIR}\\kubelet.exe`;
 export const BOOTSTRAP_KUBECONFIG = `${KUBE_DIR}\\bootstrap-kubeconfig`;
 export const KUBELET_CONFIG = `${KUBE_DIR}\\kubelet-config.yaml`;
+export const CLUSTER_CA = `${KUBE_DIR}\\ca.crt`;
 export const RUNTIME_SERVICE = 'containerd';
 const RUNTIME_ENDPOINT = 'npipe:////./pipe/containerd-containerd';
 /** Restart after 10 s, three times, the counter reset after a day (what WMCB sets). */
@@ -75,7 +76,7 @@ export function kubeletConfiguration(input: KubeletInput): string {
     'serverTLSBootstrap: true',
     'authentication:',
     '  x509:',
-    `    clientCAFile: ${KUBE_DIR}\\ca.crt`,
+    `    clientCAFile: ${CLUSTER_CA}`,
     '',
   ].join('\n');
 }
@@ -127,13 +128,14 @@ function binary(input: KubeletInput): Resource {
 }
 
 /** A file the kubelet reads, compared by hash (the bootstrap kubeconfig holds a token: never read back). */
-function file(name: string, path: string, content: string): Resource {
+function file(name: string, path: string, content: string, missing?: string): Resource {
   const id = `k8s.${name}`;
   return {
     name: `kubelet/${name}`,
     facts: [hashFact(id, path)],
     test: (facts) => compare({ [`${path} (SHA-256)`]: [facts.get(id) ?? null, sha256(content)] }),
     async set({ exec, signal }) {
+      if (missing) throw new RoleError('GC_KUBERNETES_CONFIG', `${path}: ${missing}`);
       await change(
         exec,
         [
@@ -212,14 +214,25 @@ function running(input: KubeletInput): Resource {
   };
 }
 
+/** What the bootstrap kubeconfig cannot be written without. */
+function unset(input: KubeletInput): string | undefined {
+  const missing = [
+    ...(input.bootstrapToken ? [] : ["KUBERNETES_BOOTSTRAP_TOKEN (in the daemon's secrets file)"]),
+    ...(input.caData ? [] : ['KUBERNETES_CA_DATA']),
+    ...(/^https:\/\/:/.test(input.apiServer) ? ['KUBERNETES_API_SERVER (or a k8s_master instance)'] : []),
+  ];
+  return missing.length > 0 ? `not set: ${missing.join(', ')}` : undefined;
+}
+
 export function windowsKubelet(input: KubeletInput, node: string): Phase {
   return {
     name: 'kubelet',
     resources: [
       runtime(),
       binary(input),
-      file('bootstrap-kubeconfig', BOOTSTRAP_KUBECONFIG, bootstrapKubeconfig(input)),
+      file('bootstrap-kubeconfig', BOOTSTRAP_KUBECONFIG, bootstrapKubeconfig(input), unset(input)),
       file('config', KUBELET_CONFIG, kubeletConfiguration(input)),
+      file('ca', CLUSTER_CA, input.caData, input.caData ? undefined : 'KUBERNETES_CA_DATA (the cluster CA, PEM) is not set'),
       service(node),
       running(input),
     ],

@@ -67,7 +67,8 @@ afterEach(async () => {
   for (const c of cleanups.splice(0)) await c();
 });
 
-async function converged(files: Files, instances = INSTANCES) {
+/** A simulated cluster for the inventory, reconciling; `converged` waits for r1 to settle. */
+function cluster(files: Files, instances = INSTANCES) {
   const first = state(files, instances);
   const executors = simCluster(first, { shells, rebootMs: 50, latencyMs: 0 });
   const status = new StatusStore();
@@ -84,8 +85,13 @@ async function converged(files: Files, instances = INSTANCES) {
     reconciler.apply({ sha, state: state(next, instances) });
     await done;
   };
-  await commit('r1', files);
   return { status, reconciler, host, commit };
+}
+
+async function converged(files: Files, instances = INSTANCES) {
+  const c = cluster(files, instances);
+  await c.commit('r1', files);
+  return c;
 }
 
 const linuxRoutes = (h: LinuxHost) => h.state.routes.map((r) => `${r.dst} ${r.gateway ?? r.dev}`).sort();
@@ -214,6 +220,20 @@ describe('a Windows Kubernetes worker (k8s_node)', () => {
       'start-service kubelet',
     ]);
     expect(status.get('win-b')?.desiredRevision).toBe('r1');
+  }, 60_000);
+
+  it('stalls with what is missing when the bootstrap token is not configured, and writes no kubeconfig', async () => {
+    const { host, status, reconciler } = cluster({}, INSTANCES.replace('  KUBERNETES_BOOTSTRAP_TOKEN: abcdef.0123456789abcdef\n', ''));
+    reconciler.apply({ sha: 'r1', state: state({}, INSTANCES.replace('  KUBERNETES_BOOTSTRAP_TOKEN: abcdef.0123456789abcdef\n', '')) });
+    // The first failure halts the revision's rollout (failure budget 1): the other workers wait, unchanged.
+    await expect.poll(() => status.list().filter((n) => n.state === 'stalled').length, { timeout: 20_000 }).toBe(1);
+    const stalled = status.list().find((n) => n.state === 'stalled')?.name as string;
+    expect(status.get(stalled)).toMatchObject({ state: 'stalled', lastError: { code: 'GC_KUBERNETES_CONFIG' } });
+    expect(status.get(stalled)?.lastError?.message).toMatch(/not set: KUBERNETES_BOOTSTRAP_TOKEN \(in the daemon's secrets file\)/);
+    for (const w of ['win-a', 'win-b', 'win-c']) {
+      expect(host(w).fs.isFile('C:\\k\\bootstrap-kubeconfig')).toBe(false);
+      expect(host(w).state.services.kubelet).toBeUndefined();
+    }
   }, 60_000);
 
   it('refuses to replace kubelet.exe under a running service, and says when the binary is not on the control host', async () => {
