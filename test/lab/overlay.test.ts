@@ -32,6 +32,9 @@ function inventory(subnets: Record<string, string>): DesiredState {
     'provider_config:',
     '  bms: { ssh_user: root }',
     `  bms_win: { ansible_user: ${lab.host(WINDOWS).user} }`,
+    'contrail_configuration:',
+    '  KUBERNETES_BOOTSTRAP_TOKEN: abcdef.0123456789abcdef',
+    '  KUBERNETES_CA_DATA: lab-ca',
     'instances:',
     ...NAMES.flatMap((n) => [
       `  ${n}:`,
