@@ -42,11 +42,19 @@ export async function readBootId(exec: Executor, signal?: AbortSignal): Promise<
   return id;
 }
 
+/** The actors of one node's machine. */
 export function nodeActors(rt: NodeRuntime) {
-  const { exec } = rt;
-  const poll = rt.poll ?? { initialMs: 1000, maxMs: 15_000 };
+  return sharedNodeActors(() => rt);
+}
+
+/**
+ * The actors for every node's machine at once: each finds its node's runtime by the node name in its input.
+ * One provided machine then serves every node (a machine per node costs its state tree per node).
+ */
+export function sharedNodeActors(runtimeOf: (node: string) => NodeRuntime) {
   return {
     runPhase: fromPromise<PhaseResult, RunPhaseInput>(async ({ input, signal }) => {
+      const rt = runtimeOf(input.node);
       const phase = rt.phases.get(input.phase);
       if (!phase) throw Object.assign(new Error(`no phase ${input.phase} for ${input.node}`), { code: 'GC_INTERNAL', retryable: false });
       rt.gate?.(input.phase);
@@ -67,7 +75,7 @@ export function nodeActors(rt: NodeRuntime) {
         }
       };
       try {
-        const outcome = await applyPhase(exec, phase, { signal, dryRun: input.dryRun, beforeDisruptive: disrupt });
+        const outcome = await applyPhase(rt.exec, phase, { signal, dryRun: input.dryRun, beforeDisruptive: disrupt });
         rt.onPhase?.(outcome, input);
         return { inDesiredState: outcome.inDesiredState, rebootRequested: outcome.rebootRequested };
       } catch (err) {
@@ -78,13 +86,16 @@ export function nodeActors(rt: NodeRuntime) {
         if (held) workers?.release();
       }
     }),
-    readBootId: fromPromise<string, { node: string }>(({ signal }) => readBootId(exec, signal)),
+    readBootId: fromPromise<string, { node: string }>(({ input, signal }) => readBootId(runtimeOf(input.node).exec, signal)),
     issueReboot: fromPromise<void, { node: string; revision: string }>(async ({ input, signal }) => {
+      const rt = runtimeOf(input.node);
+      const { exec } = rt;
       await rt.beforeDisruptive?.('reboot', input.revision, signal);
       const script = exec.os === 'windows' ? 'Restart-Computer -Force' : 'reboot';
       await exec.run({ script, label: 'reboot' }, { timeoutMs: 60_000, signal });
     }),
     waitForNewBoot: fromPromise<string, { node: string; previousBootId: string }>(async ({ input, signal }) => {
+      const { exec, poll = { initialMs: 1000, maxMs: 15_000 } } = runtimeOf(input.node);
       // The machine bounds the wait (rebootTimeout); here: poll, backing off, until the boot id is new.
       for (let attempt = 0; ; attempt++) {
         const delay = Math.min(poll.initialMs * 2 ** attempt, poll.maxMs) * (0.5 + Math.random() / 2);
@@ -94,9 +105,10 @@ export function nodeActors(rt: NodeRuntime) {
       }
     }),
     deconfigure: fromPromise<void, { node: string }>(async ({ input, signal }) => {
+      const rt = runtimeOf(input.node);
       if (!rt.deconfigure) return;
       try {
-        const outcome = await applyPhase(exec, rt.deconfigure, { signal });
+        const outcome = await applyPhase(rt.exec, rt.deconfigure, { signal });
         rt.onPhase?.(outcome, { node: input.node, revision: 'removed', phase: 'deconfigure', dryRun: false, corrective: false });
       } catch (err) {
         const e = err as { code?: string; message?: string };
@@ -104,6 +116,7 @@ export function nodeActors(rt: NodeRuntime) {
       }
     }),
     checkReadiness: fromPromise<void, { node: string; nonce: string }>(async ({ input, signal }) => {
+      const { exec } = runtimeOf(input.node);
       // The node answers a command with what we sent: its shell works, not only its sshd.
       const script = exec.os === 'windows' ? `Write-Output ${psQuote(input.nonce)}` : `echo ${bashQuote(input.nonce)}`;
       const r = await exec.run({ script, label: 'readiness' }, { timeoutMs: 30_000, signal });

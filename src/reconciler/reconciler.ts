@@ -8,11 +8,11 @@ import { Limiter } from '../dataplane/limiter.js';
 import type { DesiredState, NodeSpec } from '../inventory/desired-state.js';
 import { gatesFor } from '../inventory/phases.js';
 import { linuxDeconfigure } from '../roles/linux/deconfigure.js';
-import type { PhaseOutcome } from '../roles/phase.js';
+import type { Phase, PhaseOutcome } from '../roles/phase.js';
 import { windowsDeconfigure } from '../roles/windows/deconfigure.js';
 import { type Limits, nodeMachine, type RunPhaseInput } from '../state-machines/node-machine.js';
 import { ReconcilerError } from './errors.js';
-import { type NodeRuntime, nodeActors } from './node-actors.js';
+import { type NodeRuntime, sharedNodeActors } from './node-actors.js';
 import { observedVersions } from './observed.js';
 import { type ObservedPlan, observePlan } from './observed-plan.js';
 import { planDigest, planNode, type RoleEnvironment } from './role-inputs.js';
@@ -66,6 +66,10 @@ interface Saved {
   observed?: Record<string, string>;
 }
 
+/** What `removalPolicy: deconfigure` takes off a node: the same for every node of an OS. */
+const WINDOWS_DECONFIGURE: Phase = windowsDeconfigure();
+const LINUX_DECONFIGURE: Phase = linuxDeconfigure();
+
 const SETTLED = new Set(['verified', 'stalled', 'unreachable', 'paused', 'removed']);
 const GATE_CODES = new Set(['GC_GATE_CLOSED', 'GC_GATE_FAILED']);
 /** States where the last error is what holds the node back; elsewhere it is history (in the timeline). */
@@ -87,6 +91,8 @@ export class Reconciler {
   readonly #rollout: Rollout;
   readonly #requested = new Set<string>();
   readonly #log: Logger;
+  /** One provided machine for every node: its actors find the node's runtime by name. */
+  readonly #machine = nodeMachine.provide({ actors: sharedNodeActors((name) => this.#runtimeOf(name)) });
   #revision?: Revision;
   #specs = new Map<string, NodeSpec>();
   #resync?: NodeJS.Timeout;
@@ -251,6 +257,12 @@ export class Reconciler {
     this.#observe(entry, entry.actor.getSnapshot());
   }
 
+  #runtimeOf(name: string): NodeRuntime {
+    const entry = this.#entries.get(name);
+    if (!entry) throw new Error(`no runtime for node ${name}: its machine outlived its entry`);
+    return entry.runtime;
+  }
+
   #spawn(revision: Revision, spec: NodeSpec, digest: string): void {
     const plan = planNode(revision.state, spec, this.options.roles);
     const name = spec.name;
@@ -258,7 +270,7 @@ export class Reconciler {
     const runtime: NodeRuntime = {
       ...this.options.access(spec),
       phases: plan.phases,
-      deconfigure: spec.os === 'windows' ? windowsDeconfigure() : linuxDeconfigure(),
+      deconfigure: spec.os === 'windows' ? WINDOWS_DECONFIGURE : LINUX_DECONFIGURE,
       gate: (phase) => this.#gate(name, phase),
       beforeDisruptive: async (what, rev, signal) => {
         await this.#rollout.acquire(name, rev, signal);
@@ -276,14 +288,13 @@ export class Reconciler {
       paused: spec.paused,
       limits: this.options.limits ?? {},
     };
-    const machine = nodeMachine.provide({ actors: nodeActors(runtime) });
     let actor: NodeActor;
     try {
-      actor = createActor(machine, saved ? { snapshot: saved.snapshot as never, input } : { input });
+      actor = createActor(this.#machine, saved ? { snapshot: saved.snapshot as never, input } : { input });
     } catch (err) {
       // A snapshot from another version of the machine: start over (level-triggered, nothing is lost).
       log.warn({ err }, 'snapshot could not be restored; the node starts from pending');
-      actor = createActor(machine, { input });
+      actor = createActor(this.#machine, { input });
     }
     const entry: Entry = {
       spec,

@@ -138,12 +138,13 @@ export function linuxPhases(input: LinuxRoleInput): Phase[] {
     {
       name: 'prereqs',
       resources: [
+        // A node without a subnet holds no overlay (its label may have been removed in this commit). First:
+        // it needs nothing else, and a set before it would make the phase read its facts once more.
+        ...(input.overlay ? [] : [linuxOverlayAbsent()]),
         tool('docker', "docker version --format '{{.Server.Version}}'"),
         tool('compose', 'docker compose version --short'),
         sysctls(),
         directories(),
-        // A node without a subnet holds no overlay (its label may have been removed in this commit).
-        ...(input.overlay ? [] : [linuxOverlayAbsent()]),
       ],
     },
     ...(input.overlay ? [linuxOverlay(input.overlay)] : []),

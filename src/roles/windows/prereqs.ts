@@ -194,7 +194,8 @@ export function windowsPrereqs(input: WindowsRoleInput): Phase {
       winnat(),
       natNetworks(),
       contrailDirs(),
-      // A node without a subnet holds no overlay (its label may have been removed in this commit).
+      // A node without a subnet holds no overlay (its label may have been removed in this commit). Last:
+      // removing the network needs Docker running. On a fresh node that costs one more read of the facts.
       ...(input.overlay ? [] : [windowsOverlayAbsent()]),
     ],
   };
