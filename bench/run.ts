@@ -70,6 +70,7 @@ if (wanted('scale')) {
     `scale: ${r.nodes} simulated nodes (${r.windows} Windows), ${r.latencyMsPerCommand} ms per command: converged in ${r.convergeSeconds.toFixed(1)} s (${r.commands} commands)`,
   );
   console.log(`scale: peak RSS ${r.peakRssMiB} MiB (${r.rssPerNodeKiB} KiB per node), event-loop delay p99 ${ms(r.eventLoopDelayP99Ms)}`);
+  console.log(`scale: settled (after a full GC): RSS ${r.settledRssMiB} MiB, heap ${r.settledHeapMiB} MiB`);
   console.log(`scale: GET /api/nodes median ${ms(r.apiNodesMedianMs)} (${(r.apiNodesBytes / 1024).toFixed(0)} KiB)`);
   console.log(
     `scale: one node changed: parse ${ms(r.oneNodeParseMs)}, revision -> its first command ${ms(r.revisionToFirstCommandMs)}, commands on other nodes ${r.otherNodesCommands}`,

@@ -3,6 +3,8 @@
 // and proof by counts that no other node did any work.
 
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import pino from 'pino';
 import { SimCluster } from '../src/cli/sim-cluster.js';
 import { SimShells } from '../src/dataplane/sim-executor.js';
@@ -22,12 +24,23 @@ export interface ScaleResult {
   commands: number;
   peakRssMiB: number;
   rssPerNodeKiB: number;
+  /** After the converge, once the garbage is collected: what the process holds for the settled cluster. */
+  settledRssMiB: number;
+  settledHeapMiB: number;
   eventLoopDelayP99Ms: number;
   apiNodesMedianMs: number;
   apiNodesBytes: number;
   oneNodeParseMs: number;
   revisionToFirstCommandMs: number;
   otherNodesCommands: number;
+}
+
+/** A full collection, without --expose-gc on the command line (tsx runs the benchmarks). */
+function collectGarbage(): void {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  gc();
+  gc();
 }
 
 export async function runScale(nodes: number, latencyMs = 5): Promise<ScaleResult> {
@@ -86,6 +99,10 @@ export async function runScale(nodes: number, latencyMs = 5): Promise<ScaleResul
     let commands = 0;
     for (const e of sim.executors.values()) commands += e.stats.commands;
 
+    collectGarbage();
+    const settledRss = process.memoryUsage().rss;
+    const settledHeap = process.memoryUsage().heapUsed;
+
     const apiTimes: number[] = [];
     let apiNodesBytes = 0;
     for (let i = 0; i < 15; i++) {
@@ -128,6 +145,8 @@ export async function runScale(nodes: number, latencyMs = 5): Promise<ScaleResul
       commands,
       peakRssMiB: Math.round(peak / 1048576),
       rssPerNodeKiB: Math.round((peak - baseline) / 1024 / nodes),
+      settledRssMiB: Math.round(settledRss / 1048576),
+      settledHeapMiB: Math.round(settledHeap / 1048576),
       eventLoopDelayP99Ms: delay.percentile(99) / 1e6,
       apiNodesMedianMs: median(apiTimes),
       apiNodesBytes,
