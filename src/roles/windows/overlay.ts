@@ -7,12 +7,14 @@ import { psQuote } from '../../dataplane/quote.js';
 import type { OverlayInput } from '../input.js';
 import { change, type Phase } from '../phase.js';
 import { CHANGED, compare, type Facts, type Resource } from '../resource.js';
-import { parsePortProxies } from './parsers.js';
+import { factLines, parsePortProxies } from './parsers.js';
 
 export const OVERLAY_NETWORK = 'gc-overlay';
 /** The host's adapter on the transparent network, where the gateway address lives. */
 export const OVERLAY_ADAPTER = `vEthernet (${OVERLAY_NETWORK})`;
 export const OVERLAY_RECORD = 'C:\\ProgramData\\groundcrew\\overlay.json';
+/** The adapter a transparent network binds and peer routes leave by, unless WINDOWS_PHYSICAL_INTERFACE says. */
+const DEFAULT_ADAPTER = 'Ethernet0';
 const TCPIP = 'HKLM:\\SYSTEM\\CurrentControlSet\\Services\\Tcpip\\Parameters';
 
 interface OverlayRecord {
@@ -96,7 +98,7 @@ function network(input: OverlayInput): Resource {
         ...(facts.get('overlay.network')
           ? [`docker network rm ${OVERLAY_NETWORK}`, 'if ($LASTEXITCODE -ne 0) { exit $LASTEXITCODE }']
           : []),
-        `docker network create -d transparent --subnet ${psQuote(input.subnet)} --gateway ${psQuote(input.gateway)} -o ${psQuote(`com.docker.network.windowsshim.interface=${input.adapter ?? 'Ethernet0'}`)} ${OVERLAY_NETWORK}`,
+        `docker network create -d transparent --subnet ${psQuote(input.subnet)} --gateway ${psQuote(input.gateway)} -o ${psQuote(`com.docker.network.windowsshim.interface=${input.adapter ?? DEFAULT_ADAPTER}`)} ${OVERLAY_NETWORK}`,
         'exit $LASTEXITCODE',
       ];
       await change(exec, steps.join('\n'), `transparent network ${input.subnet}`, signal ? { signal } : {});
@@ -116,8 +118,7 @@ function gateway(input: OverlayInput): Resource {
       },
     ],
     test: (facts) => {
-      const value = facts.get('overlay.addresses');
-      const list = Array.isArray(value) ? value.map(String) : value ? [String(value)] : [];
+      const list = factLines(facts.get('overlay.addresses'));
       return compare({ Gateway: [list.includes(address) ? address : null, address] });
     },
     async set({ exec, signal }) {
@@ -135,15 +136,14 @@ function gateway(input: OverlayInput): Resource {
 /** A route as text: `prefix nexthop alias`. */
 export function wantedWindowsRoutes(input: OverlayInput): Map<string, string> {
   return new Map(
-    input.routes.map((r) => [r.prefix, `${r.prefix} ${r.via} ${r.kind === 'peer' ? (input.adapter ?? 'Ethernet0') : OVERLAY_ADAPTER}`]),
+    input.routes.map((r) => [r.prefix, `${r.prefix} ${r.via} ${r.kind === 'peer' ? (input.adapter ?? DEFAULT_ADAPTER) : OVERLAY_ADAPTER}`]),
   );
 }
 
 function routes(input: OverlayInput): Resource {
   const wanted = wantedWindowsRoutes(input);
   const read = (facts: Facts) => {
-    const value = facts.get('overlay.routes');
-    const lines = (Array.isArray(value) ? value : value ? [value] : []).map(String);
+    const lines = factLines(facts.get('overlay.routes'));
     const mine = new Set([...record(facts).routes, ...wanted.keys()]);
     return lines.filter((l) => mine.has(l.split(' ')[0] as string));
   };

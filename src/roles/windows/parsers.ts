@@ -35,6 +35,11 @@ export function isRebootPending(facts: {
   return facts.cbsRebootPending === true || hasRenames || facts.featureInstallPending === true;
 }
 
+/** A PowerShell fact as lines: a list comes back as a list, one item as itself, none as null. */
+export function factLines(value: unknown): string[] {
+  return (Array.isArray(value) ? value : value === null || value === undefined || value === '' ? [] : [value]).map(String);
+}
+
 export interface PortProxy {
   listenAddress: string;
   listenPort: number;
@@ -44,7 +49,7 @@ export interface PortProxy {
 
 /** `netsh interface portproxy show v4tov4`: rows of four columns under a dashed rule (nothing when empty). */
 export function parsePortProxies(lines: unknown): PortProxy[] {
-  const text = (Array.isArray(lines) ? lines : lines ? [lines] : []).map(String).join('\n');
+  const text = factLines(lines).join('\n');
   const rows = text.split(/\r?\n/).filter((l) => /^\s*\d{1,3}(\.\d{1,3}){3}|^\s*\*\s/.test(l));
   return rows.flatMap((row) => {
     const [listenAddress, listenPort, connectAddress, connectPort] = row.trim().split(/\s+/);
@@ -55,7 +60,7 @@ export function parsePortProxies(lines: unknown): PortProxy[] {
 
 /** `sc.exe qc NAME`: the service's binary path, start type and dependencies (null when it does not exist). */
 export function parseScQc(lines: unknown): { binaryPath: string; startType: string; dependencies: string[] } | null {
-  const text = (Array.isArray(lines) ? lines : lines ? [lines] : []).map(String);
+  const text = factLines(lines);
   if (!text.some((l) => /QueryServiceConfig SUCCESS/.test(l))) return null;
   const field = (name: string) => {
     const at = text.findIndex((l) => new RegExp(`^\\s*${name}\\s*:`).test(l));
@@ -75,7 +80,7 @@ export function parseScQc(lines: unknown): { binaryPath: string; startType: stri
 
 /** `sc.exe qfailure NAME`: the failure actions as sc.exe's own `actions=` syntax (`restart/10000/...`). */
 export function parseScFailure(lines: unknown): { resetSeconds: number; actions: string } | null {
-  const text = (Array.isArray(lines) ? lines : lines ? [lines] : []).map(String);
+  const text = factLines(lines);
   if (!text.some((l) => /QueryServiceConfig2 SUCCESS/.test(l))) return null;
   const reset = text.map((l) => /RESET_PERIOD.*:\s*(\d+)/.exec(l)?.[1]).find(Boolean);
   const actions = text
