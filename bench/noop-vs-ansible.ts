@@ -3,7 +3,6 @@
 // alternating, with forks = hosts, pipelining and ControlPersist. Needs root (the lab) and ansible-core.
 
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,8 +13,9 @@ import { SshExecutor } from '../src/dataplane/ssh-executor.js';
 import type { DesiredState } from '../src/inventory/desired-state.js';
 import { parseInventory } from '../src/inventory/parse-inventory.js';
 import { convergeCluster } from '../src/reconciler/converge.js';
-import { planNode } from '../src/reconciler/role-inputs.js';
-import { type Phase, testPhases } from '../src/roles/phase.js';
+import { roleInput } from '../src/reconciler/role-input.js';
+import { testPhases } from '../src/roles/phase.js';
+import { planNode } from '../src/roles/plan.js';
 import { Lab } from '../test/lab/lab.js';
 import { ssh } from '../test/lab/ssh.js';
 import { median } from './stats.js';
@@ -108,8 +108,7 @@ export async function verifyAll(state: DesiredState, executors: Map<string, SshE
   await Promise.all(
     state.nodes.map(async (node) => {
       // One read of the node for every phase's test: nothing changed, one command per host.
-      const plan = planNode(state, node);
-      const phases = plan.names.map((p) => plan.phases.get(p)).filter((p): p is Phase => p !== undefined);
+      const { phases } = planNode(roleInput(state, node));
       const tests = await testPhases(executors.get(node.name) as SshExecutor, phases);
       const off = tests.filter((t) => !t.inDesiredState).map((t) => t.phase);
       if (off.length > 0) throw new Error(`${node.name}: ${off.join(', ')} not in the desired state`);

@@ -74,7 +74,6 @@ export async function runScale(nodes: number, latencyMs = 5): Promise<ScaleResul
     plan: (n) => reconciler.plan(n),
     hookSecrets: {},
     loopbackOnly: true,
-    errorHelp: new Map(),
     ready: () => true,
   });
   await server.listen({ host: '127.0.0.1', port: 0 });

@@ -47,7 +47,7 @@ export async function runWebhookLatency(rounds = 200): Promise<WebhookLatencyRes
     reboot: { timeout: '30s', settle: '50ms', poll: '50ms' },
     resyncInterval: '1h',
   });
-  const daemon = await startDaemon(config, { log: pino({ level: 'silent' }), errorsDoc: join(root, 'docs', 'errors.md') });
+  const daemon = await startDaemon(config, { log: pino({ level: 'silent' }) });
   try {
     await daemon.reconciler.settled();
     const target = 'compute-l1';

@@ -1,31 +1,201 @@
-// The one base error of groundcrew: a stable code, whether a retry can help, and the cause.
+// The one registry of groundcrew's error codes (fastify's FST_ERR_* style): each code, whether a retry can
+// help, what it means and what the operator should do. docs/errors.md's table is generated from it
+// (npm run docs:errors), and the node page's "what to do" reads it. Call sites raise `errors.GC_X(message)`:
+// no code is written anywhere else.
 
-export interface GroundcrewErrorOptions {
-  retryable?: boolean;
-  cause?: unknown;
+export interface ErrorSpec {
+  /** Backing off and trying again can help (the node machine goes to backoff rather than stalled). */
+  retryable: boolean;
+  /** When a retryable error is retried, if not at the next backoff: shown in docs/errors.md. */
+  retried?: string;
+  /** What it means, for the operator (Markdown). */
+  meaning: string;
+  /** What to do about it (Markdown). */
+  todo: string;
 }
 
+export const ERROR_REGISTRY = {
+  // The inventory (inventory/)
+  GC_INVENTORY_NOT_FOUND: {
+    retryable: false,
+    meaning: 'the path given has no `instances.yaml` (or does not exist)',
+    todo: 'point at the inventory repo directory, or at an `instances.yaml` file',
+  },
+  // Node access (dataplane/)
+  GC_SSH_CONNECT: {
+    retryable: true,
+    meaning: 'the node did not accept a TCP or SSH connection: down, rebooting, unreachable',
+    todo: 'check the node is up and its address in `instances.yaml`; groundcrew backs off and retries',
+  },
+  GC_SSH_AUTH: {
+    retryable: false,
+    meaning: 'the node refused the credentials',
+    todo: 'fix the user, key file or password (secrets file, or `provider_config`), then `groundcrew reconcile NODE`',
+  },
+  GC_SSH_HOSTKEY_MISMATCH: {
+    retryable: false,
+    meaning: "the node's host key is not the one pinned on first use; the message names both fingerprints",
+    todo: 'if the node was reinstalled, check the new fingerprint out of band and remove its pin from `known-hosts.json` in the state directory; otherwise treat it as an attack',
+  },
+  GC_CONNECTION_LOST: {
+    retryable: true,
+    meaning: 'the connection dropped while a command ran; its outcome is unknown',
+    todo: "nothing: the next pass reads the node's state again before acting",
+  },
+  GC_COMMAND_TIMEOUT: {
+    retryable: true,
+    meaning: 'a command ran past its limit; groundcrew ended it (the whole process group on Linux)',
+    todo: 'a slow node or a stuck command: look at the node; raise the timeout if it is only slow',
+  },
+  GC_COMMAND_ABORTED: {
+    retryable: false,
+    meaning: 'groundcrew cancelled a command (a newer revision arrived, or it is shutting down)',
+    todo: 'nothing',
+  },
+  GC_COMMAND_TOO_LONG: {
+    retryable: false,
+    meaning: 'a PowerShell script does not fit on a Windows command line (32,767 characters)',
+    todo: 'a bug in groundcrew: report it with the role and phase',
+  },
+  GC_UNSAFE_VALUE: {
+    retryable: false,
+    meaning: 'a value for a command holds a NUL byte, which no shell string can carry',
+    todo: 'remove the NUL from the inventory value',
+  },
+  GC_NATIVE_UNAVAILABLE: {
+    retryable: false,
+    meaning: 'a native library groundcrew uses is missing (libsystemd for `Type=notify`, the Windows probes off Windows)',
+    todo: 'install what the message names, or run without that feature',
+  },
+  // Roles: commands on the node (roles/)
+  GC_MSI_FAILED: {
+    retryable: false,
+    meaning: "an MSI install or uninstall failed (1603 and others); the message ends with the MSI log's last lines",
+    todo: 'read those lines (often: certificate not trusted, or test signing not active), fix, then `groundcrew reconcile NODE`',
+  },
+  GC_MSI_BUSY: {
+    retryable: true,
+    meaning: 'another MSI install was running on the node (1618)',
+    todo: 'nothing, unless it persists: then look for a stuck msiexec on the node',
+  },
+  GC_FACTS_FAILED: {
+    retryable: true,
+    meaning: "the script that reads a phase's facts failed or answered something unreadable",
+    todo: 'look at the node; the message has the first line of its error',
+  },
+  GC_SET_FAILED: {
+    retryable: false,
+    meaning: 'a command that changes the node failed',
+    todo: 'the message has what the node said',
+  },
+  GC_STILL_DIFFERENT: {
+    retryable: false,
+    meaning: 'a resource still differs after it was set (or a check of the verified phase failed)',
+    todo: 'something on the node undoes the change, or the component is broken: look at the named properties',
+  },
+  GC_KEYSTONE_UNAVAILABLE: {
+    retryable: true,
+    meaning: 'Keystone did not answer from the node',
+    todo: 'check that the Keystone host is up and reachable from the node',
+  },
+  GC_KEYSTONE_AUTH: {
+    retryable: false,
+    meaning: 'Keystone refused the configured credentials (401)',
+    todo: 'fix `KEYSTONE_AUTH_ADMIN_PASSWORD` (or the secrets file)',
+  },
+  GC_RUNTIME_MISSING: {
+    retryable: false,
+    meaning: 'a `k8s_node` Windows node has no containerd service: the kubelet needs a container runtime',
+    todo: 'install containerd on the node (groundcrew checks for it, never installs it); the next pass carries on',
+  },
+  GC_ARTIFACT_MISSING: {
+    retryable: false,
+    meaning: 'the `kubelet.exe` of the desired Kubernetes version is not on the control host',
+    todo: 'put it at `<kubernetes.binaries>/<version>/kubelet.exe` (default `<stateDir>/kubernetes`), then `groundcrew reconcile NODE`',
+  },
+  GC_KUBERNETES_CONFIG: {
+    retryable: false,
+    meaning:
+      "a `k8s_node` Windows node's bootstrap kubeconfig or cluster CA cannot be written: `KUBERNETES_BOOTSTRAP_TOKEN`, `KUBERNETES_CA_DATA` or the API server is not set",
+    todo: "put the token (and CA) in the daemon's `secretsFile`; the next revision or `groundcrew reconcile NODE` carries on",
+  },
+  GC_CONFIG_API: {
+    retryable: true,
+    meaning: 'the Contrail config API did not accept the virtual router',
+    todo: 'check the config API on the controllers',
+  },
+  // The node machine (state-machines/) and the reconciler (reconciler/)
+  GC_REBOOT_LOOP: {
+    retryable: false,
+    meaning: 'a phase asked for a reboot again after its reboot in the same revision, or the revision used up its reboot cap',
+    todo: 'something on the node undoes the change (or a resource fails after its reboot): look at the phase named; no further reboot is taken for this revision',
+  },
+  GC_REBOOT_TIMEOUT: {
+    retryable: true,
+    retried: 'retried at resync',
+    meaning: 'the node did not come back with a new boot id in time after a reboot; the node is unreachable',
+    todo: 'bring the node back; the next resync or `groundcrew reconcile NODE` carries on without a second reboot',
+  },
+  GC_GATE_CLOSED: {
+    retryable: true,
+    meaning: "the node's `openstack` phase waits for the node that hosts Keystone to be verified",
+    todo: 'nothing: it starts as soon as that node is verified; if that node is stalled, fix it first',
+  },
+  GC_GATE_FAILED: {
+    retryable: false,
+    meaning: 'the node it waits for (the Keystone host) is stalled or unreachable',
+    todo: 'fix that node; this one carries on by itself once it is verified',
+  },
+  GC_DECONFIGURE_FAILED: {
+    retryable: false,
+    meaning: 'a node removed from the inventory with `removalPolicy: deconfigure` could not be cleaned',
+    todo: 'the message says which step failed; clean by hand or put the node back',
+  },
+  // Sources and revision intake (source/, reconciler/intake)
+  GC_GIT_FETCH: {
+    retryable: true,
+    retried: 'retried at the next poll',
+    meaning: 'the Git remote could not be cloned or fetched',
+    todo: 'check the repo URL, the branch, and the deploy key; the daemon stays on the last revision it has',
+  },
+  GC_REVISION_REJECTED: {
+    retryable: false,
+    meaning: 'a commit failed validation; every problem is listed as `file:line:col` on the status page and in `/api/revisions`',
+    todo: 'fix the lines listed and push; nodes stay on the last good revision meanwhile',
+  },
+  // Anything else
+  GC_INTERNAL: {
+    retryable: false,
+    meaning: 'an error without a code of its own reached the node machine',
+    todo: 'a bug in groundcrew: report it with the message',
+  },
+} as const satisfies Record<string, ErrorSpec>;
+
+export type ErrorCode = keyof typeof ERROR_REGISTRY;
+
 export class GroundcrewError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly retryable: boolean;
 
-  constructor(code: string, message: string, options: GroundcrewErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+  constructor(code: ErrorCode, message: string, cause?: unknown) {
+    super(message, cause === undefined ? undefined : { cause });
     this.name = 'GroundcrewError';
     this.code = code;
-    this.retryable = options.retryable ?? false;
+    this.retryable = ERROR_REGISTRY[code].retryable;
   }
 }
 
-/** A folder's codes: what each means (docs/errors.md says the same) and whether a retry can help. */
-export type CodeTable = Record<string, { retryable: boolean; meaning: string }>;
+/** Raises one code: `throw errors.GC_SET_FAILED(\`${label} failed\`, cause)`; `.code` names it in comparisons. */
+export type Raise = ((message: string, cause?: unknown) => GroundcrewError) & { readonly code: ErrorCode };
 
-/** The error class of a folder: its codes decide `retryable`, so a call site names only the code. */
-export function errorClass<T extends CodeTable>(name: string, codes: T) {
-  return class extends GroundcrewError {
-    constructor(code: keyof T & string, message: string, cause?: unknown) {
-      super(code, message, { retryable: (codes[code] as T[keyof T]).retryable, cause });
-      this.name = name;
-    }
-  };
+export const errors = Object.fromEntries(
+  (Object.keys(ERROR_REGISTRY) as ErrorCode[]).map((code) => [
+    code,
+    Object.assign((message: string, cause?: unknown) => new GroundcrewError(code, message, cause), { code }),
+  ]),
+) as { readonly [K in ErrorCode]: Raise };
+
+/** The registry's entry for a code read from outside (a snapshot, a status record); none for unknown text. */
+export function errorSpec(code: string): ErrorSpec | undefined {
+  return Object.hasOwn(ERROR_REGISTRY, code) ? ERROR_REGISTRY[code as ErrorCode] : undefined;
 }

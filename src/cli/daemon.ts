@@ -1,7 +1,7 @@
 // The daemon, assembled: source → validated revision → reconciler → nodes, with the status store feeding
 // the HTTP server. This is where concrete executors, stores and servers are built (with main.ts).
 
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Executor } from '../dataplane/executor.js';
@@ -11,17 +11,15 @@ import type { Notifier } from '../dataplane/native/sd-notify.js';
 import { SimShells } from '../dataplane/sim-executor.js';
 import { SshExecutor } from '../dataplane/ssh-executor.js';
 import type { NodeSpec } from '../inventory/desired-state.js';
-import { formatDiagnostic } from '../inventory/diagnostic.js';
-import { loadInventory } from '../inventory/load-inventory.js';
-import { parseSecretsFile, withSecrets } from '../inventory/secrets-file.js';
+import { Intake } from '../reconciler/intake.js';
 import { type NodeAccess, Reconciler } from '../reconciler/reconciler.js';
 import { SnapshotStore } from '../reconciler/snapshot-store.js';
 import { StatusStore } from '../reconciler/status-store.js';
 import { buildServer } from '../server/app.js';
-import { loadErrorHelp } from '../server/error-help.js';
 import { Metrics } from '../server/metrics.js';
-import { type Candidate, GitSource, type Source } from '../source/git-source.js';
+import { GitSource } from '../source/git-source.js';
 import { PathSource } from '../source/path-source.js';
+import type { Revision, Source } from '../source/source.js';
 import { HOOK_KINDS, type HookKind } from '../source/webhooks.js';
 import { type DaemonConfig, durationMs } from './daemon-config.js';
 import { kubeletBinaries } from './kubelet-binaries.js';
@@ -29,8 +27,6 @@ import { SimCluster } from './sim-cluster.js';
 
 export interface DaemonDeps {
   log: Logger;
-  /** docs/errors.md, for the "what to do" of an error on the node page. */
-  errorsDoc: string;
   notifier?: Notifier;
   /** Called once the server listens, before the source is read: a place to attach to the status store. */
   onListening?: (url: string, status: StatusStore) => void;
@@ -128,46 +124,17 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     roles: { kubeletBinary: kubeletBinaries(config.kubernetes.binaries ?? join(config.stateDir, 'kubernetes')) },
   });
 
-  // A candidate is validated whole before anything sees it; a bad one leaves the last good one in force.
-  const shownPrefix = config.source.dir && config.source.dir !== '.' ? `${config.source.dir.replace(/\/$/, '')}/` : '';
-  const lastGoodFile = join(config.stateDir, 'last-good-revision');
-  const read = async (dir: string) => {
-    const loaded = await loadInventory(dir).catch((err: Error) => err);
-    if (loaded instanceof Error) return { ok: false as const, errors: [loaded.message] };
-    if (loaded.result.ok) {
-      if (!config.secretsFile) return loaded.result;
-      // Read again with every revision: a rotated secret takes effect with the next commit or resync.
-      const secrets = parseSecretsFile(config.secretsFile, readFileSync(config.secretsFile, 'utf8'));
-      if (secrets.errors.length > 0) return { ok: false as const, errors: secrets.errors.map((d) => formatDiagnostic(d)) };
-      return { ...loaded.result, state: withSecrets(loaded.result.state, secrets.values) };
-    }
-    return { ok: false as const, errors: loaded.result.errors.map((d) => formatDiagnostic(d, shownPrefix)) };
-  };
-  const intake = async (candidate: Candidate) => {
-    const result = await read(candidate.dir);
-    if (!result.ok) {
-      // Bad at start, with nothing in force yet: the last good revision is read again from Git.
-      const lastGood = existsSync(lastGoodFile) ? readFileSync(lastGoodFile, 'utf8').trim() : undefined;
-      if (!reconciler.revision && lastGood && lastGood !== candidate.sha && source instanceof GitSource) {
-        const restored = await read(await source.checkoutAt(lastGood, join(config.stateDir, 'last-good')));
-        if (restored.ok) {
-          status.recordRevision({ sha: lastGood, subject: '(the last good revision, read again at start)', accepted: true });
-          reconciler.apply({ sha: lastGood, state: restored.state });
-        }
-      }
-      status.recordRevision({ sha: candidate.sha, subject: candidate.subject, accepted: false, errors: result.errors });
-      log.error(
-        { revision: candidate.sha, code: 'GC_REVISION_REJECTED', errors: result.errors },
-        `revision ${candidate.sha.slice(0, 12)} rejected; nodes stay on the last good revision`,
-      );
-      return;
-    }
-    writeFileSync(lastGoodFile, `${candidate.sha}\n`);
-    status.recordRevision({ sha: candidate.sha, subject: candidate.subject, accepted: true });
-    log.info({ revision: candidate.sha, nodes: result.state.nodes.length, trigger: candidate.trigger }, 'revision accepted');
-    reconciler.apply({ sha: candidate.sha, state: result.state });
-    deps.notifier?.status(`revision ${candidate.sha.slice(0, 12)}, ${result.state.nodes.length} nodes`);
-  };
+  // A revision is validated whole before anything sees it; a bad one leaves the last good one in force.
+  const intake = new Intake({
+    reconciler,
+    status,
+    log,
+    stateDir: config.stateDir,
+    ...(config.secretsFile ? { secretsFile: config.secretsFile } : {}),
+    shownPrefix: config.source.dir && config.source.dir !== '.' ? `${config.source.dir.replace(/\/$/, '')}/` : '',
+    onAccepted: (sha, nodes) => deps.notifier?.status(`revision ${sha.slice(0, 12)}, ${nodes} nodes`),
+  });
+  const onRevision = (revision: Revision) => intake.receive(revision, source);
 
   const source: Source = config.source.url
     ? new GitSource({
@@ -178,13 +145,13 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
         pollMs: durationMs(config.source.pollInterval),
         ...(config.source.sshKeyFile ? { sshKeyFile: config.source.sshKeyFile } : {}),
         log: log.child({ component: 'source' }),
-        onCandidate: intake,
+        onRevision,
       })
     : new PathSource({
         dir: join(config.source.path as string, config.source.dir),
         debounceMs: 300,
         log: log.child({ component: 'source' }),
-        onCandidate: intake,
+        onRevision,
       });
 
   const hookSecrets: Partial<Record<HookKind, string>> = {};
@@ -204,7 +171,6 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     hookSecrets,
     ...(config.apiTokenFile ? { apiToken: readSecret(config.apiTokenFile) } : {}),
     loopbackOnly: host === '127.0.0.1' || host === '::1' || host === 'localhost',
-    errorHelp: loadErrorHelp(deps.errorsDoc),
     ready: () => reconciler.revision !== undefined,
   });
   await server.listen({ host, port });

@@ -19,7 +19,6 @@ export interface DemoOptions {
   port: number;
   rebootMs: number;
   latencyMs: number;
-  errorsDoc: string;
 }
 
 /** A post-commit hook that signs a generic webhook for each commit: commits reach the daemon at once. */
@@ -111,7 +110,7 @@ export async function demoCommand(options: DemoOptions, io: Output): Promise<num
   };
   let daemon: Awaited<ReturnType<typeof startDaemon>>;
   try {
-    daemon = await startDaemon(config, { log, errorsDoc: options.errorsDoc, onListening });
+    daemon = await startDaemon(config, { log, onListening });
   } catch (err) {
     rmSync(work, { recursive: true, force: true });
     if ((err as { code?: string }).code === 'EADDRINUSE') {

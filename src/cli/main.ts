@@ -24,7 +24,6 @@ import { rootLogger } from './logger.js';
 const io = { out: (t: string) => process.stdout.write(`${t}\n`), err: (t: string) => process.stderr.write(`${t}\n`) };
 const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const exampleRepo = join(packageRoot, 'inventory-repo-example');
-const errorsDoc = join(packageRoot, 'docs', 'errors.md');
 
 const program = new Command('groundcrew')
   .description('GitOps for Windows and Linux compute nodes of Contrail clusters, from an instances.yaml in Git')
@@ -44,7 +43,7 @@ program
     const log = rootLogger(loaded.config.log.level);
     let notifier: ReturnType<typeof systemdNotifier> | undefined;
     if (process.env.NOTIFY_SOCKET) notifier = systemdNotifier();
-    const daemon = await startDaemon(loaded.config, { log, errorsDoc, ...(notifier ? { notifier } : {}) });
+    const daemon = await startDaemon(loaded.config, { log, ...(notifier ? { notifier } : {}) });
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);
@@ -61,7 +60,7 @@ program
   .option('--reboot-seconds <n>', 'how long a simulated reboot takes', '3')
   .action(async (options: { repo: string; port: string; rebootSeconds: string }) => {
     process.exitCode = await demoCommand(
-      { repo: options.repo, port: Number(options.port), rebootMs: Number(options.rebootSeconds) * 1000, latencyMs: 20, errorsDoc },
+      { repo: options.repo, port: Number(options.port), rebootMs: Number(options.rebootSeconds) * 1000, latencyMs: 20 },
       io,
     );
   });

@@ -3,7 +3,8 @@
 import type { DesiredState, NodeSpec } from '../inventory/desired-state.js';
 import type { Diagnostic } from '../inventory/diagnostic.js';
 import { formatDiagnostic } from '../inventory/diagnostic.js';
-import { type Gate, gatesFor, type PlannedPhase, phasesFor } from '../inventory/phases.js';
+import { roleInput } from '../reconciler/role-input.js';
+import { type Gate, planGates, planNode, planSteps } from '../roles/plan.js';
 
 /** Bumped on any change a consumer could notice; documented in docs/plan-json.md. */
 export const PLAN_SCHEMA_VERSION = 1;
@@ -20,7 +21,7 @@ export interface NodePlan {
   paused: boolean;
   desiredVersions: NodeSpec['versions'];
   registry: string;
-  phases: PlannedPhase[];
+  phases: { phase: string; reason: string }[];
   gates: Gate[];
 }
 
@@ -36,21 +37,24 @@ export function buildPlan(inventory: string, state: DesiredState): Plan {
   return {
     schemaVersion: PLAN_SCHEMA_VERSION,
     inventory,
-    nodes: state.nodes.map((node) => ({
-      name: node.name,
-      os: node.os,
-      provider: node.provider,
-      address: node.address,
-      hostname: node.hostname,
-      roles: [...node.roles],
-      rolesDefaulted: node.rolesDefaulted,
-      mode: node.mode,
-      paused: node.paused,
-      desiredVersions: node.versions,
-      registry: node.registry,
-      phases: phasesFor(node),
-      gates: gatesFor(node),
-    })),
+    nodes: state.nodes.map((node) => {
+      const plan = planNode(roleInput(state, node));
+      return {
+        name: node.name,
+        os: node.os,
+        provider: node.provider,
+        address: node.address,
+        hostname: node.hostname,
+        roles: [...node.roles],
+        rolesDefaulted: node.rolesDefaulted,
+        mode: node.mode,
+        paused: node.paused,
+        desiredVersions: node.versions,
+        registry: node.registry,
+        phases: planSteps(plan),
+        gates: planGates(plan),
+      };
+    }),
     rollout: state.rollout,
     warnings: state.warnings,
   };

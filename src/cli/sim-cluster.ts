@@ -9,7 +9,7 @@ import { SimNetwork } from '../dataplane/sim/network.js';
 import { WindowsHost, type WindowsState } from '../dataplane/sim/windows/windows-host.js';
 import { SimExecutor, type SimShells } from '../dataplane/sim-executor.js';
 import type { DesiredState, NodeSpec } from '../inventory/desired-state.js';
-import { usesSignedVrouter } from '../inventory/phases.js';
+import { usesSignedVrouter } from '../reconciler/role-input.js';
 
 export interface SimClusterOptions {
   shells: SimShells;

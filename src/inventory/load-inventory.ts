@@ -2,8 +2,7 @@
 
 import { open, readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { GroundcrewError } from '../errors.js';
-import { INVENTORY_NOT_FOUND } from './errors.js';
+import { errors } from '../errors.js';
 import { type InventoryFiles, type InventoryResult, MAX_FILE_BYTES, parseInventory, type SourceText } from './parse-inventory.js';
 
 export interface LoadedInventory {
@@ -33,15 +32,14 @@ async function exists(path: string): Promise<boolean> {
 /** `path` is a repo directory (instances.yaml, nodes/*.yaml, groundcrew.yaml) or an instances file on its own. */
 export async function readInventoryFiles(path: string): Promise<{ root: string; files: InventoryFiles }> {
   const info = await stat(path).catch(() => undefined);
-  if (!info) throw new GroundcrewError(INVENTORY_NOT_FOUND, `${path}: no such file or directory`);
+  if (!info) throw errors.GC_INVENTORY_NOT_FOUND(`${path}: no such file or directory`);
   if (info.isFile()) {
     const root = dirname(path) === '.' ? '' : `${dirname(path)}/`;
     return { root, files: { instances: await readCapped(path, basename(path)), nodeFiles: [] } };
   }
   const instancesPath = join(path, 'instances.yaml');
   if (!(await exists(instancesPath))) {
-    throw new GroundcrewError(
-      INVENTORY_NOT_FOUND,
+    throw errors.GC_INVENTORY_NOT_FOUND(
       `${path}: no instances.yaml here (an inventory repo holds instances.yaml, and optionally nodes/*.yaml and groundcrew.yaml)`,
     );
   }

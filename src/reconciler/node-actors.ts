@@ -1,21 +1,23 @@
-// The node machine's actors for one node: phases run through the roles, reboots through the executor.
+// The node machine's actors: phases run through the roles, reboots through the roles' node commands.
+// One set serves every node: each actor finds its node's runtime by the node name in its input.
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fromPromise } from 'xstate';
 import type { Executor } from '../dataplane/executor.js';
-import { bashQuote, psQuote } from '../dataplane/quote.js';
-import { applyPhase, type Phase, type PhaseOutcome } from '../roles/phase.js';
+import { errors } from '../errors.js';
+import { checkReadiness, issueReboot, readBootId } from '../roles/node-commands.js';
+import { type Phase, type PhaseOutcome, passPhase } from '../roles/phase.js';
+import type { NodePlan, PlannedPhase } from '../roles/plan.js';
 import type { PhaseResult, RunPhaseInput } from '../state-machines/node-machine.js';
-import { ReconcilerError } from './errors.js';
 
 export interface NodeRuntime {
   exec: Executor;
-  /** The node's phases by name (from the roles, built from the same desired state as the machine's list). */
-  phases: ReadonlyMap<string, Phase>;
+  /** The node's plan, built from the same role input as the machine's list of phases. */
+  plan: NodePlan;
   /** Boot-id polling after a reboot: capped exponential backoff with jitter. */
   poll?: { initialMs: number; maxMs: number };
   /** Throws (GC_GATE_*) when the phase may not run yet: a node it waits for is not verified. */
-  gate?: (phase: string) => void;
+  gate?: (phase: PlannedPhase) => void;
   /** Waits until the node may take its data plane down (the disruption budget). */
   beforeDisruptive?: (what: string, revision: string, signal: AbortSignal) => Promise<void>;
   /** Worker slots: a phase runs only while it holds one (the cluster-wide concurrency limit). */
@@ -26,38 +28,18 @@ export interface NodeRuntime {
   onPhase?: (outcome: PhaseOutcome, input: RunPhaseInput) => void;
 }
 
-const BOOT_ID = {
-  linux: 'cat /proc/sys/kernel/random/boot_id',
-  windows: "(Get-CimInstance -ClassName Win32_OperatingSystem).LastBootUpTime.ToString('o')",
-};
-
-export async function readBootId(exec: Executor, signal?: AbortSignal): Promise<string> {
-  const r = await exec.run({ script: BOOT_ID[exec.os], label: 'boot id' }, { timeoutMs: 30_000, ...(signal ? { signal } : {}) });
-  const id = r.stdout.trim();
-  if (r.exitCode !== 0 || id === '')
-    throw Object.assign(new Error(`cannot read the boot id (exit ${r.exitCode}): ${r.stderr.trim()}`), {
-      code: 'GC_FACTS_FAILED',
-      retryable: true,
-    });
-  return id;
-}
-
-/** The actors of one node's machine. */
+/** The actors of one node's machine (tests drive a single node with them). */
 export function nodeActors(rt: NodeRuntime) {
   return sharedNodeActors(() => rt);
 }
 
-/**
- * The actors for every node's machine at once: each finds its node's runtime by the node name in its input.
- * One provided machine then serves every node (a machine per node costs its state tree per node).
- */
 export function sharedNodeActors(runtimeOf: (node: string) => NodeRuntime) {
   return {
     runPhase: fromPromise<PhaseResult, RunPhaseInput>(async ({ input, signal }) => {
       const rt = runtimeOf(input.node);
-      const phase = rt.phases.get(input.phase);
-      if (!phase) throw Object.assign(new Error(`no phase ${input.phase} for ${input.node}`), { code: 'GC_INTERNAL', retryable: false });
-      rt.gate?.(input.phase);
+      const phase = rt.plan.phases.find((p) => p.name === input.phase);
+      if (!phase) throw errors.GC_INTERNAL(`${input.node} has no phase ${input.phase} in its plan`);
+      rt.gate?.(phase);
       const { workers, beforeDisruptive } = rt;
       let held = false;
       if (workers) {
@@ -75,13 +57,10 @@ export function sharedNodeActors(runtimeOf: (node: string) => NodeRuntime) {
         }
       };
       try {
-        const outcome = await applyPhase(rt.exec, phase, { signal, dryRun: input.dryRun, beforeDisruptive: disrupt });
-        rt.onPhase?.(outcome, input);
+        const outcome = await passPhase(rt.exec, phase, { signal, dryRun: input.dryRun, beforeDisruptive: disrupt });
+        if (!signal.aborted || !outcome.failure) rt.onPhase?.(outcome, input);
+        if (outcome.failure) throw outcome.failure;
         return { inDesiredState: outcome.inDesiredState, rebootRequested: outcome.rebootRequested };
-      } catch (err) {
-        const outcome = (err as { outcome?: PhaseOutcome }).outcome;
-        if (outcome && !signal.aborted) rt.onPhase?.(outcome, input);
-        throw err;
       } finally {
         if (held) workers?.release();
       }
@@ -89,10 +68,8 @@ export function sharedNodeActors(runtimeOf: (node: string) => NodeRuntime) {
     readBootId: fromPromise<string, { node: string }>(({ input, signal }) => readBootId(runtimeOf(input.node).exec, signal)),
     issueReboot: fromPromise<void, { node: string; revision: string }>(async ({ input, signal }) => {
       const rt = runtimeOf(input.node);
-      const { exec } = rt;
       await rt.beforeDisruptive?.('reboot', input.revision, signal);
-      const script = exec.os === 'windows' ? 'Restart-Computer -Force' : 'reboot';
-      await exec.run({ script, label: 'reboot' }, { timeoutMs: 60_000, signal });
+      await issueReboot(rt.exec, signal);
     }),
     waitForNewBoot: fromPromise<string, { node: string; previousBootId: string }>(async ({ input, signal }) => {
       const { exec, poll = { initialMs: 1000, maxMs: 15_000 } } = runtimeOf(input.node);
@@ -107,20 +84,15 @@ export function sharedNodeActors(runtimeOf: (node: string) => NodeRuntime) {
     deconfigure: fromPromise<void, { node: string }>(async ({ input, signal }) => {
       const rt = runtimeOf(input.node);
       if (!rt.deconfigure) return;
-      try {
-        const outcome = await applyPhase(rt.exec, rt.deconfigure, { signal });
-        rt.onPhase?.(outcome, { node: input.node, revision: 'removed', phase: 'deconfigure', dryRun: false, corrective: false });
-      } catch (err) {
-        const e = err as { code?: string; message?: string };
-        throw new ReconcilerError('GC_DECONFIGURE_FAILED', `${input.node}: ${e.code ?? 'error'}: ${e.message ?? String(err)}`, err);
+      const outcome = await passPhase(rt.exec, rt.deconfigure, { signal }).catch((err: Error) => err);
+      if (outcome instanceof Error || outcome.failure) {
+        const e = (outcome instanceof Error ? outcome : outcome.failure) as { code?: string; message?: string };
+        throw errors.GC_DECONFIGURE_FAILED(`${input.node}: ${e.code ?? 'error'}: ${e.message ?? String(e)}`, e);
       }
+      rt.onPhase?.(outcome, { node: input.node, revision: 'removed', phase: 'deconfigure', dryRun: false, corrective: false });
     }),
-    checkReadiness: fromPromise<void, { node: string; nonce: string }>(async ({ input, signal }) => {
-      const { exec } = runtimeOf(input.node);
-      // The node answers a command with what we sent: its shell works, not only its sshd.
-      const script = exec.os === 'windows' ? `Write-Output ${psQuote(input.nonce)}` : `echo ${bashQuote(input.nonce)}`;
-      const r = await exec.run({ script, label: 'readiness' }, { timeoutMs: 30_000, signal });
-      if (r.stdout.trim() !== input.nonce) throw new Error(`readiness: expected ${input.nonce}, got ${r.stdout.trim()}`);
-    }),
+    checkReadiness: fromPromise<void, { node: string; nonce: string }>(({ input, signal }) =>
+      checkReadiness(runtimeOf(input.node).exec, input.nonce, signal),
+    ),
   };
 }

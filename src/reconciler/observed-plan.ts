@@ -2,8 +2,9 @@
 
 import type { Executor } from '../dataplane/executor.js';
 import type { DesiredState, NodeSpec } from '../inventory/desired-state.js';
-import { type Phase, testPhases } from '../roles/phase.js';
-import { planNode, type RoleEnvironment } from './role-inputs.js';
+import { testPhases } from '../roles/phase.js';
+import { planNode } from '../roles/plan.js';
+import { type RoleEnvironment, roleInput } from './role-input.js';
 
 export interface ObservedPlan {
   node: string;
@@ -13,10 +14,9 @@ export interface ObservedPlan {
 
 /** Phases after one that differs may read facts that are not there yet: they show as differing too. */
 export async function observePlan(state: DesiredState, spec: NodeSpec, exec: Executor, env: RoleEnvironment = {}): Promise<ObservedPlan> {
-  const plan = planNode(state, spec, env);
-  const ordered = plan.names.map((p) => plan.phases.get(p)).filter((p): p is Phase => p !== undefined);
+  const plan = planNode(roleInput(state, spec, env));
   try {
-    const tests = await testPhases(exec, ordered);
+    const tests = await testPhases(exec, plan.phases);
     return {
       node: spec.name,
       phases: tests.map((t) => {

@@ -5,26 +5,24 @@
 import pino, { type Logger } from 'pino';
 import { type Actor, createActor, type SnapshotFrom } from 'xstate';
 import { Limiter } from '../dataplane/limiter.js';
+import { errors } from '../errors.js';
 import type { DesiredState, NodeSpec } from '../inventory/desired-state.js';
-import { gatesFor } from '../inventory/phases.js';
 import { linuxDeconfigure } from '../roles/linux/deconfigure.js';
+import { observedVersions } from '../roles/observed-versions.js';
 import type { Phase, PhaseOutcome } from '../roles/phase.js';
+import { type NodePlan, type PlannedPhase, planGates, planNode, planOrder } from '../roles/plan.js';
 import { windowsDeconfigure } from '../roles/windows/deconfigure.js';
 import { type Limits, nodeMachine, type RunPhaseInput } from '../state-machines/node-machine.js';
-import { ReconcilerError } from './errors.js';
 import { type NodeRuntime, sharedNodeActors } from './node-actors.js';
-import { observedVersions } from './observed.js';
 import { type ObservedPlan, observePlan } from './observed-plan.js';
-import { planDigest, planNode, type RoleEnvironment } from './role-inputs.js';
+import { inputDigest, type RoleEnvironment, roleInput } from './role-input.js';
 import { Rollout } from './rollout.js';
 import type { SnapshotStore } from './snapshot-store.js';
 import type { StatusStore } from './status-store.js';
 import { budgetOf, WorkQueue } from './work-queue.js';
 
-export interface Revision {
-  sha: string;
-  state: DesiredState;
-}
+/** A validated revision: the commit and what it asks of every node. */
+type InForce = { sha: string; state: DesiredState };
 
 /** How to reach a node: its executor and, for tests and the demo, faster boot-id polling. */
 export type NodeAccess = Pick<NodeRuntime, 'exec' | 'poll'>;
@@ -71,7 +69,7 @@ const WINDOWS_DECONFIGURE: Phase = windowsDeconfigure();
 const LINUX_DECONFIGURE: Phase = linuxDeconfigure();
 
 const SETTLED = new Set(['verified', 'stalled', 'unreachable', 'paused', 'removed']);
-const GATE_CODES = new Set(['GC_GATE_CLOSED', 'GC_GATE_FAILED']);
+const GATE_CODES = new Set<string>([errors.GC_GATE_CLOSED.code, errors.GC_GATE_FAILED.code]);
 /** States where the last error is what holds the node back; elsewhere it is history (in the timeline). */
 const FAILING = new Set(['backoff', 'stalled', 'unreachable']);
 
@@ -93,7 +91,7 @@ export class Reconciler {
   readonly #log: Logger;
   /** One provided machine for every node: its actors find the node's runtime by name. */
   readonly #machine = nodeMachine.provide({ actors: sharedNodeActors((name) => this.#runtimeOf(name)) });
-  #revision?: Revision;
+  #revision?: InForce;
   #specs = new Map<string, NodeSpec>();
   #resync?: NodeJS.Timeout;
   #stopped = false;
@@ -126,7 +124,7 @@ export class Reconciler {
     }
   }
 
-  get revision(): Revision | undefined {
+  get revision(): InForce | undefined {
     return this.#revision;
   }
 
@@ -135,7 +133,7 @@ export class Reconciler {
   }
 
   /** A new validated revision: every node it names, and every node it no longer names, is synced. */
-  apply(revision: Revision): void {
+  apply(revision: InForce): void {
     this.#revision = revision;
     this.#specs = new Map(revision.state.nodes.map((n) => [n.name, n]));
     const { rollout } = revision.state;
@@ -228,9 +226,10 @@ export class Reconciler {
       if (entry) this.#remove(entry, revision.state.rollout.removalPolicy);
       return;
     }
-    const digest = planDigest(revision.state, spec, this.options.roles);
+    const role = roleInput(revision.state, spec, this.options.roles);
+    const digest = inputDigest(role);
     if (!entry) {
-      this.#spawn(revision, spec, digest);
+      this.#spawn(revision, spec, digest, planNode(role));
       this.#requested.delete(name);
       return;
     }
@@ -240,19 +239,18 @@ export class Reconciler {
       entry.spec = spec;
       entry.digest = digest;
       entry.revision = revision.sha;
-      this.#reachDesired(entry, revision);
+      entry.runtime.plan = planNode(role);
+      this.#reachDesired(entry);
     } else if (context.mode !== spec.mode || context.paused !== spec.paused) {
       entry.spec = spec;
-      this.#reachDesired(entry, revision);
+      this.#reachDesired(entry);
     }
     if (this.#requested.delete(name)) entry.actor.send({ type: 'reconcile.requested' });
   }
 
-  #reachDesired(entry: Entry, revision: Revision): void {
-    const plan = planNode(revision.state, entry.spec, this.options.roles);
-    entry.runtime.phases = plan.phases;
+  #reachDesired(entry: Entry): void {
     const { mode, paused } = entry.spec;
-    entry.actor.send({ type: 'desired.changed', revision: entry.revision, phases: plan.names, mode, paused });
+    entry.actor.send({ type: 'desired.changed', revision: entry.revision, ...planOrder(entry.runtime.plan), mode, paused });
     if (!paused && entry.actor.getSnapshot().matches('paused')) entry.actor.send({ type: 'resume' });
     this.#observe(entry, entry.actor.getSnapshot());
   }
@@ -263,15 +261,14 @@ export class Reconciler {
     return entry.runtime;
   }
 
-  #spawn(revision: Revision, spec: NodeSpec, digest: string): void {
-    const plan = planNode(revision.state, spec, this.options.roles);
+  #spawn(revision: InForce, spec: NodeSpec, digest: string, plan: NodePlan): void {
     const name = spec.name;
     const log = this.#log.child({ node: name });
     const runtime: NodeRuntime = {
       ...this.options.access(spec),
-      phases: plan.phases,
+      plan,
       deconfigure: spec.os === 'windows' ? WINDOWS_DECONFIGURE : LINUX_DECONFIGURE,
-      gate: (phase) => this.#gate(name, phase),
+      gate: (phase) => this.#gate(phase),
       beforeDisruptive: async (what, rev, signal) => {
         await this.#rollout.acquire(name, rev, signal);
         log.info({ revision: rev, what }, 'takes its data plane down');
@@ -283,7 +280,7 @@ export class Reconciler {
     const input = {
       node: name,
       revision: saved?.digest === digest ? saved.revision : revision.sha,
-      phases: plan.names,
+      ...planOrder(plan),
       mode: spec.mode,
       paused: spec.paused,
       limits: this.options.limits ?? {},
@@ -318,7 +315,7 @@ export class Reconciler {
     if (saved.digest !== digest) {
       // Asked something new while groundcrew was down: that preempts whatever the node was doing.
       entry.revision = revision.sha;
-      this.#reachDesired(entry, revision);
+      this.#reachDesired(entry);
     } else if (!restored.matches('verified')) {
       // Verified before the restart: it still is (the periodic resync checks). Anything else resumes at
       // once: restoring is not a transition, and a pending `after` timer does not survive it.
@@ -354,16 +351,14 @@ export class Reconciler {
     void entry.runtime.exec.close();
   }
 
-  #gate(name: string, phase: string): void {
-    const entry = this.#entries.get(name);
-    if (phase !== 'openstack' || !entry) return;
-    for (const gate of gatesFor(entry.spec)) {
+  #gate(phase: PlannedPhase): void {
+    for (const gate of phase.gates) {
       const other = this.#entries.get(gate.node);
       const snapshot = other?.actor.getSnapshot();
       const state = snapshot ? where(snapshot).state : 'pending';
       if (state === 'verified' && snapshot?.context.revision === other?.revision) continue;
       const message = `waits for ${gate.node} to be verified (it is ${state}): ${gate.reason}`;
-      throw new ReconcilerError(state === 'stalled' || state === 'unreachable' ? 'GC_GATE_FAILED' : 'GC_GATE_CLOSED', message);
+      throw (state === 'stalled' || state === 'unreachable' ? errors.GC_GATE_FAILED : errors.GC_GATE_CLOSED)(message);
     }
   }
 
@@ -376,7 +371,7 @@ export class Reconciler {
       at: new Date().toISOString(),
     });
     const entry = this.#entries.get(name);
-    if (outcome.phase === 'verified' && entry) {
+    if (entry) {
       const observed = observedVersions(entry.spec.os, outcome);
       if (observed) {
         entry.observed = observed;
@@ -450,7 +445,7 @@ export class Reconciler {
   /** Nodes whose gate waits on `name` try again now instead of at the end of their backoff. */
   #wakeDependents(name: string): void {
     for (const other of this.#entries.values()) {
-      if (!gatesFor(other.spec).some((g) => g.node === name)) continue;
+      if (!planGates(other.runtime.plan).some((g) => g.node === name)) continue;
       const snapshot = other.actor.getSnapshot();
       const code = snapshot.context.lastError?.code ?? '';
       if ((snapshot.matches('backoff') || snapshot.matches('stalled')) && GATE_CODES.has(code))

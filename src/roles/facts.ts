@@ -3,7 +3,7 @@
 
 import type { Executor } from '../dataplane/executor.js';
 import { bashQuote, psQuote } from '../dataplane/quote.js';
-import { RoleError } from './errors.js';
+import { errors } from '../errors.js';
 import type { FactQuery, Facts } from './resource.js';
 
 /** The script that reads `queries` on a Windows node; exported so tests can parse every one. */
@@ -54,16 +54,13 @@ export async function gatherFacts(
     { timeoutMs: opts.timeoutMs ?? 60_000, ...(opts.signal ? { signal: opts.signal } : {}), ...(withStdin ? { stdin: opts.stdin } : {}) },
   );
   if (r.exitCode !== 0)
-    throw new RoleError(
-      'GC_FACTS_FAILED',
-      `reading the facts of ${opts.label} failed (exit ${r.exitCode}): ${r.stderr.trim().split('\n')[0] ?? ''}`,
-    );
+    throw errors.GC_FACTS_FAILED(`reading the facts of ${opts.label} failed (exit ${r.exitCode}): ${r.stderr.trim().split('\n')[0] ?? ''}`);
   if (exec.os === 'windows') {
     let parsed: Record<string, unknown>;
     try {
       parsed = JSON.parse(r.stdout) as Record<string, unknown>;
     } catch (err) {
-      throw new RoleError('GC_FACTS_FAILED', `the facts of ${opts.label} are not JSON: ${r.stdout.slice(0, 120)}`, err);
+      throw errors.GC_FACTS_FAILED(`the facts of ${opts.label} are not JSON: ${r.stdout.slice(0, 120)}`, err);
     }
     for (const q of queries) facts.set(q.id, parsed[q.id] ?? null);
     return facts;
@@ -73,6 +70,6 @@ export async function gatherFacts(
     if (id === undefined || status === undefined) continue;
     facts.set(id, { status: Number(status), stdout: Buffer.from(encoded ?? '', 'base64').toString('utf8') } satisfies LinuxFact);
   }
-  for (const q of queries) if (!facts.has(q.id)) throw new RoleError('GC_FACTS_FAILED', `the facts of ${opts.label} lack ${q.id}`);
+  for (const q of queries) if (!facts.has(q.id)) throw errors.GC_FACTS_FAILED(`the facts of ${opts.label} lack ${q.id}`);
   return facts;
 }

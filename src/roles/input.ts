@@ -3,6 +3,10 @@
 /** Where Keystone is and the credentials that must get a token (the password is revealed by the caller). */
 export interface KeystoneInput {
   address: string;
+  /** Why this address: `KEYSTONE_AUTH_HOST`, or the node with an openstack role. */
+  source: string;
+  /** The inventory node that hosts Keystone, when it is one of ours: the openstack phase waits for it. */
+  hostNode?: string;
   port?: number;
   user: string;
   password: string;
@@ -48,6 +52,8 @@ export interface KubeletInput {
 
 export interface WindowsRoleInput {
   node: string;
+  /** The node's roles: which phases it gets (vrouter, win_cnm_plugin, k8s_node). */
+  roles: readonly string[];
   contrailVersion: string;
   /** Docker version to install when Docker is missing or differs (two parts, e.g. 18.09); any when unset. */
   dockerVersion?: string;
@@ -64,8 +70,6 @@ export interface WindowsRoleInput {
   configApi?: ConfigApiInput;
   /** The DLLs found in WINDOWS_DEBUG_DLLS_PATH on the control host, to copy into System32. */
   debugDlls?: { name: string; content: Buffer }[];
-  /** False when the node has neither vrouter nor win_cnm_plugin: verified then leaves the Contrail data plane out. */
-  contrail?: boolean;
   overlay?: OverlayInput;
   /** Role k8s_node. */
   kubelet?: KubeletInput;
@@ -73,6 +77,8 @@ export interface WindowsRoleInput {
 
 export interface LinuxRoleInput {
   node: string;
+  /** The node's roles: what its verified phase checks on a controller. */
+  roles: readonly string[];
   contrailVersion: string;
   registry: string;
   /** Role vrouter: the vRouter containers run here. */
@@ -90,4 +96,12 @@ export interface LinuxRoleInput {
   /** Keystone's admin password, on the node that hosts it (written to its env file through stdin). */
   keystoneAdminPassword?: string;
   overlay?: OverlayInput;
+}
+
+/** Everything a node's plan is built from: plain data, so two revisions can be compared by it. */
+export type RoleInput = { os: 'windows'; input: WindowsRoleInput } | { os: 'linux'; input: LinuxRoleInput };
+
+/** A Windows node with neither vrouter nor win_cnm_plugin (a Kubernetes worker) runs no Contrail data plane. */
+export function runsContrail(input: WindowsRoleInput): boolean {
+  return input.roles.includes('vrouter') || input.roles.includes('win_cnm_plugin');
 }

@@ -1,7 +1,7 @@
 // Keystone answers from this node and the configured credentials get a token (both OSes).
 
 import { bashQuote, psQuote } from '../dataplane/quote.js';
-import { RoleError } from './errors.js';
+import { errors } from '../errors.js';
 import type { LinuxFact } from './facts.js';
 import type { KeystoneInput } from './input.js';
 import { compare, type Resource } from './resource.js';
@@ -48,8 +48,8 @@ export function keystoneToken(os: 'linux' | 'windows', k: KeystoneInput): Resour
     test: (facts) => compare({ TokenRequest: [answer(facts), '201'] }),
     async set({ facts }) {
       const got = answer(facts);
-      if (/\b401\b/.test(got)) throw new RoleError('GC_KEYSTONE_AUTH', `Keystone at ${url} refused the credentials of ${k.user} (${got})`);
-      throw new RoleError('GC_KEYSTONE_UNAVAILABLE', `Keystone at ${url} did not give a token from this node: ${got}`);
+      if (/\b401\b/.test(got)) throw errors.GC_KEYSTONE_AUTH(`Keystone at ${url} refused the credentials of ${k.user} (${got})`);
+      throw errors.GC_KEYSTONE_UNAVAILABLE(`Keystone at ${url} did not give a token from this node: ${got}`);
     },
   };
 }

@@ -1,10 +1,9 @@
 // A phase: an ordered list of resources, tested on facts gathered in one round trip, set in order.
 
 import type { Executor } from '../dataplane/executor.js';
-import { GroundcrewError } from '../errors.js';
-import { RoleError } from './errors.js';
+import { errors, GroundcrewError } from '../errors.js';
 import { gatherFacts } from './facts.js';
-import type { FactQuery, Facts, Resource, TestResult } from './resource.js';
+import { CHANGED, type FactQuery, type Facts, type Resource, type SetContext, type SetResult, type TestResult } from './resource.js';
 
 export interface Phase {
   name: string;
@@ -31,6 +30,8 @@ export interface PhaseOutcome {
   /** Commands this pass sent, fact reads included: a converged phase costs exactly one. */
   commands: number;
   durationMs: number;
+  /** What stopped the pass: a resource's set failed, or it still differed after it. */
+  failure?: GroundcrewError;
 }
 
 export interface PhaseOptions {
@@ -67,7 +68,11 @@ export async function testPhase(
   const facts = await gatherFacts(
     exec,
     phase.resources.flatMap((r) => r.facts),
-    { label: phase.name, ...(opts.signal ? { signal: opts.signal } : {}), ...(secrets[0] !== undefined ? { stdin: secrets[0] } : {}) },
+    {
+      label: phase.name,
+      signal: opts.signal,
+      stdin: secrets[0],
+    },
   );
   return { facts, results: new Map(phase.resources.map((r) => [r.name, r.test(facts)])) };
 }
@@ -95,8 +100,8 @@ export async function testPhases(exec: Executor, phases: Phase[], opts: PhaseOpt
   if (secrets.length > 1) throw new Error('only one resource may send a secret with its facts');
   const facts = await gatherFacts(exec, [...queries.values()], {
     label: phases.map((p) => p.name).join('+'),
-    ...(opts.signal ? { signal: opts.signal } : {}),
-    ...(secrets[0] !== undefined ? { stdin: secrets[0] } : {}),
+    signal: opts.signal,
+    stdin: secrets[0],
   });
   return phases.map((p) => {
     const results = new Map(p.resources.map((r) => [r.name, r.test(facts)]));
@@ -108,26 +113,25 @@ export async function testPhases(exec: Executor, phases: Phase[], opts: PhaseOpt
  * test, then set what differs, in order. After a set the facts are read again before the next resource
  * is tested (a set may change what the next one sees). Once a resource asks for a reboot, only resources
  * that share it (sharesReboot) still run; the rest wait for the node to come back. Requests are batched.
+ * A resource that fails ends the pass: the outcome says so in `failure`, with what was done up to it.
+ * Errors reading the node (connection, facts) are thrown.
  */
-export async function applyPhase(executor: Executor, phase: Phase, opts: PhaseOptions = {}): Promise<PhaseOutcome> {
+export async function passPhase(executor: Executor, phase: Phase, opts: PhaseOptions = {}): Promise<PhaseOutcome> {
   const exec = new CountingExecutor(executor);
   const began = performance.now();
   const outcomes: ResourceOutcome[] = [];
-  let { facts } = await testPhase(exec, { name: phase.name, resources: phase.resources }, opts);
+  let { facts } = await testPhase(exec, phase, opts);
   let rebootRequested = false;
   let stale = false;
-  // A failure carries what the phase did up to it, for the run report.
-  const failed = (e: GroundcrewError) =>
-    Object.assign(e, {
-      outcome: {
-        phase: phase.name,
-        inDesiredState: false,
-        rebootRequested,
-        resources: outcomes,
-        commands: exec.count,
-        durationMs: performance.now() - began,
-      } satisfies PhaseOutcome,
-    });
+  const ended = (failure?: GroundcrewError): PhaseOutcome => ({
+    phase: phase.name,
+    inDesiredState: !failure && outcomes.every((o) => o.status === 'ok' || (o.status === 'changed' && !o.rebootRequested)),
+    rebootRequested,
+    resources: outcomes,
+    commands: exec.count,
+    durationMs: performance.now() - began,
+    ...(failure ? { failure } : {}),
+  });
   for (const [index, resource] of phase.resources.entries()) {
     const started = performance.now();
     if (rebootRequested && !resource.sharesReboot) {
@@ -158,7 +162,7 @@ export async function applyPhase(executor: Executor, phase: Phase, opts: PhaseOp
     }
     try {
       if (resource.disruptive) await opts.beforeDisruptive?.(resource.name);
-      const result = await resource.set({ exec, facts, ...(opts.signal ? { signal: opts.signal } : {}) });
+      const result = await resource.set({ exec, facts, signal: opts.signal });
       stale = result.changed;
       rebootRequested ||= result.rebootRequested;
       outcomes.push({
@@ -169,7 +173,7 @@ export async function applyPhase(executor: Executor, phase: Phase, opts: PhaseOp
         durationMs: performance.now() - started,
       });
     } catch (err) {
-      const e = err instanceof GroundcrewError ? err : new RoleError('GC_SET_FAILED', `${resource.name}: ${(err as Error).message}`, err);
+      const e = err instanceof GroundcrewError ? err : errors.GC_SET_FAILED(`${resource.name}: ${(err as Error).message}`, err);
       outcomes.push({
         resource: resource.name,
         status: 'failed',
@@ -178,7 +182,7 @@ export async function applyPhase(executor: Executor, phase: Phase, opts: PhaseOp
         error: { code: e.code, message: e.message, retryable: e.retryable },
         durationMs: performance.now() - started,
       });
-      throw failed(e);
+      return ended(e);
     }
   }
   // Everything set is tested again: a resource that still differs without a pending reboot is an error.
@@ -192,24 +196,21 @@ export async function applyPhase(executor: Executor, phase: Phase, opts: PhaseOp
     for (const o of changed) {
       o.after = results.get(o.resource);
       if (o.after && !o.after.inDesiredState) {
-        const e = new RoleError(
-          'GC_STILL_DIFFERENT',
-          `${o.resource} still differs after it was set: ${o.after.differingProperties.join(', ')}`,
-        );
+        const e = errors.GC_STILL_DIFFERENT(`${o.resource} still differs after it was set: ${o.after.differingProperties.join(', ')}`);
         o.status = 'failed';
         o.error = { code: e.code, message: e.message, retryable: e.retryable };
-        throw failed(e);
+        return ended(e);
       }
     }
   }
-  return {
-    phase: phase.name,
-    inDesiredState: outcomes.every((o) => o.status === 'ok' || (o.status === 'changed' && !o.rebootRequested)),
-    rebootRequested,
-    resources: outcomes,
-    commands: exec.count,
-    durationMs: performance.now() - began,
-  };
+  return ended();
+}
+
+/** passPhase, throwing the failure: for callers that only need to know the phase is done. */
+export async function applyPhase(exec: Executor, phase: Phase, opts: PhaseOptions = {}): Promise<PhaseOutcome> {
+  const outcome = await passPhase(exec, phase, opts);
+  if (outcome.failure) throw outcome.failure;
+  return outcome;
 }
 
 /** Runs a command that changes the node; a non-zero exit is GC_SET_FAILED with what it said. */
@@ -219,18 +220,21 @@ export async function change(
   label: string,
   opts: { signal?: AbortSignal; timeoutMs?: number; stdin?: string } = {},
 ): Promise<string> {
-  const r = await exec.run(
-    { script, label },
-    {
-      timeoutMs: opts.timeoutMs ?? 300_000,
-      ...(opts.signal ? { signal: opts.signal } : {}),
-      ...(opts.stdin !== undefined ? { stdin: opts.stdin } : {}),
-    },
-  );
+  const r = await exec.run({ script, label }, { ...opts, timeoutMs: opts.timeoutMs ?? 300_000 });
   if (r.exitCode !== 0)
-    throw new RoleError(
-      'GC_SET_FAILED',
+    throw errors.GC_SET_FAILED(
       `${label} failed (exit ${r.exitCode}): ${(r.stderr || r.stdout).trim().split(/\r?\n/).slice(0, 3).join(' ')}`,
     );
   return r.stdout;
+}
+
+/** The usual end of a set: one command that changes the node, then "changed". */
+export async function applied(
+  ctx: SetContext,
+  script: string,
+  label: string,
+  opts: { timeoutMs?: number; stdin?: string } = {},
+): Promise<SetResult> {
+  await change(ctx.exec, script, label, { ...opts, signal: ctx.signal });
+  return CHANGED;
 }

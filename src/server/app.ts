@@ -4,9 +4,9 @@
 import { createHash } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { Logger } from 'pino';
+import { errorSpec } from '../errors.js';
 import type { StatusEvent, StatusStore } from '../reconciler/status-store.js';
 import { DeliveryLog, HOOK_KINDS, type HookKind, safeEqual, verifyHook } from '../source/webhooks.js';
-import type { ErrorHelp } from './error-help.js';
 import type { Metrics } from './metrics.js';
 import { nodePage, overviewPage } from './pages.js';
 
@@ -26,10 +26,15 @@ export interface ServerDeps {
   /** Guards every mutating route; without one they answer only on a loopback bind. */
   apiToken?: string;
   loopbackOnly: boolean;
-  errorHelp: Map<string, ErrorHelp>;
   /** True once the first revision was read and the reconciler runs. */
   ready: () => boolean;
   bodyLimit?: number;
+}
+
+/** What an error means and what to do about it, from the registry; null for no error or an unknown code. */
+function helpFor(code: string | undefined): { meaning: string; todo: string } | null {
+  const spec = code === undefined ? undefined : errorSpec(code);
+  return spec ? { meaning: spec.meaning, todo: spec.todo } : null;
 }
 
 export function buildServer(deps: ServerDeps): FastifyInstance {
@@ -66,7 +71,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       ...node,
       history: status.history(node.name),
       reports: status.reports(node.name),
-      help: node.lastError ? (deps.errorHelp.get(node.lastError.code) ?? null) : null,
+      help: helpFor(node.lastError?.code),
     };
   });
   app.get('/api/revisions', async () => status.revisions());

@@ -7,16 +7,8 @@ import { mkdir, readFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import { type SimpleGit, simpleGit } from 'simple-git';
-import { SourceError } from './errors.js';
-
-export interface Candidate {
-  sha: string;
-  /** The working tree checked out at `sha`, and the inventory's directory in it. */
-  dir: string;
-  subject: string;
-  /** What made the source look: poll, webhook, start, a file change. */
-  trigger: string;
-}
+import { errors } from '../errors.js';
+import type { OnRevision, Source } from './source.js';
 
 export interface GitSourceOptions {
   url: string;
@@ -29,15 +21,7 @@ export interface GitSourceOptions {
   /** An SSH key for ssh:// and scp-like URLs. */
   sshKeyFile?: string;
   log: Logger;
-  onCandidate: (candidate: Candidate) => Promise<void>;
-}
-
-export interface Source {
-  start(): Promise<void>;
-  /** Look now (a webhook, `groundcrew reconcile`); requests while a look runs are merged into one more. */
-  trigger(reason: string): Promise<void>;
-  stop(): Promise<void>;
-  readonly head: string | undefined;
+  onRevision: OnRevision;
 }
 
 export class GitSource implements Source {
@@ -74,7 +58,7 @@ export class GitSource implements Source {
       await git()
         .clone(url, checkout, ['--branch', branch, '--single-branch', '--no-tags'])
         .catch((err: Error) => {
-          throw new SourceError('GC_GIT_FETCH', `cannot clone ${url} (branch ${branch}): ${firstLine(err.message)}`, err);
+          throw errors.GC_GIT_FETCH(`cannot clone ${url} (branch ${branch}): ${firstLine(err.message)}`, err);
         });
       this.#git = git(checkout);
     }
@@ -158,7 +142,7 @@ export class GitSource implements Source {
     const dir = this.options.path && this.options.path !== '.' ? join(this.options.checkout, this.options.path) : this.options.checkout;
     log.info({ sha, trigger, subject }, 'new head');
     if (previous) void this.#noteForcePush(previous, sha);
-    await this.options.onCandidate({ sha, dir, subject, trigger });
+    await this.options.onRevision({ sha, dir, subject, trigger });
   }
 }
 

@@ -7,13 +7,13 @@ import { join } from 'node:path';
 import { type FSWatcher, watch } from 'chokidar';
 import type { Logger } from 'pino';
 import { readInventoryFiles } from '../inventory/load-inventory.js';
-import type { Candidate, Source } from './git-source.js';
+import type { OnRevision, Source } from './source.js';
 
 export interface PathSourceOptions {
   dir: string;
   debounceMs: number;
   log: Logger;
-  onCandidate: (candidate: Candidate) => Promise<void>;
+  onRevision: OnRevision;
 }
 
 export class PathSource implements Source {
@@ -69,6 +69,6 @@ export class PathSource implements Source {
     if (sha === this.#head) return;
     this.#head = sha;
     this.options.log.info({ sha, trigger }, 'working copy changed');
-    await this.options.onCandidate({ sha, dir, subject: `working copy of ${dir}`, trigger });
+    await this.options.onRevision({ sha, dir, subject: `working copy of ${dir}`, trigger });
   }
 }

@@ -20,7 +20,17 @@ const INVENTORIES = [
 ];
 
 const golden = (inventory: string, ext: string) =>
-  readFileSync(join(ROOT, 'test/fixtures/plan-golden', `${inventory.split('/').at(-1)?.replace(/\.yaml$/, '')}.${ext}`), 'utf8');
+  readFileSync(
+    join(
+      ROOT,
+      'test/fixtures/plan-golden',
+      `${inventory
+        .split('/')
+        .at(-1)
+        ?.replace(/\.yaml$/, '')}.${ext}`,
+    ),
+    'utf8',
+  );
 
 describe('groundcrew plan output is stable', () => {
   for (const inventory of INVENTORIES) {

@@ -31,7 +31,7 @@ let dir: string;
 let work: string;
 let daemon: Daemon;
 let config: ReturnType<typeof DaemonConfigSchema.parse>;
-const start = () => startDaemon(config, { log: pino({ level: 'silent' }), errorsDoc: join(ROOT, 'docs', 'errors.md') });
+const start = () => startDaemon(config, { log: pino({ level: 'silent' }) });
 
 const git = (...args: string[]) =>
   execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@groundcrew.invalid', ...args], {

@@ -14,7 +14,6 @@ import { type Daemon, startDaemon } from '../../src/cli/daemon.js';
 import { DaemonConfigSchema } from '../../src/cli/daemon-config.js';
 import type { WindowsHost } from '../../src/dataplane/sim/windows/windows-host.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
 const HOOK_SECRET = 'hook-secret-for-k8s-tests';
 const BOOTSTRAP_TOKEN = 'abcdef.k8s0secret0token0';
 
@@ -110,7 +109,7 @@ beforeAll(async () => {
     reboot: { timeout: '20s', settle: '50ms' },
     resyncInterval: '1h',
   });
-  daemon = await startDaemon(config, { log: pino({ level: 'silent' }), errorsDoc: join(ROOT, 'docs', 'errors.md') });
+  daemon = await startDaemon(config, { log: pino({ level: 'silent' }) });
   await daemon.reconciler.settled();
 }, 60_000);
 

@@ -6,9 +6,9 @@ import { HostKeyStore } from '../../src/dataplane/host-keys.js';
 import { Limiter } from '../../src/dataplane/limiter.js';
 import { WindowsHost } from '../../src/dataplane/sim/windows/windows-host.js';
 import { SshExecutor } from '../../src/dataplane/ssh-executor.js';
-import { linuxPhases } from '../../src/roles/linux/phases.js';
+import { linuxPlan } from '../../src/roles/linux/plan.js';
 import { applyPhase, type PhaseOutcome } from '../../src/roles/phase.js';
-import { windowsPhases } from '../../src/roles/windows/phases.js';
+import { windowsPlan } from '../../src/roles/windows/plan.js';
 import { linuxComputeInput } from '../support/inputs.js';
 import { Lab } from './lab.js';
 import { ssh } from './ssh.js';
@@ -49,6 +49,7 @@ describe('roles over SSH', () => {
     const exec = executor('rc');
     const input = {
       node: 'rc',
+      roles: ['openstack'],
       contrailVersion: '5.0.1',
       registry: 'opencontrailnightly',
       vrouter: false,
@@ -58,7 +59,7 @@ describe('roles over SSH', () => {
       environment: {},
       keystoneAdminPassword: KEYSTONE_PASSWORD,
     };
-    for (const phase of linuxPhases(input)) expect((await applyPhase(exec, phase)).inDesiredState, phase.name).toBe(true);
+    for (const phase of linuxPlan(input).phases) expect((await applyPhase(exec, phase)).inDesiredState, phase.name).toBe(true);
     expect((await ssh(lab, 'rc', 'stat -c %a /etc/kolla/keystone.env')).stdout).toBe('600\n');
     expect((await lab.commandLog('rc')).join('\n')).not.toContain(KEYSTONE_PASSWORD);
   });
@@ -69,7 +70,7 @@ describe('roles over SSH', () => {
       node: 'rl',
       environment: { CONTROLLER_NODES: '192.0.2.10', PHYSICAL_INTERFACE: 'eth0', KEYSTONE_AUTH_ADMIN_PASSWORD: 'lab-s3cret' },
     });
-    for (const phase of linuxPhases(input)) expect((await applyPhase(exec, phase)).inDesiredState, phase.name).toBe(true);
+    for (const phase of linuxPlan(input).phases) expect((await applyPhase(exec, phase)).inDesiredState, phase.name).toBe(true);
     const env = await ssh(
       lab,
       'rl',
@@ -79,7 +80,7 @@ describe('roles over SSH', () => {
     const journal = lab.linux('rl').state.journal.length;
     const logBefore = (await lab.commandLog('rl')).length;
     const pass: PhaseOutcome[] = [];
-    for (const phase of linuxPhases(input)) pass.push(await applyPhase(exec, phase));
+    for (const phase of linuxPlan(input).phases) pass.push(await applyPhase(exec, phase));
     expect(pass.map((o) => [o.phase, o.commands, o.resources.every((r) => r.status === 'ok')])).toEqual([
       ['prereqs', 1, true],
       ['openstack', 1, true],
@@ -99,6 +100,7 @@ describe('roles over SSH', () => {
     const rc = lab.host('rc').address;
     const input = {
       node: 'rw',
+      roles: ['vrouter', 'win_cnm_plugin'],
       contrailVersion: '5.0.1',
       dockerVersion: '18.09',
       registry: 'opencontrailnightly',
@@ -106,13 +108,20 @@ describe('roles over SSH', () => {
       physicalInterface: 'Ethernet1',
       controlNodes: rc,
       address: lab.host('rw').address,
-      keystone: { address: rc, user: 'admin', password: KEYSTONE_PASSWORD, project: 'admin', domain: 'Default' },
+      keystone: {
+        address: rc,
+        source: 'KEYSTONE_AUTH_HOST',
+        user: 'admin',
+        password: KEYSTONE_PASSWORD,
+        project: 'admin',
+        domain: 'Default',
+      },
       configApi: { address: rc },
     };
     let reboots = 0;
     for (let pass = 0; pass < 3; pass++) {
       let reboot = false;
-      const phases = windowsPhases(input);
+      const phases = windowsPlan(input).phases;
       for (const [i, phase] of phases.entries()) {
         const outcome = await applyPhase(exec, phase);
         if (outcome.rebootRequested)
@@ -144,7 +153,7 @@ describe('roles over SSH', () => {
     // The host's own journal says what happened, should this ever be more than one reboot.
     expect(reboots, lab.windows('rw').state.journal.join('\n')).toBe(1);
     const journal = lab.windows('rw').state.journal.length;
-    for (const phase of windowsPhases(input)) {
+    for (const phase of windowsPlan(input).phases) {
       const outcome = await applyPhase(exec, phase);
       expect([outcome.phase, outcome.commands, outcome.inDesiredState]).toEqual([phase.name, 1, true]);
     }

@@ -5,6 +5,7 @@ import type { LinuxRoleInput, WindowsRoleInput } from '../../src/roles/input.js'
 export function windowsInput(overrides: Partial<WindowsRoleInput> = {}): WindowsRoleInput {
   return {
     node: 'win1',
+    roles: ['vrouter', 'win_cnm_plugin'],
     contrailVersion: '5.0.1',
     dockerVersion: '18.09',
     registry: 'opencontrailnightly',
@@ -18,6 +19,7 @@ export function windowsInput(overrides: Partial<WindowsRoleInput> = {}): Windows
 export function linuxComputeInput(overrides: Partial<LinuxRoleInput> = {}): LinuxRoleInput {
   return {
     node: 'compute-l1',
+    roles: ['vrouter', 'openstack_compute'],
     contrailVersion: '5.0.1',
     registry: 'opencontrailnightly',
     vrouter: true,

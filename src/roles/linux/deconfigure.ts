@@ -6,7 +6,7 @@ import { change, type Phase } from '../phase.js';
 import { CHANGED, compare, type Resource } from '../resource.js';
 import { fileContent, fileFact } from './facts.js';
 import { linuxOverlayAbsent } from './overlay.js';
-import { ENV_FILE, VROUTER_COMPOSE } from './phases.js';
+import { ENV_FILE, VROUTER_COMPOSE } from './vrouter.js';
 
 function vrouterAbsent(): Resource {
   return {

@@ -2,7 +2,7 @@
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { psQuote } from '../../dataplane/quote.js';
-import { RoleError } from '../errors.js';
+import { errors } from '../../errors.js';
 import { gatherFacts } from '../facts.js';
 import type { WindowsRoleInput } from '../input.js';
 import { change, type Phase } from '../phase.js';
@@ -98,7 +98,7 @@ function contrailPipe(timeoutMs = 30_000): Resource {
           return NO_CHANGE;
         await sleep(500, undefined, { signal });
       }
-      throw new RoleError('GC_STILL_DIFFERENT', `the docker driver did not create \\\\.\\pipe\\Contrail within ${timeoutMs / 1000} s`);
+      throw errors.GC_STILL_DIFFERENT(`the docker driver did not create \\\\.\\pipe\\Contrail within ${timeoutMs / 1000} s`);
     },
   };
 }

@@ -4,7 +4,7 @@
 
 import { createHash } from 'node:crypto';
 import { psQuote } from '../../dataplane/quote.js';
-import { RoleError } from '../errors.js';
+import { errors } from '../../errors.js';
 import type { KubeletInput } from '../input.js';
 import { change, type Phase } from '../phase.js';
 import { CHANGED, compare, type Facts, type Resource } from '../resource.js';
@@ -88,8 +88,7 @@ function runtime(): Resource {
     test: (facts) => compare({ [RUNTIME_SERVICE]: [facts.get('k8s.runtime') ?? null, 'Running'] }),
     async set({ exec, facts, signal }) {
       if (facts.get('k8s.runtime') == null)
-        throw new RoleError(
-          'GC_RUNTIME_MISSING',
+        throw errors.GC_RUNTIME_MISSING(
           `the container runtime is not installed (no ${RUNTIME_SERVICE} service): install containerd on the node first; groundcrew does not install it`,
         );
       await change(exec, `Start-Service -Name ${RUNTIME_SERVICE}`, `start ${RUNTIME_SERVICE}`, signal ? { signal } : {});
@@ -106,10 +105,10 @@ function binary(input: KubeletInput): Resource {
     test: (facts) => compare({ [`kubelet.exe ${input.version} (SHA-256)`]: [facts.get('k8s.binary') ?? null, wanted] }),
     async set({ exec, signal }) {
       if ('missing' in input.binary)
-        throw new RoleError('GC_ARTIFACT_MISSING', `kubelet.exe ${input.version} is not on the control host: ${input.binary.missing}`);
+        throw errors.GC_ARTIFACT_MISSING(`kubelet.exe ${input.version} is not on the control host: ${input.binary.missing}`);
       const bytes = await input.binary.read();
       if (sha256(bytes) !== input.binary.sha256)
-        throw new RoleError('GC_ARTIFACT_MISSING', `kubelet.exe ${input.version} changed on the control host while it was copied`);
+        throw errors.GC_ARTIFACT_MISSING(`kubelet.exe ${input.version} changed on the control host while it was copied`);
       // Copied beside the running one first (bytes base64 on stdin), then swapped in with the service stopped.
       await change(
         exec,
@@ -135,7 +134,7 @@ function file(name: string, path: string, content: string, missing?: string): Re
     facts: [hashFact(id, path)],
     test: (facts) => compare({ [`${path} (SHA-256)`]: [facts.get(id) ?? null, sha256(content)] }),
     async set({ exec, signal }) {
-      if (missing) throw new RoleError('GC_KUBERNETES_CONFIG', `${path}: ${missing}`);
+      if (missing) throw errors.GC_KUBERNETES_CONFIG(`${path}: ${missing}`);
       await change(
         exec,
         [

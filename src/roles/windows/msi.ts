@@ -2,7 +2,7 @@
 
 import type { Executor } from '../../dataplane/executor.js';
 import { psQuote } from '../../dataplane/quote.js';
-import { RoleError } from '../errors.js';
+import { errors } from '../../errors.js';
 
 export const MSI_LOG_DIR = 'C:\\ProgramData\\Contrail\\var\\log\\msi';
 
@@ -32,9 +32,9 @@ export function msiOutcome(action: 'install' | 'uninstall', exitCode: number, wh
       if (action === 'uninstall') return { rebootRequested: false };
       break;
     case MSI_EXIT.BUSY:
-      throw new RoleError('GC_MSI_BUSY', `${what}: another installation is in progress on the node (msiexec 1618); will retry`);
+      throw errors.GC_MSI_BUSY(`${what}: another installation is in progress on the node (msiexec 1618); will retry`);
   }
-  throw new RoleError('GC_MSI_FAILED', `${what}: msiexec ${action} failed with ${exitCode}; the MSI log ends:\n${logTail.trim()}`);
+  throw errors.GC_MSI_FAILED(`${what}: msiexec ${action} failed with ${exitCode}; the MSI log ends:\n${logTail.trim()}`);
 }
 
 /** Runs msiexec (waiting for it, which `& msiexec` would not) and returns its exit code and log tail. */
@@ -54,8 +54,7 @@ export async function runMsiexec(
     `[pscustomobject]@{ exitCode = $p.ExitCode; log = $tail } | ConvertTo-Json -Compress`,
   ].join('\n');
   const r = await exec.run({ script, label: `msiexec ${action} ${logName}` }, { timeoutMs: 30 * 60_000, ...(signal ? { signal } : {}) });
-  if (r.exitCode !== 0)
-    throw new RoleError('GC_SET_FAILED', `msiexec ${action} ${logName} could not run: ${r.stderr.trim().split(/\r?\n/)[0]}`);
+  if (r.exitCode !== 0) throw errors.GC_SET_FAILED(`msiexec ${action} ${logName} could not run: ${r.stderr.trim().split(/\r?\n/)[0]}`);
   const parsed = JSON.parse(r.stdout) as { exitCode: number; log: string };
   return { exitCode: parsed.exitCode, logTail: parsed.log };
 }

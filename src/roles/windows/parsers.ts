@@ -22,19 +22,6 @@ export function parseMsiPackages(value: unknown): InstalledMsi[] {
     .map((p) => ({ name: p.Name, version: String(p.Version), productCode: String(p.FastPackageReference ?? '') }));
 }
 
-/** Pending-reboot markers Windows keeps (what Ansible's win_reboot and PendingReboot check). */
-export function isRebootPending(facts: {
-  cbsRebootPending: unknown;
-  pendingFileRenames: unknown;
-  featureInstallPending: unknown;
-}): boolean {
-  const renames = facts.pendingFileRenames;
-  const hasRenames = Array.isArray(renames)
-    ? renames.some((r) => String(r).trim() !== '')
-    : typeof renames === 'string' && renames.trim() !== '';
-  return facts.cbsRebootPending === true || hasRenames || facts.featureInstallPending === true;
-}
-
 /** A PowerShell fact as lines: a list comes back as a list, one item as itself, none as null. */
 export function factLines(value: unknown): string[] {
   return (Array.isArray(value) ? value : value === null || value === undefined || value === '' ? [] : [value]).map(String);

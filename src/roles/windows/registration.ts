@@ -1,7 +1,7 @@
 // The node's virtual-router object in the Contrail config API: created once; 200 and 409 both mean done.
 
 import { psQuote } from '../../dataplane/quote.js';
-import { RoleError } from '../errors.js';
+import { errors } from '../../errors.js';
 import type { WindowsRoleInput } from '../input.js';
 import { keystoneUrl, tokenRequest } from '../keystone.js';
 import { change } from '../phase.js';
@@ -50,8 +50,7 @@ export function virtualRouterRegistered(input: WindowsRoleInput): Resource | und
           ...(input.keystone ? { stdin: tokenRequest(input.keystone) } : {}),
         });
       } catch (err) {
-        throw new RoleError(
-          'GC_CONFIG_API',
+        throw errors.GC_CONFIG_API(
           `the config API at ${endpoint} did not take virtual-router ${input.node}: ${(err as Error).message}`,
           err,
         );

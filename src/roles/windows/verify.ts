@@ -2,8 +2,8 @@
 // node machine goes back to the phase that owns it at the next pass.
 
 import { psQuote } from '../../dataplane/quote.js';
-import { RoleError } from '../errors.js';
-import type { WindowsRoleInput } from '../input.js';
+import { errors } from '../../errors.js';
+import { runsContrail, type WindowsRoleInput } from '../input.js';
 import type { Phase } from '../phase.js';
 import { compare, type Resource } from '../resource.js';
 import { installed, MSI_PACKAGES_FACT } from './msi-resource.js';
@@ -18,16 +18,13 @@ function check(name: string, facts: Resource['facts'], test: Resource['test']): 
     facts,
     test,
     async set() {
-      throw new RoleError(
-        'GC_STILL_DIFFERENT',
-        `verify/${name}: the node is not in the state its phases left it; the next pass repairs it`,
-      );
+      throw errors.GC_STILL_DIFFERENT(`verify/${name}: the node is not in the state its phases left it; the next pass repairs it`);
     },
   };
 }
 
 export function windowsVerify(input: WindowsRoleInput): Phase {
-  if (input.contrail === false) {
+  if (!runsContrail(input)) {
     // A node without Contrail roles (a Kubernetes worker, an overlay host): Docker is what prereqs left.
     const docker = check(
       'services',

@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import type { DesiredState } from '../../../src/inventory/desired-state.js';
 import { planOverlay } from '../../../src/inventory/overlay.js';
-import { phasesFor } from '../../../src/inventory/phases.js';
+import { roleInput } from '../../../src/reconciler/role-input.js';
+import { planNode, planSteps } from '../../../src/roles/plan.js';
 import { errorsOf, parse, warningsOf, yaml } from './helpers.js';
 
 const INSTANCES = yaml(
@@ -135,7 +136,8 @@ describe('the overlay planner', () => {
       ports: [{ port: 8080, toAddress: '10.42.1.10', toPort: 80 }],
     });
     expect(plans.get('lin1')?.routes[0]).toEqual({ prefix: '10.42.1.0/24', via: '10.0.0.31', kind: 'peer', node: 'win1' });
-    const names = (n: string) => phasesFor(state.nodes.find((x) => x.name === n) as DesiredState['nodes'][number]).map((p) => p.phase);
+    const names = (n: string) =>
+      planSteps(planNode(roleInput(state, state.nodes.find((x) => x.name === n) as DesiredState['nodes'][number]))).map((p) => p.phase);
     expect(names('win1')).toEqual(['prereqs', 'rebootWait', 'overlay', 'kubelet', 'verified']);
     expect(names('lin1')).toEqual(['prereqs', 'overlay', 'verified']);
     expect(names('win2')).toEqual(['prereqs', 'rebootWait', 'kubelet', 'verified']);

@@ -6,9 +6,10 @@ import { LinuxHost } from '../../../src/dataplane/sim/linux/linux-host.js';
 import { WindowsHost } from '../../../src/dataplane/sim/windows/windows-host.js';
 import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
 import { nodeActors } from '../../../src/reconciler/node-actors.js';
-import { linuxPhases } from '../../../src/roles/linux/phases.js';
-import { type Phase, testPhases } from '../../../src/roles/phase.js';
-import { windowsPhases } from '../../../src/roles/windows/phases.js';
+import { linuxPlan } from '../../../src/roles/linux/plan.js';
+import { testPhases } from '../../../src/roles/phase.js';
+import { type NodePlan, planOrder } from '../../../src/roles/plan.js';
+import { windowsPlan } from '../../../src/roles/windows/plan.js';
 import { nodeMachine } from '../../../src/state-machines/node-machine.js';
 import { linuxComputeInput, windowsInput } from '../../support/inputs.js';
 
@@ -19,12 +20,11 @@ beforeAll(async () => {
 
 const LIMITS = { settleMs: 50, rebootTimeoutMs: 5_000, backoffBaseMs: 50, backoffMaxMs: 200 };
 
-function drive(exec: SimExecutor, phases: Phase[], names: string[]) {
-  const machine = nodeMachine.provide({
-    actors: nodeActors({ exec, phases: new Map(phases.map((p) => [p.name, p])), poll: { initialMs: 20, maxMs: 100 } }),
-  });
+/** The machine steps through the plan's phases, as the reconciler drives it. */
+function drive(exec: SimExecutor, plan: NodePlan) {
+  const machine = nodeMachine.provide({ actors: nodeActors({ exec, plan, poll: { initialMs: 20, maxMs: 100 } }) });
   const actor = createActor(machine, {
-    input: { node: exec.host.state.hostname, revision: 'r1', phases: names, mode: 'autocorrect', paused: false, limits: LIMITS },
+    input: { node: exec.host.state.hostname, revision: 'r1', ...planOrder(plan), mode: 'autocorrect', paused: false, limits: LIMITS },
   });
   actor.start();
   return actor;
@@ -35,8 +35,9 @@ describe('a node converged by its machine', () => {
     const host = WindowsHost.fresh({ hostname: 'win1' });
     const exec = new SimExecutor({ host, shells, rebootMs: 150 });
     const input = windowsInput();
-    // The machine's list is phasesFor's (with rebootWait); the roles give the phases that do work.
-    const actor = drive(exec, windowsPhases(input), ['prereqs', 'testSigning', 'rebootWait', 'vrouter', 'driver', 'verified']);
+    const plan = windowsPlan(input);
+    expect(planOrder(plan).phases).toEqual(['prereqs', 'testSigning', 'vrouter', 'driver', 'verified']);
+    const actor = drive(exec, plan);
     const done = await waitFor(actor, (s) => s.matches('verified') || s.matches('stalled') || s.matches('unreachable'), {
       timeout: 15_000,
     });
@@ -52,7 +53,7 @@ describe('a node converged by its machine', () => {
     const host = LinuxHost.fresh('compute-l1');
     const exec = new SimExecutor({ host, shells });
     const input = linuxComputeInput();
-    const actor = drive(exec, linuxPhases(input), ['prereqs', 'openstack', 'vrouter', 'verified']);
+    const actor = drive(exec, linuxPlan(input));
     await waitFor(actor, (s) => s.matches('verified'), { timeout: 10_000 });
     const journal = host.state.journal.length;
     const commands = exec.stats.commands;
@@ -68,11 +69,11 @@ describe('a node converged by its machine', () => {
     const host = LinuxHost.fresh('compute-l9');
     const exec = new SimExecutor({ host, shells });
     const input = linuxComputeInput({ node: 'compute-l9' });
-    const actor = drive(exec, linuxPhases(input), ['prereqs', 'openstack', 'vrouter', 'verified']);
+    const actor = drive(exec, linuxPlan(input));
     await waitFor(actor, (s) => s.matches('verified'), { timeout: 10_000 });
     actor.stop();
     const commands = exec.stats.commands;
-    const tests = await testPhases(exec, linuxPhases(input));
+    const tests = await testPhases(exec, linuxPlan(input).phases);
     expect(exec.stats.commands - commands).toBe(1);
     expect(tests.map((t) => [t.phase, t.inDesiredState])).toEqual([
       ['prereqs', true],
@@ -81,7 +82,7 @@ describe('a node converged by its machine', () => {
       ['verified', true],
     ]);
     host.fs.remove('/etc/contrail/common_vrouter.env', false);
-    const drifted = await testPhases(exec, linuxPhases(input));
+    const drifted = await testPhases(exec, linuxPlan(input).phases);
     expect(drifted.filter((t) => !t.inDesiredState).map((t) => t.phase)).toEqual(['vrouter']);
     expect(drifted.find((t) => t.phase === 'vrouter')?.results.get('env/common_vrouter')?.inDesiredState).toBe(false);
   });
@@ -90,22 +91,14 @@ describe('a node converged by its machine', () => {
     const host = WindowsHost.fresh({ hostname: 'win2' });
     const exec = new SimExecutor({ host, shells, rebootMs: 100 });
     exec.neverReturnFromReboot = true;
-    const input = {
-      node: 'win2',
-      contrailVersion: '5.0.1',
-      registry: 'opencontrailnightly',
-      testSigning: false,
-      physicalInterface: 'Ethernet1',
-      controlNodes: '192.0.2.10',
-    };
-    const machine = nodeMachine.provide({
-      actors: nodeActors({ exec, phases: new Map(windowsPhases(input).map((p) => [p.name, p])), poll: { initialMs: 20, maxMs: 50 } }),
-    });
+    const input = windowsInput({ node: 'win2', dockerVersion: undefined, testSigning: false });
+    const plan = windowsPlan(input);
+    const machine = nodeMachine.provide({ actors: nodeActors({ exec, plan, poll: { initialMs: 20, maxMs: 50 } }) });
     const actor = createActor(machine, {
       input: {
         node: 'win2',
         revision: 'r1',
-        phases: ['prereqs', 'rebootWait', 'vrouter', 'driver', 'verified'],
+        ...planOrder(plan),
         mode: 'autocorrect',
         paused: false,
         limits: { ...LIMITS, rebootTimeoutMs: 600 },

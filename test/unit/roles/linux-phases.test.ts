@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { LinuxHost } from '../../../src/dataplane/sim/linux/linux-host.js';
 import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
 import type { LinuxRoleInput } from '../../../src/roles/input.js';
-import { linuxPhases } from '../../../src/roles/linux/phases.js';
+import { linuxPlan } from '../../../src/roles/linux/plan.js';
 import { applyPhase, testPhase } from '../../../src/roles/phase.js';
 import { linuxComputeInput } from '../../support/inputs.js';
 
@@ -26,7 +26,7 @@ const compute = (overrides: Partial<LinuxRoleInput> = {}): LinuxRoleInput =>
 
 async function convergeAll(exec: SimExecutor, input: LinuxRoleInput) {
   const outcomes = [];
-  for (const phase of linuxPhases(input)) outcomes.push(await applyPhase(exec, phase));
+  for (const phase of linuxPlan(input).phases) outcomes.push(await applyPhase(exec, phase));
   return outcomes;
 }
 
@@ -34,7 +34,7 @@ describe('Linux phases on a simulated host', () => {
   it('a compute: test finds differences, set applies them, a second test finds none', async () => {
     const host = LinuxHost.fresh('compute-l1');
     const exec = new SimExecutor({ host, shells });
-    for (const phase of linuxPhases(compute())) {
+    for (const phase of linuxPlan(compute()).phases) {
       const before = await testPhase(exec, phase);
       if (phase.name !== 'verified')
         expect(
@@ -113,7 +113,7 @@ describe('Linux phases on a simulated host', () => {
     const host = LinuxHost.fresh('ctrl1');
     const exec = new SimExecutor({ host, shells });
     const input = compute({ node: 'ctrl1', vrouter: false, openstackCompute: false, hostsKeystone: true, keystoneAdminPassword: 'adm1n' });
-    expect(linuxPhases(input).map((p) => p.name)).toEqual(['prereqs', 'openstack', 'verified']);
+    expect(linuxPlan(input).phases.map((p) => p.name)).toEqual(['prereqs', 'openstack', 'verified']);
     const outcomes = await convergeAll(exec, input);
     expect(outcomes.every((o) => o.inDesiredState)).toBe(true);
     expect(Object.values(host.state.containers).map((c) => c.image)).toEqual(['kolla/centos-binary-keystone:ocata']);

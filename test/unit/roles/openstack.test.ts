@@ -7,9 +7,9 @@ import { SimNetwork } from '../../../src/dataplane/sim/network.js';
 import { WindowsHost } from '../../../src/dataplane/sim/windows/windows-host.js';
 import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
 import type { KeystoneInput, LinuxRoleInput, WindowsRoleInput } from '../../../src/roles/input.js';
-import { linuxPhases } from '../../../src/roles/linux/phases.js';
+import { linuxPlan } from '../../../src/roles/linux/plan.js';
 import { applyPhase } from '../../../src/roles/phase.js';
-import { windowsPhases } from '../../../src/roles/windows/phases.js';
+import { windowsPlan } from '../../../src/roles/windows/plan.js';
 import { Recorder } from '../../support/recorder.js';
 
 let shells: SimShells;
@@ -20,6 +20,7 @@ beforeAll(async () => {
 const PASSWORD = 'c0ntrail123-secret';
 const keystone = (password = PASSWORD): KeystoneInput => ({
   address: '192.0.2.10',
+  source: 'KEYSTONE_AUTH_HOST',
   user: 'admin',
   password,
   project: 'admin',
@@ -44,6 +45,7 @@ function cluster() {
 
 const linuxInput = (overrides: Partial<LinuxRoleInput>): LinuxRoleInput => ({
   node: 'x',
+  roles: [],
   contrailVersion: '5.0.1',
   registry: 'opencontrailnightly',
   vrouter: false,
@@ -56,6 +58,7 @@ const linuxInput = (overrides: Partial<LinuxRoleInput>): LinuxRoleInput => ({
 
 const windowsInput = (overrides: Partial<WindowsRoleInput> = {}): WindowsRoleInput => ({
   node: 'win1',
+  roles: ['vrouter', 'win_cnm_plugin'],
   contrailVersion: '5.0.1',
   registry: 'opencontrailnightly',
   testSigning: false,
@@ -77,16 +80,16 @@ describe('Keystone from the nodes', () => {
   it('computes get a token from the controller that hosts Keystone; the password never appears in a script', async () => {
     const c = cluster();
     const ctrlExec = c.exec(c.controller);
-    await converge(ctrlExec, linuxPhases(linuxInput({ node: 'ctrl1', hostsKeystone: true, keystoneAdminPassword: PASSWORD })));
+    await converge(ctrlExec, linuxPlan(linuxInput({ node: 'ctrl1', hostsKeystone: true, keystoneAdminPassword: PASSWORD })).phases);
     const computeExec = c.exec(c.compute);
     const outcomes = await converge(
       computeExec,
-      linuxPhases(linuxInput({ node: 'compute-l1', vrouter: true, openstackCompute: true, keystone: keystone() })),
+      linuxPlan(linuxInput({ node: 'compute-l1', vrouter: true, openstackCompute: true, keystone: keystone() })).phases,
     );
     const openstack = outcomes.find((o) => o.phase === 'openstack');
     expect(openstack?.resources.find((r) => r.resource === 'keystone/token')).toMatchObject({ status: 'ok' });
     const winExec = c.exec(c.win);
-    const winOutcomes = await converge(winExec, windowsPhases(windowsInput()));
+    const winOutcomes = await converge(winExec, windowsPlan(windowsInput()).phases);
     expect(winOutcomes.map((o) => [o.phase, o.inDesiredState])).toEqual([
       ['prereqs', true],
       ['openstack', true],
@@ -100,12 +103,12 @@ describe('Keystone from the nodes', () => {
   it('Keystone not up yet is GC_KEYSTONE_UNAVAILABLE and retryable', async () => {
     const c = cluster();
     await expect(
-      converge(c.exec(c.compute), linuxPhases(linuxInput({ node: 'compute-l1', keystone: keystone(), openstackCompute: true }))),
+      converge(c.exec(c.compute), linuxPlan(linuxInput({ node: 'compute-l1', keystone: keystone(), openstackCompute: true })).phases),
     ).rejects.toMatchObject({
       code: 'GC_KEYSTONE_UNAVAILABLE',
       retryable: true,
     });
-    await expect(converge(c.exec(c.win), windowsPhases(windowsInput()))).rejects.toMatchObject({
+    await expect(converge(c.exec(c.win), windowsPlan(windowsInput()).phases)).rejects.toMatchObject({
       code: 'GC_KEYSTONE_UNAVAILABLE',
       message: expect.stringMatching(/Unable to connect to the remote server/),
     });
@@ -113,14 +116,20 @@ describe('Keystone from the nodes', () => {
 
   it('wrong credentials are GC_KEYSTONE_AUTH and terminal', async () => {
     const c = cluster();
-    await converge(c.exec(c.controller), linuxPhases(linuxInput({ node: 'ctrl1', hostsKeystone: true, keystoneAdminPassword: PASSWORD })));
+    await converge(
+      c.exec(c.controller),
+      linuxPlan(linuxInput({ node: 'ctrl1', hostsKeystone: true, keystoneAdminPassword: PASSWORD })).phases,
+    );
     await expect(
-      converge(c.exec(c.compute), linuxPhases(linuxInput({ node: 'compute-l1', keystone: keystone('wrong'), openstackCompute: true }))),
+      converge(
+        c.exec(c.compute),
+        linuxPlan(linuxInput({ node: 'compute-l1', keystone: keystone('wrong'), openstackCompute: true })).phases,
+      ),
     ).rejects.toMatchObject({
       code: 'GC_KEYSTONE_AUTH',
       retryable: false,
     });
-    await expect(converge(c.exec(c.win), windowsPhases(windowsInput({ keystone: keystone('wrong') })))).rejects.toMatchObject({
+    await expect(converge(c.exec(c.win), windowsPlan(windowsInput({ keystone: keystone('wrong') })).phases)).rejects.toMatchObject({
       code: 'GC_KEYSTONE_AUTH',
       message: expect.stringMatching(/\(401\) Unauthorized/),
     });
@@ -130,15 +139,18 @@ describe('Keystone from the nodes', () => {
 describe('the virtual router in the config API', () => {
   it('is created once; a lost marker meets 409, which also means done', async () => {
     const c = cluster();
-    await converge(c.exec(c.controller), linuxPhases(linuxInput({ node: 'ctrl1', hostsKeystone: true, keystoneAdminPassword: PASSWORD })));
+    await converge(
+      c.exec(c.controller),
+      linuxPlan(linuxInput({ node: 'ctrl1', hostsKeystone: true, keystoneAdminPassword: PASSWORD })).phases,
+    );
     const exec = c.exec(c.win);
-    await converge(exec, windowsPhases(windowsInput()));
+    await converge(exec, windowsPlan(windowsInput()).phases);
     expect(c.controller.state.configApi?.virtualRouters).toEqual({ win1: { ip: '192.0.2.31' } });
     const created = c.controller.state.journal.filter((j) => j.startsWith('config-api')).length;
-    await converge(exec, windowsPhases(windowsInput()));
+    await converge(exec, windowsPlan(windowsInput()).phases);
     expect(c.controller.state.journal.filter((j) => j.startsWith('config-api')).length).toBe(created);
     c.win.fs.remove('C:\\ProgramData\\Contrail\\var\\lib\\contrail\\virtual-router', false);
-    const outcomes = await converge(exec, windowsPhases(windowsInput()));
+    const outcomes = await converge(exec, windowsPlan(windowsInput()).phases);
     expect(outcomes.find((o) => o.phase === 'vrouter')?.resources.find((r) => r.resource === 'config-api/virtual-router')).toMatchObject({
       status: 'changed',
     });
@@ -152,13 +164,13 @@ describe('debug DLLs', () => {
     const dll = { name: 'vRouter-debug.dll', content: Buffer.from([0x4d, 0x5a, 0x90, 0x00, 0xff, 0xfe, 0x00, 0x01]) };
     const exec = c.exec(c.win);
     const input = windowsInput({ keystone: undefined, configApi: undefined, debugDlls: [dll] });
-    await converge(exec, windowsPhases(input));
+    await converge(exec, windowsPlan(input).phases);
     expect(Buffer.from(c.win.fs.read('C:\\Windows\\System32\\vRouter-debug.dll') ?? '', 'latin1')).toEqual(dll.content);
     const journal = c.win.state.journal.length;
-    const again = await converge(exec, windowsPhases(input));
+    const again = await converge(exec, windowsPlan(input).phases);
     expect(again.every((o) => o.resources.every((r) => r.status === 'ok'))).toBe(true);
     expect(c.win.state.journal.slice(journal)).toEqual([]);
-    const changed = await converge(exec, windowsPhases({ ...input, debugDlls: [{ ...dll, content: Buffer.from('MZ new build') }] }));
+    const changed = await converge(exec, windowsPlan({ ...input, debugDlls: [{ ...dll, content: Buffer.from('MZ new build') }] }).phases);
     expect(changed.find((o) => o.phase === 'vrouter')?.resources.find((r) => r.resource === 'debug-dlls')).toMatchObject({
       status: 'changed',
     });
@@ -171,9 +183,12 @@ describe('what these phases send', () => {
     const { POWERSHELL_PRELUDE } = await import('../../../src/dataplane/wire.js');
     const parser = await loadPowerShellParser();
     const c = cluster();
-    await converge(c.exec(c.controller), linuxPhases(linuxInput({ node: 'ctrl1', hostsKeystone: true, keystoneAdminPassword: PASSWORD })));
+    await converge(
+      c.exec(c.controller),
+      linuxPlan(linuxInput({ node: 'ctrl1', hostsKeystone: true, keystoneAdminPassword: PASSWORD })).phases,
+    );
     const exec = c.exec(c.win);
-    await converge(exec, windowsPhases(windowsInput({ debugDlls: [{ name: 'a.dll', content: Buffer.from('MZ') }] })));
+    await converge(exec, windowsPlan(windowsInput({ debugDlls: [{ name: 'a.dll', content: Buffer.from('MZ') }] })).phases);
     expect(exec.scripts.some((s) => s.includes('virtual-routers'))).toBe(true);
     for (const script of exec.scripts) {
       const tree = parser.parse(POWERSHELL_PRELUDE + script);

@@ -5,14 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseIpLinks } from '../../../src/roles/linux/parsers.js';
 import { MSI_EXIT, msiOutcome } from '../../../src/roles/windows/msi.js';
-import {
-  isRebootPending,
-  parseBcdTestSigning,
-  parseMsiPackages,
-  parsePortProxies,
-  parseScFailure,
-  parseScQc,
-} from '../../../src/roles/windows/parsers.js';
+import { parseBcdTestSigning, parseMsiPackages, parsePortProxies, parseScFailure, parseScQc } from '../../../src/roles/windows/parsers.js';
 
 const fixture = (path: string) => readFileSync(join(import.meta.dirname, '..', '..', 'fixtures', path), 'utf8');
 
@@ -73,20 +66,12 @@ describe('MSI exit codes', () => {
   });
 });
 
-describe('parseMsiPackages and isRebootPending', () => {
+describe('parseMsiPackages', () => {
   it('takes one package or a list, as ConvertTo-Json gives either', () => {
     const one = { Name: 'Contrail vRouter', Version: '5.0.1', FastPackageReference: '{ABC}' };
     expect(parseMsiPackages(one)).toEqual([{ name: 'Contrail vRouter', version: '5.0.1', productCode: '{ABC}' }]);
     expect(parseMsiPackages([one, one])).toHaveLength(2);
     expect(parseMsiPackages(null)).toEqual([]);
-  });
-
-  it('a reboot is pending for CBS, for file renames, or for a feature install', () => {
-    expect(isRebootPending({ cbsRebootPending: false, pendingFileRenames: null, featureInstallPending: false })).toBe(false);
-    expect(isRebootPending({ cbsRebootPending: true, pendingFileRenames: null, featureInstallPending: false })).toBe(true);
-    expect(isRebootPending({ cbsRebootPending: false, pendingFileRenames: ['\\??\\C:\\x', ''], featureInstallPending: false })).toBe(true);
-    expect(isRebootPending({ cbsRebootPending: false, pendingFileRenames: ['', ''], featureInstallPending: false })).toBe(false);
-    expect(isRebootPending({ cbsRebootPending: false, pendingFileRenames: null, featureInstallPending: true })).toBe(true);
   });
 });
 

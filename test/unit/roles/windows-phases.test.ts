@@ -8,8 +8,8 @@ import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
 import { POWERSHELL_PRELUDE } from '../../../src/dataplane/wire.js';
 import { windowsFactsScript } from '../../../src/roles/facts.js';
 import type { WindowsRoleInput } from '../../../src/roles/input.js';
-import { applyPhase, type PhaseOutcome } from '../../../src/roles/phase.js';
-import { windowsPhases } from '../../../src/roles/windows/phases.js';
+import { applyPhase, type Phase, type PhaseOutcome, passPhase } from '../../../src/roles/phase.js';
+import { windowsPlan } from '../../../src/roles/windows/plan.js';
 import { windowsInput } from '../../support/inputs.js';
 import { Recorder } from '../../support/recorder.js';
 
@@ -30,7 +30,7 @@ function simHost(options: { features?: string[]; signed?: boolean } = {}) {
   return { host, exec };
 }
 
-/** What the node machine will do: phases in order; reboot requests of prereqs and testSigning are batched. */
+/** What the node machine will do: phases in order; a reboot waits while the plan batches it with the next phase. */
 async function converge(
   host: WindowsHost,
   exec: Executor,
@@ -40,12 +40,12 @@ async function converge(
   for (let pass = 0; pass < 4; pass++) {
     const outcomes: PhaseOutcome[] = [];
     let reboot = false;
-    const phases = windowsPhases(wanted);
+    const { phases } = windowsPlan(wanted);
     for (const [i, phase] of phases.entries()) {
       const outcome = await applyPhase(exec, phase);
       outcomes.push(outcome);
       reboot ||= outcome.rebootRequested;
-      if (reboot && phases[i + 1]?.name !== 'testSigning') break;
+      if (reboot && !(phase.batchesReboot && phases[i + 1]?.batchesReboot)) break;
     }
     if (!reboot) return { reboots, outcomes };
     host.reboot();
@@ -84,7 +84,7 @@ describe('Windows phases on a simulated host', () => {
     const { host, exec } = simHost();
     await converge(host, exec, input());
     const journal = host.state.journal.length;
-    for (const phase of windowsPhases(input())) {
+    for (const phase of windowsPlan(input()).phases) {
       const outcome = await applyPhase(exec, phase);
       expect(
         outcome.resources.every((r) => r.status === 'ok'),
@@ -106,7 +106,7 @@ describe('Windows phases on a simulated host', () => {
 
   it('test signing configured but not active asks for the reboot once; once active it never asks', async () => {
     const { host, exec } = simHost({ features: ['Containers', 'Hyper-V'] });
-    const [, testSigning] = windowsPhases(input());
+    const [, testSigning] = windowsPlan(input()).phases;
     if (!testSigning) throw new Error('no testSigning phase');
     const first = await applyPhase(exec, testSigning);
     expect(first).toMatchObject({ rebootRequested: true, inDesiredState: false });
@@ -145,9 +145,11 @@ describe('Windows phases on a simulated host', () => {
     expect((err as Error).message).toMatch(
       /installing Contrail vRouter Utilities 5.0.1: msiexec install failed with 1603; the MSI log ends:\n.*injected fault/s,
     );
-    expect((err as { outcome: PhaseOutcome }).outcome.resources.find((r) => r.resource === 'msi/utils')).toMatchObject({
-      status: 'failed',
-    });
+    // The pass's outcome (the run report) records the failed resource and the failure with it.
+    const vrouter = windowsPlan(input({ testSigning: false })).phases.find((p) => p.name === 'vrouter');
+    const outcome = await passPhase(exec, vrouter as Phase);
+    expect(outcome.failure).toMatchObject({ code: 'GC_MSI_FAILED' });
+    expect(outcome.resources.find((r) => r.resource === 'msi/utils')).toMatchObject({ status: 'failed' });
   });
 
   it('MSI 1618 (another install running) is GC_MSI_BUSY and retryable; the retry succeeds', async () => {
@@ -172,7 +174,7 @@ describe('Windows phases on a simulated host', () => {
     await converge(host, exec, input({ contrailVersion: '5.0.2' }));
     const scripts = new Set([
       ...exec.scripts,
-      ...windowsPhases(input()).map((p) => windowsFactsScript(p.resources.flatMap((r) => r.facts))),
+      ...windowsPlan(input()).phases.map((p) => windowsFactsScript(p.resources.flatMap((r) => r.facts))),
     ]);
     expect(scripts.size).toBeGreaterThan(20);
     for (const script of scripts) {
@@ -183,28 +185,11 @@ describe('Windows phases on a simulated host', () => {
   });
 });
 
-describe('pending-reboot detection', () => {
-  it('sees feature installs (CBS) and MSI file renames, and nothing once rebooted', async () => {
-    const { detectPendingReboot } = await import('../../../src/roles/pending-reboot.js');
-    const { host, exec } = simHost({ features: ['Containers', 'Hyper-V'], signed: true });
-    expect(await detectPendingReboot(exec)).toBe(false);
-    host.state.pending.fileRename = true;
-    expect(await detectPendingReboot(exec)).toBe(true);
-    host.reboot();
-    expect(await detectPendingReboot(exec)).toBe(false);
-    const fresh = simHost();
-    await applyPhase(fresh.exec, windowsPhases(input())[0] as never);
-    expect(await detectPendingReboot(fresh.exec)).toBe(true);
-    fresh.host.reboot();
-    expect(await detectPendingReboot(fresh.exec)).toBe(false);
-  });
-});
-
 describe('each Windows phase, one at a time', () => {
   it('on a fresh host: test finds differences, set applies them, a second test finds none', async () => {
     const { testPhase } = await import('../../../src/roles/phase.js');
     const { exec } = simHost({ features: ['Containers', 'Hyper-V'], signed: true });
-    for (const phase of windowsPhases(input({ testSigning: false }))) {
+    for (const phase of windowsPlan(input({ testSigning: false })).phases) {
       const before = await testPhase(exec, phase);
       // verified only checks what the phases before it set: on a host they just converged, it finds nothing.
       if (phase.name !== 'verified')

@@ -4,7 +4,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createActor, fromPromise } from 'xstate';
 import { type NodeMachineInput, nodeMachine, type PhaseResult } from '../../../src/state-machines/node-machine.js';
 
-const WINDOWS = ['prereqs', 'testSigning', 'rebootWait', 'openstack', 'vrouter', 'driver', 'verified'];
+// A Windows plan: prereqs and testSigning batch their reboots (one reboot after testSigning serves both).
+const WINDOWS = ['prereqs', 'testSigning', 'openstack', 'vrouter', 'driver', 'verified'];
+const WINDOWS_BATCH = ['prereqs', 'testSigning'];
 const LINUX = ['prereqs', 'openstack', 'vrouter', 'verified'];
 
 type Script = (phase: string, call: number, dryRun: boolean) => PhaseResult | Error;
@@ -58,6 +60,7 @@ function start(script: Script, input: Partial<NodeMachineInput> = {}, world: Par
       node: 'win1',
       revision: 'r1',
       phases: WINDOWS,
+      rebootBatch: input.phases ? [] : WINDOWS_BATCH,
       mode: 'autocorrect',
       paused: false,
       limits: { settleMs: 5000, rebootTimeoutMs: 60_000 },
@@ -98,6 +101,26 @@ describe('node machine', () => {
       'verified',
     ]);
     expect(actor.getSnapshot().context).toMatchObject({ lastAppliedRevision: 'r1', lastAttemptedRevision: 'r1', rebootsThisRevision: 1 });
+  });
+
+  it('a batch of one (no test signing) reboots right after prereqs, before the next phase runs', async () => {
+    const phases = WINDOWS.filter((p) => p !== 'testSigning');
+    const { actor, w } = start((phase, call) => (phase === 'prereqs' && call === 1 ? reboot : ok), { phases, rebootBatch: ['prereqs'] });
+    await run(20_000);
+    expect(actor.getSnapshot().value).toBe('verified');
+    expect(w.reboots).toBe(1);
+    expect(w.calls.map((c) => c.phase)).toEqual(['prereqs', 'prereqs', 'openstack', 'vrouter', 'driver', 'verified']);
+  });
+
+  it('a phase that does not batch (the vRouter MSI asking 3010) reboots at its own end, not at the batch', async () => {
+    const { actor, w } = start((phase, call) => (phase === 'vrouter' && call === 1 ? reboot : ok));
+    await run(20_000);
+    expect(actor.getSnapshot().value).toBe('verified');
+    expect(w.reboots).toBe(1);
+    expect(w.calls.map((c) => c.phase)).toEqual([
+      ...['prereqs', 'testSigning', 'openstack', 'vrouter'],
+      ...['prereqs', 'testSigning', 'openstack', 'vrouter', 'driver', 'verified'],
+    ]);
   });
 
   it('a Linux node reboots at once when a phase asks (no rebootWait there), and never otherwise', async () => {
@@ -153,7 +176,14 @@ describe('node machine', () => {
     const { actor, w } = start((phase, call) => (phase === 'vrouter' && call === 1 ? err('GC_MSI_BUSY', true) : ok), { phases: LINUX });
     await run(0);
     expect(actor.getSnapshot().value).toBe('backoff');
-    actor.send({ type: 'desired.changed', revision: 'r2', phases: ['prereqs', 'verified'], mode: 'autocorrect', paused: false });
+    actor.send({
+      type: 'desired.changed',
+      revision: 'r2',
+      phases: ['prereqs', 'verified'],
+      rebootBatch: [],
+      mode: 'autocorrect',
+      paused: false,
+    });
     await run(0);
     expect(actor.getSnapshot().value).toBe('verified');
     expect(w.calls.slice(-2)).toEqual([

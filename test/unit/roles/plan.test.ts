@@ -1,15 +1,22 @@
-// phasesFor and gatesFor: which phases each kind of node needs, in order, and what it waits for.
+// A node's plan: which phases each kind of node needs, in order, why, and what it waits for.
 
 import { describe, expect, it } from 'vitest';
 import type { NodeSpec } from '../../../src/inventory/desired-state.js';
-import { gatesFor, phasesFor } from '../../../src/inventory/phases.js';
-import { parse, yaml } from './helpers.js';
+import { roleInput } from '../../../src/reconciler/role-input.js';
+import { type NodePlan, planGates, planNode, planOrder, planSteps } from '../../../src/roles/plan.js';
+import { parse, yaml } from '../inventory/helpers.js';
 
-function nodes(...lines: string[]): Map<string, NodeSpec> {
+type Planned = NodeSpec & { plan: NodePlan };
+
+function nodes(...lines: string[]): Map<string, Planned> {
   const result = parse(yaml(...lines));
   if (!result.ok) throw new Error(result.errors.map((e) => e.message).join('\n'));
-  return new Map(result.state.nodes.map((n) => [n.name, n]));
+  const { state } = result;
+  return new Map(state.nodes.map((n) => [n.name, { ...n, plan: planNode(roleInput(state, n)) }]));
 }
+
+const phasesFor = (node: Planned) => planSteps(node.plan);
+const gatesFor = (node: Planned) => planGates(node.plan);
 
 const cluster = nodes(
   'instances:',
@@ -36,11 +43,22 @@ const cluster = nodes(
   '  WINDOWS_ENABLE_TEST_SIGNING:',
 );
 
-const names = (node: NodeSpec | undefined) => (node ? phasesFor(node).map((p) => p.phase) : []);
+const names = (node: Planned | undefined) => (node ? phasesFor(node).map((p) => p.phase) : []);
 
-describe('phasesFor', () => {
+describe('the phases of a plan', () => {
   it('gives a Windows compute that wants test signing all seven phases, in order', () => {
     expect(names(cluster.get('win'))).toEqual(['prereqs', 'testSigning', 'rebootWait', 'openstack', 'vrouter', 'driver', 'verified']);
+  });
+
+  it('batches the reboots of prereqs and test signing; the machine takes one after the batch, Linux batches none', () => {
+    const order = (name: string) => {
+      const node = cluster.get(name);
+      return node ? planOrder(node.plan) : undefined;
+    };
+    expect(order('win')?.rebootBatch).toEqual(['prereqs', 'testSigning']);
+    expect(order('win')?.phases).toEqual(['prereqs', 'testSigning', 'openstack', 'vrouter', 'driver', 'verified']);
+    expect(order('signed')?.rebootBatch).toEqual(['prereqs']);
+    expect(order('lin')?.rebootBatch).toEqual([]);
   });
 
   it('drops test signing for a Windows node on the signed vRouter', () => {
@@ -78,7 +96,7 @@ describe('phasesFor', () => {
   });
 });
 
-describe('gatesFor', () => {
+describe('the gates of a plan', () => {
   it('makes computes wait for the node that hosts Keystone', () => {
     for (const name of ['lin', 'win', 'signed']) {
       const node = cluster.get(name);

@@ -1,28 +1,20 @@
-// From the desired state of one node to what its machine and its roles need: phase names and phases.
+// From the desired state to one node's role input: what its roles are asked to do, with what other nodes
+// and the control host contribute (Keystone, controllers, the overlay, the kubelet binary) worked out.
 
 import { createHash } from 'node:crypto';
 import { configText } from '../inventory/configuration.js';
 import type { DesiredState, NodeSpec } from '../inventory/desired-state.js';
 import { type ControlPlane, controlPlaneOf } from '../inventory/kubernetes.js';
 import { type NodeOverlay, planOverlay } from '../inventory/overlay.js';
-import { phasesFor, wantsTestSigning } from '../inventory/phases.js';
-import type { KeystoneInput, KubeletBinary, KubeletInput, LinuxRoleInput, OverlayInput, WindowsRoleInput } from '../roles/input.js';
-import { linuxPhases } from '../roles/linux/phases.js';
-import type { Phase } from '../roles/phase.js';
-import { windowsPhases } from '../roles/windows/phases.js';
-
-export interface NodePlan {
-  /** The machine's list, with rebootWait where Windows takes its batched reboot. */
-  names: string[];
-  /** The roles' phases, by name. */
-  phases: Map<string, Phase>;
-}
+import type { KeystoneInput, KubeletBinary, KubeletInput, OverlayInput, RoleInput } from '../roles/input.js';
 
 function keystoneFor(node: NodeSpec): KeystoneInput | undefined {
   if (!node.keystone) return undefined;
   const c = node.configuration;
   return {
     address: node.keystone.address,
+    source: node.keystone.source,
+    ...(node.keystone.hostNode ? { hostNode: node.keystone.hostNode } : {}),
     user: configText(c, 'KEYSTONE_AUTH_ADMIN_USER') ?? 'admin',
     password: configText(c, 'KEYSTONE_AUTH_ADMIN_PASSWORD') ?? '',
     project: configText(c, 'KEYSTONE_AUTH_ADMIN_TENANT') ?? 'admin',
@@ -87,7 +79,16 @@ function kubeletFor(state: DesiredState, node: NodeSpec, env: RoleEnvironment): 
   };
 }
 
-export type RoleInput = { os: 'windows'; input: WindowsRoleInput } | { os: 'linux'; input: LinuxRoleInput };
+/** Test signing is wanted when WINDOWS_ENABLE_TEST_SIGNING is present (even empty) and the signed vRouter is not used. */
+export function wantsTestSigning(node: NodeSpec): boolean {
+  return node.os === 'windows' && 'WINDOWS_ENABLE_TEST_SIGNING' in node.configuration && !usesSignedVrouter(node);
+}
+
+export function usesSignedVrouter(node: NodeSpec): boolean {
+  const value = configText(node.configuration, 'WINDOWS_USE_SIGNED_VROUTER');
+  // Present means yes, as in the deployer, unless it plainly says no.
+  return 'WINDOWS_USE_SIGNED_VROUTER' in node.configuration && !/^(false|no|0)$/i.test(value ?? '');
+}
 
 /** Everything the node's roles are built from: plain data, so two revisions can be compared by it. */
 export function roleInput(state: DesiredState, node: NodeSpec, env: RoleEnvironment = {}): RoleInput {
@@ -101,6 +102,7 @@ export function roleInput(state: DesiredState, node: NodeSpec, env: RoleEnvironm
       os: 'windows',
       input: {
         node: node.name,
+        roles: [...node.roles],
         contrailVersion: node.versions.contrail.version,
         ...(node.versions.docker ? { dockerVersion: node.versions.docker.version } : {}),
         registry: node.registry,
@@ -110,7 +112,6 @@ export function roleInput(state: DesiredState, node: NodeSpec, env: RoleEnvironm
         address: node.address,
         ...(keystone ? { keystone } : {}),
         ...(control[0] ? { configApi: { address: control[0] } } : {}),
-        contrail: node.roles.includes('vrouter') || node.roles.includes('win_cnm_plugin'),
         ...(overlay ? { overlay } : {}),
         ...(kubelet ? { kubelet } : {}),
       },
@@ -124,6 +125,7 @@ export function roleInput(state: DesiredState, node: NodeSpec, env: RoleEnvironm
     os: 'linux',
     input: {
       node: node.name,
+      roles: [...node.roles],
       contrailVersion: node.versions.contrail.version,
       registry: node.registry,
       vrouter: node.roles.includes('vrouter'),
@@ -139,20 +141,10 @@ export function roleInput(state: DesiredState, node: NodeSpec, env: RoleEnvironm
 }
 
 /**
- * A digest of what the node is asked to be: its phases and its roles' input. Two revisions with the same
- * digest ask the same of the node, so a commit that does not touch it gives it no work.
+ * A digest of what the node is asked to be: its role input, from which its whole plan follows. Two revisions
+ * with the same digest ask the same of the node, so a commit that does not touch it gives it no work.
  */
-export function planDigest(state: DesiredState, node: NodeSpec, env: RoleEnvironment = {}): string {
-  const names = phasesFor(node).map((p) => p.phase);
+export function inputDigest(role: RoleInput): string {
   // Functions (the kubelet's reader) drop out; its hash stays in.
-  return createHash('sha256')
-    .update(JSON.stringify({ names, role: roleInput(state, node, env) }))
-    .digest('hex');
-}
-
-export function planNode(state: DesiredState, node: NodeSpec, env: RoleEnvironment = {}): NodePlan {
-  const names = phasesFor(node).map((p) => p.phase);
-  const role = roleInput(state, node, env);
-  const phases = role.os === 'windows' ? windowsPhases(role.input) : linuxPhases(role.input);
-  return { names, phases: new Map(phases.map((p) => [p.name, p])) };
+  return createHash('sha256').update(JSON.stringify(role)).digest('hex');
 }

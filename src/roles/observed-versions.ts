@@ -1,8 +1,10 @@
 // The versions a node was seen running, read from its verified phase's checks (not from what was asked).
 
-import type { PhaseOutcome } from '../roles/phase.js';
+import type { Os } from '../os.js';
+import type { PhaseOutcome } from './phase.js';
 
-export function observedVersions(os: 'windows' | 'linux', outcome: PhaseOutcome): Record<string, string> | undefined {
+export function observedVersions(os: Os, outcome: PhaseOutcome): Record<string, string> | undefined {
+  if (outcome.phase !== 'verified') return undefined;
   const actual = (name: string) => outcome.resources.find((r) => r.resource === name)?.before.actual as Record<string, unknown> | undefined;
   if (os === 'windows') {
     const version = actual('verify/versions')?.['Contrail vRouter'];

@@ -1,0 +1,28 @@
+// What both OSes plan alike: why the overlay and openstack phases apply, and the Keystone gate.
+
+import type { KeystoneInput, OverlayInput } from './input.js';
+import type { Gate } from './plan.js';
+
+/** The label that gives a node its per-host subnet (nodes/<name>.yaml `labels.per_host_subnet`). */
+const SUBNET_LABEL = 'per_host_subnet';
+
+export function overlayReason(overlay: OverlayInput, how: string): string {
+  return `${SUBNET_LABEL} ${overlay.subnet}: ${how}`;
+}
+
+/** Why a node gets its openstack phase; empty when nothing on it needs OpenStack. */
+export function openstackReason(what: { hostsKeystone?: boolean; keystone?: KeystoneInput; openstackCompute?: boolean }): string {
+  const parts: string[] = [];
+  if (what.hostsKeystone) parts.push('hosts Keystone (role openstack): its container must run and answer');
+  if (what.keystone)
+    parts.push(`needs Keystone at ${what.keystone.address} (${what.keystone.source}): it must answer and the credentials get a token`);
+  if (what.openstackCompute) parts.push('role openstack_compute: Kolla nova_compute');
+  return parts.join('; ');
+}
+
+/** A compute's openstack phase waits for the inventory node that hosts Keystone to be verified. */
+export function keystoneGates(keystone: KeystoneInput | undefined): Gate[] {
+  const host = keystone?.hostNode;
+  if (!host) return [];
+  return [{ kind: 'keystone', node: host, reason: `Keystone runs on ${host} (${keystone.address}); it must be verified first` }];
+}

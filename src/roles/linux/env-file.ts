@@ -1,0 +1,29 @@
+// An env file holding credentials: written through stdin, kept 0600, compared without printing it.
+
+import { bashQuote } from '../../dataplane/quote.js';
+import { applied } from '../phase.js';
+import { compare, type Resource } from '../resource.js';
+import { fact, fileContent, fileFact } from './facts.js';
+
+export function envFile(environment: Record<string, string>): string {
+  return `${Object.keys(environment)
+    .sort()
+    .map((k) => `${k}=${environment[k]}`)
+    .join('\n')}\n`;
+}
+
+export function envFileResource(name: string, path: string, content: string): Resource {
+  const id = `env.${name}`;
+  return {
+    name: `env/${name}`,
+    facts: [fileFact(id, path, bashQuote), { id: `${id}.mode`, sh: `stat -c %a ${bashQuote(path)}` }],
+    test: (facts) =>
+      compare({ Content: [fileContent(facts, id) === content, true], Mode: [fact(facts, `${id}.mode`).stdout.trim(), '600'] }),
+    set(ctx) {
+      const dir = path.slice(0, path.lastIndexOf('/'));
+      return applied(ctx, `mkdir -p ${bashQuote(dir)} && install -m 0600 /dev/stdin ${bashQuote(path)}`, `write ${path}`, {
+        stdin: content,
+      });
+    },
+  };
+}

@@ -1,0 +1,77 @@
+// Linux prereqs: Docker and compose present (groundcrew does not install them), sysctls, directories.
+
+import { bashQuote } from '../../dataplane/quote.js';
+import { errors } from '../../errors.js';
+import type { LinuxRoleInput } from '../input.js';
+import { applied, type Phase } from '../phase.js';
+import { compare, type Resource } from '../resource.js';
+import { fact, fileContent, fileFact } from './facts.js';
+import { linuxOverlayAbsent } from './overlay.js';
+
+const SYSCTL_FILE = '/etc/sysctl.d/60-contrail.conf';
+const SYSCTLS: Record<string, string> = { 'net.ipv4.ip_forward': '1' };
+const DIRS = ['/etc/contrail', '/etc/contrail/vrouter', '/var/log/contrail', '/var/lib/contrail'];
+
+/** Present, or the phase cannot go on: groundcrew does not install Docker on Linux nodes. */
+function tool(name: string, sh: string): Resource {
+  const id = `tool.${name}`;
+  return {
+    name: `tool/${name}`,
+    facts: [{ id, sh }],
+    test: (facts) => compare({ Present: [fact(facts, id).status === 0, true] }),
+    async set() {
+      throw errors.GC_SET_FAILED(
+        `${name} is not installed on the node: install it (groundcrew expects Docker with the compose plugin on Linux nodes)`,
+      );
+    },
+  };
+}
+
+function sysctls(): Resource {
+  const content = `${Object.entries(SYSCTLS)
+    .map(([k, v]) => `${k} = ${v}`)
+    .join('\n')}\n`;
+  return {
+    name: 'sysctls',
+    facts: [
+      fileFact('sysctl.file', SYSCTL_FILE, bashQuote),
+      ...Object.keys(SYSCTLS).map((k) => ({ id: `sysctl.${k}`, sh: `sysctl -n ${bashQuote(k)}` })),
+    ],
+    test: (facts) =>
+      compare({
+        [SYSCTL_FILE]: [fileContent(facts, 'sysctl.file'), content],
+        ...Object.fromEntries(Object.entries(SYSCTLS).map(([k, v]) => [k, [fact(facts, `sysctl.${k}`).stdout.trim(), v]])),
+      }),
+    set(ctx) {
+      const apply = Object.entries(SYSCTLS)
+        .map(([k, v]) => `sysctl -q -w ${bashQuote(`${k}=${v}`)}`)
+        .join(' && ');
+      return applied(ctx, `mkdir -p /etc/sysctl.d && cat > ${SYSCTL_FILE} && ${apply}`, 'set sysctls', { stdin: content });
+    },
+  };
+}
+
+/** The Contrail directories; also checked by the verified phase. */
+export function directories(): Resource {
+  return {
+    name: 'directories',
+    facts: DIRS.map((d, i) => ({ id: `dir.${i}`, sh: `test -d ${bashQuote(d)}` })),
+    test: (facts) => compare(Object.fromEntries(DIRS.map((d, i) => [d, [fact(facts, `dir.${i}`).status === 0, true]]))),
+    set: (ctx) => applied(ctx, `mkdir -p ${DIRS.map(bashQuote).join(' ')}`, 'create directories'),
+  };
+}
+
+export function linuxPrereqs(input: LinuxRoleInput): Phase {
+  return {
+    name: 'prereqs',
+    resources: [
+      // A node without a subnet holds no overlay (its label may have been removed in this commit). First:
+      // it needs nothing else, and a set before it would make the phase read its facts once more.
+      ...(input.overlay ? [] : [linuxOverlayAbsent()]),
+      tool('docker', "docker version --format '{{.Server.Version}}'"),
+      tool('compose', 'docker compose version --short'),
+      sysctls(),
+      directories(),
+    ],
+  };
+}

@@ -1,0 +1,24 @@
+// What a source is: something that finds new revisions of the inventory and hands each on, unvalidated.
+
+/** A commit (or a working copy's content) the source found, checked out where its inventory can be read. */
+export interface Revision {
+  sha: string;
+  /** The working tree checked out at `sha`: the inventory's directory in it. */
+  dir: string;
+  subject: string;
+  /** What made the source look: poll, webhook, start, a file change. */
+  trigger: string;
+}
+
+export interface Source {
+  start(): Promise<void>;
+  /** Look now (a webhook, `groundcrew reconcile`); requests while a look runs are merged into one more. */
+  trigger(reason: string): Promise<void>;
+  stop(): Promise<void>;
+  readonly head: string | undefined;
+  /** A separate working tree at `sha`, for reading an older revision again (Git only); its inventory dir. */
+  checkoutAt?(sha: string, tree: string): Promise<string>;
+}
+
+/** Where a source hands each new revision (the reconciler's intake). */
+export type OnRevision = (revision: Revision) => Promise<void>;

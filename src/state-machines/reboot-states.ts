@@ -1,0 +1,103 @@
+// The reboot sub-machine of the node machine (DESIGN 5, "Reboot algorithm"): persist the boot id, reboot,
+// wait for a new boot id, check readiness with a nonce, settle, confirm. Restored mid-reboot, it reads the
+// boot id before doing anything: a reboot is never issued twice for the same request.
+
+import { assign } from 'xstate';
+import { asErrorInfo, nodeSetup } from './node-setup.js';
+
+export const rebootingState = nodeSetup.createStateConfig({
+  // A new revision or a pause waits for the node to be back: a reboot is not interrupted.
+  on: {
+    'desired.changed': { actions: 'adoptDesired' },
+    pause: { actions: assign({ paused: true }) },
+  },
+  initial: 'checkingCap',
+  states: {
+    checkingCap: {
+      always: [
+        { guard: 'isOverRebootCap', target: '#node.stalled', actions: 'rebootCap' },
+        { target: 'readingBootId', actions: 'countReboot' },
+      ],
+    },
+    readingBootId: {
+      on: { resync: { target: 'readingBootId', reenter: true } },
+      invoke: {
+        src: 'readBootId',
+        input: ({ context }) => ({ node: context.node }),
+        onDone: { target: 'recorded', actions: assign({ previousBootId: ({ event }) => event.output }) },
+        onError: {
+          target: '#node.backoff',
+          actions: { type: 'failWith', params: ({ event }) => ({ error: asErrorInfo(event.error) }) },
+        },
+      },
+    },
+    // The boot id is in the snapshot before the reboot goes out: the snapshot is written at the end of
+    // this step, and the reboot is issued in the next one.
+    recorded: {
+      on: { resync: 'resuming' },
+      after: { 0: 'issuing' },
+    },
+    // Restored around the reboot: it may or may not have gone out. Never send a second one blindly:
+    // the boot id says whether the node rebooted, is rebooting, or never got the request.
+    resuming: {
+      invoke: {
+        src: 'readBootId',
+        input: ({ context }) => ({ node: context.node }),
+        onDone: [
+          { guard: ({ context, event }) => event.output === context.previousBootId, target: 'issuing' },
+          { target: 'checkingReadiness', actions: assign({ newBootId: ({ event }) => event.output }) },
+        ],
+        onError: 'waitingForBoot',
+      },
+    },
+    issuing: {
+      on: { resync: 'resuming' },
+      invoke: {
+        src: 'issueReboot',
+        input: ({ context }) => ({ node: context.node, revision: context.revision }),
+        // A dropped connection while asking for the reboot is the reboot starting.
+        onDone: 'waitingForBoot',
+        onError: 'waitingForBoot',
+      },
+    },
+    waitingForBoot: {
+      on: { resync: { target: 'waitingForBoot', reenter: true } },
+      after: { rebootTimeout: { target: '#node.unreachable', actions: 'rebootTimedOut' } },
+      invoke: {
+        src: 'waitForNewBoot',
+        input: ({ context }) => ({ node: context.node, previousBootId: context.previousBootId ?? '' }),
+        onDone: { target: 'checkingReadiness', actions: assign({ newBootId: ({ event }) => event.output }) },
+      },
+    },
+    checkingReadiness: {
+      on: { resync: { target: 'checkingReadiness', reenter: true } },
+      invoke: {
+        src: 'checkReadiness',
+        input: ({ context }) => ({ node: context.node, nonce: `${context.node}-${context.revision}-${context.rebootsThisRevision}` }),
+        onDone: 'settling',
+        onError: 'waitingForBoot',
+      },
+    },
+    settling: {
+      on: { resync: { target: 'settling', reenter: true } },
+      after: { settle: 'confirming' },
+    },
+    confirming: {
+      on: { resync: { target: 'confirming', reenter: true } },
+      invoke: {
+        src: 'readBootId',
+        input: ({ context }) => ({ node: context.node }),
+        onDone: [
+          {
+            guard: { type: 'isSameBoot', params: ({ event }) => ({ bootId: event.output }) },
+            target: '#node.pending',
+            actions: 'rebootDone',
+          },
+          // It rebooted again while settling: wait for that boot to settle in turn.
+          { target: 'settling', actions: assign({ newBootId: ({ event }) => event.output }) },
+        ],
+        onError: 'waitingForBoot',
+      },
+    },
+  },
+});
