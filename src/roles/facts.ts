@@ -51,7 +51,7 @@ export async function gatherFacts(
   const script = exec.os === 'windows' ? windowsFactsScript(queries, withStdin) : linuxFactsScript(queries, withStdin);
   const r = await exec.run(
     { script, label: `facts of ${opts.label}` },
-    { timeoutMs: opts.timeoutMs ?? 60_000, ...(opts.signal ? { signal: opts.signal } : {}), ...(withStdin ? { stdin: opts.stdin } : {}) },
+    { timeoutMs: opts.timeoutMs ?? 60_000, signal: opts.signal, ...(withStdin ? { stdin: opts.stdin } : {}) },
   );
   if (r.exitCode !== 0)
     throw errors.GC_FACTS_FAILED(`reading the facts of ${opts.label} failed (exit ${r.exitCode}): ${r.stderr.trim().split('\n')[0] ?? ''}`);

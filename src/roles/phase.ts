@@ -3,7 +3,7 @@
 import type { Executor } from '../dataplane/executor.js';
 import { errors, GroundcrewError } from '../errors.js';
 import { gatherFacts } from './facts.js';
-import { CHANGED, type FactQuery, type Facts, type Resource, type SetContext, type SetResult, type TestResult } from './resource.js';
+import { CHANGED, type FactQuery, type Facts, type Resource, type SetResult, type TestResult } from './resource.js';
 
 export interface Phase {
   name: string;
@@ -229,12 +229,7 @@ export async function change(
 }
 
 /** The usual end of a set: one command that changes the node, then "changed". */
-export async function applied(
-  ctx: SetContext,
-  script: string,
-  label: string,
-  opts: { timeoutMs?: number; stdin?: string } = {},
-): Promise<SetResult> {
-  await change(ctx.exec, script, label, { ...opts, signal: ctx.signal });
+export async function applied(...args: Parameters<typeof change>): Promise<SetResult> {
+  await change(...args);
   return CHANGED;
 }

@@ -2,8 +2,8 @@
 
 import { stringify } from 'yaml';
 import { bashQuote } from '../../dataplane/quote.js';
-import { change } from '../phase.js';
-import { CHANGED, compare, type Resource } from '../resource.js';
+import { applied } from '../phase.js';
+import { compare, type Resource } from '../resource.js';
 import { fact, fileContent, fileFact } from './facts.js';
 
 export interface ComposeService {
@@ -25,11 +25,10 @@ export function composeFileResource(project: string, path: string, content: stri
     test: (facts) => compare({ Content: [fileContent(facts, id), content] }),
     async set({ exec, signal }) {
       const dir = path.slice(0, path.lastIndexOf('/'));
-      await change(exec, `mkdir -p ${bashQuote(dir)} && cat > ${bashQuote(path)}`, `write ${path}`, {
+      return applied(exec, `mkdir -p ${bashQuote(dir)} && cat > ${bashQuote(path)}`, `write ${path}`, {
         stdin: content,
-        ...(signal ? { signal } : {}),
+        signal,
       });
-      return CHANGED;
     },
   };
 }
@@ -69,10 +68,9 @@ export function composeUpResource(project: string, path: string, services: Recor
       );
     },
     async set({ exec, signal }) {
-      await change(exec, `docker compose -f ${bashQuote(path)} up -d --remove-orphans`, `compose up ${project}`, {
-        ...(signal ? { signal } : {}),
+      return applied(exec, `docker compose -f ${bashQuote(path)} up -d --remove-orphans`, `compose up ${project}`, {
+        signal,
       });
-      return CHANGED;
     },
   };
 }

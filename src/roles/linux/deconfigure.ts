@@ -2,8 +2,8 @@
 // the vRouter compose project down, then its files removed; the overlay's bridge and routes removed.
 
 import { bashQuote } from '../../dataplane/quote.js';
-import { change, type Phase } from '../phase.js';
-import { CHANGED, compare, type Resource } from '../resource.js';
+import { applied, type Phase } from '../phase.js';
+import { compare, type Resource } from '../resource.js';
 import { fileContent, fileFact } from './facts.js';
 import { linuxOverlayAbsent } from './overlay.js';
 import { ENV_FILE, VROUTER_COMPOSE } from './vrouter.js';
@@ -21,10 +21,9 @@ function vrouterAbsent(): Resource {
     async set({ exec, facts, signal }) {
       const down =
         fileContent(facts, 'absent.compose') !== null ? `docker compose -f ${bashQuote(VROUTER_COMPOSE)} down --remove-orphans && ` : '';
-      await change(exec, `${down}rm -f ${bashQuote(VROUTER_COMPOSE)} ${bashQuote(ENV_FILE)}`, 'remove the vRouter containers and files', {
-        ...(signal ? { signal } : {}),
+      return applied(exec, `${down}rm -f ${bashQuote(VROUTER_COMPOSE)} ${bashQuote(ENV_FILE)}`, 'remove the vRouter containers and files', {
+        signal,
       });
-      return CHANGED;
     },
   };
 }

@@ -19,10 +19,11 @@ export function envFileResource(name: string, path: string, content: string): Re
     facts: [fileFact(id, path, bashQuote), { id: `${id}.mode`, sh: `stat -c %a ${bashQuote(path)}` }],
     test: (facts) =>
       compare({ Content: [fileContent(facts, id) === content, true], Mode: [fact(facts, `${id}.mode`).stdout.trim(), '600'] }),
-    set(ctx) {
+    set({ exec, signal }) {
       const dir = path.slice(0, path.lastIndexOf('/'));
-      return applied(ctx, `mkdir -p ${bashQuote(dir)} && install -m 0600 /dev/stdin ${bashQuote(path)}`, `write ${path}`, {
+      return applied(exec, `mkdir -p ${bashQuote(dir)} && install -m 0600 /dev/stdin ${bashQuote(path)}`, `write ${path}`, {
         stdin: content,
+        signal,
       });
     },
   };

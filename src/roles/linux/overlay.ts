@@ -3,8 +3,8 @@
 
 import { bashQuote } from '../../dataplane/quote.js';
 import type { OverlayInput } from '../input.js';
-import { change, type Phase } from '../phase.js';
-import { CHANGED, compare, type Resource } from '../resource.js';
+import { applied, type Phase } from '../phase.js';
+import { compare, type Resource } from '../resource.js';
 import { fact } from './facts.js';
 
 export const OVERLAY_BRIDGE = 'gc-overlay';
@@ -55,8 +55,7 @@ function bridge(input: OverlayInput): Resource {
         ...(b.addresses.includes(gateway) ? [] : [`ip addr add ${bashQuote(gateway)} dev ${OVERLAY_BRIDGE}`]),
         ...(b.up ? [] : [`ip link set ${OVERLAY_BRIDGE} up`]),
       ];
-      await change(exec, `set -e\n${steps.join('\n')}`, `overlay bridge ${gateway}`, signal ? { signal } : {});
-      return CHANGED;
+      return applied(exec, `set -e\n${steps.join('\n')}`, `overlay bridge ${gateway}`, { signal });
     },
   };
 }
@@ -88,8 +87,7 @@ function routes(input: OverlayInput): Resource {
         const target = r.kind === 'peer' ? `via ${bashQuote(r.via)}` : `dev ${OVERLAY_BRIDGE} src ${bashQuote(input.gateway)}`;
         steps.push(`ip route replace ${bashQuote(r.prefix)} ${target} proto ${OVERLAY_PROTO}`);
       }
-      await change(exec, `set -e\n${steps.join('\n')}`, `overlay routes (${steps.length} changes)`, signal ? { signal } : {});
-      return CHANGED;
+      return applied(exec, `set -e\n${steps.join('\n')}`, `overlay routes (${steps.length} changes)`, { signal });
     },
   };
 }
@@ -121,8 +119,7 @@ export function linuxOverlayAbsent(): Resource {
     async set({ exec, facts, signal }) {
       const { bridge } = read(facts);
       const steps = [`ip route flush proto ${OVERLAY_PROTO}`, ...(bridge ? [`ip link del ${OVERLAY_BRIDGE}`] : [])];
-      await change(exec, `set -e\n${steps.join('\n')}`, 'remove the overlay', signal ? { signal } : {});
-      return CHANGED;
+      return applied(exec, `set -e\n${steps.join('\n')}`, 'remove the overlay', { signal });
     },
   };
 }

@@ -42,11 +42,11 @@ function sysctls(): Resource {
         [SYSCTL_FILE]: [fileContent(facts, 'sysctl.file'), content],
         ...Object.fromEntries(Object.entries(SYSCTLS).map(([k, v]) => [k, [fact(facts, `sysctl.${k}`).stdout.trim(), v]])),
       }),
-    set(ctx) {
+    set({ exec, signal }) {
       const apply = Object.entries(SYSCTLS)
         .map(([k, v]) => `sysctl -q -w ${bashQuote(`${k}=${v}`)}`)
         .join(' && ');
-      return applied(ctx, `mkdir -p /etc/sysctl.d && cat > ${SYSCTL_FILE} && ${apply}`, 'set sysctls', { stdin: content });
+      return applied(exec, `mkdir -p /etc/sysctl.d && cat > ${SYSCTL_FILE} && ${apply}`, 'set sysctls', { stdin: content, signal });
     },
   };
 }
@@ -57,7 +57,7 @@ export function directories(): Resource {
     name: 'directories',
     facts: DIRS.map((d, i) => ({ id: `dir.${i}`, sh: `test -d ${bashQuote(d)}` })),
     test: (facts) => compare(Object.fromEntries(DIRS.map((d, i) => [d, [fact(facts, `dir.${i}`).status === 0, true]]))),
-    set: (ctx) => applied(ctx, `mkdir -p ${DIRS.map(bashQuote).join(' ')}`, 'create directories'),
+    set: ({ exec, signal }) => applied(exec, `mkdir -p ${DIRS.map(bashQuote).join(' ')}`, 'create directories', { signal }),
   };
 }
 

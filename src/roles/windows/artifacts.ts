@@ -1,8 +1,8 @@
 // Artifacts of a Contrail Windows image (MSIs, certificate) extracted into C:\Artifacts, once per image.
 
 import { psQuote } from '../../dataplane/quote.js';
-import { change } from '../phase.js';
-import { CHANGED, compare, type Resource } from '../resource.js';
+import { applied } from '../phase.js';
+import { compare, type Resource } from '../resource.js';
 
 export const ARTIFACTS = 'C:\\Artifacts';
 
@@ -31,8 +31,7 @@ export function artifacts(kind: 'vrouter' | 'cnm-plugin', image: string, files: 
         `if ($LASTEXITCODE -ne 0) { throw ${psQuote(`extracting ${image} failed`)} }`,
         `Set-Content -LiteralPath ${psQuote(marker)} -Value ${psQuote(image)}`,
       ].join('\n');
-      await change(exec, script, `extract ${image}`, { ...(signal ? { signal } : {}) });
-      return CHANGED;
+      return applied(exec, script, `extract ${image}`, { signal });
     },
   };
 }

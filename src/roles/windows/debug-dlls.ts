@@ -31,7 +31,7 @@ export function debugDlls(input: WindowsRoleInput): Resource | undefined {
           exec,
           `[IO.File]::WriteAllBytes(${psQuote(d.path)}, [Convert]::FromBase64String([Console]::In.ReadToEnd()))`,
           `copy ${d.name} to System32`,
-          { stdin: d.content.toString('base64'), ...(signal ? { signal } : {}) },
+          { stdin: d.content.toString('base64'), signal },
         );
       }
       return { changed: true, rebootRequested: false };

@@ -3,8 +3,8 @@
 // uninstalled, driver first.
 
 import { psQuote } from '../../dataplane/quote.js';
-import { change, type Phase } from '../phase.js';
-import { CHANGED, compare, type Resource } from '../resource.js';
+import { applied, type Phase } from '../phase.js';
+import { compare, type Resource } from '../resource.js';
 import { msiOutcome, runMsiexec } from './msi.js';
 import { installed, MSI_PACKAGES_FACT } from './msi-resource.js';
 import { windowsOverlayAbsent } from './overlay.js';
@@ -27,8 +27,7 @@ function servicesAbsent(): Resource {
           (s) => `if (Get-Service -Name ${psQuote(s)} -ErrorAction SilentlyContinue) { sc.exe delete ${psQuote(s)} | Out-Null }`,
         ),
       ].join('\n');
-      await change(exec, script, 'stop and delete the Contrail services', { ...(signal ? { signal } : {}) });
-      return CHANGED;
+      return applied(exec, script, 'stop and delete the Contrail services', { signal });
     },
   };
 }

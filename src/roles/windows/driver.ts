@@ -5,8 +5,8 @@ import { psQuote } from '../../dataplane/quote.js';
 import { errors } from '../../errors.js';
 import { gatherFacts } from '../facts.js';
 import type { WindowsRoleInput } from '../input.js';
-import { change, type Phase } from '../phase.js';
-import { CHANGED, compare, NO_CHANGE, type Resource } from '../resource.js';
+import { applied, type Phase } from '../phase.js';
+import { compare, NO_CHANGE, type Resource } from '../resource.js';
 import { ARTIFACTS, artifacts } from './artifacts.js';
 import { msiResource } from './msi-resource.js';
 
@@ -60,13 +60,12 @@ function configFile(name: string, path: string, lines: string[], service: string
     test: (facts) => compare({ Content: [facts.get(id), wanted] }),
     async set({ exec, facts, signal }) {
       const restart = facts.get(`${id}.service`) === 'Running' ? `\nRestart-Service -Name ${psQuote(service)} -Force` : '';
-      await change(
+      return applied(
         exec,
         `Set-Content -LiteralPath ${psQuote(path)} -Value @(${lines.map(psQuote).join(', ')})${restart}`,
         `write ${name} config`,
-        { ...(signal ? { signal } : {}) },
+        { signal },
       );
-      return CHANGED;
     },
   };
 }
@@ -78,8 +77,7 @@ export function serviceRunning(name: string): Resource {
     facts: [{ id, ps: `(Get-Service -Name ${psQuote(name)} -ErrorAction SilentlyContinue).Status.ToString()` }],
     test: (facts) => compare({ Status: [facts.get(id), 'Running'] }),
     async set({ exec, signal }) {
-      await change(exec, `Start-Service -Name ${psQuote(name)}`, `start ${name}`, { ...(signal ? { signal } : {}) });
-      return CHANGED;
+      return applied(exec, `Start-Service -Name ${psQuote(name)}`, `start ${name}`, { signal });
     },
   };
 }
@@ -94,8 +92,7 @@ function contrailPipe(timeoutMs = 30_000): Resource {
     async set({ exec, signal }) {
       const deadline = Date.now() + timeoutMs;
       while (Date.now() < deadline) {
-        if ((await gatherFacts(exec, [fact], { label: 'the Contrail pipe', ...(signal ? { signal } : {}) })).get(fact.id) === true)
-          return NO_CHANGE;
+        if ((await gatherFacts(exec, [fact], { label: 'the Contrail pipe', signal })).get(fact.id) === true) return NO_CHANGE;
         await sleep(500, undefined, { signal });
       }
       throw errors.GC_STILL_DIFFERENT(`the docker driver did not create \\\\.\\pipe\\Contrail within ${timeoutMs / 1000} s`);

@@ -6,8 +6,8 @@ import { createHash } from 'node:crypto';
 import { psQuote } from '../../dataplane/quote.js';
 import { errors } from '../../errors.js';
 import type { KubeletInput } from '../input.js';
-import { change, type Phase } from '../phase.js';
-import { CHANGED, compare, type Facts, type Resource } from '../resource.js';
+import { applied, type Phase } from '../phase.js';
+import { compare, type Facts, type Resource } from '../resource.js';
 import { parseScFailure, parseScQc } from './parsers.js';
 
 export const KUBE_DIR = 'C:\\k';
@@ -91,8 +91,7 @@ function runtime(): Resource {
         throw errors.GC_RUNTIME_MISSING(
           `the container runtime is not installed (no ${RUNTIME_SERVICE} service): install containerd on the node first; groundcrew does not install it`,
         );
-      await change(exec, `Start-Service -Name ${RUNTIME_SERVICE}`, `start ${RUNTIME_SERVICE}`, signal ? { signal } : {});
-      return CHANGED;
+      return applied(exec, `Start-Service -Name ${RUNTIME_SERVICE}`, `start ${RUNTIME_SERVICE}`, { signal });
     },
   };
 }
@@ -110,7 +109,7 @@ function binary(input: KubeletInput): Resource {
       if (sha256(bytes) !== input.binary.sha256)
         throw errors.GC_ARTIFACT_MISSING(`kubelet.exe ${input.version} changed on the control host while it was copied`);
       // Copied beside the running one first (bytes base64 on stdin), then swapped in with the service stopped.
-      await change(
+      return applied(
         exec,
         [
           `New-Item -ItemType Directory -Force -Path ${psQuote(KUBE_DIR)} | Out-Null`,
@@ -119,9 +118,8 @@ function binary(input: KubeletInput): Resource {
           `Move-Item -Force -Path ${psQuote(`${KUBELET_EXE}.new`)} -Destination ${psQuote(KUBELET_EXE)}`,
         ].join('\n'),
         `copy kubelet.exe ${input.version}`,
-        { stdin: bytes.toString('base64'), ...(signal ? { signal } : {}) },
+        { stdin: bytes.toString('base64'), signal },
       );
-      return CHANGED;
     },
   };
 }
@@ -135,7 +133,7 @@ function file(name: string, path: string, content: string, missing?: string): Re
     test: (facts) => compare({ [`${path} (SHA-256)`]: [facts.get(id) ?? null, sha256(content)] }),
     async set({ exec, signal }) {
       if (missing) throw errors.GC_KUBERNETES_CONFIG(`${path}: ${missing}`);
-      await change(
+      return applied(
         exec,
         [
           `New-Item -ItemType Directory -Force -Path ${psQuote(KUBE_DIR)} | Out-Null`,
@@ -143,9 +141,8 @@ function file(name: string, path: string, content: string, missing?: string): Re
           `[IO.File]::WriteAllText(${psQuote(path)}, [Console]::In.ReadToEnd())`,
         ].join('\n'),
         `write ${path}`,
-        { stdin: content, ...(signal ? { signal } : {}) },
+        { stdin: content, signal },
       );
-      return CHANGED;
     },
   };
 }
@@ -175,7 +172,7 @@ function service(node: string): Resource {
         : [
             `New-Service -Name kubelet -DisplayName kubelet -BinaryPathName ${psQuote(commandLine)} -StartupType Automatic -DependsOn ${RUNTIME_SERVICE} | Out-Null`,
           ];
-      await change(
+      return applied(
         exec,
         [
           ...create,
@@ -184,9 +181,8 @@ function service(node: string): Resource {
           'exit $LASTEXITCODE',
         ].join('\n'),
         config ? 'update the kubelet service' : 'create the kubelet service',
-        signal ? { signal } : {},
+        { signal },
       );
-      return CHANGED;
     },
   };
 }
@@ -207,8 +203,7 @@ function running(input: KubeletInput): Resource {
         Version: [facts.get('k8s.version') ?? null, `Kubernetes v${input.version.replace(/^v/, '')}`],
       }),
     async set({ exec, signal }) {
-      await change(exec, 'Start-Service -Name kubelet', 'start kubelet', signal ? { signal } : {});
-      return CHANGED;
+      return applied(exec, 'Start-Service -Name kubelet', 'start kubelet', { signal });
     },
   };
 }

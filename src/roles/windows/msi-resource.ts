@@ -57,7 +57,7 @@ export function serviceDefined(name: string, binaryPath: string, startType: 'Aut
         exec,
         `New-Service -Name ${psQuote(name)} -BinaryPathName ${psQuote(binaryPath)} -StartupType ${startType} | Out-Null`,
         `define service ${name}`,
-        { ...(signal ? { signal } : {}) },
+        { signal },
       );
       return { changed: true, rebootRequested: false };
     },

@@ -53,7 +53,7 @@ export async function runMsiexec(
     `if (Test-Path -LiteralPath ${psQuote(log)}) { $tail = (Get-Content -LiteralPath ${psQuote(log)} -Tail 8) -join "\`n" }`,
     `[pscustomobject]@{ exitCode = $p.ExitCode; log = $tail } | ConvertTo-Json -Compress`,
   ].join('\n');
-  const r = await exec.run({ script, label: `msiexec ${action} ${logName}` }, { timeoutMs: 30 * 60_000, ...(signal ? { signal } : {}) });
+  const r = await exec.run({ script, label: `msiexec ${action} ${logName}` }, { timeoutMs: 30 * 60_000, signal });
   if (r.exitCode !== 0) throw errors.GC_SET_FAILED(`msiexec ${action} ${logName} could not run: ${r.stderr.trim().split(/\r?\n/)[0]}`);
   const parsed = JSON.parse(r.stdout) as { exitCode: number; log: string };
   return { exitCode: parsed.exitCode, logTail: parsed.log };

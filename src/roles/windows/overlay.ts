@@ -5,8 +5,8 @@
 
 import { psQuote } from '../../dataplane/quote.js';
 import type { OverlayInput } from '../input.js';
-import { change, type Phase } from '../phase.js';
-import { CHANGED, compare, type Facts, type Resource } from '../resource.js';
+import { applied, type Phase } from '../phase.js';
+import { compare, type Facts, type Resource } from '../resource.js';
 import { factLines, parsePortProxies } from './parsers.js';
 
 export const OVERLAY_NETWORK = 'gc-overlay';
@@ -63,7 +63,7 @@ function ipRouting(): Resource {
       });
     },
     async set({ exec, signal }) {
-      await change(
+      return applied(
         exec,
         [
           `Set-ItemProperty -Path ${psQuote(TCPIP)} -Name IPEnableRouter -Value 1 -Type DWord`,
@@ -71,9 +71,8 @@ function ipRouting(): Resource {
           'Start-Service -Name RemoteAccess',
         ].join('\n'),
         'enable IP routing',
-        signal ? { signal } : {},
+        { signal },
       );
-      return CHANGED;
     },
   };
 }
@@ -101,8 +100,7 @@ function network(input: OverlayInput): Resource {
         `docker network create -d transparent --subnet ${psQuote(input.subnet)} --gateway ${psQuote(input.gateway)} -o ${psQuote(`com.docker.network.windowsshim.interface=${input.adapter ?? DEFAULT_ADAPTER}`)} ${OVERLAY_NETWORK}`,
         'exit $LASTEXITCODE',
       ];
-      await change(exec, steps.join('\n'), `transparent network ${input.subnet}`, signal ? { signal } : {});
-      return CHANGED;
+      return applied(exec, steps.join('\n'), `transparent network ${input.subnet}`, { signal });
     },
   };
 }
@@ -122,13 +120,12 @@ function gateway(input: OverlayInput): Resource {
       return compare({ Gateway: [list.includes(address) ? address : null, address] });
     },
     async set({ exec, signal }) {
-      await change(
+      return applied(
         exec,
         `New-NetIPAddress -InterfaceAlias ${psQuote(OVERLAY_ADAPTER)} -IPAddress ${psQuote(input.gateway)} -PrefixLength ${input.prefixLength} | Out-Null`,
         `gateway ${address}`,
-        signal ? { signal } : {},
+        { signal },
       );
-      return CHANGED;
     },
   };
 }
@@ -175,13 +172,9 @@ function routes(input: OverlayInput): Resource {
         );
       }
       steps.push(writeRecord({ ...record(facts), routes: [...wanted.keys()].sort() }));
-      await change(
-        exec,
-        `$ErrorActionPreference = 'Stop'\n${steps.join('\n')}`,
-        `overlay routes (${steps.length - 2} changes)`,
-        signal ? { signal } : {},
-      );
-      return CHANGED;
+      return applied(exec, `$ErrorActionPreference = 'Stop'\n${steps.join('\n')}`, `overlay routes (${steps.length - 2} changes)`, {
+        signal,
+      });
     },
   };
 }
@@ -215,8 +208,7 @@ function portProxies(input: OverlayInput): Resource {
         steps.push(netsh(`add v4tov4 listenport=${port} listenaddress=${address} connectport=${toPort} connectaddress=${toAddress}`));
       }
       steps.push(writeRecord({ ...record(facts), ports: [...wanted.keys()].sort() }));
-      await change(exec, steps.join('\n'), `port proxies (${steps.length - 2} changes)`, signal ? { signal } : {});
-      return CHANGED;
+      return applied(exec, steps.join('\n'), `port proxies (${steps.length - 2} changes)`, { signal });
     },
   };
 }
@@ -250,8 +242,7 @@ export function windowsOverlayAbsent(): Resource {
         `Remove-Item -Force -Path ${psQuote(OVERLAY_RECORD)} -ErrorAction SilentlyContinue`,
         'exit 0',
       ];
-      await change(exec, steps.join('\n'), 'remove the overlay', signal ? { signal } : {});
-      return CHANGED;
+      return applied(exec, steps.join('\n'), 'remove the overlay', { signal });
     },
   };
 }

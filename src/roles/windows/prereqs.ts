@@ -3,8 +3,8 @@
 
 import { psQuote } from '../../dataplane/quote.js';
 import type { WindowsRoleInput } from '../input.js';
-import { change, type Phase } from '../phase.js';
-import { CHANGED, compare, NO_CHANGE, type Resource } from '../resource.js';
+import { applied, change, type Phase } from '../phase.js';
+import { compare, NO_CHANGE, type Resource } from '../resource.js';
 import { windowsOverlayAbsent } from './overlay.js';
 
 export const CONTRAIL_DIRS = [
@@ -26,7 +26,7 @@ function feature(name: string): Resource {
       // InstallPending: installed, waiting for the reboot only.
       if (facts.get(id) === 'Available')
         await change(exec, `Install-WindowsFeature -Name ${psQuote(name)} | Out-Null`, `install feature ${name}`, {
-          ...(signal ? { signal } : {}),
+          signal,
         });
       return { changed: facts.get(id) === 'Available', rebootRequested: true };
     },
@@ -46,13 +46,12 @@ function docker(input: WindowsRoleInput): Resource {
     },
     async set({ exec, signal }) {
       const version = input.dockerVersion ? ` -RequiredVersion ${psQuote(input.dockerVersion)}` : '';
-      await change(
+      return applied(
         exec,
         `Install-Package -Name 'docker' -ProviderName 'DockerMsftProvider'${version} -Force | Out-Null`,
         'install docker',
-        { ...(signal ? { signal } : {}) },
+        { signal },
       );
-      return CHANGED;
     },
   };
 }
@@ -85,13 +84,12 @@ function daemonJson(): Resource {
       }
       const content = JSON.stringify({ ...current, bridge: 'none' });
       const restart = facts.get('docker.status') === 'Running' ? "\nRestart-Service -Name 'docker' -Force" : '';
-      await change(
+      return applied(
         exec,
         `New-Item -ItemType Directory -Path 'C:\\ProgramData\\docker\\config' -Force | Out-Null\nSet-Content -LiteralPath ${psQuote(DAEMON_JSON)} -Value ${psQuote(content)} -NoNewline${restart}`,
         'write daemon.json',
-        { ...(signal ? { signal } : {}) },
+        { signal },
       );
-      return CHANGED;
     },
   };
 }
@@ -110,10 +108,9 @@ function dockerService(): Resource {
       return compare({ Status: [s?.status ?? null, 'Running'], StartType: [s?.start ?? null, 'Automatic'] });
     },
     async set({ exec, signal }) {
-      await change(exec, "Set-Service -Name 'docker' -StartupType Automatic\nStart-Service -Name 'docker'", 'start docker', {
-        ...(signal ? { signal } : {}),
+      return applied(exec, "Set-Service -Name 'docker' -StartupType Automatic\nStart-Service -Name 'docker'", 'start docker', {
+        signal,
       });
-      return CHANGED;
     },
   };
 }
@@ -132,13 +129,12 @@ function winnat(): Resource {
       return s === null ? compare({}) : compare({ Status: [s.status, 'Stopped'], StartType: [s.start, 'Disabled'] });
     },
     async set({ exec, signal }) {
-      await change(
+      return applied(
         exec,
         "Stop-Service -Name 'winnat' -Force\nSet-Service -Name 'winnat' -StartupType Disabled",
         'stop and disable WinNAT',
-        { ...(signal ? { signal } : {}) },
+        { signal },
       );
-      return CHANGED;
     },
   };
 }
@@ -152,13 +148,12 @@ function natNetworks(): Resource {
     ],
     test: (facts) => compare({ HnsNatNetworks: [facts.get('hns.nat') ?? [], []], NetNat: [facts.get('netnat') ?? [], []] }),
     async set({ exec, signal }) {
-      await change(
+      return applied(
         exec,
         "Get-HnsNetwork | Where-Object { $_.Type -eq 'NAT' } | Remove-HnsNetwork\nGet-NetNat | Remove-NetNat -Confirm:$false",
         'remove NAT networks',
-        { ...(signal ? { signal } : {}) },
+        { signal },
       );
-      return CHANGED;
     },
   };
 }
@@ -171,13 +166,12 @@ function contrailDirs(): Resource {
     async set({ exec, facts, signal }) {
       const missing = CONTRAIL_DIRS.filter((_, i) => facts.get(`dir.${i}`) !== true);
       if (missing.length === 0) return NO_CHANGE;
-      await change(
+      return applied(
         exec,
         missing.map((d) => `New-Item -ItemType Directory -Path ${psQuote(d)} -Force | Out-Null`).join('\n'),
         'create Contrail directories',
-        { ...(signal ? { signal } : {}) },
+        { signal },
       );
-      return CHANGED;
     },
   };
 }

@@ -46,7 +46,7 @@ export function virtualRouterRegistered(input: WindowsRoleInput): Resource | und
       );
       try {
         await change(exec, lines.join('\n'), `register ${input.node} with the config API`, {
-          ...(signal ? { signal } : {}),
+          signal,
           ...(input.keystone ? { stdin: tokenRequest(input.keystone) } : {}),
         });
       } catch (err) {

@@ -30,8 +30,7 @@ function testSigning(): Resource {
     async set({ exec, facts, signal }) {
       const { configured } = testSigningState(facts);
       // Configured but not active: nothing to run, only the reboot it waits for.
-      if (!configured)
-        await change(exec, "bcdedit /set '{current}' testsigning on", 'enable test signing', { ...(signal ? { signal } : {}) });
+      if (!configured) await change(exec, "bcdedit /set '{current}' testsigning on", 'enable test signing', { signal });
       return { changed: !configured, rebootRequested: true };
     },
   };

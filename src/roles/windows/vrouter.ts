@@ -3,8 +3,8 @@
 
 import { psQuote } from '../../dataplane/quote.js';
 import type { WindowsRoleInput } from '../input.js';
-import { change, type Phase } from '../phase.js';
-import { CHANGED, compare, type Resource } from '../resource.js';
+import { applied, type Phase } from '../phase.js';
+import { compare, type Resource } from '../resource.js';
 import { ARTIFACTS, artifacts } from './artifacts.js';
 import { debugDlls } from './debug-dlls.js';
 import { msiResource, serviceDefined } from './msi-resource.js';
@@ -28,8 +28,7 @@ function certificate(): Resource {
       const script = ['Root', 'TrustedPublisher']
         .map((s) => `Import-Certificate -FilePath ${psQuote(CER)} -CertStoreLocation ${psQuote(`Cert:\\LocalMachine\\${s}`)} | Out-Null`)
         .join('\n');
-      await change(exec, script, 'trust the vRouter test certificate', { ...(signal ? { signal } : {}) });
-      return CHANGED;
+      return applied(exec, script, 'trust the vRouter test certificate', { signal });
     },
   };
 }
