@@ -3,17 +3,18 @@
 // from the revision in force, never from what the event carried.
 
 import pino, { type Logger } from 'pino';
-import { type Actor, createActor, type SnapshotFrom } from 'xstate';
+import { createActor } from 'xstate';
 import { Limiter } from '../dataplane/limiter.js';
-import { errors } from '../errors.js';
 import type { DesiredState, NodeSpec } from '../inventory/desired-state.js';
 import { linuxDeconfigure } from '../roles/linux/deconfigure.js';
 import { observedVersions } from '../roles/observed-versions.js';
 import type { Phase, PhaseOutcome } from '../roles/phase.js';
-import { type NodePlan, type PlannedPhase, planGates, planNode, planOrder } from '../roles/plan.js';
+import { type NodePlan, planNode, planOrder } from '../roles/plan.js';
 import { windowsDeconfigure } from '../roles/windows/deconfigure.js';
 import { type Limits, nodeMachine, type RunPhaseInput } from '../state-machines/node-machine.js';
+import { checkGates, GATE_CODES, wakeDependents } from './gates.js';
 import { type NodeRuntime, sharedNodeActors } from './node-actors.js';
+import { type Entry, type NodeActor, type NodeSnapshot, nodeStatus, type SavedNode, SETTLED, where } from './node-status.js';
 import { type ObservedPlan, observePlan } from './observed-plan.js';
 import { inputDigest, type RoleEnvironment, roleInput } from './role-input.js';
 import { Rollout } from './rollout.js';
@@ -41,46 +42,9 @@ export interface ReconcilerOptions {
   roles?: RoleEnvironment;
 }
 
-type NodeActor = Actor<typeof nodeMachine>;
-type NodeSnapshot = SnapshotFrom<typeof nodeMachine>;
-
-interface Entry {
-  spec: NodeSpec;
-  /** What the node is asked to be, and the commit that last changed it: the node's desired revision. */
-  digest: string;
-  revision: string;
-  runtime: NodeRuntime;
-  actor: NodeActor;
-  log: Logger;
-  observed?: Record<string, string>;
-}
-
-/** What the snapshot store keeps per node: the machine's snapshot and what it was asked to be. */
-interface Saved {
-  digest: string;
-  revision: string;
-  snapshot: unknown;
-  /** The versions its last verified phase saw: the status page shows them after a restart too. */
-  observed?: Record<string, string>;
-}
-
 /** What `removalPolicy: deconfigure` takes off a node: the same for every node of an OS. */
 const WINDOWS_DECONFIGURE: Phase = windowsDeconfigure();
 const LINUX_DECONFIGURE: Phase = linuxDeconfigure();
-
-const SETTLED = new Set(['verified', 'stalled', 'unreachable', 'paused', 'removed']);
-const GATE_CODES = new Set<string>([errors.GC_GATE_CLOSED.code, errors.GC_GATE_FAILED.code]);
-/** States where the last error is what holds the node back; elsewhere it is history (in the timeline). */
-const FAILING = new Set(['backoff', 'stalled', 'unreachable']);
-
-/** The state and phase a snapshot shows, as the status page names them. */
-export function where(snapshot: NodeSnapshot): { state: string; phase?: string } {
-  const value = snapshot.value;
-  if (typeof value === 'string') return { state: value };
-  const [state, sub] = Object.entries(value as Record<string, unknown>)[0] ?? ['?', undefined];
-  if (state === 'converging') return { state, phase: snapshot.context.phases[snapshot.context.phaseIndex] ?? '' };
-  return { state, ...(typeof sub === 'string' ? { phase: sub } : {}) };
-}
 
 export class Reconciler {
   readonly #entries = new Map<string, Entry>();
@@ -98,7 +62,10 @@ export class Reconciler {
 
   constructor(private readonly options: ReconcilerOptions) {
     this.#log = options.log ?? pino({ level: 'silent' });
-    this.#workers = new Limiter(options.concurrency ?? 32);
+    // One worker limit: at most `concurrency` nodes run a phase at once, and the work queue syncs (reads the
+    // revision, sends the machine its desired state) at most as many nodes at once.
+    const concurrency = options.concurrency ?? 32;
+    this.#workers = new Limiter(concurrency);
     this.#rollout = new Rollout({
       maxUnavailable: 1,
       failureBudget: 1,
@@ -114,7 +81,7 @@ export class Reconciler {
       },
     });
     this.#queue = new WorkQueue(
-      8,
+      concurrency,
       async (name) => this.#sync(name),
       (name, err) => this.#log.error({ err, node: name }, 'sync failed'),
     );
@@ -268,7 +235,7 @@ export class Reconciler {
       ...this.options.access(spec),
       plan,
       deconfigure: spec.os === 'windows' ? WINDOWS_DECONFIGURE : LINUX_DECONFIGURE,
-      gate: (phase) => this.#gate(phase),
+      gate: (phase) => checkGates(phase, this.#entries),
       beforeDisruptive: async (what, rev, signal) => {
         await this.#rollout.acquire(name, rev, signal);
         log.info({ revision: rev, what }, 'takes its data plane down');
@@ -276,7 +243,7 @@ export class Reconciler {
       workers: this.#workers,
       onPhase: (outcome, input) => this.#recordPhase(name, outcome, input),
     };
-    const saved = this.options.store?.load(name) as Saved | undefined;
+    const saved = this.options.store?.load(name) as SavedNode | undefined;
     const input = {
       node: name,
       revision: saved?.digest === digest ? saved.revision : revision.sha,
@@ -351,17 +318,6 @@ export class Reconciler {
     void entry.runtime.exec.close();
   }
 
-  #gate(phase: PlannedPhase): void {
-    for (const gate of phase.gates) {
-      const other = this.#entries.get(gate.node);
-      const snapshot = other?.actor.getSnapshot();
-      const state = snapshot ? where(snapshot).state : 'pending';
-      if (state === 'verified' && snapshot?.context.revision === other?.revision) continue;
-      const message = `waits for ${gate.node} to be verified (it is ${state}): ${gate.reason}`;
-      throw (state === 'stalled' || state === 'unreachable' ? errors.GC_GATE_FAILED : errors.GC_GATE_CLOSED)(message);
-    }
-  }
-
   #recordPhase(name: string, outcome: PhaseOutcome, input: RunPhaseInput): void {
     this.options.status.report(name, input.revision, input.corrective, {
       phase: outcome.phase,
@@ -387,34 +343,11 @@ export class Reconciler {
       revision: entry.revision,
       snapshot: entry.actor.getPersistedSnapshot(),
       ...(entry.observed ? { observed: entry.observed } : {}),
-    } satisfies Saved);
-    const { state, phase } = where(snapshot);
+    } satisfies SavedNode);
     const before = this.options.status.get(name);
-    const context = snapshot.context;
-    const error =
-      context.lastError && FAILING.has(state) ? { code: context.lastError.code, message: context.lastError.message } : undefined;
-    this.options.status.update(
-      name,
-      {
-        name,
-        address: entry.spec.address,
-        os: entry.spec.os,
-        roles: [...entry.spec.roles],
-        state,
-        phase,
-        phases: context.phases,
-        mode: context.mode,
-        desiredRevision: entry.revision,
-        lastAttemptedRevision: context.lastAttemptedRevision,
-        lastAppliedRevision: context.lastAppliedRevision,
-        desiredVersions: Object.fromEntries(Object.entries(entry.spec.versions).map(([k, v]) => [k, v.version])),
-        lastError: error,
-        rebootCount: context.rebootsThisRevision,
-        drift: context.drift,
-        ...(SETTLED.has(state) ? { waiting: undefined } : {}),
-      },
-      error && state !== before?.state ? `${error.code}: ${error.message}` : undefined,
-    );
+    const { status, detail } = nodeStatus(entry, snapshot);
+    const { state } = status;
+    this.options.status.update(name, status, state !== before?.state ? detail : undefined);
     if (before?.state === state) return;
     if (SETTLED.has(state)) this.#settle(entry, state, snapshot);
   }
@@ -426,7 +359,7 @@ export class Reconciler {
     const code = snapshot.context.lastError?.code ?? '';
     if (state === 'verified') {
       this.#rollout.clearFailure(name, entry.revision);
-      this.#wakeDependents(name);
+      wakeDependents(name, this.#entries);
     } else if ((state === 'stalled' || state === 'unreachable') && !GATE_CODES.has(code)) {
       if (this.#rollout.recordFailure(name, entry.revision)) {
         this.#log.warn(
@@ -435,21 +368,10 @@ export class Reconciler {
         );
       }
       // Nodes waiting on this one learn it failed, rather than waiting out their backoff.
-      this.#wakeDependents(name);
+      wakeDependents(name, this.#entries);
     } else if (state === 'removed') {
       this.#forget(entry);
       this.options.status.update(name, { name, state: 'removed', phase: undefined }, 'deconfigured and removed from the inventory');
-    }
-  }
-
-  /** Nodes whose gate waits on `name` try again now instead of at the end of their backoff. */
-  #wakeDependents(name: string): void {
-    for (const other of this.#entries.values()) {
-      if (!planGates(other.runtime.plan).some((g) => g.node === name)) continue;
-      const snapshot = other.actor.getSnapshot();
-      const code = snapshot.context.lastError?.code ?? '';
-      if ((snapshot.matches('backoff') || snapshot.matches('stalled')) && GATE_CODES.has(code))
-        other.actor.send({ type: 'reconcile.requested' });
     }
   }
 }

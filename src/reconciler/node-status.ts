@@ -1,0 +1,76 @@
+// A node's entry in the reconciler, what is saved of it, and its status as the status page shows it,
+// projected from the machine's snapshot.
+
+import type { Logger } from 'pino';
+import type { Actor, SnapshotFrom } from 'xstate';
+import type { NodeSpec } from '../inventory/desired-state.js';
+import type { nodeMachine } from '../state-machines/node-machine.js';
+import type { NodeRuntime } from './node-actors.js';
+import type { NodeStatus } from './status-store.js';
+
+export type NodeActor = Actor<typeof nodeMachine>;
+export type NodeSnapshot = SnapshotFrom<typeof nodeMachine>;
+
+export interface Entry {
+  spec: NodeSpec;
+  /** What the node is asked to be, and the commit that last changed it: the node's desired revision. */
+  digest: string;
+  revision: string;
+  runtime: NodeRuntime;
+  actor: NodeActor;
+  log: Logger;
+  observed?: Record<string, string>;
+}
+
+/** What the snapshot store keeps per node: the machine's snapshot and what it was asked to be. */
+export interface SavedNode {
+  digest: string;
+  revision: string;
+  snapshot: unknown;
+  /** The versions its last verified phase saw: the status page shows them after a restart too. */
+  observed?: Record<string, string>;
+}
+
+export const SETTLED = new Set(['verified', 'stalled', 'unreachable', 'paused', 'removed']);
+/** States where the last error is what holds the node back; elsewhere it is history (in the timeline). */
+const FAILING = new Set(['backoff', 'stalled', 'unreachable']);
+
+/** The state and phase a snapshot shows, as the status page names them. */
+export function where(snapshot: NodeSnapshot): { state: string; phase?: string } {
+  const value = snapshot.value;
+  if (typeof value === 'string') return { state: value };
+  const [state, sub] = Object.entries(value as Record<string, unknown>)[0] ?? ['?', undefined];
+  if (state === 'converging') return { state, phase: snapshot.context.phases[snapshot.context.phaseIndex] ?? '' };
+  return { state, ...(typeof sub === 'string' ? { phase: sub } : {}) };
+}
+
+/** The node's status from its snapshot, and the line the timeline gets when it enters a failing state. */
+export function nodeStatus(
+  entry: Entry,
+  snapshot: NodeSnapshot,
+): { status: Partial<NodeStatus> & { name: string; state: string }; detail?: string } {
+  const { state, phase } = where(snapshot);
+  const context = snapshot.context;
+  const error = context.lastError && FAILING.has(state) ? { code: context.lastError.code, message: context.lastError.message } : undefined;
+  return {
+    status: {
+      name: entry.spec.name,
+      address: entry.spec.address,
+      os: entry.spec.os,
+      roles: [...entry.spec.roles],
+      state,
+      phase,
+      phases: context.phases,
+      mode: context.mode,
+      desiredRevision: entry.revision,
+      lastAttemptedRevision: context.lastAttemptedRevision,
+      lastAppliedRevision: context.lastAppliedRevision,
+      desiredVersions: Object.fromEntries(Object.entries(entry.spec.versions).map(([k, v]) => [k, v.version])),
+      lastError: error,
+      rebootCount: context.rebootsThisRevision,
+      drift: context.drift,
+      ...(SETTLED.has(state) ? { waiting: undefined } : {}),
+    },
+    ...(error ? { detail: `${error.code}: ${error.message}` } : {}),
+  };
+}
