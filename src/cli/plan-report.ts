@@ -3,6 +3,7 @@
 import type { DesiredState, NodeSpec } from '../inventory/desired-state.js';
 import type { Diagnostic } from '../inventory/diagnostic.js';
 import { formatDiagnostic } from '../inventory/diagnostic.js';
+import type { Os } from '../os.js';
 import { roleInput } from '../reconciler/role-input.js';
 import { type Gate, planGates, planNode, planSteps } from '../roles/plan.js';
 
@@ -11,7 +12,7 @@ export const PLAN_SCHEMA_VERSION = 1;
 
 export interface NodePlan {
   name: string;
-  os: NodeSpec['os'];
+  os: Os;
   provider: NodeSpec['provider'];
   address: string;
   hostname: string;

@@ -1,11 +1,12 @@
 // The validated picture of the cluster an operator committed: what every later stage reads.
 
+import type { Os } from '../os.js';
 import type { Diagnostic } from './diagnostic.js';
 import type { Role } from './roles.js';
 import type { Mode, VersionComponent } from './schema.js';
 import type { Secret } from './secret.js';
 
-export type Os = 'linux' | 'windows';
+export type { Os };
 export type Provider = 'bms' | 'bms_win';
 
 /** Configuration values as the operator wrote them (`18.10` stays "18.10"); `null` means present but empty. */

@@ -1,5 +1,7 @@
 // The roles contrail-ansible-deployer knows, which OS each may run on, and what an instance without roles gets.
 
+import type { Os } from '../os.js';
+
 export const CONTROLLER_ROLES = [
   'config_database',
   'config',
@@ -38,7 +40,7 @@ export function canonicalRole(name: string): Role | undefined {
   return (KNOWN_ROLES as readonly string[]).includes(name) ? (name as Role) : undefined;
 }
 
-export function runsOn(role: Role, os: 'linux' | 'windows'): boolean {
+export function runsOn(role: Role, os: Os): boolean {
   return os === 'windows' ? WINDOWS_ROLES.has(role) : !WINDOWS_ONLY_ROLES.has(role);
 }
 
@@ -46,7 +48,7 @@ export function runsOn(role: Role, os: 'linux' | 'windows'): boolean {
  * The deployer gives an instance with no `roles` key every role of its kind: the whole Contrail
  * control plane plus a vRouter, and the OpenStack or Kubernetes roles of the chosen orchestrator.
  */
-export function defaultRoles(os: 'linux' | 'windows', orchestrator: string): Role[] {
+export function defaultRoles(os: Os, orchestrator: string): Role[] {
   if (os === 'windows') return ['vrouter', 'win_cnm_plugin'];
   const roles: Role[] = ['config_database', 'config', 'control', 'analytics_database', 'analytics', 'webui', 'vrouter'];
   if (orchestrator === 'openstack') roles.push('openstack', 'openstack_compute');

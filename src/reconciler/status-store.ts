@@ -2,6 +2,7 @@
 // and every revision the source offered (accepted or rejected). The server and the CLI read only this.
 
 import { EventEmitter } from 'node:events';
+import type { Os } from '../os.js';
 import type { ResourceOutcome } from '../roles/phase.js';
 
 export interface Condition {
@@ -14,7 +15,7 @@ export interface Condition {
 export interface NodeStatus {
   name: string;
   address: string;
-  os: 'windows' | 'linux';
+  os: Os;
   roles: string[];
   state: string;
   phase?: string;

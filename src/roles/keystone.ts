@@ -2,6 +2,7 @@
 
 import { bashQuote, psQuote } from '../dataplane/quote.js';
 import { errors } from '../errors.js';
+import type { Os } from '../os.js';
 import type { LinuxFact } from './facts.js';
 import type { KeystoneInput } from './input.js';
 import { compare, type Resource } from './resource.js';
@@ -21,7 +22,7 @@ export function tokenRequest(k: KeystoneInput): string {
   });
 }
 
-export function keystoneToken(os: 'linux' | 'windows', k: KeystoneInput): Resource {
+export function keystoneToken(os: Os, k: KeystoneInput): Resource {
   const url = keystoneUrl(k);
   const fact =
     os === 'windows'
