@@ -4,15 +4,12 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { Executor } from '../dataplane/executor.js';
 import { HostKeyStore } from '../dataplane/host-keys.js';
 import { Limiter } from '../dataplane/limiter.js';
 import type { Notifier } from '../dataplane/native/sd-notify.js';
 import { SimShells } from '../dataplane/sim-executor.js';
-import { SshExecutor } from '../dataplane/ssh-executor.js';
-import type { NodeSpec } from '../inventory/desired-state.js';
 import { Intake } from '../reconciler/intake.js';
-import { type NodeAccess, Reconciler } from '../reconciler/reconciler.js';
+import { Reconciler } from '../reconciler/reconciler.js';
 import { SnapshotStore } from '../reconciler/snapshot-store.js';
 import { StatusStore } from '../reconciler/status-store.js';
 import { buildServer } from '../server/app.js';
@@ -23,6 +20,7 @@ import type { Revision, Source } from '../source/source.js';
 import { HOOK_KINDS, type HookKind } from '../source/webhooks.js';
 import { type DaemonConfig, durationMs } from './daemon-config.js';
 import { kubeletBinaries } from './kubelet-binaries.js';
+import { nodeAccess } from './node-access.js';
 import { SimCluster } from './sim-cluster.js';
 
 export interface DaemonDeps {
@@ -43,31 +41,6 @@ export interface Daemon {
 
 const readSecret = (file: string) => readFileSync(file, 'utf8').trim();
 
-/** Counts and times every command for /metrics. */
-class TimedExecutor implements Executor {
-  constructor(
-    private readonly inner: Executor,
-    private readonly metrics: Metrics,
-  ) {}
-  get os() {
-    return this.inner.os;
-  }
-  async run(...args: Parameters<Executor['run']>) {
-    const end = this.metrics.commandDuration.startTimer({ os: this.inner.os });
-    try {
-      const result = await this.inner.run(...args);
-      end({ outcome: result.exitCode === 0 ? 'ok' : 'nonzero' });
-      return result;
-    } catch (err) {
-      end({ outcome: 'error' });
-      throw err;
-    }
-  }
-  close() {
-    return this.inner.close();
-  }
-}
-
 export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promise<Daemon> {
   const { log } = deps;
   mkdirSync(config.stateDir, { recursive: true, mode: 0o700 });
@@ -86,32 +59,14 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
         dir: join(config.stateDir, 'sim-hosts'),
       })
     : undefined;
-  const hostKeys = new HostKeyStore(join(config.stateDir, 'known-hosts.json'));
-  const connections = new Limiter(config.ssh.maxConnections);
-  const access = (spec: NodeSpec): NodeAccess => {
-    const transport = config.nodes[spec.name]?.transport ?? config.transport;
-    if (transport === 'sim' && sim) return { exec: new TimedExecutor(sim.executor(spec), metrics), poll: { initialMs: 200, maxMs: 1000 } };
-    const windows = spec.os === 'windows';
-    const user = (windows ? config.ssh.windowsUser : undefined) ?? config.ssh.user ?? spec.credentials.user;
-    const key = (windows ? config.ssh.windowsKeyFile : undefined) ?? config.ssh.keyFile ?? spec.credentials.privateKeyFile;
-    const password = spec.credentials.password?.reveal();
-    const exec = new SshExecutor({
-      target: {
-        os: spec.os,
-        host: spec.address,
-        port: config.ssh.port,
-        username: user,
-        ...(key ? { privateKeyPath: key } : {}),
-        ...(password ? { password } : {}),
-      },
-      hostKeys,
-      connections,
-      log: ({ level, msg, ...rest }) => log[level]({ node: spec.name, ...rest }, msg),
-    });
-    // Boot-id polling after a reboot: from reboot.poll, backing off to ten times that (at most 15 s).
-    const pollMs = durationMs(config.reboot.poll);
-    return { exec: new TimedExecutor(exec, metrics), poll: { initialMs: pollMs, maxMs: Math.min(15_000, pollMs * 10) } };
-  };
+  const access = nodeAccess({
+    config,
+    sim,
+    hostKeys: new HostKeyStore(join(config.stateDir, 'known-hosts.json')),
+    connections: new Limiter(config.ssh.maxConnections),
+    metrics,
+    log,
+  });
 
   const reconciler = new Reconciler({
     status,
