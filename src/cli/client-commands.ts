@@ -1,6 +1,6 @@
 // `groundcrew status`, `reconcile` and `history`: the daemon's JSON API, read in a terminal.
 
-import type { NodeStatus, RevisionRecord, TransitionRecord } from '../reconciler/status-store.js';
+import type { NodeStatus, RevisionStatus, TransitionRecord } from '../reconciler/status-store.js';
 import type { Output } from './inventory-commands.js';
 
 export interface ClientOptions {
@@ -46,7 +46,7 @@ function reason(n: NodeStatus): string {
 }
 
 /** The table `status` prints: one line per node, the reason of a stuck node on its line. */
-export function renderStatus(nodes: NodeStatus[], revisions: RevisionRecord[], now = Date.now()): string {
+export function renderStatus(nodes: NodeStatus[], revisions: RevisionStatus[], now = Date.now()): string {
   const lines: string[] = [];
   const current = revisions.find((r) => r.accepted);
   lines.push(current ? `revision ${short(current.sha)}  ${current.subject ?? ''}`.trimEnd() : 'no good revision yet');
@@ -81,7 +81,7 @@ export async function statusCommand(options: ClientOptions & { json?: boolean; w
   const once = async () => {
     const [nodes, revisions] = await Promise.all([
       call<NodeStatus[]>(options, '/api/nodes'),
-      call<RevisionRecord[]>(options, '/api/revisions'),
+      call<RevisionStatus[]>(options, '/api/revisions'),
     ]);
     return options.json ? JSON.stringify(nodes, null, 2) : renderStatus(nodes, revisions);
   };

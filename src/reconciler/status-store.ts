@@ -70,7 +70,8 @@ export interface RunReport {
   phases: PhaseReport[];
 }
 
-export interface RevisionRecord {
+/** What became of a revision: accepted, or rejected with its problems. */
+export interface RevisionStatus {
   sha: string;
   at: string;
   accepted: boolean;
@@ -81,7 +82,7 @@ export interface RevisionRecord {
 
 export type StatusEvent =
   | { type: 'node'; node: NodeStatus; transition?: TransitionRecord }
-  | { type: 'revision'; revision: RevisionRecord }
+  | { type: 'revision'; revision: RevisionStatus }
   | { type: 'report'; report: RunReport };
 
 const HISTORY_LIMIT = 200;
@@ -92,7 +93,7 @@ export class StatusStore extends EventEmitter<{ change: [StatusEvent] }> {
   readonly #nodes = new Map<string, NodeStatus>();
   readonly #history = new Map<string, TransitionRecord[]>();
   readonly #reports = new Map<string, RunReport[]>();
-  readonly #revisions: RevisionRecord[] = [];
+  readonly #revisions: RevisionStatus[] = [];
   #seq = 0;
 
   constructor(private readonly now: () => Date = () => new Date()) {
@@ -116,12 +117,12 @@ export class StatusStore extends EventEmitter<{ change: [StatusEvent] }> {
     return this.#reports.get(name) ?? [];
   }
 
-  revisions(): RevisionRecord[] {
+  revisions(): RevisionStatus[] {
     return [...this.#revisions];
   }
 
   /** The revision in force: the newest accepted one. */
-  current(): RevisionRecord | undefined {
+  current(): RevisionStatus | undefined {
     return this.#revisions.find((r) => r.accepted);
   }
 
@@ -220,7 +221,7 @@ export class StatusStore extends EventEmitter<{ change: [StatusEvent] }> {
     this.emit('change', { type: 'report', report: current });
   }
 
-  recordRevision(revision: Omit<RevisionRecord, 'at'>): RevisionRecord {
+  recordRevision(revision: Omit<RevisionStatus, 'at'>): RevisionStatus {
     const record = { ...revision, at: this.now().toISOString() };
     this.#revisions.unshift(record);
     if (this.#revisions.length > REVISIONS_LIMIT) this.#revisions.pop();

@@ -7,7 +7,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { NodeStatus, RevisionRecord } from '../../src/reconciler/status-store.js';
+import type { NodeStatus, RevisionStatus } from '../../src/reconciler/status-store.js';
 import { Lab } from '../lab/lab.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -204,8 +204,8 @@ log: { level: info }
     return this.api<NodeJson>(`/api/nodes/${name}`);
   }
 
-  revisions(): Promise<RevisionRecord[]> {
-    return this.api<RevisionRecord[]>('/api/revisions');
+  revisions(): Promise<RevisionStatus[]> {
+    return this.api<RevisionStatus[]>('/api/revisions');
   }
 
   async reconcile(nodes: string[] = []): Promise<void> {
