@@ -4,12 +4,12 @@
 
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LinuxHost, type LinuxState } from '../dataplane/sim/linux/linux-host.js';
-import { SimNetwork } from '../dataplane/sim/network.js';
-import { WindowsHost, type WindowsState } from '../dataplane/sim/windows/windows-host.js';
 import { SimExecutor, type SimShells } from '../dataplane/sim-executor.js';
 import type { DesiredState, NodeSpec } from '../inventory/desired-state.js';
 import { usesSignedVrouter } from '../inventory/phases.js';
+import { LinuxHost, type LinuxState } from '../sim/linux/linux-host.js';
+import { SimNetwork } from '../sim/network.js';
+import { WindowsHost, type WindowsState } from '../sim/windows/windows-host.js';
 
 export interface SimClusterOptions {
   shells: SimShells;

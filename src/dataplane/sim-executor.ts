@@ -3,12 +3,12 @@
 
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { LinuxHost } from '../sim/linux/linux-host.js';
+import { LinuxShell } from '../sim/linux/linux-shell.js';
+import type { WindowsHost } from '../sim/windows/windows-host.js';
+import { WindowsShell } from '../sim/windows/windows-shell.js';
 import { DataplaneError } from './errors.js';
 import type { Command, CommandResult, Executor, NodeOs, RunOptions } from './executor.js';
-import { LinuxShell } from './sim/bash/linux-shell.js';
-import { LinuxHost } from './sim/linux/linux-host.js';
-import type { WindowsHost } from './sim/windows/windows-host.js';
-import { WindowsShell } from './sim/windows/windows-shell.js';
 import { powershellCommandLine } from './wire.js';
 
 /** The two simulated shells, loaded once (each parses with a tree-sitter grammar). */

@@ -2,13 +2,13 @@
 
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createActor, waitFor } from 'xstate';
-import { LinuxHost } from '../../../src/dataplane/sim/linux/linux-host.js';
-import { WindowsHost } from '../../../src/dataplane/sim/windows/windows-host.js';
 import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
 import { nodeActors } from '../../../src/reconciler/node-actors.js';
 import { linuxPhases } from '../../../src/roles/linux/phases.js';
 import { type Phase, testPhases } from '../../../src/roles/phase.js';
 import { windowsPhases } from '../../../src/roles/windows/phases.js';
+import { LinuxHost } from '../../../src/sim/linux/linux-host.js';
+import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
 import { nodeMachine } from '../../../src/state-machines/node-machine.js';
 import { linuxComputeInput, windowsInput } from '../../support/inputs.js';
 

@@ -1,8 +1,8 @@
 // The Windows rules the roles depend on, in the in-process simulator (the lab test repeats the key ones over SSH).
 
 import { beforeAll, describe, expect, it } from 'vitest';
-import { WindowsHost } from '../../../../src/dataplane/sim/windows/windows-host.js';
-import { WindowsShell } from '../../../../src/dataplane/sim/windows/windows-shell.js';
+import { WindowsHost } from '../../../../src/sim/windows/windows-host.js';
+import { WindowsShell } from '../../../../src/sim/windows/windows-shell.js';
 
 let shell: WindowsShell;
 beforeAll(async () => {

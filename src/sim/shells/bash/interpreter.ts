@@ -1,7 +1,7 @@
 // A small bash over tree-sitter-bash trees: the subset documented in docs/simulator.md, run against a
 // simulated Linux host. Anything outside it fails loudly instead of being skipped.
 
-import { normalize } from '../linux/posix-fs.js';
+import { normalize } from '../../linux/posix-fs.js';
 import type { Node, Tree } from '../tree-sitter.js';
 
 export interface CommandResult {

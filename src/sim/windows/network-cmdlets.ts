@@ -1,8 +1,8 @@
 // Networking and Docker in the simulator: HNS and NAT networks, adapters, the vRouter extension, docker, vif.
 
-import { type CmdletSpec, type NativeResult, type NativeSpec, obj } from '../powershell/commands.js';
-import { PsError } from '../powershell/errors.js';
-import { PsObject, toText } from '../powershell/values.js';
+import { type CmdletSpec, type NativeResult, type NativeSpec, obj } from '../shells/powershell/commands.js';
+import { PsError } from '../shells/powershell/errors.js';
+import { PsObject, toText } from '../shells/powershell/values.js';
 import { msiContent, testCertificate } from './msi.js';
 import { AGENT_PORT, DOCKER_EXE, productCode, VHOST_ADAPTER, VIF_EXE, VROUTER_EXTENSION, type WindowsHost } from './windows-host.js';
 

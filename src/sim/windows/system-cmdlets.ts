@@ -1,8 +1,8 @@
 // Windows features, boot, registry, BCD and path tests in the simulator.
 
-import { type CmdletSpec, type NativeSpec, obj } from '../powershell/commands.js';
-import { PsError } from '../powershell/errors.js';
-import { INSTALL_STATE, PsDate, PsObject, psEnum, toText } from '../powershell/values.js';
+import { type CmdletSpec, type NativeSpec, obj } from '../shells/powershell/commands.js';
+import { PsError } from '../shells/powershell/errors.js';
+import { INSTALL_STATE, PsDate, PsObject, psEnum, toText } from '../shells/powershell/values.js';
 import type { WindowsHost } from './windows-host.js';
 
 type Spec = CmdletSpec<WindowsHost>;

@@ -1,8 +1,8 @@
 // Invoke-WebRequest and Invoke-RestMethod over the simulated cluster network.
 
-import type { CmdletSpec } from '../powershell/commands.js';
-import { PsTerminatingError } from '../powershell/errors.js';
-import { fromJson, PsObject, toText } from '../powershell/values.js';
+import type { CmdletSpec } from '../shells/powershell/commands.js';
+import { PsTerminatingError } from '../shells/powershell/errors.js';
+import { fromJson, PsObject, toText } from '../shells/powershell/values.js';
 import type { WindowsHost } from './windows-host.js';
 
 type Spec = CmdletSpec<WindowsHost>;

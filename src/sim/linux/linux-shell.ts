@@ -1,8 +1,8 @@
 // What a simulated Linux host's sshd hands a command to: bash -c, over the host's model.
 
-import type { LinuxHost } from '../linux/linux-host.js';
-import { loadParser, ParseCache, type Parser } from '../tree-sitter.js';
-import { BashInterpreter, type CommandResult } from './interpreter.js';
+import { BashInterpreter, type CommandResult } from '../shells/bash/interpreter.js';
+import { loadParser, ParseCache, type Parser } from '../shells/tree-sitter.js';
+import type { LinuxHost } from './linux-host.js';
 import { hostFiles, linuxUtilities } from './utilities.js';
 
 export class LinuxShell {

@@ -5,8 +5,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { LinuxShell } from '../../../../src/dataplane/sim/bash/linux-shell.js';
-import { LinuxHost } from '../../../../src/dataplane/sim/linux/linux-host.js';
+import { LinuxHost } from '../../../../src/sim/linux/linux-host.js';
+import { LinuxShell } from '../../../../src/sim/linux/linux-shell.js';
 
 let shell: LinuxShell;
 beforeAll(async () => {

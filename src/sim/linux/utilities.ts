@@ -2,11 +2,11 @@
 // "command not found" (exit 127), as on a host without that tool.
 
 import { createHash } from 'node:crypto';
-import { ipCommand } from '../linux/ip-routes.js';
-import type { LinuxHost } from '../linux/linux-host.js';
-import { docker, systemctl } from '../linux/linux-tools.js';
-import { dirname } from '../linux/posix-fs.js';
-import type { BashShell, CommandResult, ShellFiles, Utility } from './interpreter.js';
+import type { BashShell, CommandResult, ShellFiles, Utility } from '../shells/bash/interpreter.js';
+import { ipCommand } from './ip-routes.js';
+import type { LinuxHost } from './linux-host.js';
+import { docker, systemctl } from './linux-tools.js';
+import { dirname } from './posix-fs.js';
 
 const ok = (stdout = ''): CommandResult => ({ stdout, stderr: '', code: 0 });
 const fail = (stderr: string, code = 1): CommandResult => ({ stdout: '', stderr, code });

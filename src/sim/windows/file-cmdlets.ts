@@ -1,9 +1,9 @@
 // Files and directories in the simulator: New-Item, Set-Content, Get-Content, Remove-Item, Copy-Item, Get-ChildItem.
 
 import { createHash } from 'node:crypto';
-import { type CmdletSpec, obj } from '../powershell/commands.js';
-import { PsError } from '../powershell/errors.js';
-import { toItems, toText } from '../powershell/values.js';
+import { type CmdletSpec, obj } from '../shells/powershell/commands.js';
+import { PsError } from '../shells/powershell/errors.js';
+import { toItems, toText } from '../shells/powershell/values.js';
 import type { WindowsHost } from './windows-host.js';
 
 type Spec = CmdletSpec<WindowsHost>;

@@ -1,8 +1,8 @@
 // The simulated PowerShell rejects what Windows PowerShell rejects, so nothing passes by accident.
 
 import { beforeAll, describe, expect, it } from 'vitest';
-import { WindowsHost } from '../../../../src/dataplane/sim/windows/windows-host.js';
-import { encodePowerShell, WindowsShell } from '../../../../src/dataplane/sim/windows/windows-shell.js';
+import { WindowsHost } from '../../../../src/sim/windows/windows-host.js';
+import { encodePowerShell, WindowsShell } from '../../../../src/sim/windows/windows-shell.js';
 
 let shell: WindowsShell;
 beforeAll(async () => {

@@ -1,10 +1,10 @@
 // What a Windows host's OpenSSH hands a command to: cmd.exe, which runs powershell.exe -EncodedCommand.
 
-import type { CmdletSpec, NativeSpec } from '../powershell/commands.js';
-import { Interpreter, type Registry, type RunResult } from '../powershell/interpreter.js';
-import { loadPowerShellParser } from '../powershell/parser.js';
-import { UTILITY_CMDLETS } from '../powershell/utility-cmdlets.js';
-import { ParseCache } from '../tree-sitter.js';
+import type { CmdletSpec, NativeSpec } from '../shells/powershell/commands.js';
+import { Interpreter, type Registry, type RunResult } from '../shells/powershell/interpreter.js';
+import { loadPowerShellParser } from '../shells/powershell/parser.js';
+import { UTILITY_CMDLETS } from '../shells/powershell/utility-cmdlets.js';
+import { ParseCache } from '../shells/tree-sitter.js';
 import { FILE_CMDLETS } from './file-cmdlets.js';
 import { KUBELET_NATIVE } from './kubelet-sim.js';
 import { NETWORK_CMDLETS, NETWORK_NATIVES } from './network-cmdlets.js';

@@ -1,6 +1,6 @@
 // The simulated Kubernetes worker pieces: what kubelet.exe is, what it needs to start, and kubelet --version.
 
-import type { NativeSpec } from '../powershell/commands.js';
+import type { NativeSpec } from '../shells/powershell/commands.js';
 import { executableOf, type ServiceState, type WindowsHost } from './windows-host.js';
 
 /** What the simulated kubelet.exe holds: `groundcrew-sim kubelet v1.29.4`. Anything else is not a kubelet. */

@@ -1,8 +1,8 @@
 // MSI and package management in the simulator: Start-Process msiexec, Get/Install-Package, certificates.
 
-import { type CmdletSpec, type NativeSpec, obj } from '../powershell/commands.js';
-import { PsError } from '../powershell/errors.js';
-import { toItems, toText } from '../powershell/values.js';
+import { type CmdletSpec, type NativeSpec, obj } from '../shells/powershell/commands.js';
+import { PsError } from '../shells/powershell/errors.js';
+import { toItems, toText } from '../shells/powershell/values.js';
 import { runMsiexec } from './msi.js';
 import { DOCKER_EXE, DOCKERD_EXE, thumbprintOf, type WindowsHost } from './windows-host.js';
 

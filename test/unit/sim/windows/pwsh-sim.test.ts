@@ -15,7 +15,7 @@ beforeAll(() => {
   state = join(dir, 'state.json');
   const wrapper = join(dir, 'pwsh');
   // NODE_POWERSHELL names one executable; this wrapper starts the simulator built by the global setup.
-  writeFileSync(wrapper, `#!/bin/sh\nexec "${process.execPath}" "${join(ROOT, 'dist/src/dataplane/sim/windows/pwsh-sim.js')}" "$@"\n`);
+  writeFileSync(wrapper, `#!/bin/sh\nexec "${process.execPath}" "${join(ROOT, 'dist/src/sim/windows/pwsh-sim.js')}" "$@"\n`);
   chmodSync(wrapper, 0o755);
   process.env.NODE_POWERSHELL = wrapper;
   process.env.GC_SIM_STATE = state;

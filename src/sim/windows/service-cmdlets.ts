@@ -1,8 +1,8 @@
 // Windows services in the simulator: Get/Start/Stop/Restart/Set/New-Service and sc.exe.
 
-import { type CmdletContext, type CmdletSpec, type NativeSpec, obj } from '../powershell/commands.js';
-import { PsError } from '../powershell/errors.js';
-import { psEnum, SERVICE_STATUS, START_MODE, toItems, toText } from '../powershell/values.js';
+import { type CmdletContext, type CmdletSpec, type NativeSpec, obj } from '../shells/powershell/commands.js';
+import { PsError } from '../shells/powershell/errors.js';
+import { psEnum, SERVICE_STATUS, START_MODE, toItems, toText } from '../shells/powershell/values.js';
 import type { ServiceState, StartType, WindowsHost } from './windows-host.js';
 
 type Spec = CmdletSpec<WindowsHost>;

@@ -1,8 +1,8 @@
 // IP routing in the simulator: routes, addresses, the registry value IPEnableRouter, and netsh portproxy.
 
-import { type CmdletContext, type CmdletSpec, type NativeSpec, obj } from '../powershell/commands.js';
-import { PsError } from '../powershell/errors.js';
-import { toText } from '../powershell/values.js';
+import { type CmdletContext, type CmdletSpec, type NativeSpec, obj } from '../shells/powershell/commands.js';
+import { PsError } from '../shells/powershell/errors.js';
+import { toText } from '../shells/powershell/values.js';
 import { registryPathNotFound } from './system-cmdlets.js';
 import type { PortProxy, WindowsHost } from './windows-host.js';
 
