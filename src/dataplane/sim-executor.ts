@@ -85,15 +85,13 @@ export class SimExecutor implements Executor {
     const result =
       host instanceof LinuxHost
         ? this.options.shells.linux.run(host, cmd.script, opts.stdin ?? '')
-        : (({ stdout, stderr, exitCode }) => ({ stdout, stderr, code: exitCode }))(
-            this.options.shells.windows.runCommandLine(host, powershellCommandLine(cmd.script), opts.stdin ?? ''),
-          );
+        : this.options.shells.windows.runCommandLine(host, powershellCommandLine(cmd.script), opts.stdin ?? '');
     if (host.rebootRequested) {
       host.rebootRequested = false;
       this.#reboot();
     }
     this.options.onChange?.(host);
-    return { exitCode: result.code, stdout: result.stdout, stderr: result.stderr, durationMs: performance.now() - started };
+    return { exitCode: result.exitCode, stdout: result.stdout, stderr: result.stderr, durationMs: performance.now() - started };
   }
 
   /** The host goes down now and comes back (new boot id / boot time) after rebootMs. */

@@ -1,8 +1,8 @@
 // `ip` on a simulated Linux host: links (the agent's and bridges made with `ip link add`), their addresses,
 // and the main routing table, as iproute2 prints and refuses them. Lost at reboot, as on a real host.
 
+import { type CommandResult, fail as failWith, ok } from '../command-result.js';
 import type { LinuxHost } from './linux-host.js';
-import { fail as failWith, ok, type ToolResult } from './linux-tools.js';
 
 export interface SimRoute {
   dst: string;
@@ -12,7 +12,7 @@ export interface SimRoute {
   protocol?: string;
 }
 
-const fail = (stderr: string, code = 2): ToolResult => failWith(stderr, code);
+const fail = (stderr: string, code = 2): CommandResult => failWith(stderr, code);
 
 /** The host's own interfaces: loopback and eth0, whatever containers made, and user-made bridges. */
 export function linkNames(host: LinuxHost): string[] {
@@ -28,7 +28,7 @@ function option(words: string[], name: string): string | undefined {
   return at >= 0 ? words[at + 1] : undefined;
 }
 
-function link(host: LinuxHost, words: string[], json: boolean): ToolResult {
+function link(host: LinuxHost, words: string[], json: boolean): CommandResult {
   const links = host.state.links;
   const [verb = 'show', ...rest] = words;
   const name = rest.find((w, i) => w !== 'dev' && rest[i - 1] !== 'type');
@@ -73,7 +73,7 @@ function linkJson(host: LinuxHost, ifname: string, i: number) {
   return { ifindex: i + 1, ifname, flags, operstate: ifname === 'lo' ? 'UNKNOWN' : up ? 'UP' : 'DOWN' };
 }
 
-function addr(host: LinuxHost, words: string[], json: boolean): ToolResult {
+function addr(host: LinuxHost, words: string[], json: boolean): CommandResult {
   const [verb = 'show', ...rest] = words;
   const dev = option(rest, 'dev');
   if (verb === 'show') {
@@ -105,7 +105,7 @@ function addr(host: LinuxHost, words: string[], json: boolean): ToolResult {
   return ok();
 }
 
-function route(host: LinuxHost, words: string[], json: boolean): ToolResult {
+function route(host: LinuxHost, words: string[], json: boolean): CommandResult {
   const routes = host.state.routes;
   const [verb = 'show', ...rest] = words;
   const proto = option(rest, 'proto');
@@ -152,7 +152,7 @@ function route(host: LinuxHost, words: string[], json: boolean): ToolResult {
 }
 
 /** `ip [-j] [-4] [-o] [-br] OBJECT ...` for link, addr and route (-o prints one line per link anyway). */
-export function ipCommand(host: LinuxHost, args: string[]): ToolResult {
+export function ipCommand(host: LinuxHost, args: string[]): CommandResult {
   const json = args.includes('-j');
   const words = args.filter((a) => !a.startsWith('-'));
   const [object, ...rest] = words;

@@ -1,6 +1,7 @@
 // What a simulated Linux host's sshd hands a command to: bash -c, over the host's model.
 
-import { BashInterpreter, type CommandResult } from '../shells/bash/interpreter.js';
+import type { CommandResult } from '../command-result.js';
+import { BashInterpreter } from '../shells/bash/interpreter.js';
 import { loadParser, ParseCache, type Parser } from '../shells/tree-sitter.js';
 import type { LinuxHost } from './linux-host.js';
 import { hostFiles, linuxUtilities } from './utilities.js';
@@ -22,7 +23,7 @@ export class LinuxShell {
     if (problem) {
       const token = problem.token.trim().split(/\s+/)[0];
       const what = token ? `syntax error near unexpected token \`${token}'` : 'syntax error: unexpected end of file';
-      return { stdout: '', stderr: `bash: -c: line ${problem.line}: ${what}\n`, code: 2 };
+      return { stdout: '', stderr: `bash: -c: line ${problem.line}: ${what}\n`, exitCode: 2 };
     }
     return new BashInterpreter(linuxUtilities(host), hostFiles(host), { HOSTNAME: host.state.hostname }).run(tree, stdin);
   }

@@ -2,16 +2,8 @@
 
 import { createHash } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
+import { type CommandResult, fail, ok } from '../command-result.js';
 import type { LinuxHost } from './linux-host.js';
-
-export interface ToolResult {
-  stdout: string;
-  stderr: string;
-  exitCode: number;
-}
-
-export const ok = (stdout = ''): ToolResult => ({ stdout, stderr: '', exitCode: 0 });
-export const fail = (stderr: string, exitCode = 1): ToolResult => ({ stdout: '', stderr, exitCode });
 
 interface ComposeService {
   image?: string;
@@ -40,7 +32,7 @@ function containerJson(c: { name: string; image: string; state: string; project?
   });
 }
 
-function pull(host: LinuxHost, image: string): ToolResult {
+function pull(host: LinuxHost, image: string): CommandResult {
   if (!host.published(image))
     return fail(`Error response from daemon: manifest for ${image} not found: manifest unknown: manifest unknown\n`);
   if (!host.state.images.includes(image)) {
@@ -50,7 +42,7 @@ function pull(host: LinuxHost, image: string): ToolResult {
   return ok(`Status: Image is up to date for ${image}\n`);
 }
 
-function compose(host: LinuxHost, args: string[], readFile: ReadFile, cwd: string): ToolResult {
+function compose(host: LinuxHost, args: string[], readFile: ReadFile, cwd: string): CommandResult {
   let file = `${cwd}/docker-compose.yaml`;
   let project: string | undefined;
   const rest: string[] = [];
@@ -137,7 +129,7 @@ function compose(host: LinuxHost, args: string[], readFile: ReadFile, cwd: strin
   }
 }
 
-export function docker(host: LinuxHost, argv: string[], readFile: ReadFile, cwd = '/root'): ToolResult {
+export function docker(host: LinuxHost, argv: string[], readFile: ReadFile, cwd = '/root'): CommandResult {
   if (!host.state.units.docker?.active)
     return fail('Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?\n');
   const [verb, ...rest] = argv;
@@ -190,7 +182,7 @@ export function docker(host: LinuxHost, argv: string[], readFile: ReadFile, cwd 
   return fail(`groundcrew sim: docker ${argv.join(' ')} is outside the simulated subset (docs/sim-powershell.md)\n`);
 }
 
-export function systemctl(host: LinuxHost, argv: string[]): ToolResult {
+export function systemctl(host: LinuxHost, argv: string[]): CommandResult {
   const args = argv.filter((a) => !a.startsWith('--') || a === '--now');
   const [verb, rawUnit] = args;
   const unitName = rawUnit?.replace(/\.service$/, '');

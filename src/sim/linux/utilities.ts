@@ -2,14 +2,12 @@
 // "command not found" (exit 127), as on a host without that tool.
 
 import { createHash } from 'node:crypto';
-import type { BashShell, CommandResult, ShellFiles, Utility } from '../shells/bash/interpreter.js';
+import { fail, ok } from '../command-result.js';
+import type { BashShell, ShellFiles, Utility } from '../shells/bash/interpreter.js';
 import { ipCommand } from './ip-routes.js';
 import type { LinuxHost } from './linux-host.js';
 import { docker, systemctl } from './linux-tools.js';
 import { dirname } from './posix-fs.js';
-
-const ok = (stdout = ''): CommandResult => ({ stdout, stderr: '', code: 0 });
-const fail = (stderr: string, code = 1): CommandResult => ({ stdout: '', stderr, code });
 
 /** Files the kernel serves rather than the disk. */
 function special(host: LinuxHost, path: string): string | undefined {
@@ -90,7 +88,7 @@ export function linuxUtilities(host: LinuxHost): Map<string, Utility> {
 
   u.set('true', () => ok());
   u.set(':', () => ok());
-  u.set('false', () => ({ stdout: '', stderr: '', code: 1 }));
+  u.set('false', () => ({ stdout: '', stderr: '', exitCode: 1 }));
   u.set('echo', (args) => {
     const { flags: f, rest } = flags(args, 'ne');
     const text = rest.join(' ');
@@ -103,8 +101,8 @@ export function linuxUtilities(host: LinuxHost): Map<string, Utility> {
   const test: Utility = (args, _stdin, shell) => {
     const a = args.at(-1) === ']' ? args.slice(0, -1) : args;
     const path = (p: string) => shell.resolve(p);
-    const truth = (x: boolean) => ({ stdout: '', stderr: '', code: x ? 0 : 1 });
-    if (a[0] === '!') return truth(test(a.slice(1), '', shell).code !== 0);
+    const truth = (x: boolean) => ({ stdout: '', stderr: '', exitCode: x ? 0 : 1 });
+    if (a[0] === '!') return truth(test(a.slice(1), '', shell).exitCode !== 0);
     if (a.length === 1) return truth((a[0] ?? '') !== '');
     if (a.length === 2) {
       const [op, x = ''] = a;
@@ -160,7 +158,7 @@ export function linuxUtilities(host: LinuxHost): Map<string, Utility> {
     let out = '';
     for (const p of paths) {
       const text = read(shell, p, stdin);
-      if (text === undefined) return { stdout: out, stderr: `cat: ${p}: No such file or directory\n`, code: 1 };
+      if (text === undefined) return { stdout: out, stderr: `cat: ${p}: No such file or directory\n`, exitCode: 1 };
       out += text;
     }
     return ok(out);
@@ -270,7 +268,7 @@ export function linuxUtilities(host: LinuxHost): Map<string, Utility> {
     let out = '';
     for (const p of paths) {
       const text = read(shell, p, stdin);
-      if (text === undefined) return { stdout: out, stderr: `sha256sum: ${p}: No such file or directory\n`, code: 1 };
+      if (text === undefined) return { stdout: out, stderr: `sha256sum: ${p}: No such file or directory\n`, exitCode: 1 };
       out += `${createHash('sha256').update(text).digest('hex')}  ${p}\n`;
     }
     return ok(out);
@@ -310,10 +308,10 @@ export function linuxUtilities(host: LinuxHost): Map<string, Utility> {
     const re = new RegExp(f.has('x') ? `^(?:${source})$` : source, f.has('i') ? 'i' : '');
     const lines = text.split('\n').filter((l, i, all) => i < all.length - 1 || l !== '');
     const hits = lines.filter((l) => re.test(l) !== f.has('v'));
-    const code = hits.length > 0 ? 0 : 1;
-    if (f.has('q')) return { stdout: '', stderr: '', code };
-    if (f.has('c')) return { stdout: `${hits.length}\n`, stderr: '', code };
-    return { stdout: hits.map((l) => `${l}\n`).join(''), stderr: '', code };
+    const exitCode = hits.length > 0 ? 0 : 1;
+    if (f.has('q')) return { stdout: '', stderr: '', exitCode };
+    if (f.has('c')) return { stdout: `${hits.length}\n`, stderr: '', exitCode };
+    return { stdout: hits.map((l) => `${l}\n`).join(''), stderr: '', exitCode };
   });
 
   u.set('head', (args, stdin, shell) => {
@@ -334,7 +332,7 @@ export function linuxUtilities(host: LinuxHost): Map<string, Utility> {
     const { flags: f, rest } = flags(args, 'a');
     for (const p of rest) {
       const problem = files.write(shell.resolve(p), stdin, f.has('a'));
-      if (problem) return { stdout: stdin, stderr: `tee: ${p}: ${problem}\n`, code: 1 };
+      if (problem) return { stdout: stdin, stderr: `tee: ${p}: ${problem}\n`, exitCode: 1 };
     }
     return ok(stdin);
   });
@@ -344,7 +342,7 @@ export function linuxUtilities(host: LinuxHost): Map<string, Utility> {
     const x = a ? read(shell, a, stdin) : undefined;
     const y = b ? read(shell, b, stdin) : undefined;
     if (x === undefined || y === undefined) return fail(`cmp: ${x === undefined ? a : b}: No such file or directory\n`, 2);
-    return { stdout: '', stderr: '', code: x === y ? 0 : 1 };
+    return { stdout: '', stderr: '', exitCode: x === y ? 0 : 1 };
   });
 
   u.set('stat', (args, _stdin, shell) => {
@@ -387,7 +385,11 @@ export function linuxUtilities(host: LinuxHost): Map<string, Utility> {
       const key = at >= 0 ? item.slice(0, at) : item;
       if (!(key in host.state.sysctls)) {
         if (f.has('e')) continue;
-        return { stdout: out, stderr: `sysctl: cannot stat /proc/sys/${key.replace(/\./g, '/')}: No such file or directory\n`, code: 255 };
+        return {
+          stdout: out,
+          stderr: `sysctl: cannot stat /proc/sys/${key.replace(/\./g, '/')}: No such file or directory\n`,
+          exitCode: 255,
+        };
       }
       if (at >= 0) {
         setSysctl(host, key, item.slice(at + 1));
@@ -397,14 +399,9 @@ export function linuxUtilities(host: LinuxHost): Map<string, Utility> {
     return ok(out);
   });
 
-  const result = ({ stdout, stderr, exitCode }: { stdout: string; stderr: string; exitCode: number }): CommandResult => ({
-    stdout,
-    stderr,
-    code: exitCode,
-  });
-  u.set('ip', (args) => result(ipCommand(host, args)));
-  u.set('docker', (args, _stdin, shell) => result(docker(host, args, (path) => files.read(path), shell.cwd)));
-  u.set('systemctl', (args) => result(systemctl(host, args)));
+  u.set('ip', (args) => ipCommand(host, args));
+  u.set('docker', (args, _stdin, shell) => docker(host, args, (path) => files.read(path), shell.cwd));
+  u.set('systemctl', (args) => systemctl(host, args));
   u.set('curl', (args, stdin) => {
     let method = 'GET';
     let body = '';

@@ -1,7 +1,8 @@
 // What a Windows host's OpenSSH hands a command to: cmd.exe, which runs powershell.exe -EncodedCommand.
 
+import type { CommandResult } from '../command-result.js';
 import type { CmdletSpec, NativeSpec } from '../shells/powershell/commands.js';
-import { Interpreter, type Registry, type RunResult } from '../shells/powershell/interpreter.js';
+import { Interpreter, type Registry } from '../shells/powershell/interpreter.js';
 import { loadPowerShellParser } from '../shells/powershell/parser.js';
 import { UTILITY_CMDLETS } from '../shells/powershell/utility-cmdlets.js';
 import { ParseCache } from '../shells/tree-sitter.js';
@@ -83,7 +84,7 @@ export class WindowsShell {
   }
 
   /** Runs a PowerShell script as powershell.exe would; a syntax error is a ParserError, exit 1. */
-  runScript(host: WindowsHost, script: string, stdin = ''): RunResult {
+  runScript(host: WindowsHost, script: string, stdin = ''): CommandResult {
     const { tree, problem } = this.#parsed.parse(script);
     if (problem) {
       const line = script.split(/\r?\n/)[problem.line - 1] ?? '';
@@ -97,7 +98,7 @@ export class WindowsShell {
   }
 
   /** The command an SSH client asked for, as cmd.exe (Windows OpenSSH's default shell) would run it. */
-  runCommandLine(host: WindowsHost, commandLine: string, stdin = ''): RunResult {
+  runCommandLine(host: WindowsHost, commandLine: string, stdin = ''): CommandResult {
     const argv = splitWindowsCommandLine(commandLine);
     const program = (argv[0] ?? '').toLowerCase().replace(/^.*\\/, '');
     if (program !== 'powershell.exe' && program !== 'powershell') {

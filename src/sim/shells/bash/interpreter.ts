@@ -1,14 +1,9 @@
 // A small bash over tree-sitter-bash trees: the subset documented in docs/simulator.md, run against a
 // simulated Linux host. Anything outside it fails loudly instead of being skipped.
 
+import { type CommandResult, ok } from '../../command-result.js';
 import { normalize } from '../../linux/posix-fs.js';
 import type { Node, Tree } from '../tree-sitter.js';
-
-export interface CommandResult {
-  stdout: string;
-  stderr: string;
-  code: number;
-}
 
 /** A command the simulated host can run: a builtin or a utility of its file system. */
 export type Utility = (argv: string[], stdin: string, shell: BashShell) => CommandResult;
@@ -40,8 +35,6 @@ interface Io {
   out: string[];
   err: string[];
 }
-
-const ok = (stdout = ''): CommandResult => ({ stdout, stderr: '', code: 0 });
 
 export class BashInterpreter implements BashShell {
   cwd = '/root';
@@ -95,7 +88,7 @@ export class BashInterpreter implements BashShell {
         code = 2;
       } else throw err;
     }
-    return { stdout: io.out.join(''), stderr: io.err.join(''), code };
+    return { stdout: io.out.join(''), stderr: io.err.join(''), exitCode: code };
   }
 
   // ---- statements ----
@@ -361,7 +354,7 @@ export class BashInterpreter implements BashShell {
     const result = this.#invoke(name, args, io, node.startPosition.row + 1);
     if (result.stdout) io.out.push(result.stdout);
     if (result.stderr) io.err.push(result.stderr);
-    return result.code;
+    return result.exitCode;
   }
 
   #invoke(name: string, args: string[], io: Io, line: number): CommandResult {
@@ -372,7 +365,7 @@ export class BashInterpreter implements BashShell {
         return this.#set(args);
       case 'cd': {
         const target = this.resolve(args[0] ?? this.env.get('HOME') ?? '/');
-        if (!this.files.isDir(target)) return { stdout: '', stderr: `bash: cd: ${args[0]}: No such file or directory\n`, code: 1 };
+        if (!this.files.isDir(target)) return { stdout: '', stderr: `bash: cd: ${args[0]}: No such file or directory\n`, exitCode: 1 };
         this.cwd = target;
         return ok();
       }
@@ -388,7 +381,7 @@ export class BashInterpreter implements BashShell {
       case 'command':
       case 'type':
         if (args[0] === '-v' && args[1])
-          return this.#lookup(args[1]) ? ok(`${this.#lookup(args[1])}\n`) : { stdout: '', stderr: '', code: 1 };
+          return this.#lookup(args[1]) ? ok(`${this.#lookup(args[1])}\n`) : { stdout: '', stderr: '', exitCode: 1 };
         break;
     }
     const fn = this.#functions.get(name);
@@ -397,14 +390,14 @@ export class BashInterpreter implements BashShell {
       this.#args = args;
       try {
         const inner: Io = { stdin: io.stdin, out: io.out, err: io.err };
-        return { stdout: '', stderr: '', code: this.#block(fn.type === 'compound_statement' ? fn.namedChildren : [fn], inner) };
+        return { stdout: '', stderr: '', exitCode: this.#block(fn.type === 'compound_statement' ? fn.namedChildren : [fn], inner) };
       } finally {
         this.#args = saved;
       }
     }
     const utility = this.utilities.get(name.replace(/^\/(usr\/)?(s?bin)\//, ''));
     if (utility) return utility(args, io.stdin, this);
-    return { stdout: '', stderr: `bash: line ${line}: ${name}: command not found\n`, code: 127 };
+    return { stdout: '', stderr: `bash: line ${line}: ${name}: command not found\n`, exitCode: 127 };
   }
 
   #lookup(name: string): string | undefined {
@@ -426,7 +419,7 @@ export class BashInterpreter implements BashShell {
         if (flag === 'e') this.#errexit = on;
         else if (flag === 'u') this.#nounset = on;
         else if (flag === 'x' || flag === 'f') continue;
-        else return { stdout: '', stderr: `bash: set: ${a[0]}${flag}: invalid option\n`, code: 2 };
+        else return { stdout: '', stderr: `bash: set: ${a[0]}${flag}: invalid option\n`, exitCode: 2 };
       }
     }
     return ok();
@@ -446,7 +439,7 @@ export class BashInterpreter implements BashShell {
         if (op === '!') return !this.#testExpr(node.child(1) as Node);
         const operand = this.#expand(node.child(1) as Node).join(' ');
         const result = this.utilities.get('test')?.([op, operand], '', this);
-        return result?.code === 0;
+        return result?.exitCode === 0;
       }
       case 'binary_expression': {
         const op = node.child(1)?.text ?? '';
@@ -454,7 +447,7 @@ export class BashInterpreter implements BashShell {
         if (op === '||' || op === '-o') return this.#testExpr(node.child(0) as Node) || this.#testExpr(node.child(2) as Node);
         const left = this.#expand(node.child(0) as Node).join(' ');
         const right = this.#expand(node.child(2) as Node).join(' ');
-        return this.utilities.get('test')?.([left, op === '==' ? '=' : op, right], '', this).code === 0;
+        return this.utilities.get('test')?.([left, op === '==' ? '=' : op, right], '', this).exitCode === 0;
       }
       case 'parenthesized_expression':
         return this.#testExpr(node.namedChild(0) as Node);

@@ -1,6 +1,7 @@
 // A small PowerShell interpreter over tree-sitter-powershell trees: the subset documented in
 // docs/sim-powershell.md. Anything outside it fails loudly, as an unknown command would on Windows.
 
+import type { CommandResult } from '../../command-result.js';
 import {
   bindArguments,
   type CmdletContext,
@@ -19,12 +20,6 @@ import { collapse, formatOutput, isTruthy, PsObject, toItems, toText } from './v
 export interface Registry<H> {
   cmdlets: ReadonlyMap<string, CmdletSpec<H>>;
   natives: ReadonlyMap<string, NativeSpec<H>>;
-}
-
-export interface RunResult {
-  stdout: string;
-  stderr: string;
-  exitCode: number;
 }
 
 /** Node types that only wrap one meaningful child in this grammar. */
@@ -116,7 +111,7 @@ export class Interpreter<H> {
     this.#set('LASTEXITCODE', 0);
   }
 
-  run(tree: Tree, source: string): RunResult {
+  run(tree: Tree, source: string): CommandResult {
     this.#source = source.split(/\r?\n/);
     let exitCode: number;
     try {

@@ -13,7 +13,7 @@ beforeAll(async () => {
   shell = await LinuxShell.create();
 });
 
-function realBash(script: string, stdin = ''): Promise<{ stdout: string; stderr: string; code: number }> {
+function realBash(script: string, stdin = ''): Promise<{ stdout: string; stderr: string; exitCode: number }> {
   const cwd = mkdtempSync(join(tmpdir(), 'gc-bash-'));
   return new Promise((resolve) => {
     const child = execFile(
@@ -21,7 +21,7 @@ function realBash(script: string, stdin = ''): Promise<{ stdout: string; stderr:
       ['--norc', '--noprofile', '-c', script],
       { cwd, env: { PATH: process.env.PATH, HOME: '/root' } },
       (err, stdout, stderr) => {
-        resolve({ stdout, stderr, code: err ? Number((err as { code?: number }).code ?? 1) : 0 });
+        resolve({ stdout, stderr, exitCode: err ? Number((err as { code?: number }).code ?? 1) : 0 });
       },
     );
     child.stdin?.on('error', () => undefined);
@@ -32,7 +32,7 @@ function realBash(script: string, stdin = ''): Promise<{ stdout: string; stderr:
 function simBash(script: string, stdin = '') {
   const host = LinuxHost.fresh('sim');
   const r = shell.run(host, `cd /tmp\n${script}`, stdin);
-  return { stdout: r.stdout, stderr: r.stderr.replace(/line (\d+):/g, (_, n) => `line ${Number(n) - 1}:`), code: r.code };
+  return { stdout: r.stdout, stderr: r.stderr.replace(/line (\d+):/g, (_, n) => `line ${Number(n) - 1}:`), exitCode: r.exitCode };
 }
 
 // Each script runs in an empty working directory, touching only relative paths.
@@ -90,21 +90,21 @@ describe('what the simulated bash refuses', () => {
   it('a syntax error: exit 2, nothing run', () => {
     const host = LinuxHost.fresh('sim');
     const r = shell.run(host, 'mkdir -p /etc/x; if [ -f y ]; then echo');
-    expect(r.code).toBe(2);
+    expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/syntax error/);
     expect(host.fs.isDir('/etc/x')).toBe(false);
   });
 
   it('globbing and constructs outside the subset fail loudly', () => {
     const r = shell.run(LinuxHost.fresh('sim'), 'echo start; ls /etc/*.conf');
-    expect(r.code).toBe(2);
+    expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/globbing \(\/etc\/\*\.conf\) is outside the simulated subset/);
     expect(shell.run(LinuxHost.fresh('sim'), 'case x in x) echo x;; esac').stderr).toMatch(/outside the simulated subset/);
   });
 
   it('a command the host does not have', () => {
     const r = shell.run(LinuxHost.fresh('sim'), 'kubectl get pods');
-    expect(r).toEqual({ stdout: '', stderr: 'bash: line 1: kubectl: command not found\n', code: 127 });
+    expect(r).toEqual({ stdout: '', stderr: 'bash: line 1: kubectl: command not found\n', exitCode: 127 });
   });
 });
 
@@ -135,19 +135,19 @@ describe('the Linux host model behind it', () => {
         host,
         `mkdir -p /etc/contrail/vrouter && cat > /etc/contrail/vrouter/docker-compose.yaml <<'EOF'\nservices:\n  vrouter-agent:\n    image: opencontrailnightly/contrail-vrouter-agent:${tag}\n    restart: always\nEOF\ndocker compose -f /etc/contrail/vrouter/docker-compose.yaml up -d`,
       );
-    expect(write('5.0.1').code).toBe(0);
+    expect(write('5.0.1').exitCode).toBe(0);
     expect(shell.run(host, 'ip -br link show vhost0').stdout).toMatch(/^vhost0 +UP/);
     const journal = host.state.journal.length;
-    expect(write('5.0.1').code).toBe(0);
+    expect(write('5.0.1').exitCode).toBe(0);
     expect(host.state.journal.slice(journal)).toEqual([]);
-    expect(write('5.0.2').code).toBe(0);
+    expect(write('5.0.2').exitCode).toBe(0);
     expect(host.state.journal.slice(journal)).toEqual([
       'write /etc/contrail/vrouter/docker-compose.yaml',
       'docker-pull opencontrailnightly/contrail-vrouter-agent:5.0.2',
       'recreate vrouter-vrouter-agent-1 opencontrailnightly/contrail-vrouter-agent:5.0.2',
     ]);
     const missing = write('9.9.9');
-    expect(missing.code).toBe(1);
+    expect(missing.exitCode).toBe(1);
     expect(missing.stderr).toMatch(/manifest unknown/);
   });
 });
