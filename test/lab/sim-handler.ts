@@ -1,8 +1,9 @@
 // Answers gc-sim-client for lab hosts: Windows command lines, and the docker/systemctl/reboot shims of Linux hosts.
 
 import { existsSync, readFileSync } from 'node:fs';
+import { docker } from '../../src/sim/linux/docker.js';
 import { LinuxHost } from '../../src/sim/linux/linux-host.js';
-import { docker, systemctl } from '../../src/sim/linux/linux-tools.js';
+import { systemctl } from '../../src/sim/linux/systemctl.js';
 import type { SimRequest, SimResponse } from '../../src/sim/transports/socket-server.js';
 import { splitWindowsCommandLine } from '../../src/sim/windows/windows-shell.js';
 import type { Lab, LabHost } from './lab.js';

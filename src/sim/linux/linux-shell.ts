@@ -3,8 +3,9 @@
 import type { CommandResult } from '../command-result.js';
 import { BashInterpreter } from '../shells/bash/interpreter.js';
 import { loadParser, ParseCache, type Parser } from '../shells/tree-sitter.js';
+import { hostFiles } from './host-files.js';
 import type { LinuxHost } from './linux-host.js';
-import { hostFiles, linuxUtilities } from './utilities.js';
+import { linuxUtilities } from './utilities.js';
 
 export class LinuxShell {
   readonly #parsed: ParseCache;

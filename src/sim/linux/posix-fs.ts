@@ -1,24 +1,10 @@
 // The simulated Linux file system: paths, files with modes, directories; /proc and /dev are served by the host.
 
+import { dirname } from '../shells/bash/posix-path.js';
+
 export interface PosixFsState {
   files: Record<string, { content: string; mode: number }>;
   dirs: Record<string, true>;
-}
-
-export function normalize(path: string, cwd = '/'): string {
-  const absolute = path.startsWith('/') ? path : `${cwd}/${path}`;
-  const parts: string[] = [];
-  for (const part of absolute.split('/')) {
-    if (part === '' || part === '.') continue;
-    if (part === '..') parts.pop();
-    else parts.push(part);
-  }
-  return `/${parts.join('/')}`;
-}
-
-export function dirname(path: string): string {
-  const at = path.lastIndexOf('/');
-  return at <= 0 ? '/' : path.slice(0, at);
 }
 
 export class PosixFs {
