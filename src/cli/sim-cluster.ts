@@ -9,7 +9,8 @@ import type { DesiredState, NodeSpec } from '../inventory/desired-state.js';
 import { usesSignedVrouter } from '../inventory/phases.js';
 import { LinuxHost, type LinuxState } from '../sim/linux/linux-host.js';
 import { SimNetwork } from '../sim/network.js';
-import { WindowsHost, type WindowsState } from '../sim/windows/windows-host.js';
+import { WindowsHost } from '../sim/windows/windows-host.js';
+import type { WindowsState } from '../sim/windows/windows-state.js';
 
 export interface SimClusterOptions {
   shells: SimShells;

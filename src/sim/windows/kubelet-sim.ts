@@ -1,7 +1,8 @@
 // The simulated Kubernetes worker pieces: what kubelet.exe is, what it needs to start, and kubelet --version.
 
 import type { NativeSpec } from '../shells/powershell/commands.js';
-import { executableOf, type ServiceState, type WindowsHost } from './windows-host.js';
+import type { WindowsHost } from './windows-host.js';
+import { executableOf, type ServiceState } from './windows-state.js';
 
 /** What the simulated kubelet.exe holds: `groundcrew-sim kubelet v1.29.4`. Anything else is not a kubelet. */
 export function kubeletVersionOf(content: string | undefined): string | undefined {

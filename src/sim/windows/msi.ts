@@ -1,6 +1,9 @@
 // msiexec in the simulator: install, uninstall and their exit codes, with a verbose log like the real one.
 
-import { type MsiPackage, PRODUCT_NAMES, productCode, SERVICE_DIR, thumbprintOf, VIF_EXE, type WindowsHost } from './windows-host.js';
+import { productCode, thumbprintOf } from './identifiers.js';
+import type { WindowsHost } from './windows-host.js';
+import { PRODUCT_NAMES, SERVICE_DIR, VIF_EXE } from './windows-paths.js';
+import type { MsiPackage } from './windows-state.js';
 
 export const MSI = {
   SUCCESS: 0,

@@ -3,8 +3,10 @@
 import { type CmdletSpec, type NativeSpec, obj } from '../shells/powershell/commands.js';
 import { PsError } from '../shells/powershell/errors.js';
 import { toItems, toText } from '../shells/powershell/values.js';
+import { thumbprintOf } from './identifiers.js';
 import { runMsiexec } from './msi.js';
-import { DOCKER_EXE, DOCKERD_EXE, thumbprintOf, type WindowsHost } from './windows-host.js';
+import type { WindowsHost } from './windows-host.js';
+import { DOCKER_EXE, DOCKERD_EXE } from './windows-paths.js';
 
 type Spec = CmdletSpec<WindowsHost>;
 let nextPid = 4000;

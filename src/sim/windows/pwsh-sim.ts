@@ -8,8 +8,9 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { createInterface } from 'node:readline';
-import { WindowsHost, type WindowsState } from './windows-host.js';
+import { WindowsHost } from './windows-host.js';
 import { WindowsShell } from './windows-shell.js';
+import type { WindowsState } from './windows-state.js';
 
 const DELIMITER = /^\[Console\]::(Out|Error)\.WriteLine\("([^"]*)"\)\s*$/;
 

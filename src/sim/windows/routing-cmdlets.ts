@@ -1,10 +1,10 @@
-// IP routing in the simulator: routes, addresses, the registry value IPEnableRouter, and netsh portproxy.
+// IP routing in the simulator: routes, addresses, and netsh portproxy.
 
 import { type CmdletContext, type CmdletSpec, type NativeSpec, obj } from '../shells/powershell/commands.js';
 import { PsError } from '../shells/powershell/errors.js';
 import { toText } from '../shells/powershell/values.js';
-import { registryPathNotFound } from './system-cmdlets.js';
-import type { PortProxy, WindowsHost } from './windows-host.js';
+import type { WindowsHost } from './windows-host.js';
+import type { PortProxy } from './windows-state.js';
 
 type Spec = CmdletSpec<WindowsHost>;
 
@@ -145,34 +145,6 @@ const newNetIPAddress: Spec = {
   },
 };
 
-/** Set-ItemProperty on a registry value groundcrew sets (the key must exist, as in the registry provider). */
-const setItemProperty: Spec = {
-  name: 'Set-ItemProperty',
-  params: {
-    Path: { type: 'string', position: 0, aliases: ['LiteralPath'] },
-    Name: { type: 'string', position: 1, mandatory: true },
-    Value: { type: 'object', position: 2 },
-    Type: { type: 'string', values: ['String', 'DWord', 'QWord', 'Binary', 'MultiString', 'ExpandString'] },
-  },
-  supportsShouldProcess: true,
-  run(host, args, _input, ctx) {
-    const path = toText(args.Path);
-    const key = path.replace(/\\+$/, '').toLowerCase();
-    const values = host.state.registry[key];
-    if (!values) {
-      ctx.error(registryPathNotFound(path, 'SetItemProperty'));
-      return [];
-    }
-    const name = toText(args.Name);
-    const value = args.Type === 'DWord' || args.Type === 'QWord' ? Number(toText(args.Value)) : toText(args.Value);
-    if (values[name] !== value) {
-      values[name] = value;
-      host.record(`set-itemproperty ${key} ${name}=${value}`);
-    }
-    return [];
-  },
-};
-
 function showProxies(proxies: PortProxy[]): string {
   if (proxies.length === 0) return '\r\n';
   const pad = (v: string | number, n: number) => String(v).padEnd(n);
@@ -225,5 +197,5 @@ const netsh: NativeSpec<WindowsHost> = {
   },
 };
 
-export const ROUTING_CMDLETS: Spec[] = [getNetRoute, newNetRoute, removeNetRoute, getNetIPAddress, newNetIPAddress, setItemProperty];
+export const ROUTING_CMDLETS: Spec[] = [getNetRoute, newNetRoute, removeNetRoute, getNetIPAddress, newNetIPAddress];
 export const ROUTING_NATIVES: NativeSpec<WindowsHost>[] = [netsh];

@@ -3,7 +3,8 @@
 import { type CmdletContext, type CmdletSpec, type NativeSpec, obj } from '../shells/powershell/commands.js';
 import { PsError } from '../shells/powershell/errors.js';
 import { psEnum, SERVICE_STATUS, START_MODE, toItems, toText } from '../shells/powershell/values.js';
-import type { ServiceState, StartType, WindowsHost } from './windows-host.js';
+import type { WindowsHost } from './windows-host.js';
+import type { ServiceState, StartType } from './windows-state.js';
 
 type Spec = CmdletSpec<WindowsHost>;
 const START_TYPES = ['Automatic', 'Manual', 'Disabled'] as const;

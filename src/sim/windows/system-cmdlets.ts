@@ -1,42 +1,14 @@
-// Windows features, boot, registry, BCD and path tests in the simulator.
+// Windows features, boot, BCD, and Test-Path (files, registry keys, certificates, pipes) in the simulator.
 
 import { type CmdletSpec, type NativeSpec, obj } from '../shells/powershell/commands.js';
 import { PsError } from '../shells/powershell/errors.js';
-import { INSTALL_STATE, PsDate, PsObject, psEnum, toText } from '../shells/powershell/values.js';
+import { INSTALL_STATE, PsDate, psEnum, toText } from '../shells/powershell/values.js';
+import { registryValues } from './registry-cmdlets.js';
 import type { WindowsHost } from './windows-host.js';
 
 type Spec = CmdletSpec<WindowsHost>;
 
-const REG_CONTROL = 'hklm:\\system\\currentcontrolset\\control';
-const REG_SESSION = 'hklm:\\system\\currentcontrolset\\control\\session manager';
-const REG_CBS_PENDING = 'hklm:\\software\\microsoft\\windows\\currentversion\\component based servicing\\rebootpending';
-const REG_WU_PENDING = 'hklm:\\software\\microsoft\\windows\\currentversion\\windowsupdate\\auto update\\rebootrequired';
-
-function regKey(path: string): string {
-  return path
-    .replace(/^Registry::HKEY_LOCAL_MACHINE/i, 'HKLM:')
-    .replace(/\//g, '\\')
-    .replace(/\\+$/, '')
-    .toLowerCase();
-}
-
-/** Registry values the roles read, derived from the host's state. Undefined: no such key. */
-function registryValues(host: WindowsHost, path: string): Record<string, unknown> | undefined {
-  switch (regKey(path)) {
-    case REG_CONTROL:
-      return { SystemStartOptions: host.systemStartOptions(), CurrentUser: 'USERNAME' };
-    case REG_SESSION:
-      return host.state.pending.fileRename ? { PendingFileRenameOperations: ['\\??\\C:\\Windows\\Temp\\pending.sys', ''] } : {};
-    case REG_CBS_PENDING:
-      return host.state.pending.cbs ? {} : undefined;
-    case REG_WU_PENDING:
-      return undefined;
-    default:
-      return host.state.registry[regKey(path)];
-  }
-}
-
-export function testPath(host: WindowsHost, path: string, pathType?: string): boolean {
+function testPath(host: WindowsHost, path: string, pathType?: string): boolean {
   if (/^\\\\\.\\pipe\\/i.test(path)) {
     const name = path.replace(/^\\\\\.\\pipe\\/i, '');
     return host.pipes().some((p) => p.toLowerCase() === name.toLowerCase());
@@ -148,46 +120,6 @@ const restartComputer: Spec = {
   },
 };
 
-export function registryPathNotFound(path: string, command: string): PsError {
-  return new PsError(
-    `Cannot find path '${path}' because it does not exist.`,
-    `PathNotFound,Microsoft.PowerShell.Commands.${command}Command`,
-    'ObjectNotFound',
-  );
-}
-
-const getItemProperty: Spec = {
-  name: 'Get-ItemProperty',
-  params: { Path: { type: 'string', position: 0, aliases: ['LiteralPath'] }, Name: { type: 'string[]', position: 1 } },
-  run(host, args, _input, ctx) {
-    const path = toText(args.Path);
-    const values = registryValues(host, path);
-    if (!values) {
-      ctx.error(registryPathNotFound(path, 'GetItemProperty'));
-      return [];
-    }
-    const names = args.Name as string[] | undefined;
-    if (!names) return [PsObject.from(values)];
-    const found = names.filter((n) => Object.keys(values).some((k) => k.toLowerCase() === n.toLowerCase()));
-    if (found.length < names.length) {
-      ctx.error(
-        new PsError(
-          `Property ${names.find((n) => !found.includes(n))} does not exist at path ${path}.`,
-          'System.Management.Automation.PSArgumentException,Microsoft.PowerShell.Commands.GetItemPropertyCommand',
-          'InvalidArgument',
-        ),
-      );
-      if (found.length === 0) return [];
-    }
-    return [
-      new PsObject(
-        undefined,
-        found.map((n) => [n, Object.entries(values).find(([k]) => k.toLowerCase() === n.toLowerCase())?.[1]]),
-      ),
-    ];
-  },
-};
-
 const testPathCmdlet: Spec = {
   name: 'Test-Path',
   params: {
@@ -245,12 +177,5 @@ const bcdedit: NativeSpec<WindowsHost> = {
 
 const hostname: NativeSpec<WindowsHost> = { names: ['hostname'], run: (host) => ({ stdout: `${host.state.hostname}\r\n`, exitCode: 0 }) };
 
-export const SYSTEM_CMDLETS: Spec[] = [
-  getWindowsFeature,
-  installWindowsFeature,
-  getCimInstance,
-  restartComputer,
-  getItemProperty,
-  testPathCmdlet,
-];
+export const SYSTEM_CMDLETS: Spec[] = [getWindowsFeature, installWindowsFeature, getCimInstance, restartComputer, testPathCmdlet];
 export const SYSTEM_NATIVES: NativeSpec<WindowsHost>[] = [bcdedit, hostname];

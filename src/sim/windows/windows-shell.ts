@@ -1,15 +1,17 @@
 // What a Windows host's OpenSSH hands a command to: cmd.exe, which runs powershell.exe -EncodedCommand.
 
 import type { CommandResult } from '../command-result.js';
-import type { CmdletSpec, NativeSpec } from '../shells/powershell/commands.js';
-import { Interpreter, type Registry } from '../shells/powershell/interpreter.js';
+import type { CmdletSpec, NativeSpec, Registry } from '../shells/powershell/commands.js';
+import { Interpreter } from '../shells/powershell/interpreter.js';
 import { loadPowerShellParser } from '../shells/powershell/parser.js';
 import { UTILITY_CMDLETS } from '../shells/powershell/utility-cmdlets.js';
 import { ParseCache } from '../shells/tree-sitter.js';
+import { DOCKER_NATIVE } from './docker.js';
 import { FILE_CMDLETS } from './file-cmdlets.js';
 import { KUBELET_NATIVE } from './kubelet-sim.js';
 import { NETWORK_CMDLETS, NETWORK_NATIVES } from './network-cmdlets.js';
 import { PACKAGE_CMDLETS, PACKAGE_NATIVES } from './package-cmdlets.js';
+import { REGISTRY_CMDLETS } from './registry-cmdlets.js';
 import { ROUTING_CMDLETS, ROUTING_NATIVES } from './routing-cmdlets.js';
 import { SERVICE_CMDLETS, SERVICE_NATIVES } from './service-cmdlets.js';
 import { SYSTEM_CMDLETS, SYSTEM_NATIVES } from './system-cmdlets.js';
@@ -28,12 +30,21 @@ function registry(): Registry<WindowsHost> {
     ...PACKAGE_CMDLETS,
     ...NETWORK_CMDLETS,
     ...ROUTING_CMDLETS,
+    ...REGISTRY_CMDLETS,
     ...WEB_CMDLETS,
   ]) {
     cmdlets.set(c.name.toLowerCase(), c);
   }
   const natives = new Map<string, NativeSpec<WindowsHost>>();
-  for (const n of [...SYSTEM_NATIVES, ...SERVICE_NATIVES, ...PACKAGE_NATIVES, ...NETWORK_NATIVES, ...ROUTING_NATIVES, KUBELET_NATIVE])
+  for (const n of [
+    ...SYSTEM_NATIVES,
+    ...SERVICE_NATIVES,
+    ...PACKAGE_NATIVES,
+    ...NETWORK_NATIVES,
+    ...ROUTING_NATIVES,
+    DOCKER_NATIVE,
+    KUBELET_NATIVE,
+  ])
     for (const name of n.names) natives.set(name, n);
   return { cmdlets, natives };
 }

@@ -1,6 +1,6 @@
 // Cmdlets and native programs the simulator knows, and how arguments bind to their parameters.
 
-import { PsError, PsTerminatingError } from './errors.js';
+import { type PsError, PsTerminatingError } from './errors.js';
 import { PsObject, toText } from './values.js';
 
 export type ParamType = 'string' | 'string[]' | 'switch' | 'int' | 'object' | 'scriptblock';
@@ -52,6 +52,12 @@ export interface NativeSpec<H> {
   /** Names it answers to, lower case, with and without .exe. */
   names: string[];
   run(host: H, argv: string[], ctx: CmdletContext): NativeResult;
+}
+
+/** What a host's shell knows: its cmdlets by lower-case name, its programs by every name they answer to. */
+export interface Registry<H> {
+  cmdlets: ReadonlyMap<string, CmdletSpec<H>>;
+  natives: ReadonlyMap<string, NativeSpec<H>>;
 }
 
 const COMMON: Record<string, ParamSpec> = {
@@ -212,5 +218,3 @@ export function bindArguments(spec: CmdletSpec<unknown>, raw: RawArgument[]): Bo
 
 /** Shorthand for cmdlets: a PSCustomObject from a plain record. */
 export const obj = (record: Record<string, unknown>, typeName?: string): PsObject => PsObject.from(record, typeName);
-
-export { PsError };
