@@ -15,7 +15,7 @@ export interface SimRoute {
 const fail = (stderr: string, code = 2): CommandResult => failWith(stderr, code);
 
 /** The host's own interfaces: loopback and eth0, whatever containers made, and user-made bridges. */
-export function linkNames(host: LinuxHost): string[] {
+function linkNames(host: LinuxHost): string[] {
   return ['lo', 'eth0', ...host.interfaces(), ...Object.keys(host.state.links ?? {})];
 }
 

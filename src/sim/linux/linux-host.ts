@@ -48,15 +48,15 @@ export interface LinuxState {
   downUntil?: number;
 }
 
-export const DEFAULT_LINUX_CATALOG: LinuxCatalog = {
+const DEFAULT_LINUX_CATALOG: LinuxCatalog = {
   contrailVersions: ['5.0.0', '5.0.1', '5.0.2', '5.1.0', 'latest'],
   openstackReleases: ['ocata', 'queens', 'rocky'],
 };
 
 /** Interfaces the vRouter agent container brings up on its host. */
-export const AGENT_INTERFACES = ['vhost0', 'pkt0'];
+const AGENT_INTERFACES = ['vhost0', 'pkt0'];
 
-export const DEFAULT_SYSCTLS: Record<string, string> = {
+const DEFAULT_SYSCTLS: Record<string, string> = {
   'net.ipv4.ip_forward': '0',
   'net.ipv4.conf.all.rp_filter': '1',
   'net.ipv4.conf.default.rp_filter': '1',

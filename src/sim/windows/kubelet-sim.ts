@@ -5,7 +5,7 @@ import type { WindowsHost } from './windows-host.js';
 import { executableOf, type ServiceState } from './windows-state.js';
 
 /** What the simulated kubelet.exe holds: `groundcrew-sim kubelet v1.29.4`. Anything else is not a kubelet. */
-export function kubeletVersionOf(content: string | undefined): string | undefined {
+function kubeletVersionOf(content: string | undefined): string | undefined {
   return /^groundcrew-sim kubelet (v\d+\.\d+\.\d+)\s*$/.exec(content ?? '')?.[1];
 }
 

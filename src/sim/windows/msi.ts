@@ -16,7 +16,7 @@ export const MSI = {
   INVALID_COMMAND_LINE: 1639,
 } as const;
 
-export function readMsi(host: WindowsHost, path: string): MsiPackage | undefined {
+function readMsi(host: WindowsHost, path: string): MsiPackage | undefined {
   const text = host.fs.read(path);
   if (text === undefined) return undefined;
   try {

@@ -11,7 +11,7 @@ export interface WindowsFsState {
 }
 
 /** `c:/ProgramData//Contrail\` → `C:\ProgramData\Contrail`; the lower-cased form is the key. */
-export function normalizePath(path: string): string {
+function normalizePath(path: string): string {
   let p = path.replace(/\//g, '\\').replace(/\\+/g, '\\');
   if (/^[a-z]:/i.test(p)) p = p[0]?.toUpperCase() + p.slice(1);
   if (p.length > 3 && p.endsWith('\\')) p = p.slice(0, -1);

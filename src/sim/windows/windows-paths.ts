@@ -16,7 +16,7 @@ export const PRODUCT_NAMES: Record<MsiPackage['product'], string> = {
   'cnm-plugin': 'Contrail Docker Driver',
 };
 
-export const CONTRAIL_DATA = 'C:\\ProgramData\\Contrail';
+const CONTRAIL_DATA = 'C:\\ProgramData\\Contrail';
 export const CNM_CONFIG = `${CONTRAIL_DATA}\\etc\\contrail\\contrail-cnm-plugin.conf`;
 export const AGENT_CONFIG = `${CONTRAIL_DATA}\\etc\\contrail\\contrail-vrouter-agent.conf`;
 export const DOCKER_DAEMON_JSON = 'C:\\ProgramData\\docker\\config\\daemon.json';

@@ -6,4 +6,4 @@ export function loadPowerShellParser(): Promise<Parser> {
   return loadParser('tree-sitter-powershell');
 }
 
-export { firstSyntaxProblem, type Node, type SyntaxProblem, type Tree } from '../tree-sitter.js';
+export type { Node, Tree } from '../tree-sitter.js';
