@@ -1,15 +1,10 @@
-// A simulated cluster for a desired state: one in-process host per node, on one simulated network.
-// With a directory, each host's state is kept there (written after every command), so the hosts
-// outlive the process that drives them, as real hosts outlive a daemon.
+// A simulated cluster for a desired state: one simulated host per node (src/sim/cluster.ts keeps them and
+// their saved states), each behind a sim executor. What is decided here is what host a node stands for.
 
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { LinuxHost, type LinuxState } from '../dataplane/sim/linux/linux-host.js';
-import { SimNetwork } from '../dataplane/sim/network.js';
-import { WindowsHost, type WindowsState } from '../dataplane/sim/windows/windows-host.js';
 import { SimExecutor, type SimShells } from '../dataplane/sim-executor.js';
 import type { DesiredState, NodeSpec } from '../inventory/desired-state.js';
 import { usesSignedVrouter } from '../reconciler/role-input.js';
+import { type HostDescription, SimHosts } from '../sim/cluster.js';
 
 export interface SimClusterOptions {
   shells: SimShells;
@@ -19,56 +14,44 @@ export interface SimClusterOptions {
   dir?: string;
 }
 
-function freshHost(node: NodeSpec): LinuxHost | WindowsHost {
+function hostFor(node: NodeSpec): HostDescription {
   if (node.os === 'windows') {
     // A host on the signed vRouter stands for one prepared by hand: features in, nothing to reboot for.
     const signed = usesSignedVrouter(node);
     // A Kubernetes worker stands for a host given containerd when it was provisioned (groundcrew checks, never installs it).
-    return WindowsHost.fresh({
-      hostname: node.name,
-      catalog: { signedVrouter: signed },
-      ...(signed ? { features: ['Containers', 'Hyper-V'] } : {}),
-      containerd: node.roles.includes('k8s_node'),
-    });
+    return {
+      name: node.name,
+      os: 'windows',
+      address: node.address,
+      windows: {
+        signedVrouter: signed,
+        ...(signed ? { features: ['Containers', 'Hyper-V'] } : {}),
+        containerd: node.roles.includes('k8s_node'),
+      },
+    };
   }
   // A node with the config role stands for a Contrail control plane deployed outside groundcrew.
-  return LinuxHost.fresh(node.name, {}, { configApi: node.roles.includes('config') });
+  return { name: node.name, os: 'linux', address: node.address, configApi: node.roles.includes('config') };
 }
 
 /** Simulated hosts made on demand, one per node, on one simulated network (the daemon's `transport: sim`). */
 export class SimCluster {
-  readonly network = new SimNetwork();
   readonly executors = new Map<string, SimExecutor>();
+  readonly #hosts: SimHosts;
 
   constructor(private readonly options: SimClusterOptions) {
-    if (options.dir) mkdirSync(options.dir, { recursive: true });
+    this.#hosts = new SimHosts(options.dir);
   }
 
   executor(node: NodeSpec): SimExecutor {
     const existing = this.executors.get(node.name);
     if (existing) return existing;
-    const { dir } = this.options;
-    const file = dir ? join(dir, `${node.name}.json`) : undefined;
-    let host: LinuxHost | WindowsHost;
-    if (file && existsSync(file)) {
-      const saved = JSON.parse(readFileSync(file, 'utf8')) as LinuxState | WindowsState;
-      host = saved.os === 'windows' ? new WindowsHost(saved) : new LinuxHost(saved);
-    } else host = freshHost(node);
-    host.network = this.network;
-    if (host instanceof LinuxHost) this.network.attach(node.address, host);
-    const save = file
-      ? (h: LinuxHost | WindowsHost) => {
-          writeFileSync(`${file}.tmp-${process.pid}`, JSON.stringify(h.state));
-          renameSync(`${file}.tmp-${process.pid}`, file);
-        }
-      : undefined;
-    save?.(host);
     const exec = new SimExecutor({
-      host,
+      host: this.#hosts.host(hostFor(node)),
       shells: this.options.shells,
       rebootMs: this.options.rebootMs,
       latencyMs: this.options.latencyMs,
-      ...(save ? { onChange: save } : {}),
+      onChange: () => this.#hosts.save(node.name),
     });
     this.executors.set(node.name, exec);
     return exec;

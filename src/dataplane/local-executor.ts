@@ -2,6 +2,7 @@
 
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
+import { commandName, startDeadline } from './deadline.js';
 import { DataplaneError } from './errors.js';
 import type { Command, CommandResult, Executor, RunOptions } from './executor.js';
 
@@ -10,13 +11,7 @@ export class LocalExecutor implements Executor {
 
   run(cmd: Command, opts: RunOptions): Promise<CommandResult> {
     const started = performance.now();
-    const label = cmd.label ? ` (${cmd.label})` : '';
-    if (opts.signal?.aborted) return Promise.reject(new DataplaneError('GC_COMMAND_ABORTED', `local command${label} was cancelled`));
     return new Promise((resolve, reject) => {
-      // Its own process group, so a timeout or abort ends everything the script started.
-      const child = spawn('bash', ['-c', cmd.script], { detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
-      const stdout: Buffer[] = [];
-      const stderr: Buffer[] = [];
       let ended: DataplaneError | undefined;
       const end = (error: DataplaneError) => {
         ended ??= error;
@@ -26,20 +21,19 @@ export class LocalExecutor implements Executor {
           // already gone
         }
       };
-      const timer = setTimeout(
-        () => end(new DataplaneError('GC_COMMAND_TIMEOUT', `local command${label} ran past ${opts.timeoutMs} ms and was ended`)),
-        opts.timeoutMs,
-      );
-      const onAbort = () => end(new DataplaneError('GC_COMMAND_ABORTED', `local command${label} was cancelled`));
-      opts.signal?.addEventListener('abort', onAbort, { once: true });
+      // Before the spawn: a caller that has already cancelled starts nothing.
+      const deadline = startDeadline(opts, commandName('local ', cmd), end);
+      // Its own process group, so a timeout or abort ends everything the script started.
+      const child = spawn('bash', ['-c', cmd.script], { detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+      const stdout: Buffer[] = [];
+      const stderr: Buffer[] = [];
       child.stdout.on('data', (c: Buffer) => stdout.push(c));
       child.stderr.on('data', (c: Buffer) => stderr.push(c));
       child.stdin.on('error', () => undefined);
       child.stdin.end(opts.stdin ?? '');
       child.on('error', (err) => end(new DataplaneError('GC_CONNECTION_LOST', `local bash could not run: ${err.message}`, err)));
       child.on('close', (code, signal) => {
-        clearTimeout(timer);
-        opts.signal?.removeEventListener('abort', onAbort);
+        deadline.clear();
         if (ended) return reject(ended);
         resolve({
           exitCode: code ?? 128 + (signal === 'SIGKILL' ? 9 : 15),

@@ -3,6 +3,7 @@
 
 import { performance } from 'node:perf_hooks';
 import { PowerShell } from 'node-powershell';
+import { cancelled, commandName, startDeadline } from './deadline.js';
 import { DataplaneError } from './errors.js';
 import type { Command, CommandResult, Executor, RunOptions } from './executor.js';
 import { psQuote } from './quote.js';
@@ -19,23 +20,18 @@ export class PowerShellExecutor implements Executor {
 
   async run(cmd: Command, opts: RunOptions): Promise<CommandResult> {
     const started = performance.now();
-    const label = cmd.label ? ` (${cmd.label})` : '';
-    if (opts.signal?.aborted) throw new DataplaneError('GC_COMMAND_ABORTED', `PowerShell command${label} was cancelled`);
+    const what = commandName('PowerShell ', cmd);
+    if (opts.signal?.aborted) throw cancelled(what);
     // What SSH would send on stdin is handed over as $GcStdin; it is written to the shell's stdin like the rest.
     const stdin = opts.stdin === undefined ? '' : `$GcStdin = ${psQuote(opts.stdin)}\n`;
     const invocation = this.#session().invoke(`${POWERSHELL_PRELUDE}${stdin}${cmd.script}`);
-    let timer: NodeJS.Timeout | undefined;
-    let onAbort: (() => void) | undefined;
-    const stop = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new DataplaneError('GC_COMMAND_TIMEOUT', `PowerShell command${label} ran past ${opts.timeoutMs} ms and was ended`)),
-        opts.timeoutMs,
-      );
-      onAbort = () => reject(new DataplaneError('GC_COMMAND_ABORTED', `PowerShell command${label} was cancelled`));
-      opts.signal?.addEventListener('abort', onAbort, { once: true });
+    let expire: (error: DataplaneError) => void = () => undefined;
+    const expired = new Promise<never>((_, reject) => {
+      expire = reject;
     });
+    const deadline = startDeadline(opts, what, expire);
     try {
-      const result = await Promise.race([invocation, stop]);
+      const result = await Promise.race([invocation, expired]);
       return { exitCode: 0, stdout: result.raw, stderr: '', durationMs: performance.now() - started };
     } catch (err) {
       if (err instanceof DataplaneError) {
@@ -46,8 +42,7 @@ export class PowerShellExecutor implements Executor {
       // node-powershell fails an invocation that wrote to stderr: that is a failed command, exit 1.
       return { exitCode: 1, stdout: '', stderr: (err as Error).message, durationMs: performance.now() - started };
     } finally {
-      clearTimeout(timer);
-      if (onAbort) opts.signal?.removeEventListener('abort', onAbort);
+      deadline.clear();
     }
   }
 

@@ -3,12 +3,13 @@
 
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { LinuxHost } from '../sim/linux/linux-host.js';
+import { LinuxShell } from '../sim/linux/linux-shell.js';
+import type { WindowsHost } from '../sim/windows/windows-host.js';
+import { WindowsShell } from '../sim/windows/windows-shell.js';
+import { commandName, startDeadline } from './deadline.js';
 import { DataplaneError } from './errors.js';
 import type { Command, CommandResult, Executor, NodeOs, RunOptions } from './executor.js';
-import { LinuxShell } from './sim/bash/linux-shell.js';
-import { LinuxHost } from './sim/linux/linux-host.js';
-import type { WindowsHost } from './sim/windows/windows-host.js';
-import { WindowsShell } from './sim/windows/windows-shell.js';
 import { powershellCommandLine } from './wire.js';
 
 /** The two simulated shells, loaded once (each parses with a tree-sitter grammar). */
@@ -67,33 +68,33 @@ export class SimExecutor implements Executor {
   async run(cmd: Command, opts: RunOptions): Promise<CommandResult> {
     const started = performance.now();
     const name = this.options.host.state.hostname;
-    const label = cmd.label ? ` (${cmd.label})` : '';
     if (this.isDown) throw new DataplaneError('GC_SSH_CONNECT', `cannot connect to ${name}: ECONNREFUSED (rebooting)`);
-    const latency = this.options.latencyMs ?? 0;
-    if (latency > 0) {
-      if (latency > opts.timeoutMs) {
-        await sleep(opts.timeoutMs, undefined, { signal: opts.signal }).catch(() => undefined);
-        throw new DataplaneError('GC_COMMAND_TIMEOUT', `${name}: command${label} ran past ${opts.timeoutMs} ms and was ended`);
-      }
-      await sleep(latency, undefined, { signal: opts.signal }).catch(() => {
-        throw new DataplaneError('GC_COMMAND_ABORTED', `${name}: command${label} was cancelled`);
-      });
-    }
-    if (opts.signal?.aborted) throw new DataplaneError('GC_COMMAND_ABORTED', `${name}: command${label} was cancelled`);
+    await this.#roundTrip(opts, commandName(`${name}: `, cmd));
     this.stats.commands++;
     const host = this.options.host;
     const result =
       host instanceof LinuxHost
         ? this.options.shells.linux.run(host, cmd.script, opts.stdin ?? '')
-        : (({ stdout, stderr, exitCode }) => ({ stdout, stderr, code: exitCode }))(
-            this.options.shells.windows.runCommandLine(host, powershellCommandLine(cmd.script), opts.stdin ?? ''),
-          );
+        : this.options.shells.windows.runCommandLine(host, powershellCommandLine(cmd.script), opts.stdin ?? '');
     if (host.rebootRequested) {
       host.rebootRequested = false;
       this.#reboot();
     }
     this.options.onChange?.(host);
-    return { exitCode: result.code, stdout: result.stdout, stderr: result.stderr, durationMs: performance.now() - started };
+    return { exitCode: result.exitCode, stdout: result.stdout, stderr: result.stderr, durationMs: performance.now() - started };
+  }
+
+  /** The simulated latency, under the command's deadline as the wire would be: it can time out or be cancelled. */
+  async #roundTrip(opts: RunOptions, what: string): Promise<void> {
+    const pause = new AbortController();
+    const deadline = startDeadline(opts, what, () => pause.abort());
+    try {
+      const latency = this.options.latencyMs ?? 0;
+      if (latency > 0) await sleep(latency, undefined, { signal: pause.signal }).catch(() => undefined);
+    } finally {
+      deadline.clear();
+    }
+    if (deadline.error) throw deadline.error;
   }
 
   /** The host goes down now and comes back (new boot id / boot time) after rebootMs. */

@@ -8,6 +8,7 @@ import { type Socket, connect as tcpConnect } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { NodeSSH } from 'node-ssh';
 import type { ClientChannel } from 'ssh2';
+import { cancelled, commandName, startDeadline } from './deadline.js';
 import { DataplaneError } from './errors.js';
 import type { Command, CommandResult, Executor, ExecutorLog, NodeOs, RunOptions } from './executor.js';
 import { fingerprint, type HostKeyStore } from './host-keys.js';
@@ -75,10 +76,10 @@ export class SshExecutor implements Executor {
 
   async run(cmd: Command, opts: RunOptions): Promise<CommandResult> {
     const started = performance.now();
-    if (opts.signal?.aborted) throw this.#aborted(cmd);
+    if (opts.signal?.aborted) throw cancelled(this.#commandName(cmd));
     const wire = this.os === 'linux' ? PID_PREFIX + cmd.script : wireCommand(this.os, cmd.script);
     await this.#channels.acquire(opts.signal).catch(() => {
-      throw this.#aborted(cmd);
+      throw cancelled(this.#commandName(cmd));
     });
     try {
       const ssh = await this.#connection();
@@ -235,8 +236,7 @@ export class SshExecutor implements Executor {
       const finish = (error?: DataplaneError) => {
         if (done) return;
         done = true;
-        clearTimeout(timer);
-        opts.signal?.removeEventListener('abort', onAbort);
+        deadline.clear();
         client.removeListener('close', onConnectionClose);
         if (error) reject(error);
         else {
@@ -265,13 +265,8 @@ export class SshExecutor implements Executor {
         // Do not wait for the server to confirm the close: the caller learns now, the channel goes in the background.
         finish(error);
       };
-      const timer = setTimeout(
-        () =>
-          end(new DataplaneError('GC_COMMAND_TIMEOUT', `${this.endpoint}: command${label} ran past ${opts.timeoutMs} ms and was ended`)),
-        opts.timeoutMs,
-      );
-      const onAbort = () => end(this.#aborted(cmd));
-      opts.signal?.addEventListener('abort', onAbort, { once: true });
+      // Also refuses a caller that cancelled while the connection was being made: the command has not started.
+      const deadline = startDeadline(opts, this.#commandName(cmd), end);
       const onConnectionClose = () => {
         if (!exit && !ended)
           ended = new DataplaneError(
@@ -341,7 +336,7 @@ export class SshExecutor implements Executor {
     });
   }
 
-  #aborted(cmd: Command): DataplaneError {
-    return new DataplaneError('GC_COMMAND_ABORTED', `${this.endpoint}: command${cmd.label ? ` (${cmd.label})` : ''} was cancelled`);
+  #commandName(cmd: Command): string {
+    return commandName(`${this.endpoint}: `, cmd);
   }
 }

@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WindowsHost } from '../../src/dataplane/sim/windows/windows-host.js';
+import { WindowsHost } from '../../src/sim/windows/windows-host.js';
 import { launchBrowser, SCREENSHOTS } from '../browser/browser.js';
 import { ssh } from '../lab/ssh.js';
 import { E2eCluster, LINUX, type NodeJson, sleep, WINDOWS } from './cluster.js';

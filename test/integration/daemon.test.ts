@@ -11,7 +11,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Daemon, startDaemon } from '../../src/cli/daemon.js';
 import { DaemonConfigSchema } from '../../src/cli/daemon-config.js';
-import type { WindowsHost } from '../../src/dataplane/sim/windows/windows-host.js';
+import type { WindowsHost } from '../../src/sim/windows/windows-host.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 

@@ -12,7 +12,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Daemon, startDaemon } from '../../src/cli/daemon.js';
 import { DaemonConfigSchema } from '../../src/cli/daemon-config.js';
-import type { WindowsHost } from '../../src/dataplane/sim/windows/windows-host.js';
+import type { WindowsHost } from '../../src/sim/windows/windows-host.js';
 
 const HOOK_SECRET = 'hook-secret-for-k8s-tests';
 const BOOTSTRAP_TOKEN = 'abcdef.k8s0secret0token0';

@@ -4,10 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Executor } from '../../src/dataplane/executor.js';
 import { HostKeyStore } from '../../src/dataplane/host-keys.js';
 import { Limiter } from '../../src/dataplane/limiter.js';
-import { LinuxHost } from '../../src/dataplane/sim/linux/linux-host.js';
-import { WindowsHost } from '../../src/dataplane/sim/windows/windows-host.js';
 import { SimExecutor, SimShells } from '../../src/dataplane/sim-executor.js';
 import { SshExecutor } from '../../src/dataplane/ssh-executor.js';
+import { LinuxHost } from '../../src/sim/linux/linux-host.js';
+import { WindowsHost } from '../../src/sim/windows/windows-host.js';
 import { fileResource } from '../support/file-resource.js';
 import { Lab } from './lab.js';
 

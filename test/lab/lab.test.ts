@@ -2,7 +2,7 @@
 
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LinuxHost } from '../../src/dataplane/sim/linux/linux-host.js';
+import type { LinuxHost } from '../../src/sim/linux/linux-host.js';
 import { LAB_PASSWORD, Lab } from './lab.js';
 import { linksWithPrefix, netnsList, sh } from './netns.js';
 import { powershell, ssh, sshWithPassword } from './ssh.js';

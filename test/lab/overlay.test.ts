@@ -9,13 +9,13 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HostKeyStore } from '../../src/dataplane/host-keys.js';
 import { Limiter } from '../../src/dataplane/limiter.js';
-import type { WindowsHost } from '../../src/dataplane/sim/windows/windows-host.js';
 import { SshExecutor } from '../../src/dataplane/ssh-executor.js';
 import type { DesiredState } from '../../src/inventory/desired-state.js';
 import { parseInventory } from '../../src/inventory/parse-inventory.js';
 import { Reconciler } from '../../src/reconciler/reconciler.js';
 import { StatusStore } from '../../src/reconciler/status-store.js';
 import type { KubeletBinary } from '../../src/roles/input.js';
+import type { WindowsHost } from '../../src/sim/windows/windows-host.js';
 import { Lab } from './lab.js';
 
 const run = promisify(execFile);

@@ -4,11 +4,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HostKeyStore } from '../../src/dataplane/host-keys.js';
 import { Limiter } from '../../src/dataplane/limiter.js';
-import { WindowsHost } from '../../src/dataplane/sim/windows/windows-host.js';
 import { SshExecutor } from '../../src/dataplane/ssh-executor.js';
 import { linuxPlan } from '../../src/roles/linux/plan.js';
 import { applyPhase, type PhaseOutcome } from '../../src/roles/phase.js';
 import { windowsPlan } from '../../src/roles/windows/plan.js';
+import { WindowsHost } from '../../src/sim/windows/windows-host.js';
 import { linuxComputeInput } from '../support/inputs.js';
 import { Lab } from './lab.js';
 import { ssh } from './ssh.js';

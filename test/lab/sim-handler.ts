@@ -1,10 +1,11 @@
 // Answers gc-sim-client for lab hosts: Windows command lines, and the docker/systemctl/reboot shims of Linux hosts.
 
 import { existsSync, readFileSync } from 'node:fs';
-import { LinuxHost } from '../../src/dataplane/sim/linux/linux-host.js';
-import { docker, systemctl } from '../../src/dataplane/sim/linux/linux-tools.js';
-import type { SimRequest, SimResponse } from '../../src/dataplane/sim/socket-server.js';
-import { splitWindowsCommandLine } from '../../src/dataplane/sim/windows/windows-shell.js';
+import { docker } from '../../src/sim/linux/docker.js';
+import { LinuxHost } from '../../src/sim/linux/linux-host.js';
+import { systemctl } from '../../src/sim/linux/systemctl.js';
+import type { SimRequest, SimResponse } from '../../src/sim/transports/socket-server.js';
+import { splitWindowsCommandLine } from '../../src/sim/windows/windows-shell.js';
 import type { Lab, LabHost } from './lab.js';
 
 /** A path inside a Linux lab host, read from the host's own directories where it has them. */

@@ -3,7 +3,7 @@
 import { execFile } from 'node:child_process';
 import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { encodePowerShell } from '../../src/dataplane/sim/windows/windows-shell.js';
+import { encodePowerShell } from '../../src/sim/windows/windows-shell.js';
 import type { Lab } from './lab.js';
 
 export interface SshResult {

@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalExecutor } from '../../../src/dataplane/local-executor.js';
 import { PowerShellExecutor } from '../../../src/dataplane/powershell-executor.js';
-import { LinuxHost } from '../../../src/dataplane/sim/linux/linux-host.js';
-import { WindowsHost } from '../../../src/dataplane/sim/windows/windows-host.js';
 import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
+import { LinuxHost } from '../../../src/sim/linux/linux-host.js';
+import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const stillRunning = (marker: string) =>
@@ -83,7 +83,7 @@ describe('PowerShellExecutor (node-powershell over the pwsh-compatible simulator
   beforeAll(() => {
     const dir = mkdtempSync(join(tmpdir(), 'gc-psexec-'));
     const wrapper = join(dir, 'pwsh');
-    writeFileSync(wrapper, `#!/bin/sh\nexec "${process.execPath}" "${join(ROOT, 'dist/src/dataplane/sim/windows/pwsh-sim.js')}" "$@"\n`);
+    writeFileSync(wrapper, `#!/bin/sh\nexec "${process.execPath}" "${join(ROOT, 'dist/src/sim/windows/pwsh-sim.js')}" "$@"\n`);
     chmodSync(wrapper, 0o755);
     process.env.NODE_POWERSHELL = wrapper;
     process.env.GC_SIM_STATE = join(dir, 'state.json');

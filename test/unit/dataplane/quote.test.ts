@@ -3,11 +3,11 @@
 import { execFileSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bashQuote, psQuote } from '../../../src/dataplane/quote.js';
-import { LinuxShell } from '../../../src/dataplane/sim/bash/linux-shell.js';
-import { LinuxHost } from '../../../src/dataplane/sim/linux/linux-host.js';
-import { loadPowerShellParser } from '../../../src/dataplane/sim/powershell/parser.js';
-import { WindowsHost } from '../../../src/dataplane/sim/windows/windows-host.js';
-import { WindowsShell } from '../../../src/dataplane/sim/windows/windows-shell.js';
+import { LinuxHost } from '../../../src/sim/linux/linux-host.js';
+import { LinuxShell } from '../../../src/sim/linux/linux-shell.js';
+import { loadPowerShellParser } from '../../../src/sim/shells/powershell/parser.js';
+import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
+import { WindowsShell } from '../../../src/sim/windows/windows-shell.js';
 
 const HOSTILE = [
   '',

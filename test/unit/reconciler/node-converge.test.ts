@@ -2,14 +2,14 @@
 
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createActor, waitFor } from 'xstate';
-import { LinuxHost } from '../../../src/dataplane/sim/linux/linux-host.js';
-import { WindowsHost } from '../../../src/dataplane/sim/windows/windows-host.js';
 import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
 import { nodeActors } from '../../../src/reconciler/node-actors.js';
 import { linuxPlan } from '../../../src/roles/linux/plan.js';
 import { testPhases } from '../../../src/roles/phase.js';
 import { type NodePlan, planOrder } from '../../../src/roles/plan.js';
 import { windowsPlan } from '../../../src/roles/windows/plan.js';
+import { LinuxHost } from '../../../src/sim/linux/linux-host.js';
+import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
 import { nodeMachine } from '../../../src/state-machines/node-machine.js';
 import { linuxComputeInput, windowsInput } from '../../support/inputs.js';
 

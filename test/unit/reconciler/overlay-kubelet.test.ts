@@ -5,13 +5,13 @@
 import { createHash } from 'node:crypto';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { simCluster } from '../../../src/cli/sim-cluster.js';
-import type { LinuxHost } from '../../../src/dataplane/sim/linux/linux-host.js';
-import type { WindowsHost } from '../../../src/dataplane/sim/windows/windows-host.js';
 import { type SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
 import type { DesiredState } from '../../../src/inventory/desired-state.js';
 import { Reconciler } from '../../../src/reconciler/reconciler.js';
 import { StatusStore } from '../../../src/reconciler/status-store.js';
 import type { KubeletBinary } from '../../../src/roles/input.js';
+import type { LinuxHost } from '../../../src/sim/linux/linux-host.js';
+import type { WindowsHost } from '../../../src/sim/windows/windows-host.js';
 import { parse } from '../inventory/helpers.js';
 
 const LIMITS = { settleMs: 20, rebootTimeoutMs: 10_000, backoffBaseMs: 20, backoffMaxMs: 200 };

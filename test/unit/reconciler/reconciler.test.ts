@@ -6,12 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { simCluster } from '../../../src/cli/sim-cluster.js';
-import type { WindowsHost } from '../../../src/dataplane/sim/windows/windows-host.js';
 import { type SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
 import type { DesiredState } from '../../../src/inventory/desired-state.js';
 import { loadInventory } from '../../../src/inventory/load-inventory.js';
 import { Reconciler } from '../../../src/reconciler/reconciler.js';
 import { StatusStore } from '../../../src/reconciler/status-store.js';
+import type { WindowsHost } from '../../../src/sim/windows/windows-host.js';
 
 const EXAMPLE = join(import.meta.dirname, '..', '..', '..', 'inventory-repo-example');
 const LIMITS = { settleMs: 20, rebootTimeoutMs: 10_000, backoffBaseMs: 20, backoffMaxMs: 200 };

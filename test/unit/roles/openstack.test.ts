@@ -2,14 +2,14 @@
 
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Executor } from '../../../src/dataplane/executor.js';
-import { LinuxHost } from '../../../src/dataplane/sim/linux/linux-host.js';
-import { SimNetwork } from '../../../src/dataplane/sim/network.js';
-import { WindowsHost } from '../../../src/dataplane/sim/windows/windows-host.js';
 import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
 import type { KeystoneInput, LinuxRoleInput, WindowsRoleInput } from '../../../src/roles/input.js';
 import { linuxPlan } from '../../../src/roles/linux/plan.js';
 import { applyPhase } from '../../../src/roles/phase.js';
 import { windowsPlan } from '../../../src/roles/windows/plan.js';
+import { LinuxHost } from '../../../src/sim/linux/linux-host.js';
+import { SimNetwork } from '../../../src/sim/network.js';
+import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
 import { Recorder } from '../../support/recorder.js';
 
 let shells: SimShells;
@@ -179,7 +179,7 @@ describe('debug DLLs', () => {
 
 describe('what these phases send', () => {
   it('every PowerShell script of the openstack, registration and DLL resources parses with tree-sitter-powershell', async () => {
-    const { loadPowerShellParser } = await import('../../../src/dataplane/sim/powershell/parser.js');
+    const { loadPowerShellParser } = await import('../../../src/sim/shells/powershell/parser.js');
     const { POWERSHELL_PRELUDE } = await import('../../../src/dataplane/wire.js');
     const parser = await loadPowerShellParser();
     const c = cluster();

@@ -2,14 +2,14 @@
 
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Executor } from '../../../src/dataplane/executor.js';
-import { loadPowerShellParser } from '../../../src/dataplane/sim/powershell/parser.js';
-import { WindowsHost } from '../../../src/dataplane/sim/windows/windows-host.js';
 import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
 import { POWERSHELL_PRELUDE } from '../../../src/dataplane/wire.js';
 import { windowsFactsScript } from '../../../src/roles/facts.js';
 import type { WindowsRoleInput } from '../../../src/roles/input.js';
 import { applyPhase, type Phase, type PhaseOutcome, passPhase } from '../../../src/roles/phase.js';
 import { windowsPlan } from '../../../src/roles/windows/plan.js';
+import { loadPowerShellParser } from '../../../src/sim/shells/powershell/parser.js';
+import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
 import { windowsInput } from '../../support/inputs.js';
 import { Recorder } from '../../support/recorder.js';
 

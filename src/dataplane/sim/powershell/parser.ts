@@ -1,9 +1,0 @@
-// PowerShell parsing with the tree-sitter-powershell grammar (wasm), shared by the simulator and tests.
-
-import { loadParser, type Parser } from '../tree-sitter.js';
-
-export function loadPowerShellParser(): Promise<Parser> {
-  return loadParser('tree-sitter-powershell');
-}
-
-export { firstSyntaxProblem, type Node, type SyntaxProblem, type Tree } from '../tree-sitter.js';

@@ -1,0 +1,151 @@
+// Simple commands of the simulated bash: assignments, builtins, functions, the host's utilities, [ ] and [[ ]].
+
+import { type CommandResult, ok } from '../../command-result.js';
+import type { Node } from '../tree-sitter.js';
+import type { ShellFiles, Utility } from './bash-shell.js';
+import { BashExit } from './errors.js';
+import { BashWords, type Io } from './words.js';
+
+/** The interpreter's second layer: what one simple command does, once its words are expanded. */
+export abstract class BashCommands extends BashWords {
+  protected pipefail = false;
+  protected readonly functions = new Map<string, Node>();
+
+  constructor(
+    protected readonly utilities: ReadonlyMap<string, Utility>,
+    protected readonly files: ShellFiles,
+    env: Record<string, string> = {},
+  ) {
+    super(env);
+  }
+
+  protected assign(node: Node): void {
+    const name = node.namedChild(0)?.text ?? '';
+    const value = node.namedChild(1);
+    this.env.set(name, value ? this.word(value) : '');
+  }
+
+  protected declaration(node: Node): number {
+    for (const child of node.namedChildren) {
+      if (child?.type === 'variable_assignment') this.assign(child);
+    }
+    return 0;
+  }
+
+  protected command(node: Node, io: Io): number {
+    const assignments = node.namedChildren.filter((c): c is Node => c?.type === 'variable_assignment');
+    const nameNode = node.childForFieldName('name');
+    if (!nameNode) {
+      for (const a of assignments) this.assign(a);
+      return 0;
+    }
+    const argv = [nameNode, ...node.childrenForFieldName('argument')].filter((c): c is Node => c !== null).flatMap((c) => this.expand(c));
+    const [name = '', ...args] = argv;
+    for (const a of assignments) this.assign(a);
+    const result = this.#invoke(name, args, io, node.startPosition.row + 1);
+    if (result.stdout) io.out.push(result.stdout);
+    if (result.stderr) io.err.push(result.stderr);
+    return result.exitCode;
+  }
+
+  #invoke(name: string, args: string[], io: Io, line: number): CommandResult {
+    switch (name) {
+      case 'exit':
+        throw new BashExit(args[0] === undefined ? this.status : Number(args[0]) & 255);
+      case 'set':
+        return this.#set(args);
+      case 'cd': {
+        const target = this.resolve(args[0] ?? this.env.get('HOME') ?? '/');
+        if (!this.files.isDir(target)) return { stdout: '', stderr: `bash: cd: ${args[0]}: No such file or directory\n`, exitCode: 1 };
+        this.cwd = target;
+        return ok();
+      }
+      case 'export':
+        for (const a of args) {
+          const at = a.indexOf('=');
+          if (at > 0) this.env.set(a.slice(0, at), a.slice(at + 1));
+        }
+        return ok();
+      case 'shift':
+        this.args = this.args.slice(Number(args[0] ?? 1));
+        return ok();
+      case 'command':
+      case 'type':
+        if (args[0] === '-v' && args[1])
+          return this.#lookup(args[1]) ? ok(`${this.#lookup(args[1])}\n`) : { stdout: '', stderr: '', exitCode: 1 };
+        break;
+    }
+    const fn = this.functions.get(name);
+    if (fn) {
+      const saved = this.args;
+      this.args = args;
+      try {
+        const inner: Io = { stdin: io.stdin, out: io.out, err: io.err };
+        return { stdout: '', stderr: '', exitCode: this.block(fn.type === 'compound_statement' ? fn.namedChildren : [fn], inner) };
+      } finally {
+        this.args = saved;
+      }
+    }
+    const utility = this.utilities.get(name.replace(/^\/(usr\/)?(s?bin)\//, ''));
+    if (utility) return utility(args, io.stdin, this);
+    return { stdout: '', stderr: `bash: line ${line}: ${name}: command not found\n`, exitCode: 127 };
+  }
+
+  #lookup(name: string): string | undefined {
+    if (this.functions.has(name)) return name;
+    return this.utilities.has(name) ? `/usr/bin/${name}` : undefined;
+  }
+
+  #set(args: string[]): CommandResult {
+    for (let i = 0; i < args.length; i++) {
+      const a = args[i] as string;
+      if (a === '-o' || a === '+o') {
+        if (args[++i] === 'pipefail') this.pipefail = a === '-o';
+        else if (args[i] === 'errexit') this.errexit = a === '-o';
+        else if (args[i] === 'nounset') this.nounset = a === '-o';
+        continue;
+      }
+      const on = a.startsWith('-');
+      for (const flag of a.slice(1)) {
+        if (flag === 'e') this.errexit = on;
+        else if (flag === 'u') this.nounset = on;
+        else if (flag === 'x' || flag === 'f') continue;
+        else return { stdout: '', stderr: `bash: set: ${a[0]}${flag}: invalid option\n`, exitCode: 2 };
+      }
+    }
+    return ok();
+  }
+
+  // ---- [ ] and [[ ]] ----
+
+  protected test(node: Node): boolean {
+    const inner = node.namedChildren.find((c) => c !== null);
+    return inner ? this.#testExpr(inner) : false;
+  }
+
+  #testExpr(node: Node): boolean {
+    switch (node.type) {
+      case 'unary_expression': {
+        const op = node.child(0)?.text ?? '';
+        if (op === '!') return !this.#testExpr(node.child(1) as Node);
+        const operand = this.expand(node.child(1) as Node).join(' ');
+        const result = this.utilities.get('test')?.([op, operand], '', this);
+        return result?.exitCode === 0;
+      }
+      case 'binary_expression': {
+        const op = node.child(1)?.text ?? '';
+        if (op === '&&' || op === '-a') return this.#testExpr(node.child(0) as Node) && this.#testExpr(node.child(2) as Node);
+        if (op === '||' || op === '-o') return this.#testExpr(node.child(0) as Node) || this.#testExpr(node.child(2) as Node);
+        const left = this.expand(node.child(0) as Node).join(' ');
+        const right = this.expand(node.child(2) as Node).join(' ');
+        return this.utilities.get('test')?.([left, op === '==' ? '=' : op, right], '', this).exitCode === 0;
+      }
+      case 'parenthesized_expression':
+        return this.#testExpr(node.namedChild(0) as Node);
+      case 'negated_expression':
+        return !this.#testExpr(node.namedChild(0) as Node);
+      default:
+        return this.expand(node).join(' ') !== '';
+    }
+  }
+}

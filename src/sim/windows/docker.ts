@@ -1,0 +1,157 @@
+// docker.exe on a simulated Windows host: version, pull, images, transparent networks, and `docker run` of
+// the Contrail images, which leaves that build's MSIs and certificate in the mounted directory.
+
+import type { NativeResult, NativeSpec } from '../shells/powershell/commands.js';
+import { productCode } from './identifiers.js';
+import { msiContent, testCertificate } from './msi.js';
+import type { WindowsHost } from './windows-host.js';
+import { DOCKER_EXE } from './windows-paths.js';
+
+/** `docker network create -d transparent --subnet S --gateway G [-o ...interface=A] NAME` and `docker network rm NAME`. */
+function network(host: WindowsHost, args: string[]): NativeResult {
+  const [verb, ...rest] = args;
+  const value = (flag: string) => {
+    const at = rest.findIndex((a) => a === flag || a.startsWith(`${flag}=`));
+    if (at < 0) return undefined;
+    const arg = rest[at] as string;
+    return arg.includes('=') && arg.startsWith('--') ? arg.slice(arg.indexOf('=') + 1) : rest[at + 1];
+  };
+  const flags = new Set(['-d', '--driver', '--subnet', '--gateway', '-o', '--opt']);
+  const name = rest.filter((a, i) => !a.startsWith('-') && !flags.has(rest[i - 1] ?? '')).at(-1);
+  if (!name) return { stdout: '', stderr: `"docker network ${verb}" requires at least 1 argument.\r\n`, exitCode: 1 };
+  if (verb === 'rm') {
+    if (!host.state.hnsNetworks.some((n) => n.name === name))
+      return { stdout: '', stderr: `Error: No such network: ${name}\r\n`, exitCode: 1 };
+    host.removeNetwork(name);
+    host.record(`docker-network-rm ${name}`);
+    return { stdout: `${name}\r\n`, exitCode: 0 };
+  }
+  if (verb !== 'create')
+    return { stdout: '', stderr: `groundcrew sim: docker network ${verb} is outside the simulated subset\r\n`, exitCode: 1 };
+  const driver = value('-d') ?? value('--driver') ?? 'nat';
+  if (host.state.hnsNetworks.some((n) => n.name === name))
+    return { stdout: '', stderr: `Error response from daemon: network with name ${name} already exists\r\n`, exitCode: 1 };
+  if (driver !== 'transparent')
+    return { stdout: '', stderr: `groundcrew sim: docker network create -d ${driver} is outside the simulated subset\r\n`, exitCode: 1 };
+  const subnet = value('--subnet');
+  const gateway = value('--gateway');
+  const adapter = (value('-o') ?? value('--opt') ?? '').replace(/^com\.docker\.network\.windowsshim\.interface=/, '') || 'Ethernet0';
+  if (!host.adapters().some((a) => a.name.toLowerCase() === adapter.toLowerCase()))
+    return {
+      stdout: '',
+      stderr: `Error response from daemon: HNS failed with error : The network adapter ${adapter} was not found.\r\n`,
+      exitCode: 1,
+    };
+  const id = productCode(name, `${subnet}@${host.state.journal.length}`).slice(1, -1);
+  host.state.hnsNetworks.push({
+    name,
+    type: 'Transparent',
+    id,
+    adapter,
+    ...(subnet ? { subnets: [{ addressPrefix: subnet, gatewayAddress: gateway ?? '' }] } : {}),
+  });
+  host.record(`docker-network-create ${name} ${subnet ?? ''} ${gateway ?? ''}`);
+  return { stdout: `${id.toLowerCase()}\r\n`, exitCode: 0 };
+}
+
+const NOT_RUNNING =
+  'error during connect: This error may indicate that the docker daemon is not running.: Get http://%2F%2F.%2Fpipe%2Fdocker_engine/v1.39/version: open //./pipe/docker_engine: The system cannot find the file specified.\r\n';
+
+function imageKind(image: string): 'vrouter' | 'cnm-plugin' | undefined {
+  const repo = image
+    .replace(/:[^:/]*$/, '')
+    .split('/')
+    .pop();
+  if (repo === 'contrail-windows-vrouter') return 'vrouter';
+  if (repo === 'contrail-windows-cnm-plugin' || repo === 'contrail-windows-docker-driver') return 'cnm-plugin';
+  return undefined;
+}
+
+function pull(host: WindowsHost, image: string): NativeResult {
+  const tag = image.includes(':') ? image.slice(image.lastIndexOf(':') + 1) : 'latest';
+  if (!imageKind(image) || !host.state.catalog.contrailVersions.includes(tag)) {
+    return {
+      stdout: '',
+      stderr: `Error response from daemon: manifest for ${image} not found: manifest unknown: manifest unknown\r\n`,
+      exitCode: 1,
+    };
+  }
+  if (!host.state.images.includes(image)) {
+    host.state.images.push(image);
+    host.record(`docker-pull ${image}`);
+  }
+  return { stdout: `${tag}: Pulling from ${image.replace(/:[^:]*$/, '')}\r\nStatus: Downloaded newer image for ${image}\r\n`, exitCode: 0 };
+}
+
+/** What `docker run --rm -v HOST:C:\Artifacts IMAGE` leaves in HOST: the MSIs and certificate of that build. */
+function extract(host: WindowsHost, image: string, dir: string): void {
+  const version = image.slice(image.lastIndexOf(':') + 1);
+  if (imageKind(image) === 'vrouter') {
+    host.fs.put(`${dir}\\agent\\contrail-vrouter-agent.msi`, msiContent('agent', version));
+    host.fs.put(`${dir}\\vrouter\\vRouter.msi`, msiContent('vrouter', version, host.state.catalog.signedVrouter));
+    host.fs.put(`${dir}\\vrouter\\utils.msi`, msiContent('utils', version));
+    host.fs.put(`${dir}\\vrouter\\vRouter.cer`, testCertificate(version));
+  } else {
+    host.fs.put(`${dir}\\cnm-plugin\\contrail-cnm-plugin.msi`, msiContent('cnm-plugin', version));
+  }
+  host.record(`docker-run ${image}`);
+}
+
+export const DOCKER_NATIVE: NativeSpec<WindowsHost> = {
+  names: ['docker'],
+  run(host, argv) {
+    if (!host.fs.isFile(DOCKER_EXE))
+      return {
+        stdout: '',
+        stderr: "docker : The term 'docker' is not recognized as the name of a cmdlet, function, script file, or operable program.\r\n",
+        exitCode: 1,
+      };
+    const [verb, ...rest] = argv;
+    if (verb === 'version' && !host.isRunning('docker')) {
+      return { stdout: `Client:\r\n Version:           ${host.state.docker?.version}\r\n`, stderr: NOT_RUNNING, exitCode: 1 };
+    }
+    if (!host.isRunning('docker')) return { stdout: '', stderr: NOT_RUNNING, exitCode: 1 };
+    const server = `${host.state.docker?.version}.3`;
+    switch (verb) {
+      case 'version': {
+        const format = rest[rest.indexOf('--format') + 1] ?? rest[rest.indexOf('-f') + 1];
+        if (format === '{{.Server.Version}}') return { stdout: `${server}\r\n`, exitCode: 0 };
+        if (format === '{{.Client.Version}}') return { stdout: `${server}\r\n`, exitCode: 0 };
+        return {
+          stdout: `Client:\r\n Version:           ${server}\r\n\r\nServer:\r\n Engine:\r\n  Version:          ${server}\r\n`,
+          exitCode: 0,
+        };
+      }
+      case 'network':
+        return network(host, rest);
+      case 'pull':
+        return rest[0] ? pull(host, rest[0]) : { stdout: '', stderr: '"docker pull" requires exactly 1 argument.\r\n', exitCode: 1 };
+      case 'images':
+        return { stdout: host.state.images.map((i) => `${i}\r\n`).join(''), exitCode: 0 };
+      case 'image':
+        if (rest[0] === 'inspect' && rest[1]) {
+          return host.state.images.includes(rest[1])
+            ? { stdout: `[{"RepoTags":["${rest[1]}"]}]\r\n`, exitCode: 0 }
+            : { stdout: '[]\r\n', stderr: `Error: No such image: ${rest[1]}\r\n`, exitCode: 1 };
+        }
+        break;
+      case 'run': {
+        const image = rest.filter((a, i) => !a.startsWith('-') && !['-v', '--volume'].includes(rest[i - 1] ?? '')).at(0);
+        const volume = rest[rest.findIndex((a) => a === '-v' || a === '--volume') + 1];
+        if (!image || !rest.includes('--rm') || !volume) break;
+        if (!host.state.images.includes(image)) {
+          const pulled = pull(host, image);
+          if (pulled.exitCode !== 0) return pulled;
+        }
+        const hostDir = volume.replace(/:C:\\artifacts\\?$/i, '');
+        extract(host, image, hostDir);
+        return { stdout: 'Artifacts copied.\r\n', exitCode: 0 };
+      }
+    }
+    return {
+      stdout: '',
+      stderr: `groundcrew sim: docker ${argv.join(' ')} is outside the simulated subset (docs/sim-powershell.md)\r\n`,
+      exitCode: 1,
+    };
+  },
+};

@@ -1,0 +1,12 @@
+// Identifiers a simulated Windows host makes up, stable for the same input: MSI product codes, thumbprints.
+
+import { createHash } from 'node:crypto';
+
+export function productCode(name: string, version: string): string {
+  const h = createHash('sha1').update(`${name}@${version}`).digest('hex').toUpperCase();
+  return `{${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}}`;
+}
+
+export function thumbprintOf(content: string): string {
+  return createHash('sha1').update(content).digest('hex').toUpperCase();
+}

@@ -1,0 +1,185 @@
+// Networking in the simulator: HNS and NAT networks, adapters, the vRouter extension and its vif tool.
+
+import { type CmdletSpec, type NativeSpec, obj } from '../shells/powershell/commands.js';
+import { PsError } from '../shells/powershell/errors.js';
+import { PsObject, toText } from '../shells/powershell/values.js';
+import type { WindowsHost } from './windows-host.js';
+import { AGENT_PORT, VHOST_ADAPTER, VIF_EXE, VROUTER_EXTENSION } from './windows-paths.js';
+
+type Spec = CmdletSpec<WindowsHost>;
+
+const getHnsNetwork: Spec = {
+  name: 'Get-HnsNetwork',
+  params: {},
+  run: (host) =>
+    host.state.hnsNetworks.map((n) =>
+      obj({
+        Name: n.name,
+        Type: n.type,
+        Id: n.id,
+        Subnets: (n.subnets ?? []).map((s) => obj({ AddressPrefix: s.addressPrefix, GatewayAddress: s.gatewayAddress })),
+      }),
+    ),
+};
+
+const removeHnsNetwork: Spec = {
+  name: 'Remove-HnsNetwork',
+  params: { InputObject: { type: 'object' } },
+  run(host, args, input) {
+    const items = args.InputObject !== undefined ? [args.InputObject] : input;
+    for (const item of items) {
+      const id = item instanceof PsObject ? toText(item.get('Id')) : toText(item);
+      const gone = host.state.hnsNetworks.find((n) => n.id === id);
+      if (!gone) continue;
+      host.removeNetwork(gone.name);
+      host.record(`remove-hns-network ${id}`);
+    }
+    return [];
+  },
+};
+
+const getNetNat: Spec = {
+  name: 'Get-NetNat',
+  params: { Name: { type: 'string[]', position: 0 } },
+  run(host, args, _input, ctx) {
+    const wanted = args.Name as string[] | undefined;
+    const found = host.state.netNats.filter((n) => !wanted || wanted.some((w) => w.toLowerCase() === n.toLowerCase()));
+    if (wanted && found.length === 0)
+      ctx.error(
+        new PsError(
+          `No MSFT_NetNat objects found with property 'Name' equal to '${wanted[0]}'.`,
+          'CmdletizationQuery_NotFound_Name,Get-NetNat',
+          'ObjectNotFound',
+        ),
+      );
+    return found.map((n) => obj({ Name: n }));
+  },
+};
+
+const removeNetNat: Spec = {
+  name: 'Remove-NetNat',
+  params: { Name: { type: 'string[]', position: 0 }, InputObject: { type: 'object' } },
+  supportsShouldProcess: true,
+  run(host, args, input, ctx) {
+    const names = (args.Name as string[] | undefined) ?? input.map((i) => toText(i instanceof PsObject ? i.get('Name') : i));
+    for (const name of names) {
+      if (!host.state.netNats.includes(name)) {
+        ctx.error(
+          new PsError(
+            `No MSFT_NetNat objects found with property 'Name' equal to '${name}'.`,
+            'CmdletizationQuery_NotFound_Name,Remove-NetNat',
+            'ObjectNotFound',
+          ),
+        );
+        continue;
+      }
+      host.state.netNats = host.state.netNats.filter((n) => n !== name);
+      host.record(`remove-netnat ${name}`);
+    }
+    return [];
+  },
+};
+
+const getNetAdapter: Spec = {
+  name: 'Get-NetAdapter',
+  params: { Name: { type: 'string[]', position: 0 } },
+  run(host, args, _input, ctx) {
+    const all = host.adapters();
+    const wanted = args.Name as string[] | undefined;
+    if (!wanted) return all.map((a) => obj({ Name: a.name, Status: a.status, ifIndex: a.ifIndex }));
+    const out = [];
+    for (const name of wanted) {
+      const found = all.find((a) => a.name.toLowerCase() === name.toLowerCase());
+      if (found) out.push(obj({ Name: found.name, Status: found.status, ifIndex: found.ifIndex }));
+      else
+        ctx.error(
+          new PsError(
+            `No MSFT_NetAdapter objects found with property 'Name' equal to '${name}'.  Verify the value of the property and retry.`,
+            'CmdletizationQuery_NotFound_Name,Get-NetAdapter',
+            'ObjectNotFound',
+          ),
+        );
+    }
+    return out;
+  },
+};
+
+const getVMSwitchExtension: Spec = {
+  name: 'Get-VMSwitchExtension',
+  params: { VMSwitchName: { type: 'string', position: 0 }, Name: { type: 'string[]' } },
+  run(host, args, _input, ctx) {
+    if (host.state.features['Hyper-V'] !== 'Installed')
+      throw new PsError(
+        "The term 'Get-VMSwitchExtension' is not recognized as the name of a cmdlet, function, script file, or operable program.",
+        'CommandNotFoundException',
+        'ObjectNotFound',
+      );
+    if (!host.switchExists()) {
+      ctx.error(
+        new PsError(
+          `Hyper-V was unable to find a virtual switch with name "${toText(args.VMSwitchName)}".`,
+          'InvalidParameter,Microsoft.HyperV.PowerShell.Commands.GetVMSwitchExtension',
+          'InvalidArgument',
+        ),
+      );
+      return [];
+    }
+    const installed = host.productOf('vrouter') !== undefined;
+    const extensions = [
+      obj({ Name: VROUTER_EXTENSION, Enabled: installed, Running: host.extensionRunning(), SwitchName: 'Layered Ethernet1' }),
+    ];
+    const wanted = (args.Name as string[] | undefined)?.map((n) => n.toLowerCase());
+    return installed ? extensions.filter((e) => !wanted || wanted.includes(toText(e.get('Name')).toLowerCase())) : [];
+  },
+};
+
+const getNetTCPConnection: Spec = {
+  name: 'Get-NetTCPConnection',
+  params: { LocalPort: { type: 'int' }, State: { type: 'string' } },
+  run(host, args, _input, ctx) {
+    const found = host.listeningPorts().filter((p) => args.LocalPort === undefined || p === args.LocalPort);
+    if (found.length === 0)
+      ctx.error(
+        new PsError(
+          `No MSFT_NetTCPConnection objects found with property 'LocalPort' equal to '${toText(args.LocalPort)}'.`,
+          'CmdletizationQuery_NotFound_LocalPort,Get-NetTCPConnection',
+          'ObjectNotFound',
+        ),
+      );
+    return found.map((p) => obj({ LocalAddress: '0.0.0.0', LocalPort: p, State: 'Listen', OwningProcess: 2000 + p }));
+  },
+};
+
+/** vif (from the vRouter utilities MSI): the vRouter's interface table, read through ksync. */
+const vif: NativeSpec<WindowsHost> = {
+  names: ['vif'],
+  run(host, argv) {
+    if (!host.fs.isFile(VIF_EXE))
+      return {
+        stdout: '',
+        stderr: "vif : The term 'vif' is not recognized as the name of a cmdlet, function, script file, or operable program.\r\n",
+        exitCode: 1,
+      };
+    if (argv[0] !== '--list') return { stdout: '', stderr: 'Usage: vif --list\r\n', exitCode: 1 };
+    if (!host.extensionRunning())
+      return {
+        stdout: '',
+        stderr: 'Unable to open ksync pipe \\\\.\\pipe\\ksync: The system cannot find the file specified.\r\n',
+        exitCode: 1,
+      };
+    const rows = ['Vrouter Interface Table', '', 'vif0/0      OS: Ethernet1', `vif0/1      OS: ${VHOST_ADAPTER}`];
+    if (host.isRunning('contrail-vrouter-agent')) rows.push(`vif0/2      OS: pkt0`, `            agent port ${AGENT_PORT}`);
+    return { stdout: `${rows.join('\r\n')}\r\n`, exitCode: 0 };
+  },
+};
+
+export const NETWORK_CMDLETS: Spec[] = [
+  getHnsNetwork,
+  removeHnsNetwork,
+  getNetNat,
+  removeNetNat,
+  getNetAdapter,
+  getVMSwitchExtension,
+  getNetTCPConnection,
+];
+export const NETWORK_NATIVES: NativeSpec<WindowsHost>[] = [vif];

@@ -1,0 +1,212 @@
+// MSI and package management in the simulator: Start-Process msiexec, Get/Install-Package, certificates.
+
+import { type CmdletSpec, type NativeSpec, obj } from '../shells/powershell/commands.js';
+import { PsError } from '../shells/powershell/errors.js';
+import { toItems, toText } from '../shells/powershell/values.js';
+import { thumbprintOf } from './identifiers.js';
+import { runMsiexec } from './msi.js';
+import type { WindowsHost } from './windows-host.js';
+import { DOCKER_EXE, DOCKERD_EXE } from './windows-paths.js';
+
+type Spec = CmdletSpec<WindowsHost>;
+let nextPid = 4000;
+
+const startProcess: Spec = {
+  name: 'Start-Process',
+  params: {
+    FilePath: { type: 'string', position: 0, mandatory: true },
+    ArgumentList: { type: 'string[]', position: 1 },
+    Wait: { type: 'switch' },
+    PassThru: { type: 'switch' },
+    NoNewWindow: { type: 'switch' },
+    WindowStyle: { type: 'string' },
+  },
+  run(host, args, _input, ctx) {
+    const file = toText(args.FilePath).replace(/^.*\\/, '').toLowerCase();
+    if (file !== 'msiexec.exe' && file !== 'msiexec') {
+      ctx.error(
+        new PsError(
+          'This command cannot be run due to the error: The system cannot find the file specified.',
+          'InvalidOperationException,Microsoft.PowerShell.Commands.StartProcessCommand',
+          'InvalidOperation',
+        ),
+      );
+      return [];
+    }
+    // msiexec's own arguments, split as Windows splits a command line.
+    const argv = ((args.ArgumentList as string[] | undefined) ?? [])
+      .flatMap((a) => a.match(/"[^"]*"|\S+/g) ?? [])
+      .map((a) => a.replace(/^"|"$/g, ''));
+    const exitCode = runMsiexec(host, argv);
+    if (!args.PassThru) return [];
+    // Without -Wait the process is still running when PowerShell returns: no exit code yet.
+    return [
+      obj(
+        { Id: nextPid++, ProcessName: 'msiexec', HasExited: Boolean(args.Wait), ExitCode: args.Wait ? exitCode : null },
+        'System.Diagnostics.Process',
+      ),
+    ];
+  },
+};
+
+/** `& msiexec ...` returns at once on Windows (msiexec is a GUI program): the install runs, the exit code is lost. */
+const msiexec: NativeSpec<WindowsHost> = {
+  names: ['msiexec', 'msiexec.exe'],
+  run(host, argv) {
+    runMsiexec(host, argv);
+    return { stdout: '', exitCode: 0 };
+  },
+};
+
+const getPackage: Spec = {
+  name: 'Get-Package',
+  params: { Name: { type: 'string[]', position: 0 }, ProviderName: { type: 'string[]' }, RequiredVersion: { type: 'string' } },
+  run(host, args, _input, ctx) {
+    const providers = (args.ProviderName as string[] | undefined)?.map((p) => p.toLowerCase()) ?? ['msi', 'dockermsftprovider'];
+    const all = [
+      ...(providers.includes('msi')
+        ? Object.values(host.state.products).map((p) =>
+            obj({ Name: p.name, Version: p.version, ProviderName: 'msi', FastPackageReference: p.productCode }),
+          )
+        : []),
+      ...(providers.includes('dockermsftprovider') && host.state.docker
+        ? [obj({ Name: 'docker', Version: host.state.docker.version, ProviderName: 'DockerMsftProvider' })]
+        : []),
+    ];
+    const wanted = args.Name as string[] | undefined;
+    if (!wanted) return all;
+    const out = [];
+    for (const name of wanted) {
+      const found = all.filter((p) => toText(p.get('Name')).toLowerCase() === name.toLowerCase());
+      if (found.length === 0)
+        ctx.error(
+          new PsError(
+            `No package found for '${name}'.`,
+            'NoMatchFound,Microsoft.PowerShell.PackageManagement.Cmdlets.GetPackage',
+            'ObjectNotFound',
+          ),
+        );
+      out.push(...found);
+    }
+    return out;
+  },
+};
+
+const installPackage: Spec = {
+  name: 'Install-Package',
+  params: {
+    Name: { type: 'string[]', position: 0, mandatory: true },
+    ProviderName: { type: 'string' },
+    RequiredVersion: { type: 'string' },
+    Force: { type: 'switch' },
+  },
+  supportsShouldProcess: true,
+  run(host, args, _input, ctx) {
+    const name = (args.Name as string[])[0]?.toLowerCase();
+    if (name !== 'docker' || toText(args.ProviderName).toLowerCase() !== 'dockermsftprovider') {
+      ctx.error(
+        new PsError(
+          `No match was found for the specified search criteria and package name '${name}'.`,
+          'NoMatchFoundForCriteria,Microsoft.PowerShell.PackageManagement.Cmdlets.InstallPackage',
+          'ObjectNotFound',
+        ),
+      );
+      return [];
+    }
+    const version = args.RequiredVersion === undefined ? host.state.catalog.dockerVersions.at(-1) : toText(args.RequiredVersion);
+    if (!version || !host.state.catalog.dockerVersions.includes(version)) {
+      ctx.error(
+        new PsError(
+          `No match was found for the specified search criteria and package name 'docker' with version ${version}.`,
+          'NoMatchFoundForCriteria,Microsoft.PowerShell.PackageManagement.Cmdlets.InstallPackage',
+          'ObjectNotFound',
+        ),
+      );
+      return [];
+    }
+    if (host.state.features.Containers === 'Available') {
+      ctx.error(
+        new PsError(
+          'Containers feature is not installed. Please install it with Install-WindowsFeature -Name Containers.',
+          'FeatureNotInstalled,Install-Package',
+          'InvalidOperation',
+        ),
+      );
+      return [];
+    }
+    if (host.state.docker?.version === version) return [];
+    if (host.service('docker')) host.stopService('docker', true);
+    host.state.docker = { version };
+    host.fs.put(DOCKER_EXE, JSON.stringify({ docker: version }));
+    host.fs.put(DOCKERD_EXE, JSON.stringify({ dockerd: version }));
+    host.state.services.docker = {
+      name: 'docker',
+      displayName: 'Docker Engine',
+      status: 'Stopped',
+      startType: 'Automatic',
+      binaryPath: `"${DOCKERD_EXE}" --run-service`,
+      dependsOn: [],
+    };
+    host.record(`install-package docker ${version}`);
+    return [obj({ Name: 'docker', Version: version, Status: 'Installed', ProviderName: 'DockerMsftProvider' })];
+  },
+};
+
+function certificateAt(host: WindowsHost, path: string): { Thumbprint: string; Subject: string } | undefined {
+  const text = host.fs.read(path);
+  if (text === undefined) return undefined;
+  const subject = /CN=[^\r\n]*/.exec(text)?.[0] ?? 'CN=Unknown';
+  return { Thumbprint: thumbprintOf(text), Subject: subject };
+}
+
+const importCertificate: Spec = {
+  name: 'Import-Certificate',
+  params: { FilePath: { type: 'string', position: 0, mandatory: true }, CertStoreLocation: { type: 'string', mandatory: true } },
+  supportsShouldProcess: true,
+  run(host, args, _input, ctx) {
+    const cert = certificateAt(host, toText(args.FilePath));
+    if (!cert) {
+      ctx.error(
+        new PsError(
+          `The system cannot find the file specified. ${toText(args.FilePath)}`,
+          'System.IO.FileNotFoundException,Microsoft.CertificateServices.Commands.ImportCertificateCommand',
+          'ObjectNotFound',
+        ),
+      );
+      return [];
+    }
+    const store = /^cert:\\localmachine\\(root|trustedpublisher)$/i.exec(toText(args.CertStoreLocation))?.[1]?.toLowerCase();
+    if (!store) {
+      ctx.error(
+        new PsError(
+          `Cannot find drive or store '${toText(args.CertStoreLocation)}' in the simulated subset (Root, TrustedPublisher).`,
+          'NotSupportedBySimulator',
+          'InvalidArgument',
+        ),
+      );
+      return [];
+    }
+    const target = store === 'root' ? host.state.certStores.Root : host.state.certStores.TrustedPublisher;
+    if (!(cert.Thumbprint in target)) host.record(`import-certificate ${store} ${cert.Thumbprint}`);
+    target[cert.Thumbprint] = cert.Subject;
+    return [obj(cert, 'System.Security.Cryptography.X509Certificates.X509Certificate2')];
+  },
+};
+
+const getPfxCertificate: Spec = {
+  name: 'Get-PfxCertificate',
+  params: { FilePath: { type: 'string[]', position: 0, mandatory: true } },
+  run(host, args, _input, ctx) {
+    return toItems(args.FilePath).flatMap((path) => {
+      const cert = certificateAt(host, toText(path));
+      if (!cert)
+        ctx.error(
+          new PsError(`The system cannot find the path specified. ${toText(path)}`, 'GetPfxCertificateUnknownError', 'ObjectNotFound'),
+        );
+      return cert ? [obj(cert, 'System.Security.Cryptography.X509Certificates.X509Certificate2')] : [];
+    });
+  },
+};
+
+export const PACKAGE_CMDLETS: Spec[] = [startProcess, getPackage, installPackage, importCertificate, getPfxCertificate];
+export const PACKAGE_NATIVES: NativeSpec<WindowsHost>[] = [msiexec];

@@ -1,0 +1,224 @@
+// A simulated Windows Server compute node: its state (windows-state.ts), the facts derived from it, and what
+// changes it (services follow service-rules.ts; a reboot lands pending work).
+
+import type { SimNetwork } from '../network.js';
+import { startService, stopService } from './service-rules.js';
+import { WindowsFs } from './windows-fs.js';
+import { AGENT_PORT, CONTAINERD_EXE, PRODUCT_NAMES, TCPIP_PARAMETERS, VHOST_ADAPTER } from './windows-paths.js';
+import {
+  DEFAULT_CATALOG,
+  executableOf,
+  type FeatureState,
+  type FreshWindowsOptions,
+  type InstalledProduct,
+  type MsiPackage,
+  type ServiceState,
+  type StartType,
+  type WindowsState,
+} from './windows-state.js';
+
+export class WindowsHost {
+  readonly fs: WindowsFs;
+  /** The cluster network this host can reach (set by whoever runs the simulation; not part of its state). */
+  network: SimNetwork | undefined;
+  /** Set by Restart-Computer; the transport reboots the host once the command's answer is out. */
+  rebootRequested = false;
+
+  constructor(readonly state: WindowsState) {
+    this.fs = new WindowsFs(state.fs);
+    // States saved before the routing model existed load with its defaults.
+    state.routes ??= [];
+    state.ipAddresses ??= [];
+    state.portProxies ??= [];
+    state.registry ??= { [TCPIP_PARAMETERS]: { Hostname: state.hostname, IPEnableRouter: 0 } };
+  }
+
+  static fresh(options: FreshWindowsOptions): WindowsHost {
+    const host = WindowsHost.#fresh(options);
+    if (options.containerd) host.fs.put(CONTAINERD_EXE, 'containerd.exe');
+    return host;
+  }
+
+  static #fresh(options: FreshWindowsOptions): WindowsHost {
+    const features: Record<string, FeatureState> = { Containers: 'Available', 'Hyper-V': 'Available', 'Hyper-V-PowerShell': 'Available' };
+    for (const f of options.features ?? []) features[f] = 'Installed';
+    const service = (name: string, displayName: string, startType: StartType): ServiceState => ({
+      name,
+      displayName,
+      status: startType === 'Automatic' ? 'Running' : 'Stopped',
+      startType,
+      binaryPath: `C:\\Windows\\System32\\svchost.exe -k ${name}`,
+      dependsOn: [],
+    });
+    return new WindowsHost({
+      os: 'windows',
+      hostname: options.hostname,
+      bootCount: 1,
+      lastBootUpTime: (options.now ?? new Date()).toISOString(),
+      features,
+      services: {
+        winnat: service('winnat', 'Windows NAT Driver', 'Automatic'),
+        winrm: service('WinRM', 'Windows Remote Management (WS-Management)', 'Automatic'),
+        sshd: service('sshd', 'OpenSSH SSH Server', 'Automatic'),
+        iphlpsvc: service('iphlpsvc', 'IP Helper', 'Automatic'),
+        // Routing and Remote Access is disabled on a fresh Windows Server.
+        remoteaccess: service('RemoteAccess', 'Routing and Remote Access', 'Disabled'),
+        ...(options.containerd
+          ? {
+              containerd: {
+                ...service('containerd', 'containerd container runtime', 'Automatic'),
+                status: features.Containers === 'Installed' ? ('Running' as const) : ('Stopped' as const),
+                binaryPath: `"${CONTAINERD_EXE}" --run-service`,
+              },
+            }
+          : {}),
+      },
+      products: {},
+      certStores: { Root: {}, TrustedPublisher: {} },
+      bcdTestSigning: false,
+      activeTestSigning: false,
+      pending: { cbs: false, fileRename: false },
+      images: [],
+      hnsNetworks: [],
+      netNats: [],
+      routes: [
+        { destinationPrefix: '127.0.0.0/8', nextHop: '0.0.0.0', interfaceAlias: 'Loopback Pseudo-Interface 1' },
+        { destinationPrefix: '255.255.255.255/32', nextHop: '0.0.0.0', interfaceAlias: 'Ethernet0' },
+      ],
+      ipAddresses: [],
+      portProxies: [],
+      registry: { [TCPIP_PARAMETERS]: { Hostname: options.hostname, IPEnableRouter: 0 } },
+      fs: WindowsFs.empty(),
+      catalog: { ...DEFAULT_CATALOG, ...options.catalog },
+      faults: {},
+      journal: [],
+    });
+  }
+
+  record(change: string): void {
+    this.state.journal.push(change);
+  }
+
+  /** A running service's executable: Windows refuses to write, move onto or delete it. */
+  inUse(path: string): string | undefined {
+    const running = Object.values(this.state.services).find(
+      (s) => s.status === 'Running' && executableOf(s).toLowerCase() === path.toLowerCase(),
+    );
+    return running ? `The process cannot access the file '${path}' because it is being used by another process.` : undefined;
+  }
+
+  /** [IO.File]::WriteAllText */
+  writeText(path: string, text: string): string | undefined {
+    return this.writeBytes(path, Buffer.from(text, 'utf8'));
+  }
+
+  /** [IO.File]::WriteAllBytes: binary content is kept as latin1 text, so hashes see the original bytes. */
+  writeBytes(path: string, bytes: Buffer): string | undefined {
+    const locked = this.inUse(path);
+    if (locked) return locked;
+    const content = bytes.toString('latin1');
+    if (this.fs.read(path) === content) return undefined;
+    if (!this.fs.write(path, content)) return `Could not find a part of the path '${path}'.`;
+    this.record(`write ${path}`);
+    return undefined;
+  }
+
+  service(name: string): ServiceState | undefined {
+    return this.state.services[name.toLowerCase()];
+  }
+
+  // ---- derived facts ----
+
+  isRunning(name: string): boolean {
+    return this.service(name)?.status === 'Running';
+  }
+
+  productOf(kind: MsiPackage['product']): InstalledProduct | undefined {
+    const name = PRODUCT_NAMES[kind];
+    return Object.values(this.state.products).find((p) => p.name === name);
+  }
+
+  /** The transparent switch exists while the docker driver runs (it creates it). */
+  switchExists(): boolean {
+    return this.isRunning('contrail-cnm-plugin') && this.isRunning('docker');
+  }
+
+  extensionRunning(): boolean {
+    return this.productOf('vrouter') !== undefined && this.switchExists();
+  }
+
+  pipes(): string[] {
+    const pipes: string[] = [];
+    if (this.isRunning('docker')) pipes.push('docker_engine');
+    if (this.isRunning('containerd')) pipes.push('containerd-containerd');
+    if (this.switchExists()) pipes.push('Contrail');
+    if (this.extensionRunning()) pipes.push('ksync');
+    if (this.extensionRunning() && this.isRunning('contrail-vrouter-agent')) pipes.push('pkt0');
+    return pipes;
+  }
+
+  adapters(): { name: string; status: 'Up'; ifIndex: number }[] {
+    const adapters = [
+      { name: 'Ethernet0', status: 'Up' as const, ifIndex: 4 },
+      { name: 'Ethernet1', status: 'Up' as const, ifIndex: 5 },
+    ];
+    if (this.switchExists()) adapters.push({ name: VHOST_ADAPTER, status: 'Up', ifIndex: 12 });
+    // A transparent network gives the host a vNIC of its own on the network's switch.
+    for (const [i, n] of this.state.hnsNetworks.entries())
+      if (n.type === 'Transparent') adapters.push({ name: `vEthernet (${n.name})`, status: 'Up', ifIndex: 20 + i });
+    return adapters;
+  }
+
+  /** Interfaces routes may use: the adapters and the loopback. */
+  interfaceExists(alias: string): boolean {
+    return alias === 'Loopback Pseudo-Interface 1' || this.adapters().some((a) => a.name.toLowerCase() === alias.toLowerCase());
+  }
+
+  /** Removes an HNS network; a transparent one takes its vNIC, and Windows drops that interface's addresses and routes. */
+  removeNetwork(name: string): void {
+    const gone = this.state.hnsNetworks.find((n) => n.name === name);
+    this.state.hnsNetworks = this.state.hnsNetworks.filter((n) => n !== gone);
+    if (gone?.type !== 'Transparent') return;
+    const alias = `vEthernet (${gone.name})`;
+    this.state.ipAddresses = this.state.ipAddresses.filter((a) => a.interfaceAlias !== alias);
+    this.state.routes = this.state.routes.filter((r) => r.interfaceAlias !== alias);
+  }
+
+  listeningPorts(): number[] {
+    return this.extensionRunning() && this.isRunning('contrail-vrouter-agent') ? [AGENT_PORT] : [];
+  }
+
+  systemStartOptions(): string {
+    return this.state.activeTestSigning ? ' TESTSIGNING  NOEXECUTE=OPTOUT' : ' NOEXECUTE=OPTOUT';
+  }
+
+  // ---- services ----
+
+  /** Starts a service and what it depends on; undefined on success, else the reason Windows gives. */
+  startService(name: string): string | undefined {
+    return startService(this, name);
+  }
+
+  /** Stops a service; with dependents running, only with force (which stops them too). */
+  stopService(name: string, force: boolean): string | undefined {
+    return stopService(this, name, force);
+  }
+
+  // ---- reboot ----
+
+  /** What a reboot does to a Windows host: pending work lands, test signing takes effect, services start. */
+  reboot(now = new Date()): void {
+    this.state.bootCount += 1;
+    const last = Date.parse(this.state.lastBootUpTime);
+    this.state.lastBootUpTime = new Date(Math.max(now.getTime(), last + 1000)).toISOString();
+    for (const [name, state] of Object.entries(this.state.features))
+      if (state === 'InstallPending') this.state.features[name] = 'Installed';
+    this.state.activeTestSigning = this.state.bcdTestSigning;
+    this.state.pending = { cbs: false, fileRename: false };
+    for (const svc of Object.values(this.state.services)) svc.status = 'Stopped';
+    for (const svc of Object.values(this.state.services)) {
+      if (svc.startType === 'Automatic') this.startService(svc.name);
+    }
+    this.record(`reboot ${this.state.bootCount}`);
+  }
+}

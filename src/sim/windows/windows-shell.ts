@@ -1,0 +1,160 @@
+// What a Windows host's OpenSSH hands a command to: cmd.exe, which runs powershell.exe -EncodedCommand.
+
+import type { CommandResult } from '../command-result.js';
+import type { CmdletSpec, NativeSpec, Registry } from '../shells/powershell/commands.js';
+import { Interpreter } from '../shells/powershell/interpreter.js';
+import { loadPowerShellParser } from '../shells/powershell/parser.js';
+import { UTILITY_CMDLETS } from '../shells/powershell/utility-cmdlets.js';
+import { ParseCache } from '../shells/tree-sitter.js';
+import { DOCKER_NATIVE } from './docker.js';
+import { FILE_CMDLETS } from './file-cmdlets.js';
+import { KUBELET_NATIVE } from './kubelet-sim.js';
+import { NETWORK_CMDLETS, NETWORK_NATIVES } from './network-cmdlets.js';
+import { PACKAGE_CMDLETS, PACKAGE_NATIVES } from './package-cmdlets.js';
+import { REGISTRY_CMDLETS } from './registry-cmdlets.js';
+import { ROUTING_CMDLETS, ROUTING_NATIVES } from './routing-cmdlets.js';
+import { SERVICE_CMDLETS, SERVICE_NATIVES } from './service-cmdlets.js';
+import { SYSTEM_CMDLETS, SYSTEM_NATIVES } from './system-cmdlets.js';
+import { WEB_CMDLETS } from './web-cmdlets.js';
+import type { WindowsHost } from './windows-host.js';
+
+type Parser = Awaited<ReturnType<typeof loadPowerShellParser>>;
+
+function registry(): Registry<WindowsHost> {
+  const cmdlets = new Map<string, CmdletSpec<WindowsHost>>();
+  for (const c of [
+    ...(UTILITY_CMDLETS as CmdletSpec<WindowsHost>[]),
+    ...SYSTEM_CMDLETS,
+    ...SERVICE_CMDLETS,
+    ...FILE_CMDLETS,
+    ...PACKAGE_CMDLETS,
+    ...NETWORK_CMDLETS,
+    ...ROUTING_CMDLETS,
+    ...REGISTRY_CMDLETS,
+    ...WEB_CMDLETS,
+  ]) {
+    cmdlets.set(c.name.toLowerCase(), c);
+  }
+  const natives = new Map<string, NativeSpec<WindowsHost>>();
+  for (const n of [
+    ...SYSTEM_NATIVES,
+    ...SERVICE_NATIVES,
+    ...PACKAGE_NATIVES,
+    ...NETWORK_NATIVES,
+    ...ROUTING_NATIVES,
+    DOCKER_NATIVE,
+    KUBELET_NATIVE,
+  ])
+    for (const name of n.names) natives.set(name, n);
+  return { cmdlets, natives };
+}
+
+const ENV = {
+  ProgramData: 'C:\\ProgramData',
+  ProgramFiles: 'C:\\Program Files',
+  SystemRoot: 'C:\\Windows',
+  windir: 'C:\\Windows',
+  TEMP: 'C:\\Windows\\Temp',
+};
+
+/** Splits a command line the way Windows programs do (quotes group, backslashes before quotes escape). */
+export function splitWindowsCommandLine(line: string): string[] {
+  const args: string[] = [];
+  let current = '';
+  let quoted = false;
+  let has = false;
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i];
+    if (ch === '"') {
+      quoted = !quoted;
+      has = true;
+    } else if (!quoted && (ch === ' ' || ch === '\t')) {
+      if (has) args.push(current);
+      current = '';
+      has = false;
+    } else {
+      current += ch;
+      has = true;
+    }
+  }
+  if (has) args.push(current);
+  return args;
+}
+
+export class WindowsShell {
+  readonly #registry = registry();
+
+  readonly #parsed: ParseCache;
+
+  private constructor(parser: Parser) {
+    this.#parsed = new ParseCache(parser);
+  }
+
+  static async create(): Promise<WindowsShell> {
+    return new WindowsShell(await loadPowerShellParser());
+  }
+
+  /** Runs a PowerShell script as powershell.exe would; a syntax error is a ParserError, exit 1. */
+  runScript(host: WindowsHost, script: string, stdin = ''): CommandResult {
+    const { tree, problem } = this.#parsed.parse(script);
+    if (problem) {
+      const line = script.split(/\r?\n/)[problem.line - 1] ?? '';
+      return {
+        stdout: '',
+        stderr: `At line:${problem.line} char:${problem.col}\r\n+ ${line}\r\n${problem.token ? `Unexpected token '${problem.token}' in expression or statement.` : 'Missing expression or closing token.'}\r\n    + CategoryInfo          : ParserError: (:) [], ParentContainsErrorRecordException\r\n    + FullyQualifiedErrorId : UnexpectedToken\r\n`,
+        exitCode: 1,
+      };
+    }
+    return new Interpreter(host, this.#registry, { stdin, env: { ...ENV, COMPUTERNAME: host.state.hostname } }).run(tree, script);
+  }
+
+  /** The command an SSH client asked for, as cmd.exe (Windows OpenSSH's default shell) would run it. */
+  runCommandLine(host: WindowsHost, commandLine: string, stdin = ''): CommandResult {
+    const argv = splitWindowsCommandLine(commandLine);
+    const program = (argv[0] ?? '').toLowerCase().replace(/^.*\\/, '');
+    if (program !== 'powershell.exe' && program !== 'powershell') {
+      // cmd.exe sets ERRORLEVEL 9009 here; a Unix exit status holds 8 bits, so the lab reports 1.
+      return {
+        stdout: '',
+        stderr: `'${argv[0] ?? ''}' is not recognized as an internal or external command,\r\noperable program or batch file.\r\n`,
+        exitCode: 1,
+      };
+    }
+    let script: string | undefined;
+    for (let i = 1; i < argv.length; i++) {
+      const flag = (argv[i] ?? '').toLowerCase();
+      if (['-noprofile', '-noninteractive', '-nologo', '-noninteractive'].includes(flag)) continue;
+      if (flag === '-executionpolicy') {
+        i++;
+        continue;
+      }
+      if (flag === '-encodedcommand' || flag === '-enc' || flag === '-e') {
+        const encoded = argv[++i] ?? '';
+        script = Buffer.from(encoded, 'base64').toString('utf16le');
+        continue;
+      }
+      if (flag === '-command' || flag === '-c') {
+        const rest = argv.slice(i + 1).join(' ');
+        script = rest === '-' ? stdin : rest;
+        break;
+      }
+      return {
+        stdout: '',
+        stderr: `-${flag.replace(/^-/, '')} : The argument '${argv[i]}' is not recognized as the name of a script file. Check the spelling of the name, or if a path was included, verify that the path is correct and try again.\r\n`,
+        exitCode: 1,
+      };
+    }
+    if (script === undefined)
+      return {
+        stdout: '',
+        stderr: 'groundcrew sim: an interactive PowerShell session is not simulated; pass -EncodedCommand\r\n',
+        exitCode: 1,
+      };
+    return this.runScript(host, script, stdin);
+  }
+}
+
+/** What groundcrew sends over SSH for a PowerShell script (DESIGN section 6). */
+export function encodePowerShell(script: string): string {
+  return `powershell.exe -NoProfile -NonInteractive -EncodedCommand ${Buffer.from(script, 'utf16le').toString('base64')}`;
+}

@@ -1,0 +1,133 @@
+// What a simulated Windows host is: its saved state (a JSON file in the lab and the daemon's sim-hosts/).
+
+import type { WindowsFsState } from './windows-fs.js';
+
+export type FeatureState = 'Installed' | 'Available' | 'InstallPending';
+export type StartType = 'Automatic' | 'Manual' | 'Disabled';
+
+export interface ServiceState {
+  name: string;
+  displayName: string;
+  status: 'Running' | 'Stopped';
+  startType: StartType;
+  binaryPath: string;
+  dependsOn: string[];
+  /** The MSI that registered it, if any (uninstalling removes it). */
+  product?: string;
+  /** What `sc.exe failure` set: the reset period and actions in sc's own syntax (restart/10000/...). */
+  failure?: { resetSeconds: number; actions: string };
+}
+
+export interface HnsNetwork {
+  name: string;
+  type: string;
+  id: string;
+  subnets?: { addressPrefix: string; gatewayAddress: string }[];
+  /** Transparent networks: the physical adapter they bind. */
+  adapter?: string;
+}
+
+export interface NetRoute {
+  destinationPrefix: string;
+  nextHop: string;
+  interfaceAlias: string;
+}
+
+export interface PortProxy {
+  listenAddress: string;
+  listenPort: number;
+  connectAddress: string;
+  connectPort: number;
+}
+
+export interface InstalledProduct {
+  productCode: string;
+  name: string;
+  version: string;
+  msiFile: string;
+}
+
+/** What an MSI file in the sim holds: enough to know what installing it does. */
+export interface MsiPackage {
+  msi: 'groundcrew-sim';
+  product: 'vrouter' | 'utils' | 'agent' | 'cnm-plugin';
+  name: string;
+  version: string;
+  /** vRouter only: a production-signed driver needs no test signing. */
+  signed?: boolean;
+  /** vRouter only, test-signed builds: the certificate Windows must trust to load the driver. */
+  signerThumbprint?: string;
+}
+
+export interface WindowsFaults {
+  /** MSI file names (e.g. vRouter.msi) whose install fails with 1603. */
+  failMsi?: string[];
+  /** The next N msiexec runs find another install in progress (1618). */
+  busyMsi?: number;
+  /** Contrail versions whose vRouter.msi fails with 1603: a bad build. */
+  failVersions?: string[];
+  /** MSI file names whose install succeeds but asks for a reboot (3010). */
+  rebootMsi?: string[];
+}
+
+export interface SimCatalog {
+  /** Contrail image tags the simulated registry serves. */
+  contrailVersions: string[];
+  /** Docker versions DockerMsftProvider offers. */
+  dockerVersions: string[];
+  /** Whether the vRouter builds this host pulls are production-signed (WINDOWS_USE_SIGNED_VROUTER). */
+  signedVrouter: boolean;
+}
+
+export interface WindowsState {
+  os: 'windows';
+  hostname: string;
+  bootCount: number;
+  lastBootUpTime: string;
+  features: Record<string, FeatureState>;
+  services: Record<string, ServiceState>;
+  products: Record<string, InstalledProduct>;
+  certStores: { Root: Record<string, string>; TrustedPublisher: Record<string, string> };
+  bcdTestSigning: boolean;
+  activeTestSigning: boolean;
+  pending: { cbs: boolean; fileRename: boolean };
+  docker?: { version: string };
+  images: string[];
+  hnsNetworks: HnsNetwork[];
+  /** The IPv4 route table (New-NetRoute writes both stores: the routes outlive a reboot). */
+  routes: NetRoute[];
+  /** Addresses added with New-NetIPAddress (the adapters' own addresses are not modelled). */
+  ipAddresses: { interfaceAlias: string; ipAddress: string; prefixLength: number }[];
+  portProxies: PortProxy[];
+  /** Registry values the roles set, by lower-case key path (HKLM:\...). */
+  registry: Record<string, Record<string, unknown>>;
+  netNats: string[];
+  fs: WindowsFsState;
+  catalog: SimCatalog;
+  faults: WindowsFaults;
+  /** Every state-changing operation, in order: the host's own record of what was done to it. */
+  journal: string[];
+  /** Set while the host is rebooting: unreachable until this time (ms since the epoch), then it boots. */
+  downUntil?: number;
+}
+
+export const DEFAULT_CATALOG: SimCatalog = {
+  contrailVersions: ['5.0.0', '5.0.1', '5.0.2', '5.1.0', 'latest'],
+  dockerVersions: ['17.06', '18.09', '19.03'],
+  signedVrouter: false,
+};
+
+export interface FreshWindowsOptions {
+  hostname: string;
+  /** Features already installed (a host prepared by hand). */
+  features?: string[];
+  /** containerd installed as a service (a Kubernetes worker's runtime; groundcrew does not install it). */
+  containerd?: boolean;
+  catalog?: Partial<SimCatalog>;
+  now?: Date;
+}
+
+/** The executable a service runs: its binary path without arguments. */
+export function executableOf(svc: ServiceState): string {
+  return svc.binaryPath.replace(/^"([^"]+)".*$/, '$1').replace(/\.exe\s.*$/i, '.exe');
+}

@@ -1,0 +1,153 @@
+// The simulated bash against real bash: the same script, the same output, status and errors.
+
+import { execFile } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { LinuxHost } from '../../../../src/sim/linux/linux-host.js';
+import { LinuxShell } from '../../../../src/sim/linux/linux-shell.js';
+
+let shell: LinuxShell;
+beforeAll(async () => {
+  shell = await LinuxShell.create();
+});
+
+function realBash(script: string, stdin = ''): Promise<{ stdout: string; stderr: string; exitCode: number }> {
+  const cwd = mkdtempSync(join(tmpdir(), 'gc-bash-'));
+  return new Promise((resolve) => {
+    const child = execFile(
+      'bash',
+      ['--norc', '--noprofile', '-c', script],
+      { cwd, env: { PATH: process.env.PATH, HOME: '/root' } },
+      (err, stdout, stderr) => {
+        resolve({ stdout, stderr, exitCode: err ? Number((err as { code?: number }).code ?? 1) : 0 });
+      },
+    );
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end(stdin);
+  });
+}
+
+function simBash(script: string, stdin = '') {
+  const host = LinuxHost.fresh('sim');
+  const r = shell.run(host, `cd /tmp\n${script}`, stdin);
+  return { stdout: r.stdout, stderr: r.stderr.replace(/line (\d+):/g, (_, n) => `line ${Number(n) - 1}:`), exitCode: r.exitCode };
+}
+
+// Each script runs in an empty working directory, touching only relative paths.
+const SCRIPTS: [string, string][] = [
+  ['echo and printf', `echo a b; echo -n c; echo; printf '%s=%d\\n' x 3 y 4; printf '%-5s|\\n' ab; printf 'tab\\there\\n'`],
+  [
+    'quoting and expansion',
+    `X='a  b'; echo $X; echo "$X"; echo '$X'; echo "\${Y:-dflt}" "\${#X}"; Z=\${Z:=set}; echo $Z; echo "q\\"uote" \\$HOME`,
+  ],
+  [
+    'test operators',
+    `[ -z "" ] && echo z; [ -n x ] && echo n; [ 3 -lt 10 ] && echo lt; [ a = a ] && echo eq; [ a != b ] && echo ne; [ -f nofile ] || echo nofile; [ ! -d . ] || echo dir`,
+  ],
+  [
+    'if, elif, else and for',
+    `for i in 1 2 3; do if [ $i -eq 1 ]; then echo one; elif [ $i -eq 2 ]; then echo two; else echo other; fi; done`,
+  ],
+  ['&& and || and exit status', `false && echo no; true || echo no; false || echo yes; true && echo yes; (exit 3); echo $?`],
+  [
+    'files, heredocs and redirections',
+    `mkdir -p d/e && cat > d/e/f <<'EOF'\nline $1\nEOF\ncat d/e/f; echo more >> d/e/f; wc -l d/e/f; cat d/e/f 2>/dev/null | grep -c line; ls d/e`,
+  ],
+  ['stderr and 2>&1', `cat missing 2>&1; cat missing 2>/dev/null || echo failed; echo to-err >&2`],
+  ['set -e stops at the first failure', `set -e; echo before; false; echo after`],
+  ['set -e spares conditions', `set -e; if false; then echo x; fi; false || echo rescued; ! false; echo end`],
+  ['set -u on an unset variable', `set -u; echo start; echo $NOT_SET; echo never`],
+  ['pipefail', `set -o pipefail; false | true; echo $?; set +o pipefail; false | true; echo $?`],
+  ['command substitution', `a=$(echo inner; echo two); echo "[$a]"; echo "$(printf '%s' x)y"`],
+  ['base64 and sha256sum', `printf 'secret\\n' > s; base64 -w0 s; echo; sha256sum s; base64 -w0 s | base64 -d`],
+  ['grep', `printf 'a=1\\nb=2\\nab=3\\n' > f; grep -c a f; grep -x 'b=2' f; grep -q zz f || echo none; grep -v a f`],
+  ['an unknown command: 127', `nosuchcommand --flag; echo $?`],
+  ['exit with a status', `echo x; exit 7; echo never`],
+  ['functions and arguments', `greet() { echo "hi $1 ($#)"; }; greet there; greet a b`],
+  [
+    'assignment keeps the status of its substitution',
+    `out=$(false); echo "status $?"; out=$(echo hi; exit 3); echo "$out $?"; x=1; echo $?`,
+  ],
+  ['shift and "$@"', `f() { echo "$#: $1"; shift; for a in "$@"; do echo "[$a]"; done; }; f one 'two words' three`],
+  [
+    'a fact line, as roles read them',
+    `gc_out() { printf '%s\\t%s\\t' "$1" "$2"; printf '%s' "$3" | base64 -w0; printf '\\n'; }\nout=$({ test -d /nonexistent\n} 2>/dev/null); gc_out 'dir' "$?" "$out"\nout=$({ echo value; printf 'two\\n'\n} 2>/dev/null); gc_out 'text' "$?" "$out"`,
+  ],
+  ['install with a mode', `cat > f <<'EOF'\nA=1\nEOF\ninstall -m 0640 f g && stat -c %a g && cat g && cmp -s f g && echo same`],
+];
+
+describe('simulated bash matches real bash', () => {
+  it.each(SCRIPTS)('%s', async (_name, script) => {
+    const stdin = 'from-stdin\n';
+    const [real, sim] = [await realBash(script, stdin), simBash(script, stdin)];
+    expect(sim).toEqual(real);
+  });
+});
+
+describe('what the simulated bash refuses', () => {
+  it('a syntax error: exit 2, nothing run', () => {
+    const host = LinuxHost.fresh('sim');
+    const r = shell.run(host, 'mkdir -p /etc/x; if [ -f y ]; then echo');
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/syntax error/);
+    expect(host.fs.isDir('/etc/x')).toBe(false);
+  });
+
+  it('globbing and constructs outside the subset fail loudly', () => {
+    const r = shell.run(LinuxHost.fresh('sim'), 'echo start; ls /etc/*.conf');
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/globbing \(\/etc\/\*\.conf\) is outside the simulated subset/);
+    expect(shell.run(LinuxHost.fresh('sim'), 'case x in x) echo x;; esac').stderr).toMatch(/outside the simulated subset/);
+  });
+
+  it('a command the host does not have', () => {
+    const r = shell.run(LinuxHost.fresh('sim'), 'kubectl get pods');
+    expect(r).toEqual({ stdout: '', stderr: 'bash: line 1: kubectl: command not found\n', exitCode: 127 });
+  });
+});
+
+describe('the Linux host model behind it', () => {
+  it('sysctl -w lasts until reboot; /etc/sysctl.d makes it permanent', () => {
+    const host = LinuxHost.fresh('sim');
+    expect(shell.run(host, 'sysctl -w net.ipv4.ip_forward=1 >/dev/null && cat /proc/sys/net/ipv4/ip_forward').stdout).toBe('1\n');
+    host.reboot();
+    expect(shell.run(host, 'sysctl -n net.ipv4.ip_forward').stdout).toBe('0\n');
+    shell.run(host, "mkdir -p /etc/sysctl.d && echo 'net.ipv4.ip_forward = 1' > /etc/sysctl.d/60-contrail.conf");
+    host.reboot();
+    expect(shell.run(host, 'sysctl -n net.ipv4.ip_forward').stdout).toBe('1\n');
+  });
+
+  it('the boot id changes on reboot, and reboot asks the transport for one', () => {
+    const host = LinuxHost.fresh('sim');
+    const before = shell.run(host, 'cat /proc/sys/kernel/random/boot_id').stdout;
+    shell.run(host, 'reboot');
+    expect(host.rebootRequested).toBe(true);
+    host.reboot();
+    expect(shell.run(host, 'cat /proc/sys/kernel/random/boot_id').stdout).not.toBe(before);
+  });
+
+  it('compose up from the file actually written: containers, recreate on change, vhost0 with the agent', () => {
+    const host = LinuxHost.fresh('sim');
+    const write = (tag: string) =>
+      shell.run(
+        host,
+        `mkdir -p /etc/contrail/vrouter && cat > /etc/contrail/vrouter/docker-compose.yaml <<'EOF'\nservices:\n  vrouter-agent:\n    image: opencontrailnightly/contrail-vrouter-agent:${tag}\n    restart: always\nEOF\ndocker compose -f /etc/contrail/vrouter/docker-compose.yaml up -d`,
+      );
+    expect(write('5.0.1').exitCode).toBe(0);
+    expect(shell.run(host, 'ip -br link show vhost0').stdout).toMatch(/^vhost0 +UP/);
+    const journal = host.state.journal.length;
+    expect(write('5.0.1').exitCode).toBe(0);
+    expect(host.state.journal.slice(journal)).toEqual([]);
+    expect(write('5.0.2').exitCode).toBe(0);
+    expect(host.state.journal.slice(journal)).toEqual([
+      'write /etc/contrail/vrouter/docker-compose.yaml',
+      'docker-pull opencontrailnightly/contrail-vrouter-agent:5.0.2',
+      'recreate vrouter-vrouter-agent-1 opencontrailnightly/contrail-vrouter-agent:5.0.2',
+    ]);
+    const missing = write('9.9.9');
+    expect(missing.exitCode).toBe(1);
+    expect(missing.stderr).toMatch(/manifest unknown/);
+  });
+});

@@ -1,0 +1,299 @@
+// The Windows rules the roles depend on, in the in-process simulator (the lab test repeats the key ones over SSH).
+
+import { beforeAll, describe, expect, it } from 'vitest';
+import { WindowsHost } from '../../../../src/sim/windows/windows-host.js';
+import { WindowsShell } from '../../../../src/sim/windows/windows-shell.js';
+
+let shell: WindowsShell;
+beforeAll(async () => {
+  shell = await WindowsShell.create();
+});
+
+function ps(host: WindowsHost, script: string): string {
+  const r = shell.runScript(host, `$ErrorActionPreference = 'Stop'\n${script}`);
+  if (r.exitCode !== 0) throw new Error(`script failed (${r.exitCode}):\n${script}\n${r.stderr}`);
+  return r.stdout.trim();
+}
+
+const msi = (host: WindowsHost, path: string, action = '/i') =>
+  Number(
+    ps(
+      host,
+      `$p = Start-Process -FilePath 'msiexec.exe' -ArgumentList @('${action}', '${path}', '/qn', '/norestart', '/l*v', 'C:\\Windows\\Temp\\msi.log') -Wait -PassThru\n$p.ExitCode`,
+    ),
+  );
+
+/** A host with features, Docker and the vRouter artifacts of `version`, as the prereqs phase leaves it. */
+function prepared(version = '5.0.1', options: { signed?: boolean } = {}): WindowsHost {
+  const host = WindowsHost.fresh({
+    hostname: 'win1',
+    features: ['Containers', 'Hyper-V'],
+    catalog: { signedVrouter: options.signed ?? false },
+  });
+  ps(host, "Install-Package -Name docker -ProviderName DockerMsftProvider -RequiredVersion '18.09' -Force | Out-Null");
+  ps(host, "New-Item -ItemType Directory -Path 'C:\\ProgramData\\docker\\config' -Force | Out-Null");
+  ps(host, 'Set-Content -Path \'C:\\ProgramData\\docker\\config\\daemon.json\' -Value \'{"bridge":"none"}\'');
+  ps(host, 'Start-Service -Name docker');
+  ps(host, `docker pull 'opencontrailnightly/contrail-windows-vrouter:${version}' | Out-Null`);
+  ps(host, `docker run --rm -v 'C:\\Artifacts:C:\\Artifacts' 'opencontrailnightly/contrail-windows-vrouter:${version}' | Out-Null`);
+  return host;
+}
+
+function trustCertificate(host: WindowsHost): void {
+  for (const store of ['Root', 'TrustedPublisher']) {
+    ps(
+      host,
+      `Import-Certificate -FilePath 'C:\\Artifacts\\vrouter\\vRouter.cer' -CertStoreLocation 'Cert:\\LocalMachine\\${store}' | Out-Null`,
+    );
+  }
+}
+
+describe('features and reboots', () => {
+  it('a feature install is pending until a reboot, and asks for one', () => {
+    const host = WindowsHost.fresh({ hostname: 'win1' });
+    const result = JSON.parse(ps(host, "Install-WindowsFeature -Name 'Containers','Hyper-V' | ConvertTo-Json -Compress"));
+    expect(result).toMatchObject({ Success: true, RestartNeeded: 'Yes' });
+    expect(ps(host, "(Get-WindowsFeature -Name 'Containers').InstallState.ToString()")).toBe('InstallPending');
+    expect(
+      ps(host, "Test-Path -Path 'HKLM:\\SOFTWARE\\Microsoft\\Windows\\CurrentVersion\\Component Based Servicing\\RebootPending'"),
+    ).toBe('True');
+    const before = ps(host, "(Get-CimInstance -ClassName Win32_OperatingSystem).LastBootUpTime.ToString('o')");
+    host.reboot(new Date(Date.now() + 60_000));
+    expect(ps(host, "(Get-WindowsFeature -Name 'Containers').InstallState.ToString()")).toBe('Installed');
+    expect(ps(host, "(Get-CimInstance -ClassName Win32_OperatingSystem).LastBootUpTime.ToString('o')")).not.toBe(before);
+    expect(
+      ps(host, "Test-Path -Path 'HKLM:\\SOFTWARE\\Microsoft\\Windows\\CurrentVersion\\Component Based Servicing\\RebootPending'"),
+    ).toBe('False');
+  });
+
+  it('Docker cannot be installed before the Containers feature', () => {
+    const host = WindowsHost.fresh({ hostname: 'win1' });
+    expect(() => ps(host, "Install-Package -Name docker -ProviderName DockerMsftProvider -RequiredVersion '18.09' -Force")).toThrow(
+      /Containers feature is not installed/,
+    );
+  });
+
+  it('Docker without "bridge":"none" makes a NAT network; with it, none', () => {
+    const host = WindowsHost.fresh({ hostname: 'win1', features: ['Containers'] });
+    ps(
+      host,
+      "Install-Package -Name docker -ProviderName DockerMsftProvider -RequiredVersion '18.09' -Force | Out-Null; Start-Service -Name docker",
+    );
+    expect(ps(host, '@(Get-HnsNetwork).Count')).toBe('1');
+    expect(ps(host, '@(Get-NetNat).Count')).toBe('1');
+    ps(host, "Get-HnsNetwork | Where-Object { $_.Name -eq 'nat' } | Remove-HnsNetwork\nRemove-NetNat -Name 'nat' -Confirm:$false");
+    expect(ps(host, '@(Get-HnsNetwork).Count')).toBe('0');
+  });
+});
+
+describe('test signing and the unsigned vRouter', () => {
+  it('test signing is configured by bcdedit but active only after a reboot', () => {
+    const host = WindowsHost.fresh({ hostname: 'win1' });
+    ps(host, "bcdedit /set '{current}' testsigning on | Out-Null");
+    expect(ps(host, "(bcdedit /enum '{current}') -match 'testsigning'")).toBe('testsigning             Yes');
+    expect(
+      ps(host, "(Get-ItemProperty -Path 'HKLM:\\SYSTEM\\CurrentControlSet\\Control' -Name 'SystemStartOptions').SystemStartOptions"),
+    ).not.toMatch(/TESTSIGNING/);
+    host.reboot();
+    expect(
+      ps(host, "(Get-ItemProperty -Path 'HKLM:\\SYSTEM\\CurrentControlSet\\Control' -Name 'SystemStartOptions').SystemStartOptions"),
+    ).toMatch(/TESTSIGNING/);
+  });
+
+  it('the unsigned vRouter MSI fails with 1603 until its certificate is trusted and test signing is active', () => {
+    const host = prepared();
+    expect(msi(host, 'C:\\Artifacts\\vrouter\\vRouter.msi')).toBe(1603);
+    expect(ps(host, "Get-Content -Path 'C:\\Windows\\Temp\\msi.log' -Tail 3")).toMatch(/not trusted/);
+    trustCertificate(host);
+    ps(host, "bcdedit /set '{current}' testsigning on | Out-Null");
+    expect(msi(host, 'C:\\Artifacts\\vrouter\\vRouter.msi')).toBe(1603);
+    expect(ps(host, "Get-Content -Path 'C:\\Windows\\Temp\\msi.log' -Raw")).toMatch(/test signing is not active/);
+    host.reboot();
+    expect(msi(host, 'C:\\Artifacts\\vrouter\\vRouter.msi')).toBe(0);
+    expect(ps(host, "(Get-Package -ProviderName 'msi' -Name 'Contrail vRouter').Version")).toBe('5.0.1');
+  });
+
+  it('a production-signed vRouter installs with neither', () => {
+    const host = prepared('5.0.1', { signed: true });
+    expect(msi(host, 'C:\\Artifacts\\vrouter\\vRouter.msi')).toBe(0);
+  });
+});
+
+describe('MSI exit codes', () => {
+  it('another version installed: 1638; uninstall first, then the downgrade installs', () => {
+    const host = prepared('5.0.2');
+    expect(msi(host, 'C:\\Artifacts\\vrouter\\utils.msi')).toBe(0);
+    ps(host, "docker run --rm -v 'C:\\Artifacts:C:\\Artifacts' 'opencontrailnightly/contrail-windows-vrouter:5.0.1' | Out-Null");
+    expect(msi(host, 'C:\\Artifacts\\vrouter\\utils.msi')).toBe(1638);
+    const code = ps(host, "(Get-Package -ProviderName 'msi' -Name 'Contrail vRouter Utilities').FastPackageReference");
+    expect(msi(host, code, '/x')).toBe(0);
+    expect(msi(host, code, '/x')).toBe(1605);
+    expect(msi(host, 'C:\\Artifacts\\vrouter\\utils.msi')).toBe(0);
+    expect(ps(host, "(Get-Package -ProviderName 'msi' -Name 'Contrail vRouter Utilities').Version")).toBe('5.0.1');
+  });
+
+  it('1618 while another install runs, 3010 when the MSI asks for a reboot, 1603 for a failing MSI', () => {
+    const host = prepared();
+    host.state.faults = { busyMsi: 1, rebootMsi: ['utils.msi'], failMsi: ['contrail-vrouter-agent.msi'] };
+    expect(msi(host, 'C:\\Artifacts\\vrouter\\utils.msi')).toBe(1618);
+    expect(msi(host, 'C:\\Artifacts\\vrouter\\utils.msi')).toBe(3010);
+    expect(ps(host, "Test-Path -Path 'HKLM:\\SYSTEM\\CurrentControlSet\\Control\\Session Manager'")).toBe('True');
+    expect(
+      ps(
+        host,
+        "@((Get-ItemProperty -Path 'HKLM:\\SYSTEM\\CurrentControlSet\\Control\\Session Manager').PendingFileRenameOperations).Count",
+      ),
+    ).toBe('2');
+    expect(msi(host, 'C:\\Artifacts\\agent\\contrail-vrouter-agent.msi')).toBe(1603);
+  });
+
+  it('& msiexec returns at once with no exit code to trust, as on Windows', () => {
+    const host = prepared();
+    expect(ps(host, "& msiexec.exe /i 'C:\\Artifacts\\vrouter\\vRouter.msi' /qn; $LASTEXITCODE")).toBe('0');
+    expect(ps(host, "@(Get-Package -ProviderName 'msi').Count")).toBe('0');
+  });
+});
+
+describe('driver, agent and the data plane', () => {
+  function converged(): WindowsHost {
+    const host = prepared('5.0.1', { signed: true });
+    for (const m of ['vrouter\\vRouter.msi', 'vrouter\\utils.msi', 'agent\\contrail-vrouter-agent.msi'])
+      expect(msi(host, `C:\\Artifacts\\${m}`)).toBe(0);
+    ps(host, "docker run --rm -v 'C:\\Artifacts:C:\\Artifacts' 'opencontrailnightly/contrail-windows-cnm-plugin:5.0.1' | Out-Null");
+    expect(msi(host, 'C:\\Artifacts\\cnm-plugin\\contrail-cnm-plugin.msi')).toBe(0);
+    return host;
+  }
+
+  it('the driver needs its config; then it makes the vhost adapter and the Contrail pipe', () => {
+    const host = converged();
+    expect(() => ps(host, "Start-Service -Name 'contrail-cnm-plugin'")).toThrow(/contrail-cnm-plugin.conf not found/);
+    ps(host, "New-Item -ItemType Directory -Path 'C:\\ProgramData\\Contrail\\etc\\contrail' -Force | Out-Null");
+    ps(
+      host,
+      "Set-Content -Path 'C:\\ProgramData\\Contrail\\etc\\contrail\\contrail-cnm-plugin.conf' -Value @('[DRIVER]', 'Adapter=Ethernet1')",
+    );
+    ps(host, "Start-Service -Name 'contrail-cnm-plugin'");
+    expect(ps(host, "Test-Path -Path '\\\\.\\pipe\\Contrail'")).toBe('True');
+    expect(ps(host, "(Get-NetAdapter -Name 'vEthernet (HNSTransparent)').Status")).toBe('Up');
+    expect(host.fs.read('C:\\ProgramData\\Contrail\\etc\\contrail\\contrail-cnm-plugin.conf')).toBe('[DRIVER]\r\nAdapter=Ethernet1\r\n');
+  });
+
+  it('Docker cannot be stopped under the driver without -Force; stopping it takes the pipe and adapter away', () => {
+    const host = converged();
+    expect(() => ps(host, "Set-Content -Path 'C:\\ProgramData\\Contrail\\etc\\contrail\\contrail-cnm-plugin.conf' -Value 'x'")).toThrow(
+      /Could not find a part of the path/,
+    );
+    ps(
+      host,
+      "New-Item -ItemType Directory -Path 'C:\\ProgramData\\Contrail\\etc\\contrail' | Out-Null; Set-Content -Path 'C:\\ProgramData\\Contrail\\etc\\contrail\\contrail-cnm-plugin.conf' -Value 'x'",
+    );
+    ps(host, "Start-Service -Name 'contrail-cnm-plugin'");
+    expect(() => ps(host, 'Stop-Service -Name docker')).toThrow(/has dependent services/);
+    ps(host, 'Stop-Service -Name docker -Force');
+    expect(ps(host, "Test-Path -Path '\\\\.\\pipe\\Contrail'")).toBe('False');
+    expect(ps(host, "(Get-Service -Name 'contrail-cnm-plugin').Status.ToString()")).toBe('Stopped');
+  });
+
+  it('the agent needs the vhost adapter; running, it gives pkt0, port 9091 and vif shows pkt0', () => {
+    const host = converged();
+    ps(host, "New-Item -ItemType Directory -Path 'C:\\ProgramData\\Contrail\\etc\\contrail' | Out-Null");
+    ps(host, "Set-Content -Path 'C:\\ProgramData\\Contrail\\etc\\contrail\\contrail-vrouter-agent.conf' -Value '[DEFAULT]'");
+    ps(
+      host,
+      "New-Service -Name 'contrail-vrouter-agent' -BinaryPathName 'C:\\Program Files\\Juniper Networks\\agent\\contrail-vrouter-agent.exe' -StartupType Automatic | Out-Null",
+    );
+    expect(() => ps(host, "Start-Service -Name 'contrail-vrouter-agent'")).toThrow(/vhost adapter/);
+    ps(host, "Set-Content -Path 'C:\\ProgramData\\Contrail\\etc\\contrail\\contrail-cnm-plugin.conf' -Value 'x'");
+    ps(host, "Start-Service -Name 'contrail-cnm-plugin'; Start-Service -Name 'contrail-vrouter-agent'");
+    expect(ps(host, "Test-Path -Path '\\\\.\\pipe\\pkt0'")).toBe('True');
+    expect(ps(host, '(Get-NetTCPConnection -LocalPort 9091 -State Listen).LocalPort')).toBe('9091');
+    expect(ps(host, 'vif --list')).toMatch(/vif0\/2 {6}OS: pkt0/);
+    host.reboot();
+    expect(host.isRunning('contrail-vrouter-agent')).toBe(true);
+    expect(ps(host, "Test-Path -Path '\\\\.\\pipe\\ksync'")).toBe('True');
+  });
+
+  it('a tag the registry does not have cannot be pulled', () => {
+    const host = prepared();
+    const r = shell.runScript(host, "docker pull 'opencontrailnightly/contrail-windows-vrouter:9.9.9'");
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toMatch(/manifest unknown/);
+  });
+
+  it('reads change nothing: a facts script leaves the journal as it was', () => {
+    const host = converged();
+    const before = host.state.journal.length;
+    ps(
+      host,
+      "$f = [ordered]@{}\n$f['svc'] = @(Get-Service | Select-Object -Property 'Name')\n$f['pkgs'] = @(Get-Package -ProviderName 'msi')\n$f['bcd'] = @(bcdedit /enum '{current}')\n$f | ConvertTo-Json -Depth 3 -Compress | Out-Null",
+    );
+    expect(host.state.journal.length).toBe(before);
+  });
+  it('routes: a duplicate or an unknown interface is refused, a missing route cannot be removed, a removed network takes its routes', () => {
+    const host = prepared();
+    const fails = (script: string) => shell.runScript(host, `$ErrorActionPreference = 'Stop'\n${script}`);
+    ps(host, "New-NetRoute -DestinationPrefix '10.42.2.0/24' -InterfaceAlias 'Ethernet0' -NextHop '192.0.2.32' | Out-Null");
+    expect(fails("New-NetRoute -DestinationPrefix '10.42.2.0/24' -InterfaceAlias 'Ethernet0' -NextHop '192.0.2.32'").stderr).toMatch(
+      /Instance MSFT_NetRoute already exists/,
+    );
+    expect(fails("New-NetRoute -DestinationPrefix '10.42.3.0/24' -InterfaceAlias 'Ethernet9' -NextHop '192.0.2.33'").stderr).toMatch(
+      /No matching MSFT_NetIPInterface objects/,
+    );
+    expect(fails("Remove-NetRoute -DestinationPrefix '10.42.9.0/24' -Confirm:$false").stderr).toMatch(/No matching MSFT_NetRoute objects/);
+    ps(host, "docker network create -d transparent --subnet '10.42.1.0/24' --gateway '10.42.1.1' gc-overlay | Out-Null");
+    ps(host, "New-NetIPAddress -InterfaceAlias 'vEthernet (gc-overlay)' -IPAddress '10.42.1.1' -PrefixLength 24 | Out-Null");
+    expect(fails("docker network create -d transparent --subnet '10.42.7.0/24' gc-overlay\nexit $LASTEXITCODE").stderr).toMatch(
+      /network with name gc-overlay already exists/,
+    );
+    ps(host, 'docker network rm gc-overlay | Out-Null');
+    expect(host.state.routes.some((r) => r.interfaceAlias === 'vEthernet (gc-overlay)')).toBe(false);
+    expect(host.state.ipAddresses).toEqual([]);
+  });
+
+  it('netsh portproxy: add replaces the same listener, delete of an absent one fails', () => {
+    const host = prepared();
+    ps(host, 'netsh interface portproxy add v4tov4 listenport=8080 listenaddress=0.0.0.0 connectport=80 connectaddress=10.42.1.10');
+    ps(host, 'netsh interface portproxy add v4tov4 listenport=8080 listenaddress=0.0.0.0 connectport=81 connectaddress=10.42.1.11');
+    expect(host.state.portProxies).toEqual([{ listenAddress: '0.0.0.0', listenPort: 8080, connectAddress: '10.42.1.11', connectPort: 81 }]);
+    const r = shell.runScript(host, 'netsh interface portproxy delete v4tov4 listenport=9090 listenaddress=0.0.0.0\nexit $LASTEXITCODE');
+    expect([r.exitCode, r.stdout.trim()]).toEqual([1, 'The system cannot find the file specified.']);
+  });
+
+  it('a running service holds its executable: no write, move or delete until it stops', () => {
+    const host = WindowsHost.fresh({ hostname: 'k1', features: ['Containers', 'Hyper-V'], containerd: true });
+    ps(host, "New-Item -ItemType Directory -Force -Path 'C:\\k' | Out-Null");
+    host.fs.put('C:\\k\\kubelet.exe', 'groundcrew-sim kubelet v1.29.4');
+    host.fs.put('C:\\k\\kubelet-config.yaml', 'kind: KubeletConfiguration');
+    host.fs.put('C:\\k\\bootstrap-kubeconfig', 'kind: Config');
+    ps(
+      host,
+      "New-Service -Name kubelet -BinaryPathName 'C:\\k\\kubelet.exe --windows-service --config=C:\\k\\kubelet-config.yaml --bootstrap-kubeconfig=C:\\k\\bootstrap-kubeconfig' -DependsOn containerd | Out-Null\nStart-Service -Name kubelet",
+    );
+    host.fs.put('C:\\k\\kubelet.exe.new', 'groundcrew-sim kubelet v1.29.6');
+    const locked = shell.runScript(
+      host,
+      "$ErrorActionPreference = 'Stop'\nMove-Item -Force -Path 'C:\\k\\kubelet.exe.new' -Destination 'C:\\k\\kubelet.exe'",
+    );
+    expect(locked.stderr).toMatch(/being used by another process/);
+    ps(
+      host,
+      "Stop-Service -Name kubelet\nMove-Item -Force -Path 'C:\\k\\kubelet.exe.new' -Destination 'C:\\k\\kubelet.exe'\nStart-Service -Name kubelet",
+    );
+    expect(ps(host, "& 'C:\\k\\kubelet.exe' --version")).toBe('Kubernetes v1.29.6');
+    // Without its runtime the kubelet does not start.
+    ps(host, 'Stop-Service -Name containerd -Force');
+    host.state.features.Containers = 'Available';
+    expect(shell.runScript(host, "$ErrorActionPreference = 'Stop'\nStart-Service -Name kubelet").stderr).toMatch(
+      /dependency service or group failed/,
+    );
+  });
+
+  it('sc.exe config and failure take sc syntax only (a space after each "=")', () => {
+    const host = WindowsHost.fresh({ hostname: 'k1', containerd: true });
+    expect(shell.runScript(host, 'sc.exe config containerd start=auto\nexit $LASTEXITCODE').exitCode).toBe(1639);
+    ps(host, 'sc.exe failure containerd reset= 86400 actions= restart/5000/restart/5000');
+    expect(ps(host, '@(sc.exe qfailure containerd) -join "`n"')).toMatch(
+      /RESET_PERIOD \(in seconds\)\s+: 86400\n.*\n.*\n\s+FAILURE_ACTIONS\s+: RESTART -- Delay = 5000 milliseconds\.\n\s+RESTART -- Delay = 5000/,
+    );
+  });
+});
