@@ -57,18 +57,7 @@ export const RULES: Rule[] = [
   },
   {
     from: 'reconciler/',
-    may: [
-      'reconciler/',
-      '*.ts',
-      'inventory/',
-      'roles/',
-      'state-machines/',
-      'dataplane/limiter.ts',
-      // TODO(architecture): reconciler/node-actors.ts quotes the boot-id and reboot commands itself; once roles/
-      // builds them, this edge goes.
-      'dataplane/quote.ts',
-      'npm',
-    ],
+    may: ['reconciler/', '*.ts', 'inventory/', 'roles/', 'state-machines/', 'dataplane/limiter.ts', 'npm'],
     mayType: ['dataplane/', 'source/'],
     why: 'the reconciler runs roles through the machines on executors it is handed: it never builds one, never serves, never simulates',
   },

@@ -1,7 +1,7 @@
 // A command's time limit and its caller's cancel, written once for every executor: whichever comes first
 // ends the command, and the caller sees GC_COMMAND_TIMEOUT or GC_COMMAND_ABORTED.
 
-import { DataplaneError } from './errors.js';
+import { errors, type GroundcrewError } from '../errors.js';
 import type { Command, RunOptions } from './executor.js';
 
 /** How messages name a command: `local command (label)`, `10.0.0.5:22: command (label)`. */
@@ -9,13 +9,13 @@ export function commandName(prefix: string, cmd: Command): string {
   return `${prefix}command${cmd.label ? ` (${cmd.label})` : ''}`;
 }
 
-export function cancelled(what: string): DataplaneError {
-  return new DataplaneError('GC_COMMAND_ABORTED', `${what} was cancelled`);
+export function cancelled(what: string): GroundcrewError {
+  return errors.GC_COMMAND_ABORTED(`${what} was cancelled`);
 }
 
 export interface Deadline {
   /** Why the command was ended; undefined while it may still run. */
-  readonly error: DataplaneError | undefined;
+  readonly error: GroundcrewError | undefined;
   /** Stops the timer and the abort listener: call it however the command ended. */
   clear(): void;
 }
@@ -28,20 +28,17 @@ export interface Deadline {
 export function startDeadline(
   opts: Pick<RunOptions, 'signal' | 'timeoutMs'>,
   what: string,
-  cancel: (error: DataplaneError) => void,
+  cancel: (error: GroundcrewError) => void,
 ): Deadline {
   if (opts.signal?.aborted) throw cancelled(what);
-  let error: DataplaneError | undefined;
-  const end = (reason: DataplaneError) => {
+  let error: GroundcrewError | undefined;
+  const end = (reason: GroundcrewError) => {
     if (error) return;
     error = reason;
     clear();
     cancel(reason);
   };
-  const timer = setTimeout(
-    () => end(new DataplaneError('GC_COMMAND_TIMEOUT', `${what} ran past ${opts.timeoutMs} ms and was ended`)),
-    opts.timeoutMs,
-  );
+  const timer = setTimeout(() => end(errors.GC_COMMAND_TIMEOUT(`${what} ran past ${opts.timeoutMs} ms and was ended`)), opts.timeoutMs);
   const onAbort = () => end(cancelled(what));
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   function clear(): void {

@@ -2,8 +2,8 @@
 
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
+import { errors, type GroundcrewError } from '../errors.js';
 import { commandName, startDeadline } from './deadline.js';
-import { DataplaneError } from './errors.js';
 import type { Command, CommandResult, Executor, RunOptions } from './executor.js';
 
 export class LocalExecutor implements Executor {
@@ -12,8 +12,8 @@ export class LocalExecutor implements Executor {
   run(cmd: Command, opts: RunOptions): Promise<CommandResult> {
     const started = performance.now();
     return new Promise((resolve, reject) => {
-      let ended: DataplaneError | undefined;
-      const end = (error: DataplaneError) => {
+      let ended: GroundcrewError | undefined;
+      const end = (error: GroundcrewError) => {
         ended ??= error;
         try {
           if (child.pid) process.kill(-child.pid, 'SIGKILL');
@@ -31,7 +31,7 @@ export class LocalExecutor implements Executor {
       child.stderr.on('data', (c: Buffer) => stderr.push(c));
       child.stdin.on('error', () => undefined);
       child.stdin.end(opts.stdin ?? '');
-      child.on('error', (err) => end(new DataplaneError('GC_CONNECTION_LOST', `local bash could not run: ${err.message}`, err)));
+      child.on('error', (err) => end(errors.GC_CONNECTION_LOST(`local bash could not run: ${err.message}`, err)));
       child.on('close', (code, signal) => {
         deadline.clear();
         if (ended) return reject(ended);

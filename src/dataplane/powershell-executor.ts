@@ -3,8 +3,8 @@
 
 import { performance } from 'node:perf_hooks';
 import { PowerShell } from 'node-powershell';
+import { GroundcrewError } from '../errors.js';
 import { cancelled, commandName, startDeadline } from './deadline.js';
-import { DataplaneError } from './errors.js';
 import type { Command, CommandResult, Executor, RunOptions } from './executor.js';
 import { psQuote } from './quote.js';
 import { POWERSHELL_PRELUDE } from './wire.js';
@@ -25,7 +25,7 @@ export class PowerShellExecutor implements Executor {
     // What SSH would send on stdin is handed over as $GcStdin; it is written to the shell's stdin like the rest.
     const stdin = opts.stdin === undefined ? '' : `$GcStdin = ${psQuote(opts.stdin)}\n`;
     const invocation = this.#session().invoke(`${POWERSHELL_PRELUDE}${stdin}${cmd.script}`);
-    let expire: (error: DataplaneError) => void = () => undefined;
+    let expire: (error: GroundcrewError) => void = () => undefined;
     const expired = new Promise<never>((_, reject) => {
       expire = reject;
     });
@@ -34,7 +34,7 @@ export class PowerShellExecutor implements Executor {
       const result = await Promise.race([invocation, expired]);
       return { exitCode: 0, stdout: result.raw, stderr: '', durationMs: performance.now() - started };
     } catch (err) {
-      if (err instanceof DataplaneError) {
+      if (err instanceof GroundcrewError) {
         // Ending the session is the only way to stop what it runs; the next command starts a new one.
         await this.close();
         throw err;

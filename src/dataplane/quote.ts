@@ -1,10 +1,9 @@
 // The only way a value reaches a command: one quoting function per shell.
 
-import { DataplaneError } from './errors.js';
+import { errors } from '../errors.js';
 
 function refuseNul(value: string, shell: string): void {
-  if (value.includes('\0'))
-    throw new DataplaneError('GC_UNSAFE_VALUE', `a value for ${shell} holds a NUL byte, which no ${shell} string can carry`);
+  if (value.includes('\0')) throw errors.GC_UNSAFE_VALUE(`a value for ${shell} holds a NUL byte, which no ${shell} string can carry`);
 }
 
 /** A bash word that is exactly `value`: single quotes, with each ' written as '\''. */

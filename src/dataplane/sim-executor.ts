@@ -3,12 +3,12 @@
 
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { errors } from '../errors.js';
 import { LinuxHost } from '../sim/linux/linux-host.js';
 import { LinuxShell } from '../sim/linux/linux-shell.js';
 import type { WindowsHost } from '../sim/windows/windows-host.js';
 import { WindowsShell } from '../sim/windows/windows-shell.js';
 import { commandName, startDeadline } from './deadline.js';
-import { DataplaneError } from './errors.js';
 import type { Command, CommandResult, Executor, NodeOs, RunOptions } from './executor.js';
 import { powershellCommandLine } from './wire.js';
 
@@ -68,7 +68,7 @@ export class SimExecutor implements Executor {
   async run(cmd: Command, opts: RunOptions): Promise<CommandResult> {
     const started = performance.now();
     const name = this.options.host.state.hostname;
-    if (this.isDown) throw new DataplaneError('GC_SSH_CONNECT', `cannot connect to ${name}: ECONNREFUSED (rebooting)`);
+    if (this.isDown) throw errors.GC_SSH_CONNECT(`cannot connect to ${name}: ECONNREFUSED (rebooting)`);
     await this.#roundTrip(opts, commandName(`${name}: `, cmd));
     this.stats.commands++;
     const host = this.options.host;

@@ -8,8 +8,8 @@ import { type Socket, connect as tcpConnect } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { NodeSSH } from 'node-ssh';
 import type { ClientChannel } from 'ssh2';
+import { errors, type GroundcrewError } from '../errors.js';
 import { cancelled, commandName, startDeadline } from './deadline.js';
-import { DataplaneError } from './errors.js';
 import type { Command, CommandResult, Executor, ExecutorLog, NodeOs, RunOptions } from './executor.js';
 import { fingerprint, type HostKeyStore } from './host-keys.js';
 import { Limiter } from './limiter.js';
@@ -176,23 +176,18 @@ export class SshExecutor implements Executor {
     });
   }
 
-  #connectError(err: unknown, mismatch: { pinned: string; presented: string } | undefined): DataplaneError {
+  #connectError(err: unknown, mismatch: { pinned: string; presented: string } | undefined): GroundcrewError {
     const e = err as Error & { level?: string; code?: string };
     if (mismatch) {
-      return new DataplaneError(
-        'GC_SSH_HOSTKEY_MISMATCH',
+      return errors.GC_SSH_HOSTKEY_MISMATCH(
         `${this.endpoint} presented host key ${mismatch.presented}, but ${mismatch.pinned} was pinned on first use: refusing to connect (if the node was reinstalled, remove its pin from the state directory)`,
         err,
       );
     }
     if (e.level === 'client-authentication') {
-      return new DataplaneError(
-        'GC_SSH_AUTH',
-        `${this.options.target.username}@${this.endpoint} refused the credentials (${e.message})`,
-        err,
-      );
+      return errors.GC_SSH_AUTH(`${this.options.target.username}@${this.endpoint} refused the credentials (${e.message})`, err);
     }
-    return new DataplaneError('GC_SSH_CONNECT', `cannot connect to ${this.endpoint}: ${e.code ?? e.message}`, err);
+    return errors.GC_SSH_CONNECT(`cannot connect to ${this.endpoint}: ${e.code ?? e.message}`, err);
   }
 
   #onClose(ssh: NodeSSH): void {
@@ -223,17 +218,17 @@ export class SshExecutor implements Executor {
 
   #exec(ssh: NodeSSH, wire: string, cmd: Command, opts: RunOptions, started: number): Promise<CommandResult> {
     const client = ssh.connection;
-    if (!client) return Promise.reject(new DataplaneError('GC_CONNECTION_LOST', `${this.endpoint}: not connected`));
+    if (!client) return Promise.reject(errors.GC_CONNECTION_LOST(`${this.endpoint}: not connected`));
     return new Promise((resolve, reject) => {
       let channel: ClientChannel | undefined;
-      let ended: DataplaneError | undefined;
+      let ended: GroundcrewError | undefined;
       let exit: { code: number | null; signal?: string } | undefined;
       const stdout: Buffer[] = [];
       const stderr: Buffer[] = [];
       const label = cmd.label ? ` (${cmd.label})` : '';
 
       let done = false;
-      const finish = (error?: DataplaneError) => {
+      const finish = (error?: GroundcrewError) => {
         if (done) return;
         done = true;
         deadline.clear();
@@ -250,7 +245,7 @@ export class SshExecutor implements Executor {
           });
         }
       };
-      const end = (error: DataplaneError) => {
+      const end = (error: GroundcrewError) => {
         if (ended) return;
         ended = error;
         // End the remote command: a KILL request where the server honours it, then the channel itself.
@@ -269,16 +264,13 @@ export class SshExecutor implements Executor {
       const deadline = startDeadline(opts, this.#commandName(cmd), end);
       const onConnectionClose = () => {
         if (!exit && !ended)
-          ended = new DataplaneError(
-            'GC_CONNECTION_LOST',
-            `${this.endpoint}: the connection dropped while a command${label} ran; its outcome is unknown`,
-          );
+          ended = errors.GC_CONNECTION_LOST(`${this.endpoint}: the connection dropped while a command${label} ran; its outcome is unknown`);
       };
       client.on('close', onConnectionClose);
 
       this.#openChannel(client, wire, (err, ch) => {
         if (err || !ch) {
-          finish(ended ?? new DataplaneError('GC_CONNECTION_LOST', `${this.endpoint}: could not open a channel: ${err?.message}`, err));
+          finish(ended ?? errors.GC_CONNECTION_LOST(`${this.endpoint}: could not open a channel: ${err?.message}`, err));
           return;
         }
         channel = ch;
@@ -293,12 +285,7 @@ export class SshExecutor implements Executor {
         ch.on('close', () => {
           if (ended) finish(ended);
           else if (!exit)
-            finish(
-              new DataplaneError(
-                'GC_CONNECTION_LOST',
-                `${this.endpoint}: the command${label} ended without an exit status (connection lost)`,
-              ),
-            );
+            finish(errors.GC_CONNECTION_LOST(`${this.endpoint}: the command${label} ended without an exit status (connection lost)`));
           else finish();
         });
         if (opts.stdin !== undefined) ch.end(opts.stdin);

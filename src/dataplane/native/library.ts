@@ -2,7 +2,7 @@
 
 import { createRequire } from 'node:module';
 import type { LibraryHandle } from 'koffi';
-import { DataplaneError } from '../errors.js';
+import { errors } from '../../errors.js';
 
 type Koffi = typeof import('koffi');
 
@@ -24,6 +24,6 @@ export function loadLibrary(name: string, hint: string): LibraryHandle {
     loaded.set(name, lib);
     return lib;
   } catch (err) {
-    throw new DataplaneError('GC_NATIVE_UNAVAILABLE', `cannot load ${name} (${(err as Error).message.split('\n')[0]}): ${hint}`, err);
+    throw errors.GC_NATIVE_UNAVAILABLE(`cannot load ${name} (${(err as Error).message.split('\n')[0]}): ${hint}`, err);
   }
 }

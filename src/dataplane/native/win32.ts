@@ -1,7 +1,7 @@
 // Windows data-plane probes (kernel32, iphlpapi): the vRouter's named pipes, the flow0 shared memory,
 // the route table. Declared and type-checked everywhere; loaded only on Windows.
 
-import { DataplaneError } from '../errors.js';
+import { errors } from '../../errors.js';
 import { ffi, loadLibrary } from './library.js';
 
 const GENERIC_READ = 0x80000000;
@@ -34,8 +34,7 @@ interface IpHlpApi {
 
 export function loadWin32Probes(): Win32Probes {
   if (process.platform !== 'win32') {
-    throw new DataplaneError(
-      'GC_NATIVE_UNAVAILABLE',
+    throw errors.GC_NATIVE_UNAVAILABLE(
       `the Windows data-plane probes need Windows; this is ${process.platform} (use the PowerShell checks over SSH instead)`,
     );
   }
@@ -85,7 +84,7 @@ export function loadWin32Probes(): Win32Probes {
     },
     routeCount() {
       const out: [unknown] = [null];
-      if (iphlpapi.GetIpForwardTable2(AF_UNSPEC, out) !== 0) throw new DataplaneError('GC_NATIVE_UNAVAILABLE', 'GetIpForwardTable2 failed');
+      if (iphlpapi.GetIpForwardTable2(AF_UNSPEC, out) !== 0) throw errors.GC_NATIVE_UNAVAILABLE('GetIpForwardTable2 failed');
       try {
         return (k.decode(out[0], MIB_IPFORWARD_TABLE2) as { NumEntries: number }).NumEntries;
       } finally {

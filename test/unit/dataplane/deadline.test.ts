@@ -2,14 +2,14 @@
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { commandName, startDeadline } from '../../../src/dataplane/deadline.js';
-import type { DataplaneError } from '../../../src/dataplane/errors.js';
+import type { GroundcrewError } from '../../../src/errors.js';
 
 describe('startDeadline', () => {
   beforeEach(() => vi.useFakeTimers());
   afterEach(() => vi.useRealTimers());
 
   it('past its time limit the command is cancelled with GC_COMMAND_TIMEOUT, naming it', () => {
-    const cancel = vi.fn<(error: DataplaneError) => void>();
+    const cancel = vi.fn<(error: GroundcrewError) => void>();
     const deadline = startDeadline({ timeoutMs: 500 }, commandName('local ', { script: 'true', label: 'facts' }), cancel);
     vi.advanceTimersByTime(499);
     expect(cancel).not.toHaveBeenCalled();
@@ -25,7 +25,7 @@ describe('startDeadline', () => {
 
   it("the caller's abort cancels it with GC_COMMAND_ABORTED, and the timeout then does nothing more", () => {
     const controller = new AbortController();
-    const cancel = vi.fn<(error: DataplaneError) => void>();
+    const cancel = vi.fn<(error: GroundcrewError) => void>();
     const deadline = startDeadline({ timeoutMs: 500, signal: controller.signal }, commandName('w1: ', { script: 'true' }), cancel);
     controller.abort();
     vi.advanceTimersByTime(1000);
