@@ -179,5 +179,5 @@ export function docker(host: LinuxHost, argv: string[], readFile: ReadFile, cwd 
       return ok(`${c.name}\n`);
     }
   }
-  return fail(`groundcrew sim: docker ${argv.join(' ')} is outside the simulated subset (docs/sim-powershell.md)\n`);
+  return fail(`groundcrew sim: docker ${argv.join(' ')} is outside the simulated subset (docs/simulator.md)\n`);
 }

@@ -150,7 +150,7 @@ export const DOCKER_NATIVE: NativeSpec<WindowsHost> = {
     }
     return {
       stdout: '',
-      stderr: `groundcrew sim: docker ${argv.join(' ')} is outside the simulated subset (docs/sim-powershell.md)\r\n`,
+      stderr: `groundcrew sim: docker ${argv.join(' ')} is outside the simulated subset (docs/simulator.md)\r\n`,
       exitCode: 1,
     };
   },

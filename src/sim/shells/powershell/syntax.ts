@@ -52,7 +52,7 @@ export function variableName(node: Node): string {
 
 export function unsupported(node: Node): PsScriptError {
   return new PsScriptError(
-    `groundcrew sim: this PowerShell construct (${node.type}) is outside the simulated subset (docs/sim-powershell.md): ${node.text.slice(0, 60)}`,
+    `groundcrew sim: this PowerShell construct (${node.type}) is outside the simulated subset (docs/simulator.md): ${node.text.slice(0, 60)}`,
     'NotSupportedBySimulator',
     'NotImplemented',
   );
