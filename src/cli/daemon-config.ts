@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { Diagnostic } from '../inventory/diagnostic.js';
 import { checkShape, rootMap } from '../inventory/shape.js';
 import { YamlSource } from '../inventory/yaml-source.js';
+import type { SignaturePolicy } from '../source/commit-signatures.js';
 
 /** "90s", "10m", "1h", "250ms", or a number of seconds. */
 const Duration = z.union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d+)?(ms|s|m|h)$/, 'a duration such as 30s, 10m or 1h')]);
@@ -22,6 +23,14 @@ export const DaemonConfigSchema = z.strictObject({
     dir: z.string().default('.'),
     pollInterval: Duration.default('60s'),
     sshKeyFile: z.string().optional(),
+    /** Only commits signed by an allowed key are applied: a GPG keyring, an SSH allowed-signers file, or both. */
+    verify: z
+      .strictObject({
+        gpg: z.strictObject({ keyring: z.string() }).optional(),
+        ssh: z.strictObject({ allowedSigners: z.string() }).optional(),
+        allCommits: z.boolean().default(false),
+      })
+      .optional(),
   }),
   stateDir: z.string().default('/var/lib/groundcrew'),
   listen: z.string().default('127.0.0.1:7070'),
@@ -126,6 +135,17 @@ export function loadDaemonConfig(file: string, env: NodeJS.ProcessEnv = process.
     errors.push(src.diagnostic(['source'], 'error', 'source: give either url (a Git remote) or path (a local working copy), not both'));
     return { ok: false, errors };
   }
+  const verify = config.source.verify;
+  if (verify && !verify.gpg && !verify.ssh) {
+    errors.push(src.diagnostic(['source', 'verify'], 'error', 'source.verify: give gpg.keyring, ssh.allowedSigners, or both'));
+    return { ok: false, errors };
+  }
+  if (verify && config.source.path) {
+    errors.push(
+      src.diagnostic(['source', 'verify'], 'error', 'source.verify needs a Git source (url): a working copy has no commits to check'),
+    );
+    return { ok: false, errors };
+  }
   const base = dirname(resolve(file));
   const abs = (p: string | undefined) => (p === undefined || isAbsolute(p) ? p : resolve(base, p));
   const c = structuredClone(config);
@@ -137,6 +157,17 @@ export function loadDaemonConfig(file: string, env: NodeJS.ProcessEnv = process.
   c.ssh.keyFile = abs(c.ssh.keyFile);
   c.ssh.windowsKeyFile = abs(c.ssh.windowsKeyFile);
   if (c.secretsFile) c.secretsFile = abs(c.secretsFile);
+  if (c.source.verify?.gpg) c.source.verify.gpg.keyring = abs(c.source.verify.gpg.keyring) as string;
+  if (c.source.verify?.ssh) c.source.verify.ssh.allowedSigners = abs(c.source.verify.ssh.allowedSigners) as string;
   if (c.kubernetes.binaries) c.kubernetes.binaries = abs(c.kubernetes.binaries);
   return { ok: true, config: c };
+}
+
+/** The daemon config's source.verify, as the commit verifier takes it. */
+export function signaturePolicy(verify: NonNullable<DaemonConfig['source']['verify']>): SignaturePolicy {
+  return {
+    ...(verify.gpg ? { gpgKeyring: verify.gpg.keyring } : {}),
+    ...(verify.ssh ? { sshAllowedSigners: verify.ssh.allowedSigners } : {}),
+    allCommits: verify.allCommits,
+  };
 }

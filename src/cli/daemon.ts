@@ -14,11 +14,12 @@ import { SnapshotStore } from '../reconciler/snapshot-store.js';
 import { StatusStore } from '../reconciler/status-store.js';
 import { buildServer } from '../server/app.js';
 import { Metrics } from '../server/metrics.js';
+import { CommitVerifier } from '../source/commit-signatures.js';
 import { GitSource } from '../source/git-source.js';
 import { PathSource } from '../source/path-source.js';
 import type { Revision, Source } from '../source/source.js';
 import { HOOK_KINDS, type HookKind } from '../source/webhooks.js';
-import { type DaemonConfig, durationMs } from './daemon-config.js';
+import { type DaemonConfig, durationMs, signaturePolicy } from './daemon-config.js';
 import { kubeletBinaries } from './kubelet-binaries.js';
 import { nodeAccess } from './node-access.js';
 import { SimCluster } from './sim-cluster.js';
@@ -80,6 +81,9 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   });
 
   // A revision is validated whole before anything sees it; a bad one leaves the last good one in force.
+  // With source.verify, one that nobody allowed signed is rejected the same way.
+  const checkout = join(config.stateDir, 'checkout');
+  const verifier = config.source.verify ? new CommitVerifier(signaturePolicy(config.source.verify), config.stateDir) : undefined;
   const intake = new Intake({
     reconciler,
     status,
@@ -87,6 +91,9 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     stateDir: config.stateDir,
     ...(config.secretsFile ? { secretsFile: config.secretsFile } : {}),
     shownPrefix: config.source.dir && config.source.dir !== '.' ? `${config.source.dir.replace(/\/$/, '')}/` : '',
+    ...(verifier
+      ? { verify: (revision: Revision, lastGood: string | undefined) => verifier.verify(checkout, revision.sha, lastGood) }
+      : {}),
     onAccepted: (sha, nodes) => deps.notifier?.status(`revision ${sha.slice(0, 12)}, ${nodes} nodes`),
   });
   const onRevision = (revision: Revision) => intake.receive(revision, source);
@@ -96,7 +103,7 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
         url: config.source.url,
         branch: config.source.branch,
         path: config.source.dir,
-        checkout: join(config.stateDir, 'checkout'),
+        checkout,
         pollMs: durationMs(config.source.pollInterval),
         ...(config.source.sshKeyFile ? { sshKeyFile: config.source.sshKeyFile } : {}),
         log: log.child({ component: 'source' }),

@@ -2,7 +2,7 @@
 // The groundcrew command, and the one composition root: the only place that builds concrete objects.
 
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
 import { systemdNotifier } from '../dataplane/native/sd-notify.js';
@@ -69,8 +69,22 @@ program
   .command('validate')
   .description('check an inventory repo (or one instances.yaml); lists every error as file:line:col')
   .argument('<path>', 'inventory repo directory, or an instances.yaml file')
-  .action(async (path: string) => {
-    process.exitCode = await validateCommand(path, io);
+  .option('--verify', "also check that the repo's head commit is signed by an allowed key (as source.verify does)")
+  .option('--gpg-keyring <file>', 'with --verify: the GPG keys whose signatures are accepted')
+  .option('--allowed-signers <file>', 'with --verify: the SSH allowed-signers file whose keys are accepted')
+  .action(async (path: string, options: { verify?: boolean; gpgKeyring?: string; allowedSigners?: string }) => {
+    if (options.verify && !options.gpgKeyring && !options.allowedSigners) {
+      io.err('groundcrew validate --verify: give --gpg-keyring FILE, --allowed-signers FILE, or both');
+      process.exitCode = 2;
+      return;
+    }
+    const policy = options.verify
+      ? {
+          ...(options.gpgKeyring ? { gpgKeyring: resolve(options.gpgKeyring) } : {}),
+          ...(options.allowedSigners ? { sshAllowedSigners: resolve(options.allowedSigners) } : {}),
+        }
+      : undefined;
+    process.exitCode = await validateCommand(path, io, policy);
   });
 
 program

@@ -10,6 +10,7 @@ import type { DesiredState } from '../inventory/desired-state.js';
 import { formatDiagnostic } from '../inventory/diagnostic.js';
 import { loadInventory } from '../inventory/load-inventory.js';
 import { parseSecretsFile, withSecrets } from '../inventory/secrets-file.js';
+import type { SignatureVerdict } from '../source/commit-signatures.js';
 import type { Revision, Source } from '../source/source.js';
 import type { Reconciler } from './reconciler.js';
 import type { StatusStore } from './status-store.js';
@@ -24,6 +25,8 @@ export interface IntakeOptions {
   secretsFile?: string;
   /** The inventory's directory in the repo, put before file names in diagnostics (`deploy/instances.yaml:3:1`). */
   shownPrefix?: string;
+  /** Who signed the revision (source.verify): one that is not signed by an allowed key is rejected whole. */
+  verify?: (revision: Revision, lastGood: string | undefined) => Promise<SignatureVerdict>;
   /** A revision was accepted: for systemd's status line. */
   onAccepted?: (sha: string, nodes: number) => void;
 }
@@ -40,10 +43,16 @@ export class Intake {
   /** Validates a revision and puts it in force, or records why not. */
   async receive(revision: Revision, source?: Pick<Source, 'checkoutAt'>): Promise<void> {
     const { status, log, reconciler } = this.options;
-    const result = await this.#read(revision.dir);
+    const signature = await this.options.verify?.(revision, this.#lastGood());
+    const trusted: Read | undefined =
+      signature && !signature.ok
+        ? { ok: false, errors: [`commit ${revision.sha.slice(0, 12)} is not trusted: ${signature.reason}`] }
+        : undefined;
+    const result = trusted ?? (await this.#read(revision.dir));
+    const signed = signature ? { signature } : {};
     if (!result.ok) {
       if (!reconciler.revision) await this.#restoreLastGood(revision.sha, source);
-      status.recordRevision({ sha: revision.sha, subject: revision.subject, accepted: false, errors: result.errors });
+      status.recordRevision({ sha: revision.sha, subject: revision.subject, accepted: false, errors: result.errors, ...signed });
       log.error(
         { revision: revision.sha, code: errors.GC_REVISION_REJECTED.code, errors: result.errors },
         `revision ${revision.sha.slice(0, 12)} rejected; nodes stay on the last good revision`,
@@ -51,20 +60,27 @@ export class Intake {
       return;
     }
     writeFileSync(this.#lastGoodFile, `${revision.sha}\n`);
-    status.recordRevision({ sha: revision.sha, subject: revision.subject, accepted: true });
-    log.info({ revision: revision.sha, nodes: result.state.nodes.length, trigger: revision.trigger }, 'revision accepted');
+    status.recordRevision({ sha: revision.sha, subject: revision.subject, accepted: true, ...signed });
+    log.info(
+      { revision: revision.sha, nodes: result.state.nodes.length, trigger: revision.trigger, signer: signature?.signer },
+      'revision accepted',
+    );
     reconciler.apply({ sha: revision.sha, state: result.state });
     this.options.onAccepted?.(revision.sha, result.state.nodes.length);
   }
 
   /** Bad at start, with nothing in force yet: the last good revision is read again from the source. */
   async #restoreLastGood(rejected: string, source?: Pick<Source, 'checkoutAt'>): Promise<void> {
-    const lastGood = existsSync(this.#lastGoodFile) ? readFileSync(this.#lastGoodFile, 'utf8').trim() : undefined;
+    const lastGood = this.#lastGood();
     if (!lastGood || lastGood === rejected || !source?.checkoutAt) return;
     const restored = await this.#read(await source.checkoutAt(lastGood, join(this.options.stateDir, 'last-good')));
     if (!restored.ok) return;
     this.options.status.recordRevision({ sha: lastGood, subject: '(the last good revision, read again at start)', accepted: true });
     this.options.reconciler.apply({ sha: lastGood, state: restored.state });
+  }
+
+  #lastGood(): string | undefined {
+    return existsSync(this.#lastGoodFile) ? readFileSync(this.#lastGoodFile, 'utf8').trim() || undefined : undefined;
   }
 
   async #read(dir: string): Promise<Read> {

@@ -78,6 +78,8 @@ export interface RevisionStatus {
   subject?: string;
   /** `file:line:col: message` for each problem of a rejected revision. */
   errors?: string[];
+  /** Who signed it, when the daemon checks signatures (source.verify), or why it is not trusted. */
+  signature?: { ok: boolean; kind?: 'gpg' | 'ssh'; signer?: string; key?: string; reason: string };
 }
 
 export type StatusEvent =
