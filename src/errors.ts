@@ -35,7 +35,13 @@ export const ERROR_REGISTRY = {
   GC_SSH_HOSTKEY_MISMATCH: {
     retryable: false,
     meaning: "the node's host key is not the one pinned on first use; the message names both fingerprints",
-    todo: 'if the node was reinstalled, check the new fingerprint out of band and remove its pin from `known-hosts.json` in the state directory; otherwise treat it as an attack',
+    todo: 'if the node was reinstalled, check the new fingerprint out of band (`ssh-keygen -lf` on the node) and pin it with `groundcrew hosts trust NODE --fingerprint SHA256:…`; otherwise treat it as an attack',
+  },
+  GC_SSH_PINS_UNREADABLE: {
+    retryable: false,
+    meaning:
+      'the host key pin file (`known-hosts.json` in the state directory) cannot be read or parsed: groundcrew refuses SSH to every node rather than trust whatever keys they present now, and leaves the file as it is',
+    todo: 'restore `known-hosts.json` from a backup; or move it aside and re-pin each node with `groundcrew hosts trust NODE --fingerprint SHA256:…` after checking its key out of band; then `groundcrew reconcile`',
   },
   GC_CONNECTION_LOST: {
     retryable: true,

@@ -18,6 +18,7 @@ import {
 import { startDaemon } from './daemon.js';
 import { loadDaemonConfig } from './daemon-config.js';
 import { demoCommand } from './demo.js';
+import { hostsCommand, hostsTrustCommand, type StateDirOptions } from './hosts-commands.js';
 import { planCommand, validateCommand } from './inventory-commands.js';
 import { rootLogger } from './logger.js';
 
@@ -110,6 +111,31 @@ program
     }
     process.exitCode = await planCommand(args[0] as string, options, io);
   });
+
+/** Where the state directory is, for the commands that work on its files: the same config `run` reads. */
+function stateDir(command: Command): Command {
+  return command
+    .option('--config <file>', "the daemon's config: its stateDir")
+    .option('--state-dir <dir>', "the state directory itself (default: the config's, else /var/lib/groundcrew)");
+}
+
+const hosts = stateDir(
+  program.command('hosts').description('host key pins: node, host:port, SHA256 fingerprint and when it was pinned'),
+).action((options: StateDirOptions) => {
+  process.exitCode = hostsCommand(options, io);
+});
+
+stateDir(
+  hosts
+    .command('trust')
+    .description('re-pin a node whose host key legitimately changed (check the new key out of band first: `ssh-keygen -lf` on the node)')
+    .argument('<node>', 'node name as its pin records it, or HOST:PORT')
+    .requiredOption('--fingerprint <SHA256:...>', "the new key's fingerprint"),
+).action((node: string, options: StateDirOptions & { fingerprint: string }, command: Command) => {
+  // Options given before `trust` belong to `hosts`.
+  const merged = { ...(command.parent?.opts() as StateDirOptions), ...options };
+  process.exitCode = hostsTrustCommand(node, options.fingerprint, merged, io);
+});
 
 /** Where the daemon is, for the commands that talk to it. */
 function client(command: Command): Command {

@@ -65,6 +65,7 @@ export function nodeAccess({ config, sim, hostKeys, connections, metrics, log }:
         ...(key ? { privateKeyPath: key } : {}),
         ...(password ? { password } : {}),
       },
+      node: spec.name,
       hostKeys,
       connections,
       log: ({ level, msg, ...rest }) => log[level]({ node: spec.name, ...rest }, msg),

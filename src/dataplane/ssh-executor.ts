@@ -27,6 +27,8 @@ export interface SshTarget {
 
 export interface SshExecutorOptions {
   target: SshTarget;
+  /** The node's name: recorded with its pin, and named in the command that re-pins it. */
+  node?: string;
   hostKeys: HostKeyStore;
   /** The global cap on open connections, shared by every SSH executor of the daemon. */
   connections: Limiter;
@@ -109,8 +111,11 @@ export class SshExecutor implements Executor {
 
   async #connect(): Promise<NodeSSH> {
     const { target, hostKeys } = this.options;
+    // No pins to check against: no connection at all (throws GC_SSH_PINS_UNREADABLE).
+    hostKeys.assertReadable();
     await this.options.connections.acquire();
     let mismatch: { pinned: string; presented: string } | undefined;
+    let unreadable: unknown;
     try {
       const sock = await this.#socket();
       const ssh = new NodeSSH();
@@ -126,7 +131,14 @@ export class SshExecutor implements Executor {
         keepaliveInterval: this.options.keepaliveMs ?? 15_000,
         keepaliveCountMax: 3,
         hostVerifier: (key: Buffer) => {
-          const verdict = hostKeys.check(this.endpoint, fingerprint(key));
+          let verdict: ReturnType<HostKeyStore['check']>;
+          try {
+            verdict = hostKeys.check(this.endpoint, fingerprint(key), this.options.node);
+          } catch (err) {
+            // The pin file broke since the check above: refuse, and say why.
+            unreadable = err;
+            return false;
+          }
           if (!verdict.ok) mismatch = verdict;
           else if (verdict.pinnedNow)
             this.options.log?.({
@@ -151,6 +163,7 @@ export class SshExecutor implements Executor {
       return ssh;
     } catch (err) {
       this.options.connections.release();
+      if (unreadable) throw unreadable;
       throw this.#connectError(err, mismatch);
     }
   }
@@ -180,7 +193,8 @@ export class SshExecutor implements Executor {
     const e = err as Error & { level?: string; code?: string };
     if (mismatch) {
       return errors.GC_SSH_HOSTKEY_MISMATCH(
-        `${this.endpoint} presented host key ${mismatch.presented}, but ${mismatch.pinned} was pinned on first use: refusing to connect (if the node was reinstalled, remove its pin from the state directory)`,
+        `${this.endpoint} presented host key ${mismatch.presented}, but ${mismatch.pinned} was pinned on first use: refusing to connect ` +
+          `(if the node was reinstalled, check its new key out of band, then: groundcrew hosts trust ${this.options.node ?? this.endpoint} --fingerprint ${mismatch.presented})`,
         err,
       );
     }

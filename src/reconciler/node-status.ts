@@ -22,15 +22,6 @@ export interface Entry {
   observed?: Record<string, string>;
 }
 
-/** What the snapshot store keeps per node: the machine's snapshot and what it was asked to be. */
-export interface SavedNode {
-  digest: string;
-  revision: string;
-  snapshot: unknown;
-  /** The versions its last verified phase saw: the status page shows them after a restart too. */
-  observed?: Record<string, string>;
-}
-
 export const SETTLED = new Set(['verified', 'stalled', 'unreachable', 'paused', 'removed']);
 /** States where the last error is what holds the node back; elsewhere it is history (in the timeline). */
 const FAILING = new Set(['backoff', 'stalled', 'unreachable']);
@@ -38,6 +29,8 @@ const FAILING = new Set(['backoff', 'stalled', 'unreachable']);
 /** The state and phase a snapshot shows, as the status page names them. */
 export function where(snapshot: NodeSnapshot): { state: string; phase?: string } {
   const value = snapshot.value;
+  // An actor in error state has no value: it is stuck until it is replaced, as a stalled node is.
+  if (snapshot.status === 'error' || value === undefined || value === null) return { state: 'stalled' };
   if (typeof value === 'string') return { state: value };
   const [state, sub] = Object.entries(value as Record<string, unknown>)[0] ?? ['?', undefined];
   if (state === 'converging') return { state, phase: snapshot.context.phases[snapshot.context.phaseIndex] ?? '' };

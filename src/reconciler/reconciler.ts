@@ -11,13 +11,15 @@ import { observedVersions } from '../roles/observed-versions.js';
 import type { Phase, PhaseOutcome } from '../roles/phase.js';
 import { type NodePlan, planNode, planOrder } from '../roles/plan.js';
 import { windowsDeconfigure } from '../roles/windows/deconfigure.js';
-import { type Limits, nodeMachine, type RunPhaseInput } from '../state-machines/node-machine.js';
+import { type Limits, type NodeMachineInput, nodeMachine, type RunPhaseInput } from '../state-machines/node-machine.js';
 import { checkGates, GATE_CODES, wakeDependents } from './gates.js';
 import { type NodeRuntime, sharedNodeActors } from './node-actors.js';
-import { type Entry, type NodeActor, type NodeSnapshot, nodeStatus, type SavedNode, SETTLED, where } from './node-status.js';
+import { launchNode, noteSetAside } from './node-launch.js';
+import { type Entry, type NodeSnapshot, nodeStatus, SETTLED, where } from './node-status.js';
 import { type ObservedPlan, observePlan } from './observed-plan.js';
 import { inputDigest, type RoleEnvironment, roleInput } from './role-input.js';
 import { Rollout } from './rollout.js';
+import { loadSaved, type Restore, type SavedNode, SNAPSHOT_VERSION } from './saved-node.js';
 import type { SnapshotStore } from './snapshot-store.js';
 import type { StatusStore } from './status-store.js';
 import { budgetOf, WorkQueue } from './work-queue.js';
@@ -145,8 +147,15 @@ export class Reconciler {
   /** The periodic check: settled nodes test again (and, per their mode, correct drift or retry). */
   resync(): void {
     for (const entry of this.#entries.values()) {
-      const { state } = where(entry.actor.getSnapshot());
-      if (state === 'verified' || state === 'stalled' || state === 'unreachable') entry.actor.send({ type: 'resync' });
+      // One node's failure stays that node's: the timer runs this, and a throw here would end the process.
+      try {
+        const snapshot = entry.actor.getSnapshot();
+        if (snapshot.status === 'error') continue;
+        const { state } = where(snapshot);
+        if (state === 'verified' || state === 'stalled' || state === 'unreachable') entry.actor.send({ type: 'resync' });
+      } catch (err) {
+        entry.log.error({ err }, 'resync failed for this node');
+      }
     }
   }
 
@@ -222,6 +231,14 @@ export class Reconciler {
     this.#observe(entry, entry.actor.getSnapshot());
   }
 
+  #launch(entry: Entry, input: NodeMachineInput, snapshot?: SavedNode['snapshot']): void {
+    launchNode(this.#machine, entry, input, snapshot, {
+      observe: (snap) => this.#observe(entry, snap),
+      current: () => this.#entries.get(entry.spec.name) === entry,
+      status: this.options.status,
+    });
+  }
+
   #runtimeOf(name: string): NodeRuntime {
     const entry = this.#entries.get(name);
     if (!entry) throw new Error(`no runtime for node ${name}: its machine outlived its entry`);
@@ -243,7 +260,7 @@ export class Reconciler {
       workers: this.#workers,
       onPhase: (outcome, input) => this.#recordPhase(name, outcome, input),
     };
-    const saved = this.options.store?.load(name) as SavedNode | undefined;
+    let { saved, setAside }: Restore = loadSaved(this.options.store, name, this.#machine);
     const input = {
       node: name,
       revision: saved?.digest === digest ? saved.revision : revision.sha,
@@ -252,31 +269,32 @@ export class Reconciler {
       paused: spec.paused,
       limits: this.options.limits ?? {},
     };
-    let actor: NodeActor;
-    try {
-      actor = createActor(this.#machine, saved ? { snapshot: saved.snapshot as never, input } : { input });
-    } catch (err) {
-      // A snapshot from another version of the machine: start over (level-triggered, nothing is lost).
-      log.warn({ err }, 'snapshot could not be restored; the node starts from pending');
-      actor = createActor(this.#machine, { input });
-    }
     const entry: Entry = {
       spec,
       digest,
       revision: input.revision,
       runtime,
-      actor,
+      // Not started: #launch replaces it with the actor that runs.
+      actor: createActor(this.#machine, { input }),
       log,
       ...(saved?.observed ? { observed: saved.observed } : {}),
     };
     if (saved?.observed) this.options.status.update(name, { name, observedVersions: saved.observed });
     this.#entries.set(name, entry);
-    actor.subscribe({
-      next: (snapshot) => this.#observe(entry, snapshot),
-      error: (err) => log.error({ err }, 'node machine failed'),
-    });
-    actor.start();
+    this.#launch(entry, input, saved?.snapshot);
+    if (saved && entry.actor.getSnapshot().status === 'error') {
+      // The last guard: checked, yet the machine still failed on it. Its file is still the one read (an errored
+      // snapshot is never saved), so it is set aside like any other, and the node starts over.
+      entry.actor.stop();
+      const reason = 'the node machine failed on restoring it';
+      setAside = { file: this.options.store?.setAside(name, reason) ?? '', reason };
+      saved = undefined;
+      entry.revision = revision.sha;
+      this.#launch(entry, { ...input, revision: revision.sha });
+    }
+    if (setAside) noteSetAside(this.options.status, entry, setAside);
     if (!saved) return;
+    const { actor } = entry;
     const restored = actor.getSnapshot();
     if (restored.matches('rebooting')) this.#rollout.hold(name);
     if (saved.digest !== digest) {
@@ -338,12 +356,15 @@ export class Reconciler {
 
   #observe(entry: Entry, snapshot: NodeSnapshot): void {
     const name = entry.spec.name;
+    // An errored actor has nothing to resume and no state to show: its error observer reports it.
+    if (snapshot.status === 'error') return;
     this.options.store?.save(name, {
+      version: SNAPSHOT_VERSION,
       digest: entry.digest,
       revision: entry.revision,
       snapshot: entry.actor.getPersistedSnapshot(),
       ...(entry.observed ? { observed: entry.observed } : {}),
-    } satisfies SavedNode);
+    } satisfies Omit<SavedNode, 'snapshot'> & { snapshot: unknown });
     const before = this.options.status.get(name);
     const { status, detail } = nodeStatus(entry, snapshot);
     const { state } = status;

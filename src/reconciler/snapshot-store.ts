@@ -35,23 +35,33 @@ export class SnapshotStore {
     }
   }
 
-  /** The node's snapshot; an unreadable one is set aside (the node starts from pending: level-triggered, nothing is lost). */
-  load(node: string): unknown | undefined {
+  /**
+   * The node's saved JSON, if any. Unparsable text is set aside at once (the node starts from its facts:
+   * level-triggered, nothing is lost); `setAside` names the file it was moved to.
+   */
+  load(node: string): { saved?: unknown; setAside?: { file: string; reason: string } } {
     const file = this.#file(node);
     let text: string;
     try {
       text = readFileSync(file, 'utf8');
     } catch {
-      return undefined;
+      return {};
     }
     try {
-      return JSON.parse(text);
-    } catch {
-      const aside = `${file}.corrupt-${Date.now()}`;
-      renameSync(file, aside);
-      this.log(`snapshot of ${node} was unreadable; set aside as ${aside}, the node starts over`);
-      return undefined;
+      return { saved: JSON.parse(text) };
+    } catch (err) {
+      const reason = `unparsable JSON (${(err as Error).message})`;
+      return { setAside: { file: this.setAside(node, reason), reason } };
     }
+  }
+
+  /** Moves the node's snapshot to `<file>.corrupt-<time>`, kept for a post-mortem; returns the new path. */
+  setAside(node: string, reason: string): string {
+    const file = this.#file(node);
+    const aside = `${file}.corrupt-${Date.now()}`;
+    renameSync(file, aside);
+    this.log(`snapshot of ${node} cannot be restored (${reason}); set aside as ${aside}, the node starts over from its facts`);
+    return aside;
   }
 
   nodes(): string[] {

@@ -6,7 +6,7 @@ import type { Os } from '../os.js';
 import type { ResourceOutcome } from '../roles/phase.js';
 
 export interface Condition {
-  type: 'Ready' | 'Reconciling' | 'Stalled';
+  type: 'Ready' | 'Reconciling' | 'Stalled' | 'SnapshotSetAside';
   status: 'True' | 'False';
   reason: string;
   message: string;
@@ -32,6 +32,8 @@ export interface NodeStatus {
   /** Why the node waits (a gate, the disruption budget, a halted rollout), while it does. */
   waiting?: string;
   rebootCount: number;
+  /** Its saved snapshot could not be restored at start: where it was moved and why (the node started over). */
+  snapshotSetAside?: { file: string; reason: string; at: string };
   /** monitor mode: the last check found the node differs from its revision (and changed nothing). */
   drift: boolean;
   /** When the node entered its current state, and when anything about it last changed. */
@@ -44,7 +46,7 @@ export interface TransitionRecord {
   seq: number;
   at: string;
   /** Set on records that are not a change of state: the node took or gave back a disruption budget slot. */
-  event?: 'disruption.started' | 'disruption.ended';
+  event?: 'disruption.started' | 'disruption.ended' | 'snapshot.set-aside';
   state: string;
   phase?: string;
   revision?: string;
@@ -269,5 +271,15 @@ function conditionsOf(n: NodeStatus): Condition[] {
       reason: stalled ? (n.lastError?.code ?? n.state) : 'None',
       message: stalled ? error : '',
     },
+    ...(n.snapshotSetAside
+      ? [
+          {
+            type: 'SnapshotSetAside' as const,
+            status: 'True' as const,
+            reason: 'Unrestorable',
+            message: `${n.snapshotSetAside.reason}; set aside as ${n.snapshotSetAside.file} at ${n.snapshotSetAside.at}, the node started over from its facts`,
+          },
+        ]
+      : []),
   ];
 }

@@ -1,12 +1,13 @@
 // The SSH executor against real sshd in the lab: connection reuse, drops, timeouts, aborts, host keys, auth.
 
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HostKeyStore } from '../../src/dataplane/host-keys.js';
 import { Limiter } from '../../src/dataplane/limiter.js';
 import { SshExecutor, type SshTarget } from '../../src/dataplane/ssh-executor.js';
+import { errors } from '../../src/errors.js';
 import { LAB_PASSWORD, Lab } from './lab.js';
 import { sh } from './netns.js';
 
@@ -116,6 +117,24 @@ describe('SshExecutor', () => {
     const failure = run(second, 'true');
     await expect(failure).rejects.toMatchObject({ code: 'GC_SSH_HOSTKEY_MISMATCH', retryable: false });
     await expect(failure).rejects.toThrow(/presented host key SHA256:\S+, but SHA256:\S+ was pinned on first use/);
+    // The way out it names: the command that re-pins, with the key presented.
+    await expect(failure).rejects.toThrow(/groundcrew hosts trust \S+:22 --fingerprint SHA256:\S+\)$/);
+  });
+
+  it('a truncated pin file refuses SSH to every host with GC_SSH_PINS_UNREADABLE, re-pins nothing, keeps the file', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gc-state-'));
+    const file = join(dir, 'known-hosts.json');
+    await run(executor('l1', {}, new HostKeyStore(file)), 'true');
+    const whole = await readFile(file, 'utf8');
+    const truncated = whole.slice(0, whole.length - 20);
+    await writeFile(file, truncated);
+    for (const name of ['l1', 'l2']) {
+      const failure = run(executor(name, {}, new HostKeyStore(file)), 'true');
+      await expect(failure).rejects.toMatchObject({ code: errors.GC_SSH_PINS_UNREADABLE.code, retryable: false });
+      await expect(failure).rejects.toThrow(new RegExp(`host key pin file ${file} is not valid JSON.*restore it from a backup`));
+    }
+    expect(await readFile(file, 'utf8')).toBe(truncated);
+    expect(await readdir(dir)).toEqual(['known-hosts.json']);
   });
 
   it('logs in with a password; a wrong one is GC_SSH_AUTH and terminal', async () => {
@@ -152,12 +171,14 @@ describe('SshExecutor', () => {
     const dir = await mkdtemp(join(tmpdir(), 'gc-state-'));
     const file = join(dir, 'known-hosts.json');
     await run(executor('l1', {}, new HostKeyStore(file)), 'true');
-    const pins = JSON.parse(await readFile(file, 'utf8')) as Record<string, string>;
+    const pins = JSON.parse(await readFile(file, 'utf8')) as Record<string, { fingerprint: string; pinnedAt: string }>;
     expect(Object.keys(pins)).toEqual([`${lab.host('l1').address}:22`]);
-    expect(Object.values(pins)[0]).toMatch(/^SHA256:[A-Za-z0-9+/]{43}$/);
+    const pin = Object.values(pins)[0];
+    expect(pin?.fingerprint).toMatch(/^SHA256:[A-Za-z0-9+/]{43}$/);
+    expect(Date.parse(pin?.pinnedAt ?? '')).not.toBeNaN();
     expect(new HostKeyStore(file).check(`${lab.host('l1').address}:22`, 'SHA256:someone-else')).toMatchObject({
       ok: false,
-      pinned: Object.values(pins)[0],
+      pinned: pin?.fingerprint,
     });
   });
 

@@ -1,6 +1,6 @@
 // The snapshot store: atomic writes, and an unreadable snapshot set aside rather than trusted or fatal.
 
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -11,19 +11,33 @@ describe('SnapshotStore', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gc-snap-'));
     const store = new SnapshotStore(dir);
     store.save('win1', { value: { rebooting: 'waitingForBoot' }, context: { previousBootId: 'b1' } });
-    expect(store.load('win1')).toEqual({ value: { rebooting: 'waitingForBoot' }, context: { previousBootId: 'b1' } });
+    expect(store.load('win1')).toEqual({ saved: { value: { rebooting: 'waitingForBoot' }, context: { previousBootId: 'b1' } } });
     expect(readdirSync(dir)).toEqual(['win1.json']);
     expect(store.nodes()).toEqual(['win1']);
-    expect(store.load('nobody')).toBeUndefined();
+    expect(store.load('nobody')).toEqual({});
   });
 
-  it('sets a corrupt snapshot aside and says so; the node then starts over', () => {
+  it('sets an unparsable snapshot aside and says so; the node then starts over', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gc-snap-'));
     const said: string[] = [];
     const store = new SnapshotStore(dir, (m) => said.push(m));
     writeFileSync(join(dir, 'win1.json'), '{"value": {"rebooti');
-    expect(store.load('win1')).toBeUndefined();
+    const loaded = store.load('win1');
+    expect(loaded.saved).toBeUndefined();
+    expect(loaded.setAside?.reason).toMatch(/^unparsable JSON/);
     expect(readdirSync(dir)).toEqual([expect.stringMatching(/^win1\.json\.corrupt-\d+$/)]);
-    expect(said[0]).toMatch(/snapshot of win1 was unreadable; set aside as .*win1\.json\.corrupt-\d+, the node starts over/);
+    expect(loaded.setAside?.file).toBe(join(dir, readdirSync(dir)[0] as string));
+    expect(said[0]).toMatch(
+      /snapshot of win1 cannot be restored \(unparsable JSON.*\); set aside as .*win1\.json\.corrupt-\d+, the node starts over/,
+    );
+  });
+
+  it('setAside keeps the bytes it moves', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gc-snap-'));
+    const store = new SnapshotStore(dir);
+    writeFileSync(join(dir, 'win1.json'), '{"version":0}');
+    const aside = store.setAside('win1', 'expected snapshot version 1, found version 0');
+    expect(readFileSync(aside, 'utf8')).toBe('{"version":0}');
+    expect(store.nodes()).toEqual([]);
   });
 });

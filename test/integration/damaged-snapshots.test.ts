@@ -1,0 +1,160 @@
+// `groundcrew run` as a process, restarted on snapshots the node machine cannot restore (a state it does not
+// have, the wrong shape, an older version, unparsable JSON): it keeps running past several resyncs, sets each
+// file aside as *.corrupt-*, says so in the log, the node's conditions and its timeline, and every node is
+// verified again from its facts, without a second reboot of the Windows nodes it had already rebooted.
+
+import { type ChildProcess, spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const BIN = join(ROOT, 'dist', 'src', 'cli', 'main.js');
+const dir = mkdtempSync(join(tmpdir(), 'gc-damaged-'));
+const state = join(dir, 'state');
+const snapshots = join(state, 'snapshots');
+let daemon: ChildProcess | undefined;
+afterAll(() => {
+  daemon?.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+interface Node {
+  name: string;
+  state: string;
+  conditions: { type: string; status: string; reason: string; message: string }[];
+  history: { event?: string; state: string; detail?: string }[];
+}
+
+async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Starts the daemon; resolves with its URL and a reader of its JSON log records. */
+async function start(): Promise<{ url: string; records: () => { msg: string; node?: string; file?: string; reason?: string }[] }> {
+  const child = spawn(process.execPath, [BIN, 'run', '--config', join(dir, 'groundcrew.yaml')], { stdio: ['ignore', 'pipe', 'pipe'] });
+  daemon = child;
+  let stdout = '';
+  child.stdout?.on('data', (d: Buffer) => {
+    stdout += d.toString();
+  });
+  child.stderr?.on('data', (d: Buffer) => {
+    stdout += d.toString();
+  });
+  const records = () =>
+    stdout
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { msg: string; node?: string; url?: string });
+  await until(() => records().some((r) => r.url), 'the daemon to listen');
+  return { url: records().find((r) => r.url)?.url as string, records };
+}
+
+const nodes = async (url: string) => (await (await fetch(`${url}/api/nodes`)).json()) as Node[];
+const node = async (url: string, name: string) => (await (await fetch(`${url}/api/nodes/${name}`)).json()) as Node;
+const allVerified = async (url: string) => {
+  const list = await nodes(url);
+  return list.length === 6 && list.every((n) => n.state === 'verified');
+};
+const bootCount = (name: string) =>
+  (JSON.parse(readFileSync(join(state, 'sim-hosts', `${name}.json`), 'utf8')) as { bootCount: number }).bootCount;
+const stop = async () => {
+  const child = daemon;
+  child?.kill('SIGTERM');
+  await new Promise((resolve) => child?.once('exit', resolve));
+};
+
+describe('groundcrew run on damaged snapshots', () => {
+  it('sets them aside, keeps running, verifies every node again, and reboots nothing twice', async () => {
+    cpSync(join(ROOT, 'inventory-repo-example'), join(dir, 'repo'), { recursive: true });
+    writeFileSync(
+      join(dir, 'groundcrew.yaml'),
+      [
+        'source: { path: repo }',
+        'stateDir: state',
+        'listen: 127.0.0.1:0',
+        'transport: sim',
+        'sim: { rebootSeconds: 0.1, latencyMs: 0 }',
+        'reboot: { timeout: 20s, settle: 50ms }',
+        'resyncInterval: 200ms',
+        '',
+      ].join('\n'),
+    );
+    const first = await start();
+    await until(() => allVerified(first.url), 'the first converge', 60_000);
+    await stop();
+    // Each fresh Windows node took its one reboot (features and test signing, batched); win-compute-3, on the
+    // signed vRouter, needed none.
+    const boots = Object.fromEntries(['win-compute-1', 'win-compute-2', 'win-compute-3'].map((n) => [n, bootCount(n)]));
+    expect(boots).toEqual({ 'win-compute-1': 2, 'win-compute-2': 2, 'win-compute-3': 1 });
+
+    const read = (name: string) => JSON.parse(readFileSync(join(snapshots, `${name}.json`), 'utf8'));
+    const unknownState = read('win-compute-1');
+    unknownState.snapshot.value = { rebooting: 'flyingToTheMoon' };
+    const wrongShape = read('win-compute-2');
+    wrongShape.snapshot.context.phases = 'prereqs,testSigning';
+    const older = read('ctrl1');
+    delete older.version;
+    const damaged = {
+      'win-compute-1': JSON.stringify(unknownState),
+      'win-compute-2': JSON.stringify(wrongShape),
+      ctrl1: JSON.stringify(older),
+      'compute-l1': '{"version":1,"digest":"',
+    };
+    for (const [name, text] of Object.entries(damaged)) writeFileSync(join(snapshots, `${name}.json`), text);
+
+    const second = await start();
+    await until(() => allVerified(second.url), 'every node verified again', 60_000);
+    // Several resyncs (every 200 ms) later, it still runs, and every node is still verified.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(daemon?.exitCode).toBeNull();
+    expect((await fetch(`${second.url}/healthz`)).status).toBe(200);
+    expect(await allVerified(second.url)).toBe(true);
+
+    // Each damaged file set aside byte for byte, and a fresh snapshot in its place.
+    const files = readdirSync(snapshots);
+    for (const [name, text] of Object.entries(damaged)) {
+      const aside = files.filter((f) => f.startsWith(`${name}.json.corrupt-`));
+      expect(aside, name).toHaveLength(1);
+      expect(readFileSync(join(snapshots, aside[0] as string), 'utf8')).toBe(text);
+      expect(read(name).version).toBe(1);
+    }
+    expect(files.filter((f) => f.startsWith('win-compute-3.json.corrupt-'))).toEqual([]);
+
+    // Said in the log, the node's conditions and its timeline; the node started over and was verified.
+    const reasons = {
+      'win-compute-1': /state \{"rebooting":"flyingToTheMoon"\} is not a state of this groundcrew's node machine/,
+      'win-compute-2': /wrong shape at snapshot\.context\.phases/,
+      ctrl1: /expected snapshot version 1, found no version/,
+      'compute-l1': /unparsable JSON/,
+    };
+    for (const [name, reason] of Object.entries(reasons)) {
+      const logged = second.records().find((r) => r.msg === 'snapshot set aside; the node starts over from its facts' && r.node === name);
+      expect(logged?.reason, name).toMatch(reason);
+      const n = await node(second.url, name);
+      expect(
+        n.conditions.find((c) => c.type === 'SnapshotSetAside'),
+        name,
+      ).toMatchObject({
+        status: 'True',
+        reason: 'Unrestorable',
+        message: expect.stringMatching(reason),
+      });
+      const noted = n.history.findIndex((t) => t.event === 'snapshot.set-aside');
+      expect(n.history[noted]?.detail, name).toMatch(reason);
+      const after = n.history.slice(noted + 1).map((t) => t.state);
+      expect(after, name).toContain('converging');
+      expect(after.at(-1), name).toBe('verified');
+    }
+    expect((await node(second.url, 'win-compute-3')).conditions.some((c) => c.type === 'SnapshotSetAside')).toBe(false);
+
+    // No Windows node rebooted again: phases found in their desired state need no reboot.
+    for (const [name, count] of Object.entries(boots)) expect([name, bootCount(name)]).toEqual([name, count]);
+    await stop();
+  }, 120_000);
+});
