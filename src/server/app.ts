@@ -126,7 +126,7 @@ function routes(app: FastifyInstance, deps: ServerDeps): void {
           : event.type === 'report'
             ? event.report
             : event.revision;
-      res.write(`event: ${event.type}\ndata: ${JSON.stringify(data)}\n\n`);
+      res.write(`event: ${event.type}\ndata: ${JSON.stringify(redactSecrets(data))}\n\n`);
     };
     status.on('change', send);
     const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
