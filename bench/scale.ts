@@ -2,6 +2,7 @@
 // /api/nodes over real HTTP, then a commit that changes one node: revision to that node's first command,
 // and proof by counts that no other node did any work.
 
+import { randomBytes } from 'node:crypto';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -11,6 +12,7 @@ import { SimShells } from '../src/dataplane/sim-executor.js';
 import { parseInventory } from '../src/inventory/parse-inventory.js';
 import { Reconciler } from '../src/reconciler/reconciler.js';
 import { StatusStore } from '../src/reconciler/status-store.js';
+import { accessPolicy } from '../src/server/access.js';
 import { buildServer } from '../src/server/app.js';
 import { Metrics } from '../src/server/metrics.js';
 import { bigInventory } from './inventory-parse.js';
@@ -73,7 +75,7 @@ export async function runScale(nodes: number, latencyMs = 5): Promise<ScaleResul
     reconcile: (n) => reconciler.request(n),
     plan: (n) => reconciler.plan(n),
     hookSecrets: {},
-    loopbackOnly: true,
+    access: accessPolicy(randomBytes(32).toString('hex'), '127.0.0.1', []),
     ready: () => true,
   });
   await server.listen({ host: '127.0.0.1', port: 0 });

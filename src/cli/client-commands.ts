@@ -1,6 +1,7 @@
 // `groundcrew status`, `reconcile` and `history`: the daemon's JSON API, read in a terminal.
 
 import type { NodeStatus, RevisionStatus, TransitionRecord } from '../reconciler/status-store.js';
+import { inert, inertJson } from './inert-text.js';
 import type { Output } from './inventory-commands.js';
 
 export interface ClientOptions {
@@ -29,7 +30,7 @@ async function call<T>(options: ClientOptions, path: string, init: RequestInit =
     );
   }
   const body = (await response.json().catch(() => ({}))) as T & { error?: string };
-  if (!response.ok) throw new Error(`${response.status} from ${path}: ${body.error ?? response.statusText}`);
+  if (!response.ok) throw new Error(`${response.status} from ${path}: ${inert(body.error ?? response.statusText)}`);
   return body;
 }
 
@@ -41,26 +42,26 @@ function since(iso: string, now: number): string {
 }
 
 function reason(n: NodeStatus): string {
-  if (n.lastError && n.state !== 'verified') return `${n.lastError.code}: ${n.lastError.message.split('\n')[0]}`;
-  return n.waiting ?? (n.drift ? 'drift (monitor mode)' : '');
+  if (n.lastError && n.state !== 'verified') return inert(`${n.lastError.code}: ${n.lastError.message.split('\n')[0]}`);
+  return inert(n.waiting ?? (n.drift ? 'drift (monitor mode)' : ''));
 }
 
 /** The table `status` prints: one line per node, the reason of a stuck node on its line. */
 export function renderStatus(nodes: NodeStatus[], revisions: RevisionStatus[], now = Date.now()): string {
   const lines: string[] = [];
   const current = revisions.find((r) => r.accepted);
-  lines.push(current ? `revision ${short(current.sha)}  ${current.subject ?? ''}`.trimEnd() : 'no good revision yet');
+  lines.push(current ? `revision ${short(current.sha)}  ${inert(current.subject)}`.trimEnd() : 'no good revision yet');
   const newest = revisions[0];
   if (newest && !newest.accepted) {
     lines.push(`revision ${short(newest.sha)} REJECTED; nodes stay on ${short(current?.sha)}:`);
-    for (const e of newest.errors ?? []) lines.push(`  ${e}`);
+    for (const e of newest.errors ?? []) lines.push(`  ${inert(e)}`);
   }
   lines.push('');
   const rows = nodes.map((n) => [
-    n.name,
-    n.state,
-    n.phase ?? '',
-    `${n.desiredVersions.contrail ?? '-'}→${n.observedVersions.contrail ?? '-'}`,
+    inert(n.name),
+    inert(n.state),
+    inert(n.phase),
+    `${inert(n.desiredVersions.contrail ?? '-')}→${inert(n.observedVersions.contrail ?? '-')}`,
     `${short(n.lastAppliedRevision)}/${short(n.desiredRevision)}`,
     since(n.since, now),
     reason(n),
@@ -83,7 +84,7 @@ export async function statusCommand(options: ClientOptions & { json?: boolean; w
       call<NodeStatus[]>(options, '/api/nodes'),
       call<RevisionStatus[]>(options, '/api/revisions'),
     ]);
-    return options.json ? JSON.stringify(nodes, null, 2) : renderStatus(nodes, revisions);
+    return options.json ? inertJson(JSON.stringify(nodes, null, 2)) : renderStatus(nodes, revisions);
   };
   if (!options.watch) {
     io.out(await once());
@@ -101,7 +102,7 @@ export async function statusCommand(options: ClientOptions & { json?: boolean; w
 
 export async function reconcileCommand(nodes: string[], options: ClientOptions, io: Output): Promise<number> {
   const r = await call<{ reconciling: string[] }>(options, '/api/reconcile', { method: 'POST', body: JSON.stringify({ nodes }) });
-  io.out(`reconciling ${r.reconciling.length} node${r.reconciling.length === 1 ? '' : 's'}: ${r.reconciling.join(', ')}`);
+  io.out(`reconciling ${r.reconciling.length} node${r.reconciling.length === 1 ? '' : 's'}: ${r.reconciling.map(inert).join(', ')}`);
   return 0;
 }
 
@@ -109,7 +110,7 @@ export async function historyCommand(node: string, options: ClientOptions, io: O
   const n = await call<NodeStatus & { history: TransitionRecord[] }>(options, `/api/nodes/${encodeURIComponent(node)}`);
   for (const t of n.history)
     io.out(
-      [t.at, (t.event ?? t.state).padEnd(18), (t.phase ?? '').padEnd(17), short(t.revision).padEnd(12), t.detail ?? '']
+      [inert(t.at), inert(t.event ?? t.state).padEnd(18), inert(t.phase).padEnd(17), inert(short(t.revision)).padEnd(12), inert(t.detail)]
         .join('  ')
         .trimEnd(),
     );
@@ -127,17 +128,19 @@ export async function observedPlanCommand(nodes: string[], options: ClientOption
   const query = nodes.length > 0 ? `?nodes=${nodes.map(encodeURIComponent).join(',')}` : '';
   const plans = await call<ObservedPlanJson[]>(options, `/api/plan${query}`);
   if (options.json) {
-    io.out(JSON.stringify(plans, null, 2));
+    io.out(inertJson(JSON.stringify(plans, null, 2)));
     return 0;
   }
   for (const p of plans) {
     const running = p.phases.filter((x) => x.wouldRun);
     io.out(
-      `${p.node}: ${p.error ?? (running.length === 0 ? 'in its desired state, nothing would run' : `would run ${running.map((x) => x.phase).join(', ')}`)}`,
+      inert(
+        `${p.node}: ${p.error ?? (running.length === 0 ? 'in its desired state, nothing would run' : `would run ${running.map((x) => x.phase).join(', ')}`)}`,
+      ),
     );
     for (const phase of running) {
-      if (phase.error) io.out(`  ${phase.phase}: cannot tell yet: ${phase.error.split('\n')[0]}`);
-      for (const r of phase.resources) io.out(`  ${phase.phase}  ${r.resource}: ${r.differing.join(', ')}`);
+      if (phase.error) io.out(`  ${inert(phase.phase)}: cannot tell yet: ${inert(phase.error.split('\n')[0])}`);
+      for (const r of phase.resources) io.out(`  ${inert(phase.phase)}  ${inert(r.resource)}: ${inert(r.differing.join(', '))}`);
     }
   }
   return 0;

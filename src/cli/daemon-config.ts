@@ -34,6 +34,8 @@ export const DaemonConfigSchema = z.strictObject({
   }),
   stateDir: z.string().default('/var/lib/groundcrew'),
   listen: z.string().default('127.0.0.1:7070'),
+  /** Host names the daemon answers to besides its listen address (and loopback names on a loopback bind). */
+  server: z.strictObject({ hosts: z.array(z.string()).default([]) }).default({ hosts: [] }),
   apiTokenFile: z.string().optional(),
   webhooks: z
     .strictObject({
@@ -103,7 +105,15 @@ function applyEnv(data: Record<string, unknown>, env: NodeJS.ProcessEnv): void {
       at[key] ??= {};
       at = at[key] as Record<string, unknown>;
     }
-    at[path.at(-1) as string] = numberish(path) && /^\d+(\.\d+)?$/.test(value) ? Number(value) : value;
+    at[path.at(-1) as string] =
+      path.at(-1) === 'hosts'
+        ? value
+            .split(',')
+            .map((h) => h.trim())
+            .filter(Boolean)
+        : numberish(path) && /^\d+(\.\d+)?$/.test(value)
+          ? Number(value)
+          : value;
   }
 }
 

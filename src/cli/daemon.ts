@@ -12,6 +12,7 @@ import { Intake } from '../reconciler/intake.js';
 import { Reconciler } from '../reconciler/reconciler.js';
 import { SnapshotStore } from '../reconciler/snapshot-store.js';
 import { StatusStore } from '../reconciler/status-store.js';
+import { accessPolicy } from '../server/access.js';
 import { buildServer } from '../server/app.js';
 import { Metrics } from '../server/metrics.js';
 import { CommitVerifier } from '../source/commit-signatures.js';
@@ -19,6 +20,7 @@ import { GitSource } from '../source/git-source.js';
 import { PathSource } from '../source/path-source.js';
 import type { Revision, Source } from '../source/source.js';
 import { HOOK_KINDS, type HookKind } from '../source/webhooks.js';
+import { ensureApiToken, writeRuntimeRecord } from './api-token.js';
 import { type DaemonConfig, durationMs, signaturePolicy } from './daemon-config.js';
 import { kubeletBinaries } from './kubelet-binaries.js';
 import { nodeAccess } from './node-access.js';
@@ -33,6 +35,8 @@ export interface DaemonDeps {
 
 export interface Daemon {
   url: string;
+  /** The file holding the API token (the configured one, or `<stateDir>/api-token`). */
+  tokenFile: string;
   status: StatusStore;
   reconciler: Reconciler;
   source: Source;
@@ -122,6 +126,7 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     if (ref) hookSecrets[kind] = readSecret(ref.secretFile);
   }
   const [host, port] = splitListen(config.listen);
+  const api = ensureApiToken(config.stateDir, config.apiTokenFile);
   const server = buildServer({
     status,
     metrics,
@@ -131,14 +136,14 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     reconcile: (nodes) => reconciler.request(nodes),
     plan: (nodes) => reconciler.plan(nodes),
     hookSecrets,
-    ...(config.apiTokenFile ? { apiToken: readSecret(config.apiTokenFile) } : {}),
-    loopbackOnly: host === '127.0.0.1' || host === '::1' || host === 'localhost',
+    access: accessPolicy(api.token, host, config.server.hosts),
     ready: () => reconciler.revision !== undefined,
   });
   await server.listen({ host, port });
   const address = server.server.address();
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${typeof address === 'object' && address ? address.port : port}`;
-  log.info({ url }, 'status page and API listening');
+  log.info({ url, tokenFile: api.file }, 'status page and API listening');
+  const removeRecord = writeRuntimeRecord(url, api.file);
   deps.onListening?.(url, status);
 
   await source.start();
@@ -149,6 +154,7 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
 
   return {
     url,
+    tokenFile: api.file,
     status,
     reconciler,
     source,
@@ -158,6 +164,7 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       deps.notifier?.notify('STOPPING=1');
       await source.stop();
       await server.close();
+      removeRecord();
       await reconciler.stop();
     },
   };

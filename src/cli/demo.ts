@@ -11,6 +11,7 @@ import { loadInventory } from '../inventory/load-inventory.js';
 import type { StatusStore } from '../reconciler/status-store.js';
 import { startDaemon } from './daemon.js';
 import { DaemonConfigSchema } from './daemon-config.js';
+import { inert, inertLines } from './inert-text.js';
 import type { Output } from './inventory-commands.js';
 import { rootLogger } from './logger.js';
 
@@ -43,15 +44,17 @@ function printTransitions(status: StatusStore, io: Output): void {
     if (e.type === 'revision') {
       io.out(
         e.revision.accepted
-          ? `\nrevision ${e.revision.sha.slice(0, 12)} "${e.revision.subject ?? ''}" accepted`
-          : `\nrevision ${e.revision.sha.slice(0, 12)} REJECTED, nodes stay on the last good one:\n  ${(e.revision.errors ?? []).join('\n  ')}`,
+          ? `\nrevision ${e.revision.sha.slice(0, 12)} "${inert(e.revision.subject)}" accepted`
+          : `\nrevision ${e.revision.sha.slice(0, 12)} REJECTED, nodes stay on the last good one:\n  ${(e.revision.errors ?? []).map(inert).join('\n  ')}`,
       );
       return;
     }
     if (e.type !== 'node' || !e.transition || e.transition.event) return;
     const t = e.transition;
     const elapsed = `+${((Date.now() - started) / 1000).toFixed(1)}s`.padStart(8);
-    io.out(`${elapsed}  ${e.node.name.padEnd(14)} ${t.state.padEnd(11)} ${t.phase ?? ''}${t.detail ? `  ${t.detail}` : ''}`);
+    io.out(
+      `${elapsed}  ${inert(e.node.name).padEnd(14)} ${inert(t.state).padEnd(11)} ${inert(t.phase)}${t.detail ? `  ${inert(t.detail)}` : ''}`,
+    );
     const nodes = status.list().filter((n) => n.state !== 'orphaned' && n.state !== 'removed');
     const verified = nodes.filter((n) => n.state === 'verified' && n.lastAppliedRevision === n.desiredRevision).length;
     const key = `${status.current()?.sha}:${verified}`;
@@ -65,7 +68,7 @@ function printTransitions(status: StatusStore, io: Output): void {
 export async function demoCommand(options: DemoOptions, io: Output): Promise<number> {
   const { root, result } = await loadInventory(options.repo);
   if (!result.ok) {
-    for (const e of result.errors) io.err(formatDiagnostic(e, root));
+    for (const e of result.errors) io.err(inertLines(formatDiagnostic(e, root)));
     return 1;
   }
   const work = mkdtempSync(join(tmpdir(), 'groundcrew-demo-'));
@@ -105,6 +108,9 @@ export async function demoCommand(options: DemoOptions, io: Output): Promise<num
     io.out(`    sed -i 's/5.0.1/5.0.2/' nodes/win-compute-1.yaml && git commit -qam 'upgrade win-compute-1'`);
     io.out('    git revert --no-edit HEAD          # and watch it roll back');
     io.out(`    node ${process.argv[1]} status --url ${url}`);
+    io.out(`    node ${process.argv[1]} reconcile --url ${url}     # acting takes the API token`);
+    io.out(`  API token:    ${join(config.stateDir, 'api-token')}  (0600; the CLI on this host finds it;`);
+    io.out('                elsewhere: --token-file FILE, or an Authorization: Bearer header)');
     io.out('  Ctrl-C stops the demo and removes its temporary files.');
     printTransitions(status, io);
   };

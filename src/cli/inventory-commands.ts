@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { formatDiagnostic } from '../inventory/diagnostic.js';
 import { loadInventory } from '../inventory/load-inventory.js';
 import { CommitVerifier, type SignaturePolicy, type SignatureVerdict } from '../source/commit-signatures.js';
+import { inertJson, inertLines } from './inert-text.js';
 import { buildPlan, renderPlan } from './plan-report.js';
 
 export interface Output {
@@ -33,13 +34,13 @@ export async function validateCommand(path: string, io: Output, verify?: Signatu
   }
   const loaded = await loadInventory(path).catch((err: Error) => err);
   if (loaded instanceof Error) {
-    io.err(`groundcrew: ${loaded.message}`);
+    io.err(`groundcrew: ${inertLines(loaded.message)}`);
     return 2;
   }
   const { root, result } = loaded;
-  for (const warning of result.warnings) io.err(formatDiagnostic(warning, root));
+  for (const warning of result.warnings) io.err(inertLines(formatDiagnostic(warning, root)));
   if (!result.ok) {
-    for (const error of result.errors) io.err(formatDiagnostic(error, root));
+    for (const error of result.errors) io.err(inertLines(formatDiagnostic(error, root)));
     io.err(`${result.errors.length} error${result.errors.length === 1 ? '' : 's'}: ${path} is not a valid inventory`);
     return 1;
   }
@@ -52,17 +53,17 @@ export async function validateCommand(path: string, io: Output, verify?: Signatu
 export async function planCommand(path: string, options: { json?: boolean }, io: Output): Promise<number> {
   const loaded = await loadInventory(path).catch((err: Error) => err);
   if (loaded instanceof Error) {
-    io.err(`groundcrew: ${loaded.message}`);
+    io.err(`groundcrew: ${inertLines(loaded.message)}`);
     return 2;
   }
   const { root, result } = loaded;
   if (!result.ok) {
-    for (const diagnostic of [...result.errors, ...result.warnings]) io.err(formatDiagnostic(diagnostic, root));
+    for (const diagnostic of [...result.errors, ...result.warnings]) io.err(inertLines(formatDiagnostic(diagnostic, root)));
     io.err(`${path} is not a valid inventory: nothing to plan`);
     return 1;
   }
   const plan = buildPlan(path, result.state);
-  io.out(options.json ? JSON.stringify(plan, null, 2) : renderPlan(plan, root));
+  io.out(options.json ? inertJson(JSON.stringify(plan, null, 2)) : inertLines(renderPlan(plan, root)));
   return 0;
 }
 

@@ -1,7 +1,9 @@
-// The one root logger: JSON lines on stdout for journald, readable lines on a terminal; credentials redacted.
+// The one root logger: JSON lines on stdout for journald, readable lines on a terminal; credentials redacted
+// by fixed paths and by the inventory's secret-key rules (src/inventory/secret.ts) at any depth.
 
 import pino, { type Logger } from 'pino';
 import pretty from 'pino-pretty';
+import { redactSecrets } from '../inventory/secret.js';
 
 export const REDACT = [
   'password',
@@ -19,7 +21,13 @@ export const REDACT = [
 ];
 
 export function rootLogger(level: string, destination: NodeJS.WritableStream = process.stdout): Logger {
-  const options = { level, redact: { paths: REDACT, censor: '[redacted]' }, base: { service: 'groundcrew' } };
+  const options = {
+    level,
+    redact: { paths: REDACT, censor: '[redacted]' },
+    base: { service: 'groundcrew' },
+    // Every key the inventory's rules call a credential, at any depth (the paths above are the fixed ones).
+    formatters: { log: (record: Record<string, unknown>) => redactSecrets(record) },
+  };
   const tty = (destination as { isTTY?: boolean }).isTTY === true;
   return tty
     ? pino(options, pretty({ destination, colorize: true, ignore: 'pid,hostname,service', sync: true }))

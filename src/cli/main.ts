@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 // The groundcrew command, and the one composition root: the only place that builds concrete objects.
 
-import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
 import { systemdNotifier } from '../dataplane/native/sd-notify.js';
 import { formatDiagnostic } from '../inventory/diagnostic.js';
+import { findToken } from './api-token.js';
 import {
   type ClientOptions,
   DaemonUnreachable,
@@ -19,6 +19,7 @@ import { startDaemon } from './daemon.js';
 import { loadDaemonConfig } from './daemon-config.js';
 import { demoCommand } from './demo.js';
 import { hostsCommand, hostsTrustCommand, type StateDirOptions } from './hosts-commands.js';
+import { inertLines } from './inert-text.js';
 import { planCommand, validateCommand } from './inventory-commands.js';
 import { rootLogger } from './logger.js';
 
@@ -37,7 +38,7 @@ program
   .action(async (options: { config: string }) => {
     const loaded = loadDaemonConfig(options.config);
     if (!loaded.ok) {
-      for (const e of loaded.errors) io.err(formatDiagnostic(e));
+      for (const e of loaded.errors) io.err(inertLines(formatDiagnostic(e)));
       process.exitCode = 1;
       return;
     }
@@ -97,8 +98,9 @@ program
   .argument('[path-or-nodes...]', 'inventory repo directory or instances.yaml; with --url, node names (none: all)')
   .option('--json', 'machine-readable output (see docs/plan-json.md)')
   .addOption(new Option('--url <url>', 'ask a running daemon what would run against observed facts'))
-  .addOption(new Option('--token-file <file>', 'API token').env('GROUNDCREW_API_TOKEN_FILE'))
-  .action(async (args: string[], options: { json?: boolean; url?: string; tokenFile?: string }) => {
+  .addOption(new Option('--token-file <file>', 'API token (found on the daemon host by default)').env('GROUNDCREW_API_TOKEN_FILE'))
+  .addOption(new Option('--config <file>', "the daemon's config: its token file").env('GROUNDCREW_CONFIG'))
+  .action(async (args: string[], options: { json?: boolean; url?: string; tokenFile?: string; config?: string }) => {
     if (options.url) {
       const url = options.url;
       await talk(() => observedPlanCommand(args, { ...clientOptions({ ...options, url }), ...(options.json ? { json: true } : {}) }, io));
@@ -141,18 +143,20 @@ stateDir(
 function client(command: Command): Command {
   return command
     .addOption(new Option('--url <url>', 'the daemon').env('GROUNDCREW_URL').default('http://127.0.0.1:7070'))
-    .addOption(new Option('--token-file <file>', 'API token (for reconcile)').env('GROUNDCREW_API_TOKEN_FILE'));
+    .addOption(new Option('--token-file <file>', 'API token (found on the daemon host by default)').env('GROUNDCREW_API_TOKEN_FILE'))
+    .addOption(new Option('--config <file>', "the daemon's config: its token file").env('GROUNDCREW_CONFIG'));
 }
 
-function clientOptions(options: { url: string; tokenFile?: string }): ClientOptions {
-  return { url: options.url, ...(options.tokenFile ? { token: readFileSync(options.tokenFile, 'utf8').trim() } : {}) };
+function clientOptions(options: { url: string; tokenFile?: string; config?: string }): ClientOptions {
+  const token = findToken(options.url, options);
+  return { url: options.url, ...(token ? { token } : {}) };
 }
 
 async function talk(run: () => Promise<number>): Promise<void> {
   try {
     process.exitCode = await run();
   } catch (err) {
-    io.err(`groundcrew: ${(err as Error).message}`);
+    io.err(`groundcrew: ${inertLines((err as Error).message)}`);
     process.exitCode = err instanceof DaemonUnreachable ? 3 : 1;
   }
 }

@@ -3,7 +3,7 @@
 import type { ConfigValue } from './desired-state.js';
 import type { Diagnostic } from './diagnostic.js';
 import { closest, didYouMean } from './did-you-mean.js';
-import { isSecretKey, Secret } from './secret.js';
+import { isSecretKey, looksLikePrivateKey, Secret } from './secret.js';
 import { versionProblem } from './versions.js';
 import type { Path, YamlSource } from './yaml-source.js';
 
@@ -38,7 +38,7 @@ export function readConfigMap(src: YamlSource, path: Path, map: Record<string, u
       continue;
     }
     const text = src.scalarText([...path, key]) ?? String(value);
-    out[key] = isSecretKey(key) ? new Secret(text) : text;
+    out[key] = isSecretKey(key) || looksLikePrivateKey(text) ? new Secret(text) : text;
   }
   return out;
 }
@@ -58,7 +58,8 @@ export function wrapSecrets(value: unknown, underSecretKey = false): unknown {
       Object.entries(value).map(([k, v]) => [k, wrapSecrets(v, underSecretKey || k === 'kolla_passwords' || isSecretKey(k))]),
     );
   }
-  if (underSecretKey && value !== null && value !== undefined) return new Secret(String(value));
+  if (value !== null && value !== undefined && (underSecretKey || (typeof value === 'string' && looksLikePrivateKey(value))))
+    return new Secret(String(value));
   return value;
 }
 

@@ -43,15 +43,13 @@ export class Intake {
   /** Validates a revision and puts it in force, or records why not. */
   async receive(revision: Revision, source?: Pick<Source, 'checkoutAt'>): Promise<void> {
     const { status, log, reconciler } = this.options;
-    const signature = await this.options
-      .verify?.(revision, this.#lastGood())
-      .catch(
-        (err: Error): SignatureVerdict => ({
-          ok: false,
-          sha: revision.sha,
-          reason: `its signature could not be checked: ${err.message.split('\n')[0]}`,
-        }),
-      );
+    const signature = await this.options.verify?.(revision, this.#lastGood()).catch(
+      (err: Error): SignatureVerdict => ({
+        ok: false,
+        sha: revision.sha,
+        reason: `its signature could not be checked: ${err.message.split('\n')[0]}`,
+      }),
+    );
     const trusted: Read | undefined =
       signature && !signature.ok
         ? { ok: false, errors: [`commit ${revision.sha.slice(0, 12)} is not trusted: ${signature.reason}`] }

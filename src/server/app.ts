@@ -1,13 +1,20 @@
 // The HTTP face of the daemon: status pages, the JSON API, live events, webhooks, health and metrics.
 // It reads the status store and asks the reconciler and the source for work; it never talks to a node.
+// Who may do what is access.ts; every answer carries helmet's headers (a CSP with no inline script).
 
 import { createHash } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import { errorSpec } from '../errors.js';
+import { redactSecrets } from '../inventory/secret.js';
 import type { StatusEvent, StatusStore } from '../reconciler/status-store.js';
-import { DeliveryLog, HOOK_KINDS, type HookKind, safeEqual, verifyHook } from '../source/webhooks.js';
+import { DeliveryLog, HOOK_KINDS, type HookKind, verifyHook } from '../source/webhooks.js';
+import { type AccessPolicy, checkHost, requireToken } from './access.js';
 import type { Metrics } from './metrics.js';
+import { PAGE_SCRIPT } from './page-script.js';
+import { PAGE_STYLE } from './page-style.js';
 import { nodePage, overviewPage } from './pages.js';
 
 export interface ServerDeps {
@@ -23,9 +30,10 @@ export interface ServerDeps {
   /** `GET /api/plan`: what a pass would change on each node now, tested against its facts. */
   plan: (nodes: string[]) => Promise<unknown>;
   hookSecrets: Partial<Record<HookKind, string>>;
-  /** Guards every mutating route; without one they answer only on a loopback bind. */
-  apiToken?: string;
-  loopbackOnly: boolean;
+  /** The token, and the Host names the daemon answers to. */
+  access: AccessPolicy;
+  /** `/api/plan` runs commands on every node: at most this many a minute (default 6). */
+  planPerMinute?: number;
   /** True once the first revision was read and the reconciler runs. */
   ready: () => boolean;
   bodyLimit?: number;
@@ -38,26 +46,45 @@ function helpFor(code: string | undefined): { meaning: string; todo: string } | 
 }
 
 export function buildServer(deps: ServerDeps): FastifyInstance {
-  const app: FastifyInstance = Fastify({
+  const root: FastifyInstance = Fastify({
     loggerInstance: deps.log.child({ component: 'http' }) as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     // Live event streams never go idle: close them on shutdown instead of waiting for them.
     forceCloseConnections: true,
     bodyLimit: deps.bodyLimit ?? 1024 * 1024,
   });
-  const { status } = deps;
+  root.register(helmet, {
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'"],
+        connectSrc: ["'self'"],
+        objectSrc: ["'none'"],
+        baseUri: ["'none'"],
+        formAction: ["'none'"],
+        frameAncestors: ["'none'"],
+      },
+    },
+    referrerPolicy: { policy: 'no-referrer' },
+    frameguard: { action: 'deny' },
+    // The daemon speaks plain HTTP on its own; HSTS is the TLS proxy's to send.
+    strictTransportSecurity: false,
+  });
+  root.register(rateLimit, { global: false });
+  root.addHook('onRequest', checkHost(deps.access));
+  // No key the secret rules name leaves the daemon in a JSON answer, wherever it sits.
+  root.addHook('preSerialization', async (_request, _reply, payload) => redactSecrets(payload));
+  // Routes live in a child so the plugins above have seen them (rate-limit reads each route's config).
+  root.register(async (app) => routes(app, deps));
+  return root;
+}
 
-  const authorized = (request: FastifyRequest, reply: FastifyReply): boolean => {
-    if (deps.apiToken) {
-      const auth = request.headers.authorization ?? '';
-      if (auth.startsWith('Bearer ') && safeEqual(auth.slice('Bearer '.length), deps.apiToken)) return true;
-      void reply.code(401).header('www-authenticate', 'Bearer').send({ error: 'a bearer token is required (the API token file)' });
-      return false;
-    }
-    if (deps.loopbackOnly) return true;
-    void reply.code(403).send({ error: 'no API token is configured: mutating routes answer only when bound to loopback' });
-    return false;
-  };
+function routes(app: FastifyInstance, deps: ServerDeps): void {
+  const { status } = deps;
+  const guarded = requireToken(deps.access);
 
   app.get('/healthz', async () => ({ ok: true }));
   app.get('/readyz', async (_req, reply) => (deps.ready() ? { ready: true } : reply.code(503).send({ ready: false })));
@@ -75,12 +102,17 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     };
   });
   app.get('/api/revisions', async () => status.revisions());
-  app.get<{ Querystring: { nodes?: string } }>('/api/plan', async (request, reply) => {
-    const names = (request.query.nodes ?? '').split(',').filter(Boolean);
-    const unknown = names.filter((n) => !status.get(n));
-    if (unknown.length > 0) return reply.code(404).send({ error: `no such node: ${unknown.join(', ')}` });
-    return deps.plan(names);
-  });
+  const planLimit = { max: deps.planPerMinute ?? 6, timeWindow: '1 minute', hook: 'preHandler' as const };
+  app.get<{ Querystring: { nodes?: string } }>(
+    '/api/plan',
+    { onRequest: guarded, config: { rateLimit: planLimit } },
+    async (request, reply) => {
+      const names = (request.query.nodes ?? '').split(',').filter(Boolean);
+      const unknown = names.filter((n) => !status.get(n));
+      if (unknown.length > 0) return reply.code(404).send({ error: `no such node: ${unknown.join(', ')}` });
+      return deps.plan(names);
+    },
+  );
 
   app.get('/api/events', (request, reply) => {
     reply.hijack();
@@ -94,7 +126,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
           : event.type === 'report'
             ? event.report
             : event.revision;
-      res.write(`event: ${event.type}\ndata: ${JSON.stringify(data)}\n\n`);
+      res.write(`event: ${event.type}\ndata: ${JSON.stringify(redactSecrets(data))}\n\n`);
     };
     status.on('change', send);
     const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
@@ -104,8 +136,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     });
   });
 
-  app.post<{ Body: { nodes?: unknown } }>('/api/reconcile', async (request, reply) => {
-    if (!authorized(request, reply)) return reply;
+  app.post<{ Body: { nodes?: unknown } }>('/api/reconcile', { onRequest: guarded }, async (request, reply) => {
     const asked = request.body?.nodes;
     if (asked !== undefined && !(Array.isArray(asked) && asked.every((n) => typeof n === 'string')))
       return reply.code(400).send({ error: '"nodes" must be a list of node names' });
@@ -116,6 +147,10 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   });
 
   app.get('/', async (_req, reply) => reply.type('text/html; charset=utf-8').send(overviewPage()));
+  app.get('/app.js', async (_req, reply) => reply.type('text/javascript; charset=utf-8').send(PAGE_SCRIPT));
+  app.get('/app.css', async (_req, reply) => reply.type('text/css; charset=utf-8').send(PAGE_STYLE));
+  // Browsers ask for it on every page; an empty answer keeps their consoles clean.
+  app.get('/favicon.ico', async (_req, reply) => reply.code(204).send());
   app.get<{ Params: { name: string } }>('/nodes/:name', async (request, reply) => {
     if (!status.get(request.params.name)) return reply.code(404).type('text/plain').send(`no node ${request.params.name}\n`);
     return reply.type('text/html; charset=utf-8').send(nodePage(request.params.name));
@@ -160,6 +195,4 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
       return reply.code(202).send({ fetching: true });
     });
   });
-
-  return app;
 }

@@ -1,5 +1,5 @@
-// The pages' script (runs in the browser): renders nodes from the JSON API and follows /api/events.
-// Plain JavaScript in a string: no build step, nothing fetched from anywhere but the daemon itself.
+// The pages' script, served as /app.js (runs in the browser): renders nodes from the JSON API and follows
+// /api/events. Plain JavaScript in a string: no build step, nothing fetched from anywhere but the daemon itself.
 
 export const PAGE_SCRIPT = String.raw`
 const esc = (v) => String(v ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
@@ -157,6 +157,7 @@ async function bootNode(name) {
     pending = setTimeout(() => { pending = undefined; void load(); }, 100);
   });
 }
-window.bootOverview = bootOverview;
-window.bootNode = bootNode;
+// A module script runs once the document is parsed: the body says which view this is.
+if (document.body.dataset.view === 'node') void bootNode(document.body.dataset.node);
+else void bootOverview();
 `;

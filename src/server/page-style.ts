@@ -1,4 +1,4 @@
-// The pages' stylesheet: colour says healthy (green), busy (blue), stuck (red) or set aside (grey).
+// The pages' stylesheet, served as /app.css: colour says healthy (green), busy (blue), stuck (red) or set aside (grey).
 
 export const PAGE_STYLE = `
 :root { font-family: system-ui, sans-serif; color: #1d232a; background: #f6f7f9; }

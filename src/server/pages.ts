@@ -1,24 +1,23 @@
 // The status page and the node page: small HTML shells whose script renders from the JSON API and keeps
 // up through /api/events, so what a person sees is exactly what `groundcrew status --json` says.
 
-import { PAGE_SCRIPT } from './page-script.js';
-import { PAGE_STYLE } from './page-style.js';
+// No inline script or style: the CSP allows only the daemon's own /app.js and /app.css; the page says
+// which view to boot in data attributes.
 
-function shell(title: string, body: string, boot: string): string {
+const attr = (v: string) => v.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function shell(title: string, body: string, view: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title}</title>
-<style>${PAGE_STYLE}</style>
+<link rel="stylesheet" href="/app.css">
+<script type="module" src="/app.js"></script>
 </head>
-<body>
+<body ${view}>
 ${body}
-<script type="module">
-${PAGE_SCRIPT}
-${boot}
-</script>
 </body>
 </html>
 `;
@@ -34,14 +33,13 @@ export function overviewPage(): string {
 <thead><tr><th>node</th><th>os</th><th>roles</th><th>state</th><th>phase</th><th>contrail desired → observed</th><th>revision applied / desired</th><th>in state</th><th>reason</th></tr></thead>
 <tbody></tbody>
 </table>`,
-    'bootOverview();',
+    'data-view="overview"',
   );
 }
 
 export function nodePage(name: string): string {
-  const safe = JSON.stringify(name).replace(/</g, '\\u003c');
   return shell(
-    `${name.replace(/[<>&"]/g, '')}: groundcrew`,
+    `${attr(name)}: groundcrew`,
     `<header><a href="/">← all nodes</a><h1 id="title"></h1><div id="live" class="live">connecting</div></header>
 <div id="problem"></div>
 <h2>machine</h2>
@@ -50,6 +48,6 @@ export function nodePage(name: string): string {
 <table id="timeline"><thead><tr><th>time</th><th>state</th><th>phase</th><th>revision</th><th>detail</th></tr></thead><tbody></tbody></table>
 <h2>last run report</h2>
 <div id="report"></div>`,
-    `bootNode(${safe});`,
+    `data-view="node" data-node="${attr(name)}"`,
   );
 }

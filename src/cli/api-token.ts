@@ -1,0 +1,99 @@
+// Where the API token lives and how the CLI on the same host finds it (as Jupyter does): the daemon makes
+// `<stateDir>/api-token` (0600) on first start when the config names none, and while it runs leaves a
+// record `daemon-<port>.json` {url, tokenFile, pid} in the runtime directory; `status`, `reconcile` and
+// `plan --url` look the URL up there. A flag, the environment or a config file say otherwise.
+
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { loadDaemonConfig } from './daemon-config.js';
+
+export const DEFAULT_TOKEN_FILE = '/var/lib/groundcrew/api-token';
+
+/** The configured token file, or `<stateDir>/api-token`, made with a fresh random token if it is not there. */
+export function ensureApiToken(stateDir: string, configured?: string): { token: string; file: string } {
+  const file = configured ?? join(stateDir, 'api-token');
+  if (!configured && !existsSync(file)) writeFileSync(file, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
+  const token = readFileSync(file, 'utf8').trim();
+  if (token.length < 16) throw new Error(`${file}: the API token must be at least 16 characters, found ${token.length}`);
+  return { token, file };
+}
+
+/** $GROUNDCREW_RUNTIME_DIR, else $XDG_RUNTIME_DIR/groundcrew, else ~/.local/share/groundcrew/runtime. */
+export function runtimeDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.GROUNDCREW_RUNTIME_DIR) return env.GROUNDCREW_RUNTIME_DIR;
+  if (env.XDG_RUNTIME_DIR) return join(env.XDG_RUNTIME_DIR, 'groundcrew');
+  return join(homedir(), '.local', 'share', 'groundcrew', 'runtime');
+}
+
+interface RuntimeRecord {
+  url: string;
+  tokenFile: string;
+  pid: number;
+}
+
+/** Leaves the running daemon's record; the function returned removes it. */
+export function writeRuntimeRecord(url: string, tokenFile: string): () => void {
+  const dir = runtimeDir();
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const file = join(dir, `daemon-${new URL(url).port}.json`);
+  writeFileSync(file, JSON.stringify({ url, tokenFile, pid: process.pid } satisfies RuntimeRecord), { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return () => rmSync(file, { force: true });
+}
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** Two daemon URLs name the same daemon: same port, same host, or both loopback. */
+function sameDaemon(a: URL, b: URL): boolean {
+  return a.port === b.port && (a.hostname === b.hostname || (LOOPBACK.has(a.hostname) && LOOPBACK.has(b.hostname)));
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+function fromRuntimeRecords(url: URL): string | undefined {
+  const dir = runtimeDir();
+  const names = existsSync(dir) ? readdirSync(dir).filter((f) => /^daemon-\d+\.json$/.test(f)) : [];
+  for (const name of names) {
+    try {
+      const record = JSON.parse(readFileSync(join(dir, name), 'utf8')) as RuntimeRecord;
+      if (sameDaemon(new URL(record.url), url) && alive(record.pid)) return record.tokenFile;
+    } catch {
+      // A record being written or left half by a crash: not this daemon's.
+    }
+  }
+  return undefined;
+}
+
+const readable = (file: string) => {
+  try {
+    return readFileSync(file, 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * The token for `url`: --token-file (or GROUNDCREW_API_TOKEN_FILE) when given, else the token file of the
+ * daemon that left a runtime record for that URL, else the one a --config (GROUNDCREW_CONFIG) names, else,
+ * for a loopback URL only, the default state directory's. Undefined when none can be read.
+ */
+export function findToken(url: string, options: { tokenFile?: string; config?: string }): string | undefined {
+  if (options.tokenFile) return readFileSync(options.tokenFile, 'utf8').trim();
+  const target = new URL(url);
+  const recorded = fromRuntimeRecords(target);
+  if (recorded) return readable(recorded);
+  if (options.config) {
+    const loaded = loadDaemonConfig(options.config);
+    if (loaded.ok) return readable(loaded.config.apiTokenFile ?? join(loaded.config.stateDir, 'api-token'));
+  }
+  return LOOPBACK.has(target.hostname) ? readable(DEFAULT_TOKEN_FILE) : undefined;
+}

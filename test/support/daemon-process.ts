@@ -1,0 +1,99 @@
+// `groundcrew run` as a process on a real Git remote of the example inventory, simulated nodes, no API
+// token configured (the daemon makes its own), its runtime record in a directory of the test's own.
+
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+export const BIN = join(ROOT, 'dist', 'src', 'cli', 'main.js');
+
+export interface DaemonProcess {
+  dir: string;
+  url: string;
+  stateDir: string;
+  /** The environment of a user session on the daemon host (XDG_RUNTIME_DIR shared with the daemon). */
+  env: NodeJS.ProcessEnv;
+  /** Commits in the work tree with this message (any bytes) and pushes. */
+  commit(message: string): string;
+  cli(...args: string[]): Promise<{ status: number; stdout: string; stderr: string }>;
+  stop(): Promise<void>;
+}
+
+export async function startDaemonProcess(): Promise<DaemonProcess> {
+  const dir = mkdtempSync(join(tmpdir(), 'gc-api-'));
+  const origin = join(dir, 'origin.git');
+  const work = join(dir, 'work');
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@groundcrew.invalid', ...args], {
+      cwd: work,
+      encoding: 'utf8',
+    }).trim();
+  execFileSync('git', ['init', '-q', '--bare', '--initial-branch=main', origin]);
+  cpSync(join(ROOT, 'inventory-repo-example'), work, { recursive: true });
+  execFileSync('git', ['init', '-q', '--initial-branch=main'], { cwd: work });
+  git('remote', 'add', 'origin', origin);
+  git('add', '.');
+  git('commit', '-qm', 'the example inventory');
+  git('push', '-q', 'origin', 'main');
+  const config = join(dir, 'groundcrew.yaml');
+  writeFileSync(
+    config,
+    [
+      'source:',
+      `  url: ${origin}`,
+      '  pollInterval: 1s',
+      'stateDir: state',
+      'listen: 127.0.0.1:0',
+      'transport: sim',
+      'sim: { rebootSeconds: 0.1, latencyMs: 0 }',
+      'reboot: { timeout: 20s, settle: 50ms }',
+      'resyncInterval: 1h',
+      '',
+    ].join('\n'),
+  );
+  const env: NodeJS.ProcessEnv = { ...process.env, XDG_RUNTIME_DIR: join(dir, 'run') };
+  delete env.GROUNDCREW_RUNTIME_DIR;
+  delete env.GROUNDCREW_API_TOKEN_FILE;
+  delete env.GROUNDCREW_CONFIG;
+  const child: ChildProcess = spawn(process.execPath, [BIN, 'run', '--config', config], { env, cwd: dir });
+  let stdout = '';
+  child.stdout?.on('data', (d: Buffer) => {
+    stdout += d.toString();
+  });
+  child.stderr?.on('data', (d: Buffer) => {
+    stdout += d.toString();
+  });
+  const end = Date.now() + 30_000;
+  let url: string | undefined;
+  while (!url) {
+    if (Date.now() > end || child.exitCode !== null) throw new Error(`the daemon did not start:\n${stdout}`);
+    url = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(stdout)?.[1];
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const found = url;
+  return {
+    dir,
+    url: found,
+    stateDir: join(dir, 'state'),
+    env,
+    commit(message) {
+      writeFileSync(join(dir, 'message'), message);
+      git('commit', '-q', '--allow-empty', '-F', join(dir, 'message'));
+      git('push', '-q', 'origin', 'main');
+      return git('rev-parse', 'HEAD');
+    },
+    cli: (...args) =>
+      new Promise((resolve) => {
+        execFile(process.execPath, [BIN, ...args], { encoding: 'utf8', env }, (err, out, errText) =>
+          resolve({ status: err ? Number((err as { code?: unknown }).code ?? 1) : 0, stdout: out, stderr: errText }),
+        );
+      }),
+    async stop() {
+      child.kill('SIGTERM');
+      if (child.exitCode === null) await new Promise((resolve) => child.once('exit', resolve));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
