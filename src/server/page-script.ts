@@ -76,7 +76,8 @@ function upsert(n) {
 function renderRevisions(revisions) {
   const current = revisions.find((r) => r.accepted);
   document.getElementById('revision').innerHTML = current
-    ? 'revision <code>' + esc(short(current.sha)) + '</code> ' + esc(current.subject || '')
+    ? 'revision <code>' + esc(short(current.sha)) + '</code> ' + esc(current.subject || '') +
+      (current.signature ? ' <span class="signer">' + esc(current.signature.reason) + '</span>' : '')
     : 'no good revision yet';
   const newest = revisions[0];
   document.getElementById('rejected').innerHTML =
