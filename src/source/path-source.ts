@@ -27,7 +27,6 @@ export class PathSource implements Source {
   }
 
   async start(): Promise<void> {
-    await this.trigger('start');
     this.#watcher = watch(this.options.dir, {
       ignoreInitial: true,
       // A link in the working copy is refused by the reader; chokidar must not wander where it points.
@@ -39,6 +38,9 @@ export class PathSource implements Source {
       if (this.#timer) clearTimeout(this.#timer);
       this.#timer = setTimeout(() => void this.trigger(`file change (${path})`), this.options.debounceMs);
     });
+    // The first look once the watcher is ready: an edit made while it scanned would otherwise be missed.
+    await new Promise<void>((resolve) => this.#watcher?.once('ready', resolve));
+    await this.trigger('start');
   }
 
   trigger(reason: string): Promise<void> {
