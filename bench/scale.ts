@@ -74,7 +74,7 @@ export async function runScale(nodes: number, latencyMs = 5): Promise<ScaleResul
     plan: (n) => reconciler.plan(n),
     hookSecrets: {},
     loopbackOnly: true,
-    ready: () => true,
+    ready: () => ({ ready: true }),
   });
   await server.listen({ host: '127.0.0.1', port: 0 });
   const address = server.server.address();

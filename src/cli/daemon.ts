@@ -126,7 +126,11 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     hookSecrets,
     ...(config.apiTokenFile ? { apiToken: readSecret(config.apiTokenFile) } : {}),
     loopbackOnly: host === '127.0.0.1' || host === '::1' || host === 'localhost',
-    ready: () => reconciler.revision !== undefined,
+    ready: () => {
+      const stalled = source.stalled?.();
+      if (stalled) return { ready: false, reason: stalled };
+      return reconciler.revision ? { ready: true } : { ready: false, reason: 'no good revision of the inventory yet' };
+    },
   });
   await server.listen({ host, port });
   const address = server.server.address();

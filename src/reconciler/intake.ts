@@ -24,9 +24,16 @@ export interface IntakeOptions {
   secretsFile?: string;
   /** The inventory's directory in the repo, put before file names in diagnostics (`deploy/instances.yaml:3:1`). */
   shownPrefix?: string;
+  /**
+   * How long reading and validating one revision may take before it is rejected: whatever a commit holds,
+   * the source must get its next revision through (default 30 s; a 10,000-node inventory takes about 1 s).
+   */
+  deadlineMs?: number;
   /** A revision was accepted: for systemd's status line. */
   onAccepted?: (sha: string, nodes: number) => void;
 }
+
+const DEFAULT_DEADLINE_MS = 30_000;
 
 type Read = { ok: true; state: DesiredState } | { ok: false; errors: string[] };
 
@@ -40,7 +47,7 @@ export class Intake {
   /** Validates a revision and puts it in force, or records why not. */
   async receive(revision: Revision, source?: Pick<Source, 'checkoutAt'>): Promise<void> {
     const { status, log, reconciler } = this.options;
-    const result = await this.#read(revision.dir);
+    const result = await this.#readWithin(revision.dir, revision.root);
     if (!result.ok) {
       if (!reconciler.revision) await this.#restoreLastGood(revision.sha, source);
       status.recordRevision({ sha: revision.sha, subject: revision.subject, accepted: false, errors: result.errors });
@@ -61,14 +68,32 @@ export class Intake {
   async #restoreLastGood(rejected: string, source?: Pick<Source, 'checkoutAt'>): Promise<void> {
     const lastGood = existsSync(this.#lastGoodFile) ? readFileSync(this.#lastGoodFile, 'utf8').trim() : undefined;
     if (!lastGood || lastGood === rejected || !source?.checkoutAt) return;
-    const restored = await this.#read(await source.checkoutAt(lastGood, join(this.options.stateDir, 'last-good')));
+    const tree = join(this.options.stateDir, 'last-good');
+    const restored = await this.#readWithin(await source.checkoutAt(lastGood, tree), tree);
     if (!restored.ok) return;
     this.options.status.recordRevision({ sha: lastGood, subject: '(the last good revision, read again at start)', accepted: true });
     this.options.reconciler.apply({ sha: lastGood, state: restored.state });
   }
 
-  async #read(dir: string): Promise<Read> {
-    const loaded = await loadInventory(dir).catch((err: Error) => err);
+  /** The read, or a rejection once the deadline passes (the read is then left to finish on its own). */
+  async #readWithin(dir: string, repoRoot?: string): Promise<Read> {
+    const ms = this.options.deadlineMs ?? DEFAULT_DEADLINE_MS;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<Read>((resolve) => {
+      timer = setTimeout(
+        () => resolve({ ok: false, errors: [`reading and validating the revision took longer than ${ms / 1000}s: rejected`] }),
+        ms,
+      );
+    });
+    try {
+      return await Promise.race([this.#read(dir, repoRoot), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async #read(dir: string, repoRoot?: string): Promise<Read> {
+    const loaded = await loadInventory(dir, repoRoot ? { repoRoot } : {}).catch((err: Error) => err);
     if (loaded instanceof Error) return { ok: false, errors: [loaded.message] };
     if (!loaded.result.ok)
       return { ok: false, errors: loaded.result.errors.map((d) => formatDiagnostic(d, this.options.shownPrefix ?? '')) };

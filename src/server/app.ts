@@ -26,8 +26,8 @@ export interface ServerDeps {
   /** Guards every mutating route; without one they answer only on a loopback bind. */
   apiToken?: string;
   loopbackOnly: boolean;
-  /** True once the first revision was read and the reconciler runs. */
-  ready: () => boolean;
+  /** Ready once the first revision was read and the reconciler runs, and while the source is not stalled. */
+  ready: () => { ready: true } | { ready: false; reason: string };
   bodyLimit?: number;
 }
 
@@ -60,7 +60,10 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   };
 
   app.get('/healthz', async () => ({ ok: true }));
-  app.get('/readyz', async (_req, reply) => (deps.ready() ? { ready: true } : reply.code(503).send({ ready: false })));
+  app.get('/readyz', async (_req, reply) => {
+    const ready = deps.ready();
+    return ready.ready ? ready : reply.code(503).send(ready);
+  });
   app.get('/metrics', async (_req, reply) => reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()));
 
   app.get('/api/nodes', async () => status.list());

@@ -10,6 +10,9 @@ import { type SimpleGit, simpleGit } from 'simple-git';
 import { errors } from '../errors.js';
 import type { OnRevision, Source } from './source.js';
 
+/** How many poll intervals a look may run before the source says it is stalled (and /readyz goes red). */
+const STALLED_POLLS = 3;
+
 export interface GitSourceOptions {
   url: string;
   branch: string;
@@ -31,6 +34,8 @@ export class GitSource implements Source {
   #running?: Promise<void>;
   #again?: string;
   #stopped = false;
+  /** When the last look (fetch, checkout, intake) finished, or the source started: for `stalled()`. */
+  #finishedAt = Date.now();
 
   constructor(private readonly options: GitSourceOptions) {}
 
@@ -74,11 +79,20 @@ export class GitSource implements Source {
     }
     this.#running = this.#look(reason).finally(() => {
       this.#running = undefined;
+      this.#finishedAt = Date.now();
       const again = this.#again;
       this.#again = undefined;
       if (again) void this.trigger(again);
     });
     return this.#running;
+  }
+
+  /** A look running for more than STALLED_POLLS poll intervals: nothing newer can be applied until it ends. */
+  stalled(): string | undefined {
+    const since = Date.now() - this.#finishedAt;
+    const limit = this.options.pollMs * STALLED_POLLS;
+    if (!this.#running || since <= limit) return undefined;
+    return `the source has not finished a look at ${this.options.branch} for ${Math.round(since / 1000)}s (more than ${STALLED_POLLS} poll intervals); newer commits are not being applied`;
   }
 
   /** A separate working tree at `sha` (the last good revision, when HEAD is bad at start); its inventory dir. */
@@ -142,7 +156,7 @@ export class GitSource implements Source {
     const dir = this.options.path && this.options.path !== '.' ? join(this.options.checkout, this.options.path) : this.options.checkout;
     log.info({ sha, trigger, subject }, 'new head');
     if (previous) void this.#noteForcePush(previous, sha);
-    await this.options.onRevision({ sha, dir, subject, trigger });
+    await this.options.onRevision({ sha, dir, root: this.options.checkout, subject, trigger });
   }
 }
 
