@@ -4,7 +4,19 @@
 // later commits are still applied, and a fetch that never finishes turns /readyz red with the reason.
 
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  cpSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -66,6 +78,17 @@ async function stop(child: ChildProcess | undefined): Promise<number | null> {
 
 const revisionsAt = async (url: string) => (await (await fetch(`${url}/api/revisions`)).json()) as RevisionStatus[];
 const revisionOf = (url: string, sha: string) => until(async () => (await revisionsAt(url)).find((r) => r.sha === sha), `revision ${sha}`);
+
+/** Hands `text` to whoever waits on the FIFO (an orphaned git upload-pack), without waiting if nobody does. */
+function release(fifo: string, text: Buffer): void {
+  try {
+    const fd = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+    writeSync(fd, text);
+    closeSync(fd);
+  } catch {
+    // Nobody was reading (ENXIO).
+  }
+}
 
 function vmRssKiB(pid: number): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
@@ -195,9 +218,18 @@ describe('groundcrew run following a hostile Git repo', () => {
     // Let the hung fetch finish: the real config goes back, then the waiting reader gets its content.
     renameSync(config, `${config}.fifo`);
     renameSync(`${config}.real`, config);
-    writeFileSync(`${config}.fifo`, readFileSync(config));
+    release(`${config}.fifo`, readFileSync(config));
     await until(async () => ((await ready()).status === 200 ? true : undefined), '/readyz to be ready again');
-    expect(await stop(daemon.child)).toBe(0);
+    // Hung again, SIGTERM still stops the daemon: the hung git is ended, not waited for.
+    renameSync(config, `${config}.real`);
+    execFileSync('mkfifo', [config]);
+    await until(async () => ((await ready()).status === 503 ? true : undefined), '/readyz to go red again');
+    const exited = stop(daemon.child);
+    const late = new Promise((resolve) => setTimeout(() => resolve('still running'), 15_000).unref());
+    expect(await Promise.race([exited, late])).toBe(0);
+    renameSync(config, `${config}.fifo`);
+    renameSync(`${config}.real`, config);
+    release(`${config}.fifo`, readFileSync(config));
   }, 90_000);
 });
 
