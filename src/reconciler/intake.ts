@@ -29,6 +29,8 @@ export interface IntakeOptions {
    * the source must get its next revision through (default 30 s; a 10,000-node inventory takes about 1 s).
    */
   deadlineMs?: number;
+  /** How a revision's inventory is read: loadInventory, unless a test stands in a filesystem that hangs. */
+  load?: typeof loadInventory;
   /** A revision was accepted: for systemd's status line. */
   onAccepted?: (sha: string, nodes: number) => void;
 }
@@ -93,7 +95,8 @@ export class Intake {
   }
 
   async #read(dir: string, repoRoot?: string): Promise<Read> {
-    const loaded = await loadInventory(dir, repoRoot ? { repoRoot } : {}).catch((err: Error) => err);
+    const load = this.options.load ?? loadInventory;
+    const loaded = await load(dir, repoRoot ? { repoRoot } : {}).catch((err: Error) => err);
     if (loaded instanceof Error) return { ok: false, errors: [loaded.message] };
     if (!loaded.result.ok)
       return { ok: false, errors: loaded.result.errors.map((d) => formatDiagnostic(d, this.options.shownPrefix ?? '')) };

@@ -41,8 +41,12 @@ function expectNoInternals(out: string): void {
 describe('a hostile inventory repo', () => {
   it('refuses a link to a file outside the repo, and never shows what it holds', () => {
     const at = repo((r) => symlinkSync(secretFile, join(r, 'nodes', 'ctrl1.yaml')));
-    for (const command of ['validate', 'plan']) {
-      const run = groundcrew(command, at);
+    for (const args of [
+      ['validate', at],
+      ['plan', at],
+      ['demo', '--repo', at, '--port', '0'],
+    ]) {
+      const run = groundcrew(...args);
       expect(run.code, run.out).toBe(1);
       expect(run.stderr).toContain(
         `${at}/nodes/ctrl1.yaml:1:1: refused: a symbolic link; only regular files inside the inventory are read`,
