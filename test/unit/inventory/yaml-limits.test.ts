@@ -24,4 +24,17 @@ describe('tooDeep', () => {
     const deep = '['.repeat(500);
     expect(tooDeep(`a: "${deep}"\nb: '${deep}'\nc: 1 # ${deep}\nd: |\n  ${deep}\n  - - - -\ne: x${deep}\n`)).toBeUndefined();
   });
+
+  it("is not fooled into under-counting: CR line ends, an unclosed quote or bracket in text, a block scalar's edge", () => {
+    const indented = (eol: string) => Array.from({ length: 150 }, (_, i) => `${' '.repeat(i)}k${i}:`).join(eol);
+    expect(tooDeep(indented('\r'))).toMatchObject({ line: MAX_DEPTH + 1 });
+    // A quote YAML reads as plain text, then brackets: counted.
+    expect(tooDeep(`a: b 'c [${'['.repeat(200)}\n`)).toBeDefined();
+    // A quote that never closes ends with its line.
+    expect(tooDeep(`a: "open\n${indented('\n')}`)).toBeDefined();
+    // Text in a block scalar, then structure that YAML reads (and the scan must too).
+    expect(tooDeep(`a: |\n  [\n  'x\n${indented('\n')}`)).toBeDefined();
+    // \`- - |\`: the scalar's content lies right of the inner entry; a line left of it is structure.
+    expect(tooDeep(`- - |\n   x\n ${'['.repeat(200)}\n`)).toBeDefined();
+  });
 });
