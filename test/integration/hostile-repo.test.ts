@@ -20,6 +20,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser } from '../browser/browser.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const BIN = join(ROOT, 'dist', 'src', 'cli', 'main.js');
@@ -215,6 +216,16 @@ describe('groundcrew run following a hostile Git repo', () => {
       return r.status === 503 ? r : undefined;
     }, '/readyz to go red');
     expect(stalled.body).toEqual({ ready: false, reason: expect.stringMatching(/^the source has not finished a look at main for \d+s/) });
+    // The status page says so, as a person sees it.
+    const browser = await launchBrowser();
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${url}/`);
+      await page.waitForSelector('#not-ready .rejected');
+      expect(await page.locator('#not-ready').innerText()).toMatch(/^Not ready: the source has not finished a look at main/);
+    } finally {
+      await browser.close();
+    }
     // Let the hung fetch finish: the real config goes back, then the waiting reader gets its content.
     renameSync(config, `${config}.fifo`);
     renameSync(`${config}.real`, config);
