@@ -53,9 +53,16 @@ async function until<T>(check: () => Promise<T | undefined> | T | undefined, wha
   }
 }
 
+/** Every daemon started: a test that times out does not reach its own stop. */
+const spawned: ChildProcess[] = [];
+afterAll(() => {
+  for (const child of spawned) if (child.exitCode === null) child.kill('SIGKILL');
+});
+
 /** The daemon as systemd runs it, with its log collected. */
 function runDaemon(config: string) {
   const child = spawn(process.execPath, [BIN, 'run', '--config', config]);
+  spawned.push(child);
   const log = { out: '', err: '' };
   child.stdout?.on('data', (d: Buffer) => {
     log.out += d.toString();
