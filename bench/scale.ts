@@ -76,7 +76,7 @@ export async function runScale(nodes: number, latencyMs = 5): Promise<ScaleResul
     plan: (n) => reconciler.plan(n),
     hookSecrets: {},
     access: accessPolicy(randomBytes(32).toString('hex'), '127.0.0.1', []),
-    ready: () => true,
+    ready: () => ({ ready: true }),
   });
   await server.listen({ host: '127.0.0.1', port: 0 });
   const address = server.server.address();

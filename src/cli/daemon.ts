@@ -137,7 +137,11 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     plan: (nodes) => reconciler.plan(nodes),
     hookSecrets,
     access: accessPolicy(api.token, host, config.server.hosts),
-    ready: () => reconciler.revision !== undefined,
+    ready: () => {
+      const stalled = source.stalled?.();
+      if (stalled) return { ready: false, reason: stalled };
+      return reconciler.revision ? { ready: true } : { ready: false, reason: 'no good revision of the inventory yet' };
+    },
   });
   await server.listen({ host, port });
   const address = server.server.address();

@@ -52,6 +52,9 @@ program
     });
     log.info('stopping');
     await daemon.stop();
+    // All is stopped; a process a hung git left behind (holding one of its pipes open) must not keep
+    // the daemon alive past SIGTERM. Logs on a pipe or a file are written synchronously on Linux.
+    process.exit(process.exitCode ?? 0);
   });
 
 program

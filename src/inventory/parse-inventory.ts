@@ -8,15 +8,17 @@ import { readInstances } from './instances-file.js';
 import { checkKubernetes } from './kubernetes.js';
 import { type NodeFileSettings, nodeNameOf, readNodeFile } from './node-file.js';
 import { checkOverlay } from './overlay.js';
+import { MAX_FILE_BYTES } from './read-inventory-file.js';
 import { readRepoFile } from './repo-file.js';
+import { MAX_DEPTH, tooDeep } from './yaml-limits.js';
 import { YamlSource } from './yaml-source.js';
 
 export interface SourceText {
   /** Path relative to the repo root, as it appears in messages. */
   path: string;
   text: string;
-  /** Size on disk when the loader refused to read a file that is too big (then `text` is empty). */
-  bytes?: number;
+  /** Why the loader did not read it (a link, a pipe, too big: see read-inventory-file.ts); `text` is then empty. */
+  refused?: string;
 }
 
 export interface InventoryFiles {
@@ -28,9 +30,6 @@ export interface InventoryFiles {
 export type InventoryResult =
   | { ok: true; state: DesiredState; warnings: Diagnostic[] }
   | { ok: false; errors: Diagnostic[]; warnings: Diagnostic[] };
-
-/** A real instances.yaml for 10,000 nodes is about 1.5 MiB; anything far past that is a mistake. */
-export const MAX_FILE_BYTES = 4 * 1024 * 1024;
 
 export function sizeProblem(path: string, bytes: number): Diagnostic | undefined {
   if (bytes <= MAX_FILE_BYTES) return undefined;
@@ -54,11 +53,21 @@ function parsed(file: SourceText): YamlSource {
   return src;
 }
 
-/** Parses a file, or reports why it cannot be read at all (too big, or YAML syntax). */
+/** Parses a file, or reports why it cannot be read at all (refused, too big, too deep, YAML syntax, aliases). */
 function open(file: SourceText, diags: Diagnostic[]): YamlSource | undefined {
-  const tooBig = sizeProblem(file.path, file.bytes ?? Buffer.byteLength(file.text));
+  const whole = (message: string): Diagnostic => ({ file: file.path, line: 1, col: 1, severity: 'error', message });
+  if (file.refused !== undefined) {
+    diags.push(whole(`refused: ${file.refused}`));
+    return undefined;
+  }
+  const tooBig = sizeProblem(file.path, Buffer.byteLength(file.text));
   if (tooBig) {
     diags.push(tooBig);
+    return undefined;
+  }
+  const deep = tooDeep(file.text);
+  if (deep) {
+    diags.push({ ...whole(`nested more than ${MAX_DEPTH} levels deep here; an inventory needs a handful`), ...deep });
     return undefined;
   }
   const src = parsed(file);
@@ -71,6 +80,11 @@ function open(file: SourceText, diags: Diagnostic[]): YamlSource | undefined {
         ? `node "${String(dup.path[1])}" is defined twice`
         : `key "${dup.path.join('.')}" is repeated`;
     diags.push(src.diagnosticAt(dup.offset, 'error', `${what} (first at line ${dup.firstLine}); YAML would keep only the last`));
+  }
+  const aliases = src.aliasProblem();
+  if (aliases) {
+    diags.push(aliases);
+    return undefined;
   }
   return src;
 }
@@ -94,6 +108,7 @@ export function parseInventory(files: InventoryFiles): InventoryResult {
     checkKubernetes(nodes, { instances: instancesSrc, nodeFiles, repo }, diags);
     const names = new Set(Object.keys((instancesSrc.toJS() as { instances?: object } | null)?.instances ?? {}));
     for (const file of files.nodeFiles) {
+      if (file.refused !== undefined) continue;
       const name = nodeNameOf(file.path);
       if (!names.has(name)) {
         diags.push({

@@ -1,7 +1,8 @@
 // One parsed YAML file that can say where any path in it is, for file:line:col errors.
 
-import { type Document, isMap, isScalar, isSeq, LineCounter, type Node, type Pair, parseDocument, type YAMLMap } from 'yaml';
+import { type Document, isAlias, isMap, isScalar, isSeq, LineCounter, type Node, type Pair, parseDocument, type YAMLMap } from 'yaml';
 import type { Diagnostic, Severity } from './diagnostic.js';
+import { MAX_ALIAS_COUNT } from './yaml-limits.js';
 
 export type Path = readonly (string | number)[];
 
@@ -37,8 +38,37 @@ export class YamlSource {
 
   /** The file as plain data; computed once (callers ask several times, and it is not cheap on a big file). */
   toJS(): unknown {
-    if (this.#js === undefined) this.#js = { value: this.doc.toJS({ maxAliasCount: 100 }) };
+    if (this.#js === undefined) this.#js = { value: this.doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) };
     return this.#js.value;
+  }
+
+  /**
+   * Aliases that expand past the limit (a "billion laughs": each alias doubling the last), located at the
+   * first alias; the yaml package's own words ("Excessive alias count") are not the operator's.
+   */
+  aliasProblem(): Diagnostic | undefined {
+    try {
+      this.toJS();
+      return undefined;
+    } catch (err) {
+      if (!/alias/i.test(String(err))) throw err;
+      const first = this.#firstAlias(this.doc.contents);
+      return this.#diagnostic(
+        first ?? 0,
+        'error',
+        `aliases expand past the limit of ${MAX_ALIAS_COUNT} copies (a YAML alias bomb?); write the values out instead`,
+      );
+    }
+  }
+
+  #firstAlias(node: unknown): number | undefined {
+    if (isAlias(node)) return node.range?.[0];
+    const children = isMap(node) ? node.items.flatMap((p) => [p.key, p.value]) : isSeq(node) ? node.items : [];
+    for (const child of children) {
+      const at = this.#firstAlias(child);
+      if (at !== undefined) return at;
+    }
+    return undefined;
   }
 
   position(offset: number): { line: number; col: number } {

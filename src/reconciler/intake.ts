@@ -27,9 +27,18 @@ export interface IntakeOptions {
   shownPrefix?: string;
   /** Who signed the revision (source.verify): one that is not signed by an allowed key is rejected whole. */
   verify?: (revision: Revision, lastGood: string | undefined) => Promise<SignatureVerdict>;
+  /**
+   * How long reading and validating one revision may take before it is rejected: whatever a commit holds,
+   * the source must get its next revision through (default 30 s; a 10,000-node inventory takes about 1 s).
+   */
+  deadlineMs?: number;
+  /** How a revision's inventory is read: loadInventory, unless a test stands in a filesystem that hangs. */
+  load?: typeof loadInventory;
   /** A revision was accepted: for systemd's status line. */
   onAccepted?: (sha: string, nodes: number) => void;
 }
+
+const DEFAULT_DEADLINE_MS = 30_000;
 
 type Read = { ok: true; state: DesiredState } | { ok: false; errors: string[] };
 
@@ -54,7 +63,7 @@ export class Intake {
       signature && !signature.ok
         ? { ok: false, errors: [`commit ${revision.sha.slice(0, 12)} is not trusted: ${signature.reason}`] }
         : undefined;
-    const result = trusted ?? (await this.#read(revision.dir));
+    const result = trusted ?? (await this.#readWithin(revision.dir, revision.root));
     const signed = signature ? { signature } : {};
     if (!result.ok) {
       if (!reconciler.revision) await this.#restoreLastGood(revision.sha, source);
@@ -79,7 +88,8 @@ export class Intake {
   async #restoreLastGood(rejected: string, source?: Pick<Source, 'checkoutAt'>): Promise<void> {
     const lastGood = this.#lastGood();
     if (!lastGood || lastGood === rejected || !source?.checkoutAt) return;
-    const restored = await this.#read(await source.checkoutAt(lastGood, join(this.options.stateDir, 'last-good')));
+    const tree = join(this.options.stateDir, 'last-good');
+    const restored = await this.#readWithin(await source.checkoutAt(lastGood, tree), tree);
     if (!restored.ok) return;
     this.options.status.recordRevision({ sha: lastGood, subject: '(the last good revision, read again at start)', accepted: true });
     this.options.reconciler.apply({ sha: lastGood, state: restored.state });
@@ -89,8 +99,26 @@ export class Intake {
     return existsSync(this.#lastGoodFile) ? readFileSync(this.#lastGoodFile, 'utf8').trim() || undefined : undefined;
   }
 
-  async #read(dir: string): Promise<Read> {
-    const loaded = await loadInventory(dir).catch((err: Error) => err);
+  /** The read, or a rejection once the deadline passes (the read is then left to finish on its own). */
+  async #readWithin(dir: string, repoRoot?: string): Promise<Read> {
+    const ms = this.options.deadlineMs ?? DEFAULT_DEADLINE_MS;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<Read>((resolve) => {
+      timer = setTimeout(
+        () => resolve({ ok: false, errors: [`reading and validating the revision took longer than ${ms / 1000}s: rejected`] }),
+        ms,
+      );
+    });
+    try {
+      return await Promise.race([this.#read(dir, repoRoot), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async #read(dir: string, repoRoot?: string): Promise<Read> {
+    const load = this.options.load ?? loadInventory;
+    const loaded = await load(dir, repoRoot ? { repoRoot } : {}).catch((err: Error) => err);
     if (loaded instanceof Error) return { ok: false, errors: [loaded.message] };
     if (!loaded.result.ok)
       return { ok: false, errors: loaded.result.errors.map((d) => formatDiagnostic(d, this.options.shownPrefix ?? '')) };

@@ -34,8 +34,8 @@ export interface ServerDeps {
   access: AccessPolicy;
   /** `/api/plan` runs commands on every node: at most this many a minute (default 6). */
   planPerMinute?: number;
-  /** True once the first revision was read and the reconciler runs. */
-  ready: () => boolean;
+  /** Ready once the first revision was read and the reconciler runs, and while the source is not stalled. */
+  ready: () => { ready: true } | { ready: false; reason: string };
   bodyLimit?: number;
 }
 
@@ -87,7 +87,10 @@ function routes(app: FastifyInstance, deps: ServerDeps): void {
   const guarded = requireToken(deps.access);
 
   app.get('/healthz', async () => ({ ok: true }));
-  app.get('/readyz', async (_req, reply) => (deps.ready() ? { ready: true } : reply.code(503).send({ ready: false })));
+  app.get('/readyz', async (_req, reply) => {
+    const ready = deps.ready();
+    return ready.ready ? ready : reply.code(503).send(ready);
+  });
   app.get('/metrics', async (_req, reply) => reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()));
 
   app.get('/api/nodes', async () => status.list());

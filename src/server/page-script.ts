@@ -100,6 +100,19 @@ async function bootOverview() {
   setInterval(() => {
     for (const td of document.querySelectorAll('td.since')) td.textContent = ago(td.dataset.since);
   }, 1000);
+  void renderReadiness();
+  setInterval(renderReadiness, 5000);
+}
+// A banner while the daemon is not ready (a stalled source: newer commits are not being applied).
+async function renderReadiness() {
+  let banner = document.getElementById('not-ready');
+  if (!banner) {
+    banner = document.createElement('div');
+    banner.id = 'not-ready';
+    document.getElementById('rejected').before(banner);
+  }
+  const ready = await fetch('/readyz').then((r) => r.json()).catch(() => ({ ready: false, reason: 'the daemon does not answer' }));
+  banner.innerHTML = ready.ready ? '' : '<div class="rejected"><b>Not ready:</b> ' + esc(ready.reason || 'unknown') + '</div>';
 }
 
 // The node page: the machine drawn with the current state lit, the timeline, the last run report.

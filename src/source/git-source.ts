@@ -10,6 +10,11 @@ import { type SimpleGit, simpleGit } from 'simple-git';
 import { errors } from '../errors.js';
 import type { OnRevision, Source } from './source.js';
 
+/** How many poll intervals a look may run before the source says it is stalled (and /readyz goes red). */
+const STALLED_POLLS = 3;
+/** How long stop() waits for a look it aborted. */
+const STOP_WAIT_MS = 2000;
+
 export interface GitSourceOptions {
   url: string;
   branch: string;
@@ -31,6 +36,10 @@ export class GitSource implements Source {
   #running?: Promise<void>;
   #again?: string;
   #stopped = false;
+  /** Ends any git process still running at stop: a fetch from a server that hangs must not hold shutdown. */
+  readonly #abort = new AbortController();
+  /** When the last look (fetch, checkout, intake) finished, or the source started: for `stalled()`. */
+  #finishedAt = Date.now();
 
   constructor(private readonly options: GitSourceOptions) {}
 
@@ -49,7 +58,11 @@ export class GitSource implements Source {
       ...(this.options.sshKeyFile ? { GIT_SSH_COMMAND: `ssh -i ${this.options.sshKeyFile} -o IdentitiesOnly=yes -o BatchMode=yes` } : {}),
     };
     const git = (baseDir?: string) =>
-      simpleGit({ ...(baseDir ? { baseDir } : {}), allowEnvironment: ['GIT_TERMINAL_PROMPT', 'GIT_SSH_COMMAND'] }).env(env);
+      simpleGit({
+        ...(baseDir ? { baseDir } : {}),
+        abort: this.#abort.signal,
+        allowEnvironment: ['GIT_TERMINAL_PROMPT', 'GIT_SSH_COMMAND'],
+      }).env(env);
     if (existsSync(join(checkout, '.git'))) {
       this.#git = git(checkout);
       await this.#git.remote(['set-url', 'origin', url]);
@@ -72,13 +85,28 @@ export class GitSource implements Source {
       this.#again = reason;
       return this.#running;
     }
-    this.#running = this.#look(reason).finally(() => {
-      this.#running = undefined;
-      const again = this.#again;
-      this.#again = undefined;
-      if (again) void this.trigger(again);
-    });
+    this.#running = this.#look(reason)
+      // A look that fails past the fetch (a checkout, an intake error) is logged, never left unhandled;
+      // one ended by stop() is not news.
+      .catch((err: unknown) => {
+        if (!this.#stopped) this.options.log.error({ err, trigger: reason }, 'looking at the source failed');
+      })
+      .finally(() => {
+        this.#running = undefined;
+        this.#finishedAt = Date.now();
+        const again = this.#again;
+        this.#again = undefined;
+        if (again) void this.trigger(again);
+      });
     return this.#running;
+  }
+
+  /** A look running for more than STALLED_POLLS poll intervals: nothing newer can be applied until it ends. */
+  stalled(): string | undefined {
+    const since = Date.now() - this.#finishedAt;
+    const limit = this.options.pollMs * STALLED_POLLS;
+    if (!this.#running || since <= limit) return undefined;
+    return `the source has not finished a look at ${this.options.branch} for ${Math.round(since / 1000)}s (more than ${STALLED_POLLS} poll intervals); newer commits are not being applied`;
   }
 
   /** A separate working tree at `sha` (the last good revision, when HEAD is bad at start); its inventory dir. */
@@ -95,7 +123,15 @@ export class GitSource implements Source {
   async stop(): Promise<void> {
     this.#stopped = true;
     if (this.#timer) clearTimeout(this.#timer);
-    await this.#running;
+    this.#abort.abort();
+    // A git ended by the abort can still leave a child holding its stderr open (a local upload-pack
+    // blocked on a pipe), and simple-git waits for every stream to close: wait a little, not forever.
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, STOP_WAIT_MS);
+    });
+    await Promise.race([this.#running, late]);
+    clearTimeout(timer);
   }
 
   /** Off the hot path: a head that does not descend from the previous one was force-pushed; say so. */
@@ -142,7 +178,7 @@ export class GitSource implements Source {
     const dir = this.options.path && this.options.path !== '.' ? join(this.options.checkout, this.options.path) : this.options.checkout;
     log.info({ sha, trigger, subject }, 'new head');
     if (previous) void this.#noteForcePush(previous, sha);
-    await this.options.onRevision({ sha, dir, subject, trigger });
+    await this.options.onRevision({ sha, dir, root: this.options.checkout, subject, trigger });
   }
 }
 

@@ -2,8 +2,6 @@
 // debounced, and the revision named after the content, so saving a file twice is one revision.
 
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { type FSWatcher, watch } from 'chokidar';
 import type { Logger } from 'pino';
 import { readInventoryFiles } from '../inventory/load-inventory.js';
@@ -29,9 +27,10 @@ export class PathSource implements Source {
   }
 
   async start(): Promise<void> {
-    await this.trigger('start');
     this.#watcher = watch(this.options.dir, {
       ignoreInitial: true,
+      // A link in the working copy is refused by the reader; chokidar must not wander where it points.
+      followSymlinks: false,
       ignored: (path) => /(^|[/\\])\.git([/\\]|$)/.test(path),
     });
     this.#watcher.on('all', (_event, path) => {
@@ -39,6 +38,9 @@ export class PathSource implements Source {
       if (this.#timer) clearTimeout(this.#timer);
       this.#timer = setTimeout(() => void this.trigger(`file change (${path})`), this.options.debounceMs);
     });
+    // The first look once the watcher is ready: an edit made while it scanned would otherwise be missed.
+    await new Promise<void>((resolve) => this.#watcher?.once('ready', resolve));
+    await this.trigger('start');
   }
 
   trigger(reason: string): Promise<void> {
@@ -55,15 +57,17 @@ export class PathSource implements Source {
   async #look(trigger: string): Promise<void> {
     const { dir } = this.options;
     const hash = createHash('sha256');
+    // The texts the inventory reader read (links, pipes and devices refused, bytes capped): hashing the
+    // files again by name would follow a link to whatever it names.
     const { files } = await readInventoryFiles(dir).catch(() => ({ files: undefined }));
-    const names = files
-      ? [files.instances.path, ...(files.repoFile ? [files.repoFile.path] : []), ...files.nodeFiles.map((f) => f.path)]
-      : [];
-    for (const name of names)
+    const texts = files ? [files.instances, ...(files.repoFile ? [files.repoFile] : []), ...files.nodeFiles] : [];
+    for (const file of texts)
       hash
-        .update(name)
+        .update(file.path)
         .update('\0')
-        .update(await readFile(join(dir, name)))
+        .update(file.refused ?? '')
+        .update('\0')
+        .update(file.text)
         .update('\0');
     const sha = `local-${hash.digest('hex').slice(0, 12)}`;
     if (sha === this.#head) return;

@@ -5,6 +5,8 @@ export interface Revision {
   sha: string;
   /** The working tree checked out at `sha`: the inventory's directory in it. */
   dir: string;
+  /** The top of the working tree `dir` lies in, when the source checked one out (Git): `dir`'s folders came from the repo. */
+  root?: string;
   subject: string;
   /** What made the source look: poll, webhook, start, a file change. */
   trigger: string;
@@ -16,6 +18,8 @@ export interface Source {
   trigger(reason: string): Promise<void>;
   stop(): Promise<void>;
   readonly head: string | undefined;
+  /** Why the source is stuck (a look that has not finished for several poll intervals), or undefined. */
+  stalled?(): string | undefined;
   /** A separate working tree at `sha`, for reading an older revision again (Git only); its inventory dir. */
   checkoutAt?(sha: string, tree: string): Promise<string>;
 }

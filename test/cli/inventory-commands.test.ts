@@ -64,7 +64,7 @@ describe('groundcrew validate', () => {
     const repo = tempRepo({ 'instances.yaml': `instances:\n${'#'.repeat(10 * 1024 * 1024)}\n` });
     const run = groundcrew('validate', repo);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain(`${repo}/instances.yaml:1:1: instances.yaml is 10.0 MiB; the limit is 4.0 MiB`);
+    expect(run.stderr).toContain(`${repo}/instances.yaml:1:1: refused: larger than 4.0 MiB (10.0 MiB)`);
   });
 
   it('exits 2 when there is nothing to read', () => {

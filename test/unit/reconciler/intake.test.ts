@@ -1,0 +1,39 @@
+// Intake's deadline: a revision whose reading never finishes (a filesystem that hangs: nothing in a repo
+// can do it any more, see read-inventory-file.ts) is rejected in time, and the next one is applied.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadInventory } from '../../../src/inventory/load-inventory.js';
+import { Intake } from '../../../src/reconciler/intake.js';
+import { StatusStore } from '../../../src/reconciler/status-store.js';
+
+const EXAMPLE = join(import.meta.dirname, '..', '..', '..', 'inventory-repo-example');
+const stateDir = mkdtempSync(join(tmpdir(), 'gc-intake-'));
+afterAll(() => rmSync(stateDir, { recursive: true, force: true }));
+
+describe('Intake', () => {
+  it('rejects a revision whose reading does not finish by the deadline, then applies the next', async () => {
+    const status = new StatusStore();
+    const applied: string[] = [];
+    const intake = new Intake({
+      reconciler: { apply: (r) => applied.push(r.sha), revision: undefined },
+      status,
+      log: pino({ level: 'silent' }),
+      stateDir,
+      deadlineMs: 200,
+      load: (dir, options) => (dir === 'hangs' ? new Promise(() => undefined) : loadInventory(dir, options)),
+    });
+    await intake.receive({ sha: 'a'.repeat(40), dir: 'hangs', subject: 'hangs', trigger: 'poll' });
+    expect(status.revisions()[0]).toMatchObject({
+      sha: 'a'.repeat(40),
+      accepted: false,
+      errors: ['reading and validating the revision took longer than 0.2s: rejected'],
+    });
+    await intake.receive({ sha: 'b'.repeat(40), dir: EXAMPLE, subject: 'good', trigger: 'poll' });
+    expect(status.revisions()[0]).toMatchObject({ sha: 'b'.repeat(40), accepted: true });
+    expect(applied).toEqual(['b'.repeat(40)]);
+  });
+});
