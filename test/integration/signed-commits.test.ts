@@ -4,18 +4,16 @@
 // good revision stays in force, /api/revisions says who signed or that nobody did); a commit signed by an
 // allowed key is applied. `groundcrew validate --verify` checks a local repo's head the same way.
 
-import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CommitVerifier } from '../../src/source/commit-signatures.js';
+import { BIN, type DaemonProcess, startDaemonProcess } from '../support/daemon-process.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
-const BIN = join(ROOT, 'dist', 'src', 'cli', 'main.js');
 const dir = mkdtempSync(join(tmpdir(), 'gc-signed-'));
 const work = join(dir, 'work');
-const origin = join(dir, 'origin.git');
 const signerHome = join(dir, 'gnupg-signers');
 
 interface Revision {
@@ -25,12 +23,7 @@ interface Revision {
   signature?: { ok: boolean; kind?: string; signer?: string; reason: string };
 }
 
-const git = (args: string[], env: Record<string, string> = {}) =>
-  execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@groundcrew.invalid', ...args], {
-    cwd: work,
-    encoding: 'utf8',
-    env: { ...process.env, GNUPGHOME: signerHome, ...env },
-  }).trim();
+const git = (args: string[]) => (daemon as DaemonProcess).git(...args);
 
 /** A GPG key made by real gpg in the signers' home: its fingerprint. */
 function gpgKey(uid: string): string {
@@ -73,9 +66,8 @@ async function until<T>(get: () => Promise<T | undefined>, what: string, timeout
   }
 }
 
-let daemon: ChildProcess | undefined;
+let daemon: DaemonProcess | undefined;
 let url = '';
-let log = '';
 let alice = '';
 let mallory = '';
 let bob = '';
@@ -96,47 +88,19 @@ beforeAll(async () => {
   const bobPub = execFileSync('cat', [`${bob}.pub`], { encoding: 'utf8' }).trim();
   writeFileSync(allowedSigners, `bob@example.org namespaces="git" ${bobPub}\n`);
 
-  execFileSync('git', ['init', '-q', '--bare', '--initial-branch=main', origin]);
-  cpSync(join(ROOT, 'inventory-repo-example'), work, { recursive: true });
-  execFileSync('git', ['init', '-q', '--initial-branch=main'], { cwd: work });
-  git(['remote', 'add', 'origin', origin]);
-  git(['add', '.']);
-  git([...sign.gpg(alice), 'commit', '-q', '-S', '-m', 'the example inventory, signed by Alice']);
-  git(['push', '-q', 'origin', 'main']);
-
-  const config = join(dir, 'groundcrew.yaml');
-  writeFileSync(
-    config,
-    [
-      'source:',
-      `  url: ${origin}`,
-      '  pollInterval: 200ms',
-      '  verify:',
-      `    gpg: { keyring: ${keyring} }`,
-      `    ssh: { allowedSigners: ${allowedSigners} }`,
-      'stateDir: state',
-      'listen: 127.0.0.1:0',
-      'transport: sim',
-      'sim: { rebootSeconds: 0.1, latencyMs: 0 }',
-      'reboot: { timeout: 20s, settle: 50ms }',
-      '',
-    ].join('\n'),
-  );
-  daemon = spawn(process.execPath, [BIN, 'run', '--config', config], { cwd: dir });
-  daemon.stdout?.on('data', (d: Buffer) => {
-    log += d.toString();
+  daemon = await startDaemonProcess({
+    dir,
+    pollInterval: '200ms',
+    source: ['verify:', `  gpg: { keyring: ${keyring} }`, `  ssh: { allowedSigners: ${allowedSigners} }`],
+    gitEnv: { GNUPGHOME: signerHome },
+    firstCommit: sign.gpg(alice),
   });
-  daemon.stderr?.on('data', (d: Buffer) => {
-    log += d.toString();
-  });
-  url = await until(async () => /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(log)?.[1], 'the daemon to listen');
+  url = daemon.url;
 }, 60_000);
 
 afterAll(async () => {
-  daemon?.kill('SIGTERM');
-  await new Promise((resolve) => daemon?.once('exit', resolve));
   execFileSync('gpgconf', ['--homedir', signerHome, '--kill', 'all']);
-  rmSync(dir, { recursive: true, force: true });
+  await daemon?.stop();
 });
 
 describe('source.verify: only commits signed by an allowed key reach a node', () => {

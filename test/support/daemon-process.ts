@@ -13,6 +13,10 @@ export interface DaemonProcess {
   dir: string;
   url: string;
   stateDir: string;
+  /** The work tree the commits are made in (pushed to the daemon's remote). */
+  work: string;
+  /** git in the work tree, with the options' environment. */
+  git(...args: string[]): string;
   /** The environment of a user session on the daemon host (XDG_RUNTIME_DIR shared with the daemon). */
   env: NodeJS.ProcessEnv;
   /** Commits in the work tree with this message (any bytes) and pushes. */
@@ -21,21 +25,34 @@ export interface DaemonProcess {
   stop(): Promise<void>;
 }
 
-export async function startDaemonProcess(): Promise<DaemonProcess> {
-  const dir = mkdtempSync(join(tmpdir(), 'gc-api-'));
+export interface DaemonProcessOptions {
+  /** Where the test's files go (a new temporary directory when not given). */
+  dir?: string;
+  /** More lines of the daemon config under `source:` (indented by two spaces), e.g. `verify:` settings. */
+  source?: string[];
+  pollInterval?: string;
+  /** Environment for git (a GNUPGHOME of signing keys). */
+  gitEnv?: NodeJS.ProcessEnv;
+  /** git options before `commit` for the first commit (signing it). */
+  firstCommit?: string[];
+}
+
+export async function startDaemonProcess(options: DaemonProcessOptions = {}): Promise<DaemonProcess> {
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'gc-api-'));
   const origin = join(dir, 'origin.git');
   const work = join(dir, 'work');
   const git = (...args: string[]) =>
     execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@groundcrew.invalid', ...args], {
       cwd: work,
       encoding: 'utf8',
+      env: { ...process.env, ...options.gitEnv },
     }).trim();
   execFileSync('git', ['init', '-q', '--bare', '--initial-branch=main', origin]);
   cpSync(join(ROOT, 'inventory-repo-example'), work, { recursive: true });
   execFileSync('git', ['init', '-q', '--initial-branch=main'], { cwd: work });
   git('remote', 'add', 'origin', origin);
   git('add', '.');
-  git('commit', '-qm', 'the example inventory');
+  git(...(options.firstCommit ?? []), 'commit', '-qm', 'the example inventory', ...(options.firstCommit ? ['-S'] : []));
   git('push', '-q', 'origin', 'main');
   const config = join(dir, 'groundcrew.yaml');
   writeFileSync(
@@ -43,7 +60,8 @@ export async function startDaemonProcess(): Promise<DaemonProcess> {
     [
       'source:',
       `  url: ${origin}`,
-      '  pollInterval: 1s',
+      `  pollInterval: ${options.pollInterval ?? '1s'}`,
+      ...(options.source ?? []).map((line) => `  ${line}`),
       'stateDir: state',
       'listen: 127.0.0.1:0',
       'transport: sim',
@@ -77,6 +95,8 @@ export async function startDaemonProcess(): Promise<DaemonProcess> {
     dir,
     url: found,
     stateDir: join(dir, 'state'),
+    work,
+    git,
     env,
     commit(message) {
       writeFileSync(join(dir, 'message'), message);
