@@ -124,7 +124,14 @@ export class Intake {
       return { ok: false, errors: loaded.result.errors.map((d) => formatDiagnostic(d, this.options.shownPrefix ?? '')) };
     const { secretsFile } = this.options;
     if (!secretsFile) return loaded.result;
-    const secrets = parseSecretsFile(secretsFile, readFileSync(secretsFile, 'utf8'));
+    let text: string;
+    try {
+      text = readFileSync(secretsFile, 'utf8');
+    } catch (err) {
+      // A secrets file that went missing rejects the revision (nodes stay on the last good one); it never throws.
+      return { ok: false, errors: [`${secretsFile}: cannot read the secrets file: ${(err as Error).message}`] };
+    }
+    const secrets = parseSecretsFile(secretsFile, text);
     if (secrets.errors.length > 0) return { ok: false, errors: secrets.errors.map((d) => formatDiagnostic(d)) };
     return { ok: true, state: withSecrets(loaded.result.state, secrets.values) };
   }
