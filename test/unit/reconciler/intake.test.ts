@@ -36,4 +36,20 @@ describe('Intake', () => {
     expect(status.revisions()[0]).toMatchObject({ sha: 'b'.repeat(40), accepted: true });
     expect(applied).toEqual(['b'.repeat(40)]);
   });
+
+  it('rejects a revision when the secrets file cannot be read, and never throws into the source', async () => {
+    const status = new StatusStore();
+    const applied: string[] = [];
+    const intake = new Intake({
+      reconciler: { apply: (r) => applied.push(r.sha), revision: undefined },
+      status,
+      log: pino({ level: 'silent' }),
+      stateDir,
+      secretsFile: join(stateDir, 'no-such-secrets.yaml'),
+    });
+    await intake.receive({ sha: 'c'.repeat(40), dir: EXAMPLE, subject: 'good, but no secrets', trigger: 'poll' });
+    expect(status.revisions()[0]).toMatchObject({ sha: 'c'.repeat(40), accepted: false });
+    expect(status.revisions()[0]?.errors?.[0]).toMatch(/no-such-secrets\.yaml: cannot read the secrets file: ENOENT/);
+    expect(applied).toEqual([]);
+  });
 });
