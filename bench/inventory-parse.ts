@@ -2,6 +2,7 @@
 
 import { performance } from 'node:perf_hooks';
 import { parseInventory } from '../src/inventory/parse-inventory.js';
+import { type Spread, spread } from './stats.js';
 
 export interface InventoryParseResult {
   nodes: number;
@@ -9,6 +10,7 @@ export interface InventoryParseResult {
   runs: number;
   medianMs: number;
   p90Ms: number;
+  spread: Spread;
 }
 
 /** A cluster shaped like the scale target: 8,000 Linux and 2,000 Windows computes behind one controller. */
@@ -55,5 +57,5 @@ export function runInventoryParse(nodes = 10_000, runs = 7): InventoryParseResul
   }
   times.sort((a, b) => a - b);
   const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? Number.NaN;
-  return { nodes: nodes + 1, bytes: Buffer.byteLength(text), runs, medianMs: at(0.5), p90Ms: at(0.9) };
+  return { nodes: nodes + 1, bytes: Buffer.byteLength(text), runs, medianMs: at(0.5), p90Ms: at(0.9), spread: spread(times) };
 }

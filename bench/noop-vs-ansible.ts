@@ -18,7 +18,7 @@ import { testPhases } from '../src/roles/phase.js';
 import { planNode } from '../src/roles/plan.js';
 import { Lab } from '../test/lab/lab.js';
 import { ssh } from '../test/lab/ssh.js';
-import { median } from './stats.js';
+import { median, type Spread, spread } from './stats.js';
 
 export interface PairResult {
   groundcrewMs: number;
@@ -35,6 +35,7 @@ export interface NoopResult {
   medianGroundcrewMs: number;
   medianAnsibleMs: number;
   medianRatio: number;
+  spread: { groundcrewMs: Spread; ansibleMs: Spread; ratio: Spread };
   medianGroundcrewCpuMs: number;
   medianAnsibleCpuMs: number;
 }
@@ -170,6 +171,11 @@ export async function runNoopVsAnsible(hosts = 20, pairs = 5): Promise<NoopResul
       medianGroundcrewMs: median(results.map((r) => r.groundcrewMs)),
       medianAnsibleMs: median(results.map((r) => r.ansibleMs)),
       medianRatio: median(results.map((r) => r.ratio)),
+      spread: {
+        groundcrewMs: spread(results.map((r) => r.groundcrewMs)),
+        ansibleMs: spread(results.map((r) => r.ansibleMs)),
+        ratio: spread(results.map((r) => r.ratio)),
+      },
       medianGroundcrewCpuMs: median(results.map((r) => r.groundcrewCpuMs)),
       medianAnsibleCpuMs: median(results.map((r) => r.ansibleCpuMs)),
     };

@@ -16,7 +16,7 @@ import { accessPolicy } from '../src/server/access.js';
 import { buildServer } from '../src/server/app.js';
 import { Metrics } from '../src/server/metrics.js';
 import { bigInventory } from './inventory-parse.js';
-import { median } from './stats.js';
+import { median, type Spread, spread } from './stats.js';
 
 export interface ScaleResult {
   nodes: number;
@@ -31,6 +31,7 @@ export interface ScaleResult {
   settledHeapMiB: number;
   eventLoopDelayP99Ms: number;
   apiNodesMedianMs: number;
+  apiNodesSpread: Spread;
   apiNodesBytes: number;
   oneNodeParseMs: number;
   revisionToFirstCommandMs: number;
@@ -150,6 +151,7 @@ export async function runScale(nodes: number, latencyMs = 5): Promise<ScaleResul
       settledHeapMiB: Math.round(settledHeap / 1048576),
       eventLoopDelayP99Ms: delay.percentile(99) / 1e6,
       apiNodesMedianMs: median(apiTimes),
+      apiNodesSpread: spread(apiTimes),
       apiNodesBytes,
       oneNodeParseMs,
       revisionToFirstCommandMs,

@@ -11,13 +11,14 @@ import { performance } from 'node:perf_hooks';
 import pino from 'pino';
 import { startDaemon } from '../src/cli/daemon.js';
 import { DaemonConfigSchema } from '../src/cli/daemon-config.js';
-import { percentile } from './stats.js';
+import { percentile, type Spread, spread } from './stats.js';
 
 export interface WebhookLatencyResult {
   rounds: number;
   p50Ms: number;
   p99Ms: number;
   maxMs: number;
+  spread: Spread;
   /** Commands other nodes received during the rounds: a change to one node must not touch the others. */
   otherNodesCommands: number;
 }
@@ -89,6 +90,7 @@ export async function runWebhookLatency(rounds = 200): Promise<WebhookLatencyRes
       p50Ms: percentile(sorted, 0.5),
       p99Ms: percentile(sorted, 0.99),
       maxMs: sorted.at(-1) ?? Number.NaN,
+      spread: spread(latencies),
       otherNodesCommands: others() - othersBefore,
     };
   } finally {

@@ -1,0 +1,91 @@
+// One benchmark in a process of its own (bench/run.ts starts one per benchmark, so one's heap never slows the
+// next): its summary lines, with the spread of its samples, and bench-results/<name>.json.
+// Usage: tsx bench/one.ts NAME; GC_BENCH_SCALE_NODES sets the scale benchmark's size.
+
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { runFirstConverge } from './first-converge.js';
+import { runInventoryParse } from './inventory-parse.js';
+import { runNoopVsAnsible } from './noop-vs-ansible.js';
+import { runScale } from './scale.js';
+import { showSpread } from './stats.js';
+import { runWebhookLatency } from './webhook-latency.js';
+
+mkdirSync('bench-results', { recursive: true });
+const name = process.argv[2] ?? '';
+const wanted = (benchmark: string) => benchmark === name;
+const save = (name: string, result: unknown) => writeFileSync(`bench-results/${name}.json`, `${JSON.stringify(result, null, 2)}\n`);
+const ms = (v: number) => `${v.toFixed(1)} ms`;
+
+if (wanted('inventory-parse')) {
+  const r = runInventoryParse();
+  console.log(
+    `inventory-parse: ${r.nodes} nodes (${(r.bytes / 1048576).toFixed(2)} MiB): median ${ms(r.medianMs)}, p90 ${ms(r.p90Ms)} over ${r.runs} runs`,
+  );
+  console.log(`inventory-parse: spread ${showSpread(r.spread)}`);
+  save('inventory-parse', r);
+}
+
+if (wanted('webhook-latency')) {
+  const r = await runWebhookLatency(200);
+  console.log(
+    `webhook-latency: ${r.rounds} signed pushes, webhook -> first command on the node: p50 ${ms(r.p50Ms)}, p99 ${ms(r.p99Ms)}, max ${ms(r.maxMs)}`,
+  );
+  console.log(`webhook-latency: spread ${showSpread(r.spread)}`);
+  console.log(`webhook-latency: commands on the other nodes meanwhile: ${r.otherNodesCommands}`);
+  save('webhook-latency', r);
+}
+
+if (wanted('noop-vs-ansible') || wanted('first-converge')) {
+  const root = process.getuid?.() === 0;
+  let ansible = false;
+  try {
+    execFileSync('ansible-playbook', ['--version'], { stdio: 'ignore' });
+    ansible = true;
+  } catch {}
+  if (!root || !ansible) {
+    console.log(
+      `noop-vs-ansible, first-converge: skipped: need ${root ? '' : 'root (the lab) '}${ansible ? '' : 'ansible-core (apt-get install ansible-core)'}`,
+    );
+  } else {
+    if (wanted('noop-vs-ansible')) {
+      const r = await runNoopVsAnsible(20, 5);
+      console.log(`noop-vs-ansible: ${r.hosts} converged Linux hosts over SSH, ${r.pairs.length} alternating pairs`);
+      console.log(
+        `noop-vs-ansible: groundcrew median ${ms(r.medianGroundcrewMs)} (CPU ${ms(r.medianGroundcrewCpuMs)}), ansible-playbook median ${ms(r.medianAnsibleMs)} (CPU ${ms(r.medianAnsibleCpuMs)}): ${r.medianRatio.toFixed(1)}x`,
+      );
+      console.log(`noop-vs-ansible: groundcrew ${showSpread(r.spread.groundcrewMs)}; ansible-playbook ${showSpread(r.spread.ansibleMs)}`);
+      save('noop-vs-ansible', r);
+    }
+    if (wanted('first-converge')) {
+      const f = await runFirstConverge(20, 3);
+      console.log(`first-converge: ${f.hosts} fresh Linux hosts, ${f.pairs.length} alternating pairs, each on fresh hosts`);
+      console.log(
+        `first-converge: groundcrew median ${ms(f.medianGroundcrewMs)}, ansible-playbook median ${ms(f.medianAnsibleMs)}: ${f.medianRatio.toFixed(1)}x`,
+      );
+      save('first-converge', f);
+    }
+  }
+}
+
+if (wanted('scale')) {
+  const r = await runScale(Number(process.env.GC_BENCH_SCALE_NODES ?? 10_000));
+  console.log(
+    `scale: ${r.nodes} simulated nodes (${r.windows} Windows), ${r.latencyMsPerCommand} ms per command: converged in ${r.convergeSeconds.toFixed(1)} s (${r.commands} commands)`,
+  );
+  console.log(`scale: peak RSS ${r.peakRssMiB} MiB (${r.rssPerNodeKiB} KiB per node), event-loop delay p99 ${ms(r.eventLoopDelayP99Ms)}`);
+  console.log(`scale: settled (after a full GC): RSS ${r.settledRssMiB} MiB, heap ${r.settledHeapMiB} MiB`);
+  console.log(
+    `scale: GET /api/nodes median ${ms(r.apiNodesMedianMs)} (${(r.apiNodesBytes / 1024).toFixed(0)} KiB), ${showSpread(r.apiNodesSpread)}`,
+  );
+  console.log(
+    `scale: one node changed: parse ${ms(r.oneNodeParseMs)}, revision -> its first command ${ms(r.revisionToFirstCommandMs)}, commands on other nodes ${r.otherNodesCommands}`,
+  );
+  save('scale', r);
+}
+
+const known = ['inventory-parse', 'webhook-latency', 'noop-vs-ansible', 'first-converge', 'scale'];
+if (!known.includes(name)) {
+  console.error(`bench/one.ts: no benchmark "${name}" (one of ${known.join(', ')})`);
+  process.exitCode = 2;
+}

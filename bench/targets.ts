@@ -1,0 +1,75 @@
+// The targets of DESIGN section 9 and the performance issue, each read from a benchmark's saved results.
+
+export interface Target {
+  figure: string;
+  benchmark: string;
+  /** The figure from bench-results/<benchmark>.json; undefined when that run did not measure it. */
+  read: (result: Record<string, unknown>) => number | undefined;
+  unit: string;
+  /** Met when the figure is below (`<`) or at least (`>=`) the value. */
+  op: '<' | '>=';
+  value: number;
+  /** The cluster size the target is for: a run at another size is shown, not judged. */
+  atNodes?: number;
+}
+
+const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+export const TARGETS: Target[] = [
+  { figure: 'daemon peak RSS', benchmark: 'scale', read: (r) => num(r.peakRssMiB), unit: 'MiB', op: '<', value: 512, atNodes: 10_000 },
+  {
+    figure: 'event-loop delay p99 during the converge',
+    benchmark: 'scale',
+    read: (r) => num(r.eventLoopDelayP99Ms),
+    unit: 'ms',
+    op: '<',
+    value: 50,
+    atNodes: 10_000,
+  },
+  {
+    figure: 'one-node commit: revision -> first command, parse included',
+    benchmark: 'scale',
+    read: (r) => {
+      const parse = num(r.oneNodeParseMs);
+      const first = num(r.revisionToFirstCommandMs);
+      return parse === undefined || first === undefined ? undefined : parse + first;
+    },
+    unit: 'ms',
+    op: '<',
+    value: 50,
+    atNodes: 10_000,
+  },
+  { figure: 'webhook -> first command, p99', benchmark: 'webhook-latency', read: (r) => num(r.p99Ms), unit: 'ms', op: '<', value: 50 },
+  {
+    figure: 'no-op re-verify vs ansible-playbook',
+    benchmark: 'noop-vs-ansible',
+    read: (r) => num(r.medianRatio),
+    unit: 'x',
+    op: '>=',
+    value: 50,
+  },
+  {
+    figure: 'GET /api/nodes, median',
+    benchmark: 'scale',
+    read: (r) => num(r.apiNodesMedianMs),
+    unit: 'ms',
+    op: '<',
+    value: 100,
+    atNodes: 10_000,
+  },
+];
+
+/** One line per target: the figure, the target, and met / not met / not measured. */
+export function targetLines(results: ReadonlyMap<string, Record<string, unknown>>): string[] {
+  return TARGETS.map((t) => {
+    const result = results.get(t.benchmark);
+    const value = result ? t.read(result) : undefined;
+    const goal = `target ${t.op} ${t.value} ${t.unit}`;
+    if (value === undefined) return `  ${t.figure}: not measured in this run (${goal})`;
+    const nodes = num(result?.nodes);
+    if (t.atNodes !== undefined && nodes !== t.atNodes)
+      return `  ${t.figure}: ${value.toFixed(1)} ${t.unit} at ${nodes} nodes, not judged (${goal} at ${t.atNodes} nodes)`;
+    const met = t.op === '<' ? value < t.value : value >= t.value;
+    return `  ${t.figure}: ${value.toFixed(1)} ${t.unit}, ${goal}: ${met ? 'met' : 'NOT met'}`;
+  });
+}
