@@ -8,6 +8,9 @@ import type { SimRequest, SimResponse } from '../../src/sim/transports/socket-se
 import { splitWindowsCommandLine } from '../../src/sim/windows/windows-shell.js';
 import type { Lab, LabHost } from './lab.js';
 
+/** How long a Windows host takes from answering Restart-Computer to going down. */
+const WINDOWS_SHUTDOWN_DELAY_MS = 250;
+
 /** A path inside a Linux lab host, read from the host's own directories where it has them. */
 function readHostFile(host: LabHost, path: string): string | undefined {
   const mount = host.paths.mounts.find((m) => path === m.inside || path.startsWith(`${m.inside}/`));
@@ -59,7 +62,10 @@ export async function handleSimRequest(lab: Lab, request: SimRequest): Promise<S
     const reboot = model.rebootRequested;
     model.rebootRequested = false;
     await lab.saveState(host);
-    return { ...result, ...(reboot ? { after: () => void lab.reboot(host.name) } : {}) };
+    // Windows answers Restart-Computer and shuts down a moment later: the session that asked gets its exit status
+    // (rebooting as soon as the answer left raced sshd forwarding it: the caller sometimes saw 255).
+    const shutdown = () => setTimeout(() => void lab.reboot(host.name), WINDOWS_SHUTDOWN_DELAY_MS);
+    return { ...result, ...(reboot ? { after: shutdown } : {}) };
   }
 
   if (request.kind === 'shim' && host.model instanceof LinuxHost) {
