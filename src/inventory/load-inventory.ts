@@ -1,7 +1,7 @@
 // Reads an inventory repo (or a lone instances.yaml) from disk; parse-inventory.ts does the rest.
 // Every file goes through read-inventory-file.ts: a link, pipe or device in the repo is refused by name.
 
-import { lstat, readdir, stat } from 'node:fs/promises';
+import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
 import { errors } from '../errors.js';
 import { type InventoryFiles, type InventoryResult, parseInventory, type SourceText } from './parse-inventory.js';
@@ -21,8 +21,8 @@ export interface ReadOptions {
   repoRoot?: string;
 }
 
-async function read(root: string, rel: string): Promise<SourceText> {
-  const file = await readInventoryFile(root, rel);
+async function read(root: string, rel: string, realRoot?: string): Promise<SourceText> {
+  const file = await readInventoryFile(root, rel, undefined, realRoot);
   return file.ok ? { path: rel, text: file.text } : { path: rel, text: '', refused: file.refused };
 }
 
@@ -35,12 +35,12 @@ async function present(path: string): Promise<boolean> {
 }
 
 /** The node files: nodes/ itself must be a real directory; each *.yaml in it is read (or refused) by name. */
-async function readNodeFiles(root: string): Promise<SourceText[]> {
+async function readNodeFiles(root: string, realRoot: string): Promise<SourceText[]> {
   const check = await checkPath(root, 'nodes', 'directory');
   if (check === 'missing') return [];
   if (check) return [{ path: 'nodes', text: '', refused: check.refused }];
   const names = (await readdir(join(root, 'nodes')).catch(() => [] as string[])).filter((f) => f.endsWith('.yaml')).sort();
-  return Promise.all(names.map((f) => read(root, `nodes/${f}`)));
+  return Promise.all(names.map((f) => read(root, `nodes/${f}`, realRoot)));
 }
 
 /** `path` is a repo directory (instances.yaml, nodes/*.yaml, groundcrew.yaml) or an instances file on its own. */
@@ -61,10 +61,12 @@ export async function readInventoryFiles(path: string, options: ReadOptions = {}
       `${path}: no instances.yaml here (an inventory repo holds instances.yaml, and optionally nodes/*.yaml and groundcrew.yaml)`,
     );
   }
+  // Where the inventory really is, worked out once: each file's real path must stay inside it.
+  const realRoot = await realpath(path);
   const [instances, nodeFiles, repoFile] = await Promise.all([
-    read(path, 'instances.yaml'),
-    readNodeFiles(path),
-    present(join(path, 'groundcrew.yaml')).then((here) => (here ? read(path, 'groundcrew.yaml') : undefined)),
+    read(path, 'instances.yaml', realRoot),
+    readNodeFiles(path, realRoot),
+    present(join(path, 'groundcrew.yaml')).then((here) => (here ? read(path, 'groundcrew.yaml', realRoot) : undefined)),
   ]);
   return {
     root: path.endsWith('/') ? path : `${path}/`,

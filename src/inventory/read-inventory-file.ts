@@ -62,7 +62,13 @@ function refusal(err: NodeJS.ErrnoException): Refused {
  * `rel` (slash-separated, relative to `root`) as UTF-8 text, or why not. `root` itself is the operator's
  * choice and may be reached through links; nothing below it may be.
  */
-export async function readInventoryFile(root: string, rel: string, maxBytes = MAX_FILE_BYTES): Promise<FileRead> {
+export async function readInventoryFile(
+  root: string,
+  rel: string,
+  maxBytes = MAX_FILE_BYTES,
+  /** realpath(root): a caller reading many files of one inventory works it out once. */
+  realRoot?: string,
+): Promise<FileRead> {
   const path = await checkPath(root, rel, 'file');
   if (path === 'missing') return { ok: false, refused: 'no such file' };
   if (path) return path;
@@ -78,9 +84,9 @@ export async function readInventoryFile(root: string, rel: string, maxBytes = MA
     const info = await handle.stat();
     if (!info.isFile()) return notRegular(kindOf(info));
     // A directory on the way swapped for a link after the check: the open file's real place says so.
-    const realRoot = await realpath(root);
+    const inRoot = realRoot ?? (await realpath(root));
     const real = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => realpath(join(root, rel)));
-    const inside = relative(realRoot, real);
+    const inside = relative(inRoot, real);
     if (inside.startsWith(`..${sep}`) || inside === '..' || inside.startsWith(sep)) {
       return notRegular('its real path leaves the inventory');
     }

@@ -44,13 +44,25 @@ export const SECRET_KEY_RULES: readonly { pattern: RegExp; example: string }[] =
   { pattern: /^(authorization|cookie|x-gitlab-token|x-hub-signature(-256)?|x-signature)$/i, example: 'authorization' },
 ];
 
+// Every JSON answer and log line is redacted: the same few keys come by again and again (10,000 node records
+// have the same twenty), so each key's verdict is kept rather than tested against every rule each time.
+const verdicts = new Map<string, boolean>();
+
 /** Keys whose values are credentials; see SECRET_KEY_RULES. */
 export function isSecretKey(key: string): boolean {
-  return SECRET_KEY_RULES.some((rule) => rule.pattern.test(key));
+  let secret = verdicts.get(key);
+  if (secret === undefined) {
+    secret = SECRET_KEY_RULES.some((rule) => rule.pattern.test(key));
+    // Bounded: keys come from the inventory and the daemon, but a hostile repo could name many.
+    if (verdicts.size < 10_000) verdicts.set(key, secret);
+  }
+  return secret;
 }
 
 /** A private key pasted inline (PEM, OpenSSH or PuTTY), whatever key it sits under (`*_KEY: |` blocks). */
 export function looksLikePrivateKey(value: string): boolean {
+  // The plain search first: almost no string holds either marker, and the regex is the slower test.
+  if (!value.includes('PRIVATE KEY-----') && !value.includes('PuTTY-User-Key-File-')) return false;
   return /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----|PuTTY-User-Key-File-/.test(value);
 }
 

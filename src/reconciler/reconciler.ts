@@ -3,7 +3,6 @@
 // from the revision in force, never from what the event carried.
 
 import pino, { type Logger } from 'pino';
-import { createActor } from 'xstate';
 import { Limiter } from '../dataplane/limiter.js';
 import type { DesiredState, NodeSpec } from '../inventory/desired-state.js';
 import { linuxDeconfigure } from '../roles/linux/deconfigure.js';
@@ -269,16 +268,16 @@ export class Reconciler {
       paused: spec.paused,
       limits: this.options.limits ?? {},
     };
-    const entry: Entry = {
+    // Its actor comes from #launch below, before anything reads the entry (an actor made only to be replaced
+    // would resolve the machine's initial state once more per node at start).
+    const entry = {
       spec,
       digest,
       revision: input.revision,
       runtime,
-      // Not started: #launch replaces it with the actor that runs.
-      actor: createActor(this.#machine, { input }),
       log,
       ...(saved?.observed ? { observed: saved.observed } : {}),
-    };
+    } as Entry;
     if (saved?.observed) this.options.status.update(name, { name, observedVersions: saved.observed });
     this.#entries.set(name, entry);
     this.#launch(entry, input, saved?.snapshot);

@@ -11,7 +11,7 @@ import { windowsOverlay } from './overlay.js';
 import { windowsPrereqs } from './prereqs.js';
 import { windowsTestSigning } from './test-signing.js';
 import { windowsVerify } from './verify.js';
-import { windowsVrouter } from './vrouter.js';
+import { vrouterImage, windowsVrouter } from './vrouter.js';
 
 const planned = (phase: Phase, reason: string, more: Partial<PlannedPhase> = {}): PlannedPhase => ({
   ...phase,
@@ -49,8 +49,7 @@ export function windowsPlan(input: WindowsRoleInput): NodePlan {
     phases.push(planned(phase, openstackReason({ keystone: input.keystone }), { gates: keystoneGates(input.keystone) }));
   }
   if (input.roles.includes('vrouter')) {
-    const image = `${input.registry}/contrail-windows-vrouter:${contrail}`;
-    phases.push(planned(windowsVrouter(input), `role vrouter: vRouter, utils and agent MSIs ${contrail} from ${image}`));
+    phases.push(planned(windowsVrouter(input), `role vrouter: vRouter, utils and agent MSIs ${contrail} from ${vrouterImage(input)}`));
   }
   if (input.roles.includes('win_cnm_plugin')) {
     phases.push(

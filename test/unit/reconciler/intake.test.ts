@@ -7,22 +7,30 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadInventory } from '../../../src/inventory/load-inventory.js';
-import { Intake } from '../../../src/reconciler/intake.js';
+import { Intake, type IntakeOptions } from '../../../src/reconciler/intake.js';
 import { StatusStore } from '../../../src/reconciler/status-store.js';
 
 const EXAMPLE = join(import.meta.dirname, '..', '..', '..', 'inventory-repo-example');
 const stateDir = mkdtempSync(join(tmpdir(), 'gc-intake-'));
 afterAll(() => rmSync(stateDir, { recursive: true, force: true }));
 
+/** An intake whose reconciler only notes what it was asked to apply. */
+function intakeWith(options: Partial<IntakeOptions>) {
+  const status = new StatusStore();
+  const applied: string[] = [];
+  const intake = new Intake({
+    reconciler: { apply: (r) => applied.push(r.sha), revision: undefined },
+    status,
+    log: pino({ level: 'silent' }),
+    stateDir,
+    ...options,
+  });
+  return { intake, status, applied };
+}
+
 describe('Intake', () => {
   it('rejects a revision whose reading does not finish by the deadline, then applies the next', async () => {
-    const status = new StatusStore();
-    const applied: string[] = [];
-    const intake = new Intake({
-      reconciler: { apply: (r) => applied.push(r.sha), revision: undefined },
-      status,
-      log: pino({ level: 'silent' }),
-      stateDir,
+    const { intake, status, applied } = intakeWith({
       deadlineMs: 200,
       load: (dir, options) => (dir === 'hangs' ? new Promise(() => undefined) : loadInventory(dir, options)),
     });
@@ -38,15 +46,7 @@ describe('Intake', () => {
   });
 
   it('rejects a revision when the secrets file cannot be read, and never throws into the source', async () => {
-    const status = new StatusStore();
-    const applied: string[] = [];
-    const intake = new Intake({
-      reconciler: { apply: (r) => applied.push(r.sha), revision: undefined },
-      status,
-      log: pino({ level: 'silent' }),
-      stateDir,
-      secretsFile: join(stateDir, 'no-such-secrets.yaml'),
-    });
+    const { intake, status, applied } = intakeWith({ secretsFile: join(stateDir, 'no-such-secrets.yaml') });
     await intake.receive({ sha: 'c'.repeat(40), dir: EXAMPLE, subject: 'good, but no secrets', trigger: 'poll' });
     expect(status.revisions()[0]).toMatchObject({ sha: 'c'.repeat(40), accepted: false });
     expect(status.revisions()[0]?.errors?.[0]).toMatch(/no-such-secrets\.yaml: cannot read the secrets file: ENOENT/);
