@@ -15,6 +15,7 @@ import { StatusStore } from '../reconciler/status-store.js';
 import { accessPolicy } from '../server/access.js';
 import { buildServer } from '../server/app.js';
 import { Metrics } from '../server/metrics.js';
+import { haltOf } from '../server/rollout-view.js';
 import { CommitVerifier } from '../source/commit-signatures.js';
 import { GitSource } from '../source/git-source.js';
 import { PathSource } from '../source/path-source.js';
@@ -135,6 +136,7 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     fetchNow: (reason) => source.trigger(reason),
     reconcile: (nodes) => reconciler.request(nodes),
     plan: (nodes) => reconciler.plan(nodes),
+    rollout: (sha) => haltOf(reconciler.rollout, sha),
     hookSecrets,
     access: accessPolicy(api.token, host, config.server.hosts),
     ready: () => {

@@ -26,6 +26,7 @@ th a { color: inherit; text-decoration: none; }
 #nodes td:first-child { white-space: nowrap; }
 progress.bar { width: 100%; height: 1.2rem; }
 .bucket h3 { font-size: 0.95rem; margin: 1rem 0 0.3rem; } .bucket ul { margin: 0; padding-left: 1.2rem; columns: 3; }
+.bucket.failed ul { columns: 1; } .bucket.failed li { margin-bottom: 0.5rem; } .bucket.failed .reason { white-space: pre-line; display: block; }
 .bucket.failed h3 { color: #b91c1c; } .bucket.held h3, .bucket.waiting h3 { color: #92400e; }
 pre.errors { white-space: pre-wrap; margin: 0; color: #991b1b; }
 table { border-collapse: collapse; width: 100%; background: white; font-size: 0.92rem; }

@@ -2,6 +2,7 @@
 // is), which applied it, which are at work, which wait on the disruption budget or on a halt, which failed,
 // and whether the failure budget halted it and why (the reconciler's rollout says, through `RolloutHalt`).
 
+import type { Rollout } from '../reconciler/rollout.js';
 import type { NodeStatus } from '../reconciler/status-store.js';
 
 /** What the reconciler knows of a revision's rollout beyond the nodes' status. */
@@ -64,4 +65,10 @@ export function rolloutOf(all: readonly NodeStatus[], sha: string, halt?: Rollou
   }
   view.finished = view.nodes > 0 && view.applied.length === view.nodes;
   return view;
+}
+
+/** What the reconciler's rollout says of `sha`. */
+export function haltOf(rollout: Pick<Rollout, 'isHalted' | 'haltReason' | 'failures'>, sha: string): RolloutHalt {
+  const reason = rollout.haltReason(sha);
+  return { halted: rollout.isHalted(sha), ...(reason ? { reason } : {}), failed: rollout.failures(sha) };
 }

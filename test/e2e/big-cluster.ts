@@ -12,6 +12,7 @@ import { StatusStore } from '../../src/reconciler/status-store.js';
 import { accessPolicy } from '../../src/server/access.js';
 import { buildServer } from '../../src/server/app.js';
 import { Metrics } from '../../src/server/metrics.js';
+import { haltOf } from '../../src/server/rollout-view.js';
 import type { WindowsHost } from '../../src/sim/windows/windows-host.js';
 
 export interface BigCluster {
@@ -81,6 +82,7 @@ export async function startBigCluster(nodes: number, brokenEvery: number): Promi
     fetchNow: async () => undefined,
     reconcile: (n) => reconciler.request(n),
     plan: (n) => reconciler.plan(n),
+    rollout: (sha) => haltOf(reconciler.rollout, sha),
     hookSecrets: {},
     access: accessPolicy(randomBytes(32).toString('hex'), '127.0.0.1', []),
     ready: () => ({ ready: true }),
