@@ -10,12 +10,12 @@ import type { Notifier } from '../dataplane/native/sd-notify.js';
 import { SimShells } from '../dataplane/sim-executor.js';
 import { Intake } from '../reconciler/intake.js';
 import { Reconciler } from '../reconciler/reconciler.js';
+import { haltOf } from '../reconciler/rollout-view.js';
 import { SnapshotStore } from '../reconciler/snapshot-store.js';
 import { StatusStore } from '../reconciler/status-store.js';
 import { accessPolicy } from '../server/access.js';
 import { buildServer } from '../server/app.js';
 import { Metrics } from '../server/metrics.js';
-import { haltOf } from '../server/rollout-view.js';
 import { CommitVerifier } from '../source/commit-signatures.js';
 import { GitSource } from '../source/git-source.js';
 import { PathSource } from '../source/path-source.js';
@@ -25,6 +25,7 @@ import { ensureApiToken, writeRuntimeRecord } from './api-token.js';
 import { type DaemonConfig, durationMs, signaturePolicy } from './daemon-config.js';
 import { kubeletBinaries } from './kubelet-binaries.js';
 import { nodeAccess } from './node-access.js';
+import { startNotifications } from './notifications-config.js';
 import { SimCluster } from './sim-cluster.js';
 
 export interface DaemonDeps {
@@ -150,6 +151,14 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${typeof address === 'object' && address ? address.port : port}`;
   log.info({ url, tokenFile: api.file }, 'status page and API listening');
   const removeRecord = writeRuntimeRecord(url, api.file);
+  // Before the source is read: the first revision is an event too. Sinks never hold the reconciler up.
+  const stopNotifications = startNotifications(config.notifications, {
+    status,
+    rollout: (sha) => haltOf(reconciler.rollout, sha),
+    metrics,
+    log,
+    url,
+  });
   deps.onListening?.(url, status);
 
   await source.start();
@@ -170,6 +179,7 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       deps.notifier?.notify('STOPPING=1');
       await source.stop();
       await server.close();
+      stopNotifications();
       removeRecord();
       await reconciler.stop();
     },

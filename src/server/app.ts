@@ -9,6 +9,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import type { Logger } from 'pino';
 import { errorSpec } from '../errors.js';
 import { redactSecrets } from '../inventory/secret.js';
+import { type RolloutHalt, rolloutOf } from '../reconciler/rollout-view.js';
 import type { StatusEvent, StatusStore } from '../reconciler/status-store.js';
 import { DeliveryLog, HOOK_KINDS, type HookKind, verifyHook } from '../source/webhooks.js';
 import { type AccessPolicy, checkHost, requireToken } from './access.js';
@@ -19,7 +20,6 @@ import { PAGE_SCRIPT } from './page-script.js';
 import { PAGE_STYLE } from './page-style.js';
 import { nodePage } from './pages.js';
 import { revisionsPage, revisionsRegions, rolloutPage, rolloutRegions } from './revision-pages.js';
-import { type RolloutHalt, rolloutOf } from './rollout-view.js';
 
 export interface ServerDeps {
   status: StatusStore;

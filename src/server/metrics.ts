@@ -32,6 +32,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly notifications = new Counter({
+    name: 'groundcrew_notifications_total',
+    help: 'Notifications by sink and outcome: sent, retried, failed (dropped after its retries), duplicate, rate-limited, overflow',
+    labelNames: ['sink', 'type', 'result'] as const,
+    registers: [this.registry],
+  });
+
   constructor(status: StatusStore) {
     new Gauge({
       name: 'groundcrew_nodes',

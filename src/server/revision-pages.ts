@@ -1,9 +1,9 @@
 // The revisions page (every revision the source offered: accepted, or rejected with each error) and one
 // revision's page with its rollout. Rendered on the server; the script re-reads the live regions on events.
 
+import type { RolloutView } from '../reconciler/rollout-view.js';
 import type { RevisionStatus } from '../reconciler/status-store.js';
 import { esc, shell, short, topBar } from './html.js';
-import type { RolloutView } from './rollout-view.js';
 
 const nodeLink = (name: string) => `<a href="/nodes/${encodeURIComponent(name)}">${esc(name)}</a>`;
 

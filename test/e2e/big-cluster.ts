@@ -8,11 +8,11 @@ import { SimCluster } from '../../src/cli/sim-cluster.js';
 import { SimShells } from '../../src/dataplane/sim-executor.js';
 import { parseInventory } from '../../src/inventory/parse-inventory.js';
 import { Reconciler } from '../../src/reconciler/reconciler.js';
+import { haltOf } from '../../src/reconciler/rollout-view.js';
 import { StatusStore } from '../../src/reconciler/status-store.js';
 import { accessPolicy } from '../../src/server/access.js';
 import { buildServer } from '../../src/server/app.js';
 import { Metrics } from '../../src/server/metrics.js';
-import { haltOf } from '../../src/server/rollout-view.js';
 import type { WindowsHost } from '../../src/sim/windows/windows-host.js';
 
 export interface BigCluster {

@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { type Daemon, startDaemon } from '../../src/cli/daemon.js';
 import { DaemonConfigSchema } from '../../src/cli/daemon-config.js';
 import type { SimExecutor } from '../../src/dataplane/sim-executor.js';
@@ -27,7 +27,7 @@ export interface SimDaemon {
 }
 
 /** `extra`: more of the daemon config (notifications, for one). */
-export async function startSimDaemon(extra: Record<string, unknown> = {}): Promise<SimDaemon> {
+export async function startSimDaemon(extra: Record<string, unknown> = {}, log?: Logger): Promise<SimDaemon> {
   const dir = mkdtempSync(join(tmpdir(), 'gc-simd-'));
   const origin = join(dir, 'origin.git');
   const work = join(dir, 'work');
@@ -54,7 +54,7 @@ export async function startSimDaemon(extra: Record<string, unknown> = {}): Promi
     log: { level: 'warn' },
     ...extra,
   });
-  const daemon = await startDaemon(config, { log: pino({ level: 'silent' }) });
+  const daemon = await startDaemon(config, { log: log ?? pino({ level: 'silent' }) });
   const until = (what: string, check: () => boolean, timeoutMs = 60_000) =>
     new Promise<void>((resolve, reject) => {
       if (check()) return resolve();

@@ -2,8 +2,8 @@
 // is), which applied it, which are at work, which wait on the disruption budget or on a halt, which failed,
 // and whether the failure budget halted it and why (the reconciler's rollout says, through `RolloutHalt`).
 
-import type { Rollout } from '../reconciler/rollout.js';
-import type { NodeStatus } from '../reconciler/status-store.js';
+import type { Rollout } from './rollout.js';
+import type { NodeStatus } from './status-store.js';
 
 /** What the reconciler knows of a revision's rollout beyond the nodes' status. */
 export interface RolloutHalt {
