@@ -146,6 +146,11 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       return reconciler.revision ? { ready: true } : { ready: false, reason: 'no good revision of the inventory yet' };
     },
   });
+  metrics.probe({
+    ready: () => Boolean(reconciler.revision) && !source.stalled?.(),
+    sourceStalled: () => Boolean(source.stalled?.()),
+    halted: (sha) => reconciler.rollout.isHalted(sha),
+  });
   await server.listen({ host, port });
   const address = server.server.address();
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${typeof address === 'object' && address ? address.port : port}`;
