@@ -23,7 +23,7 @@ nav.views { display: flex; gap: 1rem; } nav.views a.on { font-weight: 700; text-
 .chip { padding: 0.15rem 0.6rem; border-radius: 0.8rem; background: #e0e7ff; text-decoration: none; font-size: 0.85rem; }
 .pager { display: flex; gap: 1.2rem; margin: 0.6rem 0; color: #4b5563; }
 th a { color: inherit; text-decoration: none; }
-#nodes td:first-child { white-space: nowrap; }
+#nodes td:nth-child(1), #nodes td:nth-child(7), #nodes td:nth-child(8) { white-space: nowrap; }
 progress.bar { width: 100%; height: 1.2rem; }
 .bucket h3 { font-size: 0.95rem; margin: 1rem 0 0.3rem; } .bucket ul { margin: 0; padding-left: 1.2rem; columns: 3; }
 .bucket.failed ul { columns: 1; } .bucket.failed li { margin-bottom: 0.5rem; } .bucket.failed .reason { white-space: pre-line; display: block; }
