@@ -2,8 +2,12 @@
 // A revision's rollout, followed in Chromium: the daemon (cli/daemon.ts in this process) on the simulated
 // example cluster, then a bad vRouter version for the three Windows nodes (their hosts' MSI fails on it,
 // the sim's `failVersions` fault) under `failureBudget: 1`: the rollout view shows it halted, the failed
-// node with its error, the two held; the revisions page says so; the node page's timeline links to it.
+// node with its error, the two held; the revisions page says so; the node page's timeline links to it; a
+// Gitea commit status (on a loopback server) goes pending, then failure with the halt's reason.
 
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,13 +17,42 @@ import { convergedAt, type SimDaemon, startSimDaemon } from '../support/sim-daem
 const WINDOWS = ['win-compute-1', 'win-compute-2', 'win-compute-3'];
 let d: SimDaemon;
 let browser: Browser;
+let gitea: Server;
+const statuses: { path: string; body: { state: string; description: string; target_url: string } }[] = [];
+const dir = mkdtempSync(join(tmpdir(), 'gc-rollout-'));
 
 beforeAll(async () => {
-  [d, browser] = await Promise.all([startSimDaemon(), launchBrowser()]);
+  gitea = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => {
+      body += c.toString();
+    });
+    req.on('end', () => {
+      statuses.push({ path: req.url ?? '', body: JSON.parse(body) });
+      res.writeHead(201).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => gitea.listen(0, '127.0.0.1', resolve));
+  const address = gitea.address();
+  writeFileSync(join(dir, 'gitea-token'), 'gitea-token\n');
+  const notifications = {
+    sinks: [
+      {
+        name: 'gitea',
+        type: 'gitea',
+        url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`,
+        repo: 'ops/inventory',
+        tokenFile: join(dir, 'gitea-token'),
+      },
+    ],
+  };
+  [d, browser] = await Promise.all([startSimDaemon({ notifications }), launchBrowser()]);
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
   await d?.stop();
+  await new Promise((resolve) => gitea.close(resolve));
+  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('the rollout view', () => {
@@ -75,5 +108,12 @@ describe('the rollout view', () => {
     expect(api.rollout.halted).toBe(true);
     expect(api.rollout.failed.map((f) => f.name)).toEqual([failed]);
     await page.close();
+
+    // The commit status of the bad revision: pending while it rolled, failure once halted, linking its page.
+    for (let i = 0; i < 100 && statuses.filter((x) => x.path.endsWith(bad)).length < 2; i++) await new Promise((r) => setTimeout(r, 25));
+    const mine = statuses.filter((x) => x.path === `/api/v1/repos/ops/inventory/statuses/${bad}`).map((x) => x.body);
+    expect(mine.map((x) => x.state)).toEqual(['pending', 'failure']);
+    expect(mine[1]?.description).toContain(`halted: ${failed} failed on it`);
+    expect(mine[1]?.target_url).toBe(`${d.url}/revisions/${bad}`);
   }, 120_000);
 });
