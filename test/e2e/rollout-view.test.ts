@@ -86,6 +86,10 @@ describe('the rollout view', () => {
     expect(await failedItems.innerText()).toContain('GC_MSI_FAILED');
     expect((await page.locator('[data-bucket="held"] li a').allInnerTexts()).sort()).toEqual(held);
     expect(await page.locator('#head').innerText()).toContain('upgrade the Windows nodes to 5.1.0');
+    // Who made the commit, and when, as Git has them.
+    expect(await page.locator('#head').innerText()).toMatch(
+      /by Ada Operator <ada@groundcrew\.invalid>, \d{4}-\d\d-\d\dT[\d:]+[+-]\d\d:\d\d/,
+    );
     await page.screenshot({ path: join(SCREENSHOTS, 'rollout-halted.png'), fullPage: true });
 
     await page.goto(`${d.url}/revisions`);
