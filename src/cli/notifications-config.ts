@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import { redactSecrets } from '../inventory/secret.js';
 import { Dispatcher } from '../notifications/dispatcher.js';
 import { EVENT_KINDS } from '../notifications/events.js';
 import { defaultEvents, SINK_TYPES, type SinkSpec } from '../notifications/sinks.js';
@@ -97,7 +98,8 @@ export function startNotifications(
     }),
     { log, onOutcome: (sink, outcome) => deps.metrics.notifications.inc({ sink: sink.name, type: sink.type, result: outcome }) },
   );
-  const stop = watchStatus(deps.status, (e) => dispatcher.publish(e), {
+  // What leaves the daemon is redacted by the inventory's secret rules, as every JSON answer is.
+  const stop = watchStatus(deps.status, (e) => dispatcher.publish(redactSecrets(e)), {
     pageUrl: (config.pageUrl ?? deps.url).replace(/\/+$/, ''),
     rollout: deps.rollout,
   });

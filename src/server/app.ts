@@ -124,7 +124,9 @@ function routes(app: FastifyInstance, deps: ServerDeps): void {
     };
   });
   app.get('/api/revisions', async () => status.revisions());
-  const rolloutFor = (sha: string) => rolloutOf(status.list(), sha, deps.rollout?.(sha));
+  // HTML skips the JSON hook's redaction: what a page renders is redacted here, by the same rules.
+  const rolloutFor = (sha: string) => redactSecrets(rolloutOf(status.list(), sha, deps.rollout?.(sha)));
+  const revisions = () => redactSecrets(status.revisions());
   app.get<{ Params: { sha: string } }>('/api/revisions/:sha', async (request, reply) => {
     const revision = findRevision(request.params.sha);
     if (!revision) return reply.code(404).send({ error: `no recent revision ${request.params.sha}` });
@@ -183,7 +185,7 @@ function routes(app: FastifyInstance, deps: ServerDeps): void {
     // A page at a time (its links keep no limit unless the URL set one).
     const page = queryNodes(all, { ...query, limit: query.limit ?? PAGE_SIZE });
     if ('error' in page) return page;
-    return { all, page, query, revisions: status.revisions(), ready: deps.ready() };
+    return { all, page: { ...page, nodes: redactSecrets(page.nodes) }, query, revisions: revisions(), ready: deps.ready() };
   };
   const html = (reply: FastifyReply, body: string) => reply.type('text/html; charset=utf-8').send(body);
   app.get<{ Querystring: Query }>('/', async (request, reply) => {
@@ -196,18 +198,18 @@ function routes(app: FastifyInstance, deps: ServerDeps): void {
     if ('error' in input) return reply.code(400).send({ error: input.error });
     return { filtered: filtered(input.query), regions: overviewRegions(input) };
   });
-  app.get('/revisions', async (_req, reply) => html(reply, revisionsPage(status.revisions(), rolloutFor)));
-  app.get('/fragments/revisions', async () => ({ regions: revisionsRegions(status.revisions(), rolloutFor) }));
+  app.get('/revisions', async (_req, reply) => html(reply, revisionsPage(revisions(), rolloutFor)));
+  app.get('/fragments/revisions', async () => ({ regions: revisionsRegions(revisions(), rolloutFor) }));
   app.get<{ Params: { sha: string } }>('/revisions/:sha', async (request, reply) => {
     const revision = findRevision(request.params.sha);
     const sha = revision?.sha ?? request.params.sha;
     if (!revision && !status.list().some((n) => n.desiredRevision === sha))
       return reply.code(404).type('text/plain').send(`no recent revision ${request.params.sha}\n`);
-    return html(reply, rolloutPage(revision, rolloutFor(sha)));
+    return html(reply, rolloutPage(revision && redactSecrets(revision), rolloutFor(sha)));
   });
   app.get<{ Params: { sha: string } }>('/fragments/revisions/:sha', async (request) => {
     const revision = findRevision(request.params.sha);
-    return { regions: rolloutRegions(revision, rolloutFor(revision?.sha ?? request.params.sha)) };
+    return { regions: rolloutRegions(revision && redactSecrets(revision), rolloutFor(revision?.sha ?? request.params.sha)) };
   });
   app.get('/app.js', async (_req, reply) => reply.type('text/javascript; charset=utf-8').send(PAGE_SCRIPT));
   app.get('/app.css', async (_req, reply) => reply.type('text/css; charset=utf-8').send(PAGE_STYLE));
