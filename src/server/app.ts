@@ -18,7 +18,7 @@ import { filtered, type NodeQuery, parseNodeQuery, queryNodes, queryString } fro
 import { type OverviewInput, overviewPage, overviewRegions, PAGE_SIZE } from './overview-page.js';
 import { PAGE_SCRIPT } from './page-script.js';
 import { PAGE_STYLE } from './page-style.js';
-import { nodePage } from './pages.js';
+import { type NodeView, nodePage, nodeRegions } from './pages.js';
 import { revisionsPage, revisionsRegions, rolloutPage, rolloutRegions } from './revision-pages.js';
 
 export interface ServerDeps {
@@ -215,9 +215,20 @@ function routes(app: FastifyInstance, deps: ServerDeps): void {
   app.get('/app.css', async (_req, reply) => reply.type('text/css; charset=utf-8').send(PAGE_STYLE));
   // Browsers ask for it on every page; an empty answer keeps their consoles clean.
   app.get('/favicon.ico', async (_req, reply) => reply.code(204).send());
+  const nodeView = (name: string): NodeView | undefined => {
+    const node = status.get(name);
+    if (!node) return undefined;
+    return redactSecrets({ node, history: status.history(name), reports: status.reports(name), help: helpFor(node.lastError?.code) });
+  };
   app.get<{ Params: { name: string } }>('/nodes/:name', async (request, reply) => {
-    if (!status.get(request.params.name)) return reply.code(404).type('text/plain').send(`no node ${request.params.name}\n`);
-    return reply.type('text/html; charset=utf-8').send(nodePage(request.params.name));
+    const view = nodeView(request.params.name);
+    if (!view) return reply.code(404).type('text/plain').send(`no node ${request.params.name}\n`);
+    return html(reply, nodePage(view));
+  });
+  app.get<{ Params: { name: string } }>('/fragments/nodes/:name', async (request, reply) => {
+    const view = nodeView(request.params.name);
+    if (!view) return reply.code(404).send({ error: `no node ${request.params.name}` });
+    return { regions: nodeRegions(view) };
   });
 
   app.register(async (hooks) => {

@@ -1,13 +1,8 @@
 // The pages' script, served as /app.js (runs in the browser): keeps the server-rendered pages live from
-// /api/events, and renders the node page from the JSON API. Plain JavaScript in a string: no build step,
-// nothing fetched from anywhere but the daemon itself.
+// /api/events. Plain JavaScript in a string: no build step, nothing fetched from anywhere but the daemon.
 
 export const PAGE_SCRIPT = `
 const esc = (v) => String(v ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
-const short = (sha) => (sha ? String(sha).slice(0, 12) : '—');
-const GROUP = { verified: 'healthy', pending: 'busy', converging: 'busy', rebooting: 'busy', backoff: 'busy', removing: 'busy',
-  stalled: 'stuck', unreachable: 'stuck', paused: 'aside', orphaned: 'aside', removed: 'aside' };
-const groupOf = (n) => (n.state === 'verified' && n.drift ? 'drift' : GROUP[n.state] || 'busy');
 function ago(iso) {
   const s = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
   if (s < 60) return s + ' s';
@@ -58,8 +53,10 @@ function tickAges() {
     for (const td of document.querySelectorAll('td.since')) td.textContent = ago(td.dataset.since);
   }, 1000);
 }
-function bootLive() {
-  follow(() => schedule());
+function bootLive(about) {
+  follow((type, data) => {
+    if (!about || about(type, data)) schedule();
+  });
   tickAges();
 }
 // The overview's filters live in the URL: links navigate in place, the form filters as you type.
@@ -120,66 +117,12 @@ async function renderReadiness() {
   banner.innerHTML = '<b>Not ready:</b> ' + esc(ready.reason || 'unknown');
 }
 
-// The node page: the machine drawn with the current state lit, the timeline, the last run report.
-function diagram(n) {
-  const box = (state, label) =>
-    '<div class="state' + (n.state === state ? ' lit' + (GROUP[state] === 'stuck' ? ' stuck-state' : state === 'verified' ? ' good-state' : '') : '') +
-    '" data-state="' + state + '">' + esc(label || state) + '</div>';
-  const phases = (n.phases || []).map((p) =>
-    '<div class="state' + (n.state === 'converging' && n.phase === p ? ' lit' : '') + '" data-state="converging" data-phase="' + esc(p) + '">' + esc(p) + '</div>').join('<span class="arrow">→</span>');
-  const rebootSteps = ['checkingCap', 'readingBootId', 'recorded', 'issuing', 'waitingForBoot', 'checkingReadiness', 'settling', 'confirming'];
-  const reboot = rebootSteps.map((p) =>
-    '<div class="state' + (n.state === 'rebooting' && n.phase === p ? ' lit' : '') + '" data-state="rebooting" data-phase="' + p + '">' + p + '</div>').join('<span class="arrow">→</span>');
-  return '<div class="row">' + box('pending') + '<span class="arrow">→</span>' +
-    '<div class="group' + (n.state === 'converging' ? ' lit' : '') + '"><span class="label">converging</span>' + phases + '</div>' +
-    '<span class="arrow">→</span>' + box('verified') + '</div>' +
-    '<div class="row"><div class="group' + (n.state === 'rebooting' ? ' lit' : '') + '"><span class="label">rebooting</span>' + reboot + '</div></div>' +
-    '<div class="row">' + ['backoff', 'stalled', 'unreachable', 'paused', 'removing', 'removed'].map((s) => box(s)).join('') + '</div>';
-}
-function problem(n) {
-  if (n.lastError && n.state !== 'verified') {
-    const help = n.help ? '<p>' + esc(n.help.meaning) + '</p><p><b>What to do:</b> ' + esc(n.help.todo) + '</p>' : '';
-    return '<div class="problem"><code>' + esc(n.lastError.code) + '</code> ' + esc(n.lastError.message) + help + '</div>';
-  }
-  if (n.waiting) return '<div class="notice">' + esc(n.waiting) + '</div>';
-  if (n.drift) return '<div class="notice">Drift: the node differs from its revision; monitor mode reports it and changes nothing.</div>';
-  return '';
-}
-function report(r) {
-  if (!r) return '<p class="muted">no run yet</p>';
-  const head = '<p>revision <code>' + esc(short(r.revision)) + '</code>, ' + (r.corrective ? 'corrective (drift fixed)' : 'intentional (a commit)') +
-    ', started ' + esc(r.startedAt) + (r.result ? ', ended ' + esc(r.result) : ', running') + '</p>';
-  const rows = r.phases.flatMap((p) => p.resources.map((x) =>
-    '<tr><td>' + esc(p.phase) + '</td><td>' + esc(x.resource) + '</td><td>' + esc(x.status) + '</td><td>' +
-    esc((x.before && x.before.differingProperties || []).join(', ')) + '</td><td>' + Math.round(x.durationMs) + ' ms</td><td>' +
-    esc(x.error ? x.error.code + ': ' + x.error.message : '') + '</td></tr>')).join('');
-  return head + '<table><thead><tr><th>phase</th><th>resource</th><th>status</th><th>differed</th><th>took</th><th>error</th></tr></thead><tbody>' + rows + '</tbody></table>';
-}
-function renderNode(n) {
-  document.title = n.name + ': groundcrew';
-  document.getElementById('title').innerHTML = esc(n.name) + ' <span class="badge ' + groupOf(n) + '" id="state">' + esc(n.state) + '</span>' +
-    (n.phase ? ' <span class="muted">' + esc(n.phase) + '</span>' : '');
-  document.getElementById('problem').innerHTML = problem(n);
-  document.getElementById('diagram').innerHTML = diagram(n);
-  document.querySelector('#timeline tbody').innerHTML = [...n.history].reverse().map((t) =>
-    '<tr><td>' + esc(t.at) + '</td><td>' + esc(t.event || t.state) + '</td><td>' + esc(t.phase || '') + '</td><td>' +
-    (t.revision ? '<a href="/revisions/' + encodeURIComponent(t.revision) + '"><code>' + esc(short(t.revision)) + '</code></a>' : '') +
-    '</td><td>' + esc(t.detail || '') + '</td></tr>').join('');
-  document.getElementById('report').innerHTML = report(n.reports[n.reports.length - 1]);
-}
-async function bootNode(name) {
-  const load = async () => renderNode(await (await fetch('/api/nodes/' + encodeURIComponent(name))).json());
-  await load();
-  let pending;
-  follow((type, data) => {
-    const about = type === 'node' ? data.node.name : type === 'report' ? data.node : undefined;
-    if (about !== name || pending) return;
-    pending = setTimeout(() => { pending = undefined; void load(); }, 100);
-  });
-}
 // A module script runs once the document is parsed: the body says which view this is.
 const view = document.body.dataset.view;
-if (view === 'node') void bootNode(document.body.dataset.node);
-else if (view === 'overview') bootOverview();
-else bootLive();
+if (view === 'overview') bootOverview();
+else if (view === 'node') {
+  // Only this node's events: at 10,000 nodes the others' would keep it re-reading for nothing.
+  const name = document.body.dataset.node;
+  bootLive((type, data) => (type === 'node' ? data.node.name : type === 'report' ? data.node : undefined) === name);
+} else bootLive();
 `;

@@ -52,6 +52,15 @@ describe('server-rendered pages', () => {
     expect((await fetch(`${url}/?limit=5000`)).status).toBe(400);
   });
 
+  it('the node page is whole in the HTML: the machine lit at its state, the problem, the timeline linked to revisions', async () => {
+    const html = await (await fetch(`${url}/nodes/leaky`)).text();
+    expect(html).toContain('<div class="state lit stuck-state" data-state="stalled">stalled</div>');
+    expect(html).toContain('<div class="problem"><code>GC_SET_FAILED</code> [redacted]');
+    expect(html).toContain(`<a href="/revisions/${'b'.repeat(40)}"><code>bbbbbbbbbbbb</code></a>`);
+    expect(html).toContain('data-fragment="/fragments/nodes/leaky"');
+    expect((await fetch(`${url}/nodes/nope`)).status).toBe(404);
+  });
+
   it('redacts what the pages render as the JSON API does: a private key in an error never reaches the HTML', async () => {
     for (const path of [
       '/?state=stalled',
