@@ -64,10 +64,14 @@ export class Intake {
         ? { ok: false, errors: [`commit ${revision.sha.slice(0, 12)} is not trusted: ${signature.reason}`] }
         : undefined;
     const result = trusted ?? (await this.#readWithin(revision.dir, revision.root));
-    const signed = signature ? { signature } : {};
+    const about = {
+      ...(signature ? { signature } : {}),
+      ...(revision.author ? { author: revision.author } : {}),
+      ...(revision.committedAt ? { committedAt: revision.committedAt } : {}),
+    };
     if (!result.ok) {
       if (!reconciler.revision) await this.#restoreLastGood(revision.sha, source);
-      status.recordRevision({ sha: revision.sha, subject: revision.subject, accepted: false, errors: result.errors, ...signed });
+      status.recordRevision({ sha: revision.sha, subject: revision.subject, accepted: false, errors: result.errors, ...about });
       log.error(
         { revision: revision.sha, code: errors.GC_REVISION_REJECTED.code, errors: result.errors },
         `revision ${revision.sha.slice(0, 12)} rejected; nodes stay on the last good revision`,
@@ -75,7 +79,7 @@ export class Intake {
       return;
     }
     writeFileSync(this.#lastGoodFile, `${revision.sha}\n`);
-    status.recordRevision({ sha: revision.sha, subject: revision.subject, accepted: true, ...signed });
+    status.recordRevision({ sha: revision.sha, subject: revision.subject, accepted: true, ...about });
     log.info(
       { revision: revision.sha, nodes: result.state.nodes.length, trigger: revision.trigger, signer: signature?.signer },
       'revision accepted',

@@ -17,6 +17,8 @@ export interface NodeStatus {
   address: string;
   os: Os;
   roles: string[];
+  /** The node's labels (nodes/<name>.yaml), for filtering. */
+  labels?: Record<string, string>;
   state: string;
   phase?: string;
   /** The node's phases in order, as its machine steps through them. */
@@ -78,6 +80,9 @@ export interface RevisionStatus {
   at: string;
   accepted: boolean;
   subject?: string;
+  /** The commit's author and time, when the source reads them. */
+  author?: string;
+  committedAt?: string;
   /** `file:line:col: message` for each problem of a rejected revision. */
   errors?: string[];
   /** Who signed it, when the daemon checks signatures (source.verify), or why it is not trusted. */

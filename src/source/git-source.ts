@@ -170,15 +170,24 @@ export class GitSource implements Source {
     const sha = (await readFile(join(this.options.checkout, '.git', ref), 'utf8').catch(() => git.revparse([ref]))).trim();
     if (sha === this.#head) return;
     const previous = this.#head;
-    const [, subject] = await Promise.all([
+    const [, meta] = await Promise.all([
       git.raw(['checkout', '--force', '--detach', sha]),
-      git.raw(['log', '-1', '--format=%s', sha]).then((s) => s.trim()),
+      git.raw(['log', '-1', '--format=%s%x00%an <%ae>%x00%cI', sha]).then((s) => s.trim().split('\0')),
     ]);
+    const [subject = '', author, committedAt] = meta;
     this.#head = sha;
     const dir = this.options.path && this.options.path !== '.' ? join(this.options.checkout, this.options.path) : this.options.checkout;
     log.info({ sha, trigger, subject }, 'new head');
     if (previous) void this.#noteForcePush(previous, sha);
-    await this.options.onRevision({ sha, dir, root: this.options.checkout, subject, trigger });
+    await this.options.onRevision({
+      sha,
+      dir,
+      root: this.options.checkout,
+      subject,
+      ...(author ? { author } : {}),
+      ...(committedAt ? { committedAt } : {}),
+      trigger,
+    });
   }
 }
 

@@ -8,6 +8,9 @@ export interface Revision {
   /** The top of the working tree `dir` lies in, when the source checked one out (Git): `dir`'s folders came from the repo. */
   root?: string;
   subject: string;
+  /** The commit's author (`Name <email>`) and commit time (ISO 8601), when the source has commits (Git). */
+  author?: string;
+  committedAt?: string;
   /** What made the source look: poll, webhook, start, a file change. */
   trigger: string;
 }
