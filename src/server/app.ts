@@ -72,7 +72,8 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
         connectSrc: ["'self'"],
         objectSrc: ["'none'"],
         baseUri: ["'none'"],
-        formAction: ["'none'"],
+        // The filter form is a GET to the page itself: it works with the script off.
+        formAction: ["'self'"],
         frameAncestors: ["'none'"],
       },
     },

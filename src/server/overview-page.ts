@@ -145,8 +145,15 @@ function options(values: Iterable<string>, selected: string | undefined, all: st
 }
 
 function filters(all: readonly NodeStatus[], query: NodeQuery): string {
-  // A GET form: with the script it filters as you type; without it, the links above (summary, chips, sort) still filter.
-  return `<form id="filters" class="filters" method="get" action="/">
+  // A GET form: with the script it filters as you type; without it, Enter or the button submits it to the server,
+  // keeping the state filter and sort it was drawn with (hidden fields the script leaves to the URL).
+  const keep = [
+    ...(query.state ?? []).map((s) => ['state', s]),
+    ...(query.sort !== 'name' || query.desc ? [['sort', `${query.desc ? '-' : ''}${query.sort}`]] : []),
+  ]
+    .map(([k, v]) => `<input type="hidden" name="${k}" value="${esc(v)}">`)
+    .join('');
+  return `<form id="filters" class="filters" method="get" action="/">${keep}
 <input type="search" name="q" id="q" placeholder="search by name" value="${esc(query.q ?? '')}" autocomplete="off">
 <select name="os" id="f-os">${options(['linux', 'windows'], query.os, 'any OS')}</select>
 <select name="role" id="f-role">${options(
@@ -165,6 +172,7 @@ function filters(all: readonly NodeStatus[], query: NodeQuery): string {
     'any revision applied',
   )}</select>
 <input type="text" name="label" id="f-label" placeholder="label (key=value)" value="${esc(query.label ?? '')}">
+<button type="submit">filter</button>
 </form>`;
 }
 

@@ -67,7 +67,7 @@ function navigate(url, push) {
 }
 function fromForm() {
   const params = new URLSearchParams(location.search);
-  for (const el of document.querySelectorAll('#filters [name]')) {
+  for (const el of document.querySelectorAll('#filters [name]:not([type=hidden])')) {
     if (el.value) params.set(el.name, el.value);
     else params.delete(el.name);
   }
@@ -77,7 +77,7 @@ function fromForm() {
 }
 function syncForm() {
   const params = new URLSearchParams(location.search);
-  for (const el of document.querySelectorAll('#filters [name]')) {
+  for (const el of document.querySelectorAll('#filters [name]:not([type=hidden])')) {
     const value = params.get(el.name) || '';
     if (el.value !== value && document.activeElement !== el) el.value = value;
   }

@@ -42,6 +42,14 @@ describe(`the status page over ${NODES + 1} simulated nodes`, () => {
     expect(new URL(page.url()).searchParams.get('state')).toBe('stalled');
     expect(await page.locator('#rows tr').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.node))).toEqual(stalledNow());
     await page.screenshot({ path: join(SCREENSHOTS, 'scale-no-script.png') });
+    // The search is a plain GET form: Enter submits it to the server, keeping the state filter it was drawn with.
+    await page.locator('#q').fill('node-0050');
+    await page.locator('#q').press('Enter');
+    await page.waitForURL((url) => url.searchParams.get('q') === 'node-0050');
+    expect(new URL(page.url()).searchParams.getAll('state')).toEqual(['stalled']);
+    expect(await page.locator('#rows tr').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.node))).toEqual(
+      stalledNow().filter((n) => n.includes('node-0050')),
+    );
     await context.close();
   }, 60_000);
 
