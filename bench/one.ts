@@ -23,6 +23,7 @@ if (wanted('inventory-parse')) {
     `inventory-parse: ${r.nodes} nodes (${(r.bytes / 1048576).toFixed(2)} MiB): median ${ms(r.medianMs)}, p90 ${ms(r.p90Ms)} over ${r.runs} runs`,
   );
   console.log(`inventory-parse: spread ${showSpread(r.spread)}`);
+  console.log(`inventory-parse: one node file changed, with the last revision's memo: ${showSpread(r.incrementalSpread)}`);
   save('inventory-parse', r);
 }
 

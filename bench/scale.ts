@@ -10,6 +10,7 @@ import pino from 'pino';
 import { SimCluster } from '../src/cli/sim-cluster.js';
 import { SimShells } from '../src/dataplane/sim-executor.js';
 import { parseInventory } from '../src/inventory/parse-inventory.js';
+import { ParseMemo } from '../src/inventory/parse-memo.js';
 import { Reconciler } from '../src/reconciler/reconciler.js';
 import { StatusStore } from '../src/reconciler/status-store.js';
 import { accessPolicy } from '../src/server/access.js';
@@ -48,12 +49,17 @@ function collectGarbage(): void {
 
 export async function runScale(nodes: number, latencyMs = 5): Promise<ScaleResult> {
   const text = bigInventory(nodes - 1);
+  // The daemon's intake keeps the last revision's parse: a one-node commit re-derives that node only.
+  const memo = new ParseMemo();
   const parse = (version?: string) => {
-    const result = parseInventory({
-      instances: { path: 'instances.yaml', text },
-      nodeFiles: version ? [{ path: 'nodes/node-1.yaml', text: `versions:\n  contrail: "${version}"\n` }] : [],
-      repoFile: { path: 'groundcrew.yaml', text: 'rollout:\n  maxUnavailable: "100%"\n' },
-    });
+    const result = parseInventory(
+      {
+        instances: { path: 'instances.yaml', text },
+        nodeFiles: version ? [{ path: 'nodes/node-1.yaml', text: `versions:\n  contrail: "${version}"\n` }] : [],
+        repoFile: { path: 'groundcrew.yaml', text: 'rollout:\n  maxUnavailable: "100%"\n' },
+      },
+      memo,
+    );
     if (!result.ok) throw new Error(`benchmark inventory is invalid: ${result.errors[0]?.message}`);
     return result.state;
   };

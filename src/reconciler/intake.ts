@@ -9,6 +9,7 @@ import { errors } from '../errors.js';
 import type { DesiredState } from '../inventory/desired-state.js';
 import { formatDiagnostic } from '../inventory/diagnostic.js';
 import { loadInventory } from '../inventory/load-inventory.js';
+import { ParseMemo } from '../inventory/parse-memo.js';
 import { parseSecretsFile, withSecrets } from '../inventory/secrets-file.js';
 import type { SignatureVerdict } from '../source/commit-signatures.js';
 import type { Revision, Source } from '../source/source.js';
@@ -44,6 +45,10 @@ type Read = { ok: true; state: DesiredState } | { ok: false; errors: string[] };
 
 export class Intake {
   readonly #lastGoodFile: string;
+  /** The last revision's parse: a commit that changes one node file re-derives only that node. */
+  readonly #memo = new ParseMemo();
+  /** The secrets file's last text and values: the same values object keeps merged nodes the same objects. */
+  #secrets?: { text: string; parsed: ReturnType<typeof parseSecretsFile> };
 
   constructor(private readonly options: IntakeOptions) {
     this.#lastGoodFile = join(options.stateDir, 'last-good-revision');
@@ -118,7 +123,7 @@ export class Intake {
 
   async #read(dir: string, repoRoot?: string): Promise<Read> {
     const load = this.options.load ?? loadInventory;
-    const loaded = await load(dir, repoRoot ? { repoRoot } : {}).catch((err: Error) => err);
+    const loaded = await load(dir, { ...(repoRoot ? { repoRoot } : {}), memo: this.#memo }).catch((err: Error) => err);
     if (loaded instanceof Error) return { ok: false, errors: [loaded.message] };
     if (!loaded.result.ok)
       return { ok: false, errors: loaded.result.errors.map((d) => formatDiagnostic(d, this.options.shownPrefix ?? '')) };
@@ -131,7 +136,8 @@ export class Intake {
       // A secrets file that went missing rejects the revision (nodes stay on the last good one); it never throws.
       return { ok: false, errors: [`${secretsFile}: cannot read the secrets file: ${(err as Error).message}`] };
     }
-    const secrets = parseSecretsFile(secretsFile, text);
+    if (this.#secrets?.text !== text) this.#secrets = { text, parsed: parseSecretsFile(secretsFile, text) };
+    const secrets = this.#secrets.parsed;
     if (secrets.errors.length > 0) return { ok: false, errors: secrets.errors.map((d) => formatDiagnostic(d)) };
     return { ok: true, state: withSecrets(loaded.result.state, secrets.values) };
   }
