@@ -9,6 +9,7 @@ import { errors } from '../errors.js';
 import type { DesiredState } from '../inventory/desired-state.js';
 import { formatDiagnostic } from '../inventory/diagnostic.js';
 import { loadInventory } from '../inventory/load-inventory.js';
+import { type InventoryFiles, parseInventory } from '../inventory/parse-inventory.js';
 import { ParseMemo } from '../inventory/parse-memo.js';
 import { parseSecretsFile, withSecrets } from '../inventory/secrets-file.js';
 import type { SignatureVerdict } from '../source/commit-signatures.js';
@@ -68,7 +69,7 @@ export class Intake {
       signature && !signature.ok
         ? { ok: false, errors: [`commit ${revision.sha.slice(0, 12)} is not trusted: ${signature.reason}`] }
         : undefined;
-    const result = trusted ?? (await this.#readWithin(revision.dir, revision.root));
+    const result = trusted ?? (await this.#readWithin(revision.files ?? revision.dir, revision.root));
     const signed = signature ? { signature } : {};
     if (!result.ok) {
       if (!reconciler.revision) await this.#restoreLastGood(revision.sha, source);
@@ -104,8 +105,11 @@ export class Intake {
     return existsSync(this.#lastGoodFile) ? readFileSync(this.#lastGoodFile, 'utf8').trim() || undefined : undefined;
   }
 
-  /** The read, or a rejection once the deadline passes (the read is then left to finish on its own). */
-  async #readWithin(dir: string, repoRoot?: string): Promise<Read> {
+  /**
+   * The read (of the files a source read from the commit, or of a directory), or a rejection once the deadline
+   * passes (the read is then left to finish on its own).
+   */
+  async #readWithin(from: string | (() => Promise<InventoryFiles>), repoRoot?: string): Promise<Read> {
     const ms = this.options.deadlineMs ?? DEFAULT_DEADLINE_MS;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<Read>((resolve) => {
@@ -115,15 +119,19 @@ export class Intake {
       );
     });
     try {
-      return await Promise.race([this.#read(dir, repoRoot), late]);
+      return await Promise.race([this.#read(from, repoRoot), late]);
     } finally {
       clearTimeout(timer);
     }
   }
 
-  async #read(dir: string, repoRoot?: string): Promise<Read> {
+  async #read(from: string | (() => Promise<InventoryFiles>), repoRoot?: string): Promise<Read> {
     const load = this.options.load ?? loadInventory;
-    const loaded = await load(dir, { ...(repoRoot ? { repoRoot } : {}), memo: this.#memo }).catch((err: Error) => err);
+    const memo = this.#memo;
+    const loaded = await (typeof from === 'string'
+      ? load(from, { ...(repoRoot ? { repoRoot } : {}), memo })
+      : from().then((files) => ({ result: parseInventory(files, memo) }))
+    ).catch((err: Error) => err);
     if (loaded instanceof Error) return { ok: false, errors: [loaded.message] };
     if (!loaded.result.ok)
       return { ok: false, errors: loaded.result.errors.map((d) => formatDiagnostic(d, this.options.shownPrefix ?? '')) };
