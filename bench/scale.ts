@@ -1,14 +1,16 @@
-// Many simulated nodes in one process: converge time with per-command latency, peak RSS, event-loop delay,
-// /api/nodes over real HTTP, then a commit that changes one node: revision to that node's first command,
-// and proof by counts that no other node did any work.
+// Many simulated nodes behind one reconciler: converge time with per-command latency, the daemon's peak RSS and
+// event-loop delay, /api/nodes over real HTTP, then a commit that changes one node: revision to that node's
+// first command, and proof by counts that no other node did any work. The simulated hosts run in a process of
+// their own (sim/transports/host-worker.ts) unless GC_BENCH_SCALE_SIM=inline, so the figures are the daemon's.
 
 import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import pino from 'pino';
 import { SimCluster } from '../src/cli/sim-cluster.js';
-import { SimShells } from '../src/dataplane/sim-executor.js';
+import { type SimExecutor, SimShells, type SocketSimExecutor } from '../src/dataplane/sim-executor.js';
 import { parseInventory } from '../src/inventory/parse-inventory.js';
 import { ParseMemo } from '../src/inventory/parse-memo.js';
 import { Reconciler } from '../src/reconciler/reconciler.js';
@@ -16,6 +18,7 @@ import { StatusStore } from '../src/reconciler/status-store.js';
 import { accessPolicy } from '../src/server/access.js';
 import { buildServer } from '../src/server/app.js';
 import { Metrics } from '../src/server/metrics.js';
+import { HostProcess } from '../src/sim/transports/host-process.js';
 import { bigInventory } from './inventory-parse.js';
 import { median, type Spread, spread } from './stats.js';
 
@@ -31,6 +34,10 @@ export interface ScaleResult {
   settledRssMiB: number;
   settledHeapMiB: number;
   eventLoopDelayP99Ms: number;
+  /** Where the simulated hosts ran: `process` (their own) or `inline` (this one, as before issue 18). */
+  sim: 'process' | 'inline';
+  /** The simulated hosts' process at its peak (0 when inline). */
+  simPeakRssMiB: number;
   apiNodesMedianMs: number;
   apiNodesSpread: Spread;
   apiNodesBytes: number;
@@ -65,7 +72,10 @@ export async function runScale(nodes: number, latencyMs = 5): Promise<ScaleResul
   };
   const baseline = process.memoryUsage().rss;
   const state = parse();
-  const sim = new SimCluster({ shells: await SimShells.create(), rebootMs: 500, latencyMs });
+  const inline = process.env.GC_BENCH_SCALE_SIM === 'inline';
+  const hosts = inline ? undefined : await HostProcess.start({ socketDir: tmpdir(), rebootMs: 500 });
+  const sim = new SimCluster({ ...(hosts ? { process: hosts } : { shells: await SimShells.create() }), rebootMs: 500, latencyMs });
+  const executors: ReadonlyMap<string, SimExecutor | SocketSimExecutor> = hosts ? sim.remote : sim.executors;
   const status = new StatusStore();
   const reconciler = new Reconciler({
     status,
@@ -90,8 +100,10 @@ export async function runScale(nodes: number, latencyMs = 5): Promise<ScaleResul
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/api/nodes`;
 
   let peak = 0;
+  let simPeak = 0;
   const sampler = setInterval(() => {
     peak = Math.max(peak, process.memoryUsage().rss);
+    simPeak = Math.max(simPeak, hosts?.rss() ?? 0);
   }, 100);
   const delay = monitorEventLoopDelay({ resolution: 10 });
   delay.enable();
@@ -105,7 +117,7 @@ export async function runScale(nodes: number, latencyMs = 5): Promise<ScaleResul
     const states = new Set(status.list().map((n) => n.state));
     if (states.size !== 1 || !states.has('verified')) throw new Error(`not all verified: ${[...states].join(', ')}`);
     let commands = 0;
-    for (const e of sim.executors.values()) commands += e.stats.commands;
+    for (const e of executors.values()) commands += e.stats.commands;
 
     collectGarbage();
     const settledRss = process.memoryUsage().rss;
@@ -124,9 +136,9 @@ export async function runScale(nodes: number, latencyMs = 5): Promise<ScaleResul
     const parseStarted = performance.now();
     const next = parse('5.0.2');
     const oneNodeParseMs = performance.now() - parseStarted;
-    const target = sim.executors.get('node-1');
+    const target = executors.get('node-1');
     if (!target) throw new Error('no node-1');
-    const before = new Map([...sim.executors].map(([n, e]) => [n, e.stats.commands]));
+    const before = new Map([...executors].map(([n, e]) => [n, e.stats.commands]));
     const run = target.run.bind(target);
     let first: ((at: number) => void) | undefined;
     target.run = (...args) => {
@@ -143,7 +155,7 @@ export async function runScale(nodes: number, latencyMs = 5): Promise<ScaleResul
     const revisionToFirstCommandMs = (await reached) - revisionAt;
     await done;
     let otherNodesCommands = 0;
-    for (const [n, e] of sim.executors) if (n !== 'node-1') otherNodesCommands += e.stats.commands - (before.get(n) ?? 0);
+    for (const [n, e] of executors) if (n !== 'node-1') otherNodesCommands += e.stats.commands - (before.get(n) ?? 0);
 
     return {
       nodes,
@@ -156,6 +168,8 @@ export async function runScale(nodes: number, latencyMs = 5): Promise<ScaleResul
       settledRssMiB: Math.round(settledRss / 1048576),
       settledHeapMiB: Math.round(settledHeap / 1048576),
       eventLoopDelayP99Ms: delay.percentile(99) / 1e6,
+      sim: hosts ? 'process' : 'inline',
+      simPeakRssMiB: Math.round(simPeak / 1048576),
       apiNodesMedianMs: median(apiTimes),
       apiNodesSpread: spread(apiTimes),
       apiNodesBytes,
@@ -167,5 +181,6 @@ export async function runScale(nodes: number, latencyMs = 5): Promise<ScaleResul
     clearInterval(sampler);
     await server.close();
     await reconciler.stop();
+    hosts?.stop();
   }
 }
