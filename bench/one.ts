@@ -5,6 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { runFirstConverge } from './first-converge.js';
+import { heapBreakdown, showBreakdown } from './heap-breakdown.js';
 import { runInventoryParse } from './inventory-parse.js';
 import { runNoopVsAnsible } from './noop-vs-ansible.js';
 import { runScale } from './scale.js';
@@ -56,6 +57,15 @@ if (wanted('noop-vs-ansible') || wanted('first-converge')) {
         `noop-vs-ansible: groundcrew median ${ms(r.medianGroundcrewMs)} (CPU ${ms(r.medianGroundcrewCpuMs)}), ansible-playbook median ${ms(r.medianAnsibleMs)} (CPU ${ms(r.medianAnsibleCpuMs)}): ${r.medianRatio.toFixed(1)}x`,
       );
       console.log(`noop-vs-ansible: groundcrew ${showSpread(r.spread.groundcrewMs)}; ansible-playbook ${showSpread(r.spread.ansibleMs)}`);
+      const f = r.floor;
+      console.log(
+        `noop-vs-ansible: floor (${f.floorReads} reads by builtins, ${f.floorForks} forks, one round trip per host): ${showSpread(f.floorMs)}; groundcrew beside it ${showSpread(f.groundcrewMs)}; groundcrew / floor ${showSpread(f.ratio, 'x')}`,
+      );
+      const execs = Object.entries(f.perHost.execs)
+        .sort((a, b) => b[1] - a[1])
+        .map(([n, c]) => `${n} ${c}`)
+        .join(', ');
+      console.log(`noop-vs-ansible: the facts script forks ${f.perHost.forks} times per host per re-verify; it runs ${execs}`);
       save('noop-vs-ansible', r);
     }
     if (wanted('first-converge')) {
@@ -86,6 +96,12 @@ if (wanted('scale')) {
     `scale: one node changed: parse ${ms(r.oneNodeParseMs)}, revision -> its first command ${ms(r.revisionToFirstCommandMs)}, commands on other nodes ${r.otherNodesCommands}`,
   );
   save('scale', r);
+  const snapshot = process.env.GC_BENCH_HEAP_SNAPSHOT;
+  if (snapshot) {
+    const lines = showBreakdown(await heapBreakdown(snapshot), 30);
+    writeFileSync('bench-results/scale-heap.txt', `${lines.join('\n')}\n`);
+    for (const line of lines) console.log(`scale: heap ${line}`);
+  }
 }
 
 const known = ['inventory-parse', 'webhook-latency', 'noop-vs-ansible', 'first-converge', 'scale'];
