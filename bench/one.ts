@@ -93,7 +93,10 @@ if (wanted('scale')) {
     `scale: GET /api/nodes median ${ms(r.apiNodesMedianMs)} (${(r.apiNodesBytes / 1024).toFixed(0)} KiB), ${showSpread(r.apiNodesSpread)}`,
   );
   console.log(
-    `scale: one node changed: parse ${ms(r.oneNodeParseMs)}, revision -> its first command ${ms(r.revisionToFirstCommandMs)}, commands on other nodes ${r.otherNodesCommands}`,
+    `scale: one node changed (median of ${r.oneNodeParseSpread.n} commits): parse ${ms(r.oneNodeParseMs)}, revision -> its first command ${ms(r.revisionToFirstCommandMs)}, commands on other nodes ${r.otherNodesCommands}`,
+  );
+  console.log(
+    `scale: one-node commit parse ${showSpread(r.oneNodeParseSpread)}; revision -> first command ${showSpread(r.revisionToFirstCommandSpread)}`,
   );
   save('scale', r);
   const snapshot = process.env.GC_BENCH_HEAP_SNAPSHOT;
