@@ -228,7 +228,7 @@ describe('groundcrew run following a hostile Git repo', () => {
     try {
       const page = await browser.newPage();
       await page.goto(`${url}/`);
-      await page.waitForSelector('#not-ready .rejected');
+      await page.waitForSelector('#not-ready.rejected');
       expect(await page.locator('#not-ready').innerText()).toMatch(/^Not ready: the source has not finished a look at main/);
     } finally {
       await browser.close();
