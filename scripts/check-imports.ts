@@ -67,6 +67,13 @@ export const RULES: Rule[] = [
     mayType: ['reconciler/', 'source/', 'inventory/'],
     why: 'the server shows status and takes webhooks: it never reaches a node, a simulator or the CLI; it redacts by the inventory secret rules',
   },
+  {
+    from: 'cluster/',
+    may: ['cluster/', '*.ts', 'npm'],
+    mayType: ['reconciler/', 'dataplane/executor.ts'],
+    why: 'cluster mode shares nodes through etcd: it hands the reconciler a scope and fences executors it is handed, and never drives a node itself',
+  },
+  { package: 'etcd3', onlyFrom: ['cluster/'], why: 'etcd is reached in one place: the single-process default never loads it' },
   { from: 'cli/', may: ['*'], why: 'the composition root builds every concrete object' },
 ];
 

@@ -68,6 +68,21 @@ export const DaemonConfigSchema = z.strictObject({
   reboot: z
     .strictObject({ timeout: Duration.default('15m'), settle: Duration.default('10s'), poll: Duration.default('2s') })
     .default({ timeout: '15m', settle: '10s', poll: '2s' }),
+  /** Cluster mode (docs/operations.md, High availability): several daemons share the nodes through etcd. */
+  cluster: z
+    .strictObject({
+      /** This daemon's name among the members: unique, stable across restarts. */
+      member: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'letters, digits, dot, dash or underscore'),
+      /** How long a member that stops renewing keeps its nodes: it stops issuing commands at half of it. */
+      leaseTtl: Duration.default('10s'),
+      /** Every key of this cluster starts with it: several clusters may share one etcd. */
+      prefix: z.string().default('/groundcrew/'),
+      etcd: z.strictObject({
+        endpoints: z.array(z.string()).min(1),
+        tls: z.strictObject({ ca: z.string(), cert: z.string().optional(), key: z.string().optional() }).optional(),
+      }),
+    })
+    .optional(),
   log: z.strictObject({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error']).default('info') }).default({ level: 'info' }),
 });
 
@@ -106,7 +121,7 @@ function applyEnv(data: Record<string, unknown>, env: NodeJS.ProcessEnv): void {
       at = at[key] as Record<string, unknown>;
     }
     at[path.at(-1) as string] =
-      path.at(-1) === 'hosts'
+      path.at(-1) === 'hosts' || path.at(-1) === 'endpoints'
         ? value
             .split(',')
             .map((h) => h.trim())
@@ -170,6 +185,8 @@ export function loadDaemonConfig(file: string, env: NodeJS.ProcessEnv = process.
   if (c.source.verify?.gpg) c.source.verify.gpg.keyring = abs(c.source.verify.gpg.keyring) as string;
   if (c.source.verify?.ssh) c.source.verify.ssh.allowedSigners = abs(c.source.verify.ssh.allowedSigners) as string;
   if (c.kubernetes.binaries) c.kubernetes.binaries = abs(c.kubernetes.binaries);
+  const tls = c.cluster?.etcd.tls;
+  if (tls) Object.assign(tls, { ca: abs(tls.ca), cert: abs(tls.cert), key: abs(tls.key) });
   return { ok: true, config: c };
 }
 

@@ -4,6 +4,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import { ClusterMember } from '../cluster/cluster-member.js';
 import { HostKeyStore } from '../dataplane/host-keys.js';
 import { Limiter } from '../dataplane/limiter.js';
 import type { Notifier } from '../dataplane/native/sd-notify.js';
@@ -73,9 +74,27 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     log,
   });
 
+  // Cluster mode: this daemon drives only the nodes it owns, every command behind the fence.
+  const clusterConfig = config.cluster;
+  let reconcilerRef: Reconciler | undefined;
+  const cluster = clusterConfig
+    ? new ClusterMember(
+        { member: clusterConfig.member, ttlMs: durationMs(clusterConfig.leaseTtl), prefix: clusterConfig.prefix, etcd: clusterConfig.etcd },
+        log.child({ component: 'cluster' }),
+        status,
+        () => reconcilerRef,
+      )
+    : undefined;
+
   const reconciler = new Reconciler({
     status,
-    access,
+    access: cluster
+      ? (spec) => {
+          const reached = access(spec);
+          return { ...reached, exec: cluster.fenced(reached.exec, spec.name) };
+        }
+      : access,
+    ...(cluster ? { scope: cluster.scope } : {}),
     store: new SnapshotStore(join(config.stateDir, 'snapshots'), (msg) => log.warn(msg)),
     limits: { rebootTimeoutMs: durationMs(config.reboot.timeout), settleMs: durationMs(config.reboot.settle) },
     concurrency: config.workers,
@@ -86,10 +105,21 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
 
   // A revision is validated whole before anything sees it; a bad one leaves the last good one in force.
   // With source.verify, one that nobody allowed signed is rejected the same way.
+  reconcilerRef = reconciler;
   const checkout = join(config.stateDir, 'checkout');
   const verifier = config.source.verify ? new CommitVerifier(signaturePolicy(config.source.verify), config.stateDir) : undefined;
   const intake = new Intake({
-    reconciler,
+    reconciler: cluster
+      ? {
+          apply: (revision) => {
+            cluster.ownership.setNodes(revision.state.nodes.map((n) => n.name));
+            reconciler.apply(revision);
+          },
+          get revision() {
+            return reconciler.revision;
+          },
+        }
+      : reconciler,
     status,
     log,
     stateDir: config.stateDir,
@@ -138,6 +168,8 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     hookSecrets,
     access: accessPolicy(api.token, host, config.server.hosts),
     ready: () => {
+      const fenced = cluster?.membership.fencedReason();
+      if (fenced) return { ready: false, reason: fenced };
       const stalled = source.stalled?.();
       if (stalled) return { ready: false, reason: stalled };
       return reconciler.revision ? { ready: true } : { ready: false, reason: 'no good revision of the inventory yet' };
@@ -149,6 +181,7 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   log.info({ url, tokenFile: api.file }, 'status page and API listening');
   const removeRecord = writeRuntimeRecord(url, api.file);
   deps.onListening?.(url, status);
+  await cluster?.start(url);
 
   await source.start();
   deps.notifier?.ready(`serving ${url}`);
@@ -170,6 +203,7 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       await server.close();
       removeRecord();
       await reconciler.stop();
+      await cluster?.stop();
     },
   };
 }

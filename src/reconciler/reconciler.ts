@@ -14,12 +14,13 @@ import { type Limits, type NodeMachineInput, nodeMachine, type RunPhaseInput } f
 import { checkGates, GATE_CODES, wakeDependents } from './gates.js';
 import { type NodeRuntime, sharedNodeActors } from './node-actors.js';
 import { launchNode, noteSetAside } from './node-launch.js';
+import type { NodeScope } from './node-scope.js';
 import { type Entry, type NodeSnapshot, nodeStatus, SETTLED, where } from './node-status.js';
 import { type ObservedPlan, observePlan } from './observed-plan.js';
 import { inputDigest, type RoleEnvironment, roleInput } from './role-input.js';
 import { Rollout } from './rollout.js';
 import { loadSaved, type Restore, type SavedNode, SNAPSHOT_VERSION } from './saved-node.js';
-import type { SnapshotStore } from './snapshot-store.js';
+import type { NodeSnapshots } from './snapshot-store.js';
 import type { StatusStore } from './status-store.js';
 import { budgetOf, WorkQueue } from './work-queue.js';
 
@@ -32,7 +33,9 @@ export type NodeAccess = Pick<NodeRuntime, 'exec' | 'poll'>;
 export interface ReconcilerOptions {
   status: StatusStore;
   access: (node: NodeSpec) => NodeAccess;
-  store?: SnapshotStore;
+  store?: NodeSnapshots;
+  /** Cluster mode: which nodes this process drives (src/cluster/); without one it drives every node. */
+  scope?: NodeScope;
   limits?: Partial<Limits>;
   /** Phases running at once across the cluster. */
   concurrency?: number;
@@ -108,6 +111,16 @@ export class Reconciler {
     const total = revision.state.nodes.length;
     this.#rollout.configure(budgetOf(rollout.maxUnavailable, total), budgetOf(rollout.failureBudget, total));
     for (const name of new Set([...this.#specs.keys(), ...this.#entries.keys()])) this.#queue.add(name);
+  }
+
+  /** The scope changed (cluster mode): every node is looked at again. */
+  rescope(): void {
+    for (const name of new Set([...this.#specs.keys(), ...this.#entries.keys()])) this.#queue.add(name);
+  }
+
+  /** A node driven elsewhere became verified: nodes gated on it try again now. */
+  wake(name: string): void {
+    wakeDependents(name, this.#entries);
   }
 
   /** `groundcrew reconcile`: a full pass on the named nodes (all when none are named), now. */
@@ -197,6 +210,8 @@ export class Reconciler {
     if (!revision || this.#stopped) return;
     const spec = this.#specs.get(name);
     const entry = this.#entries.get(name);
+    const scope = this.options.scope?.drives(name) ?? 'yes';
+    if (scope !== 'yes') return this.#leave(name, entry, scope);
     if (!spec) {
       if (entry) this.#remove(entry, revision.state.rollout.removalPolicy);
       return;
@@ -251,7 +266,7 @@ export class Reconciler {
       ...this.options.access(spec),
       plan,
       deconfigure: spec.os === 'windows' ? WINDOWS_DECONFIGURE : LINUX_DECONFIGURE,
-      gate: (phase) => checkGates(phase, this.#entries),
+      gate: (phase) => checkGates(phase, this.#entries, this.options.scope),
       beforeDisruptive: async (what, rev, signal) => {
         await this.#rollout.acquire(name, rev, signal);
         log.info({ revision: rev, what }, 'takes its data plane down');
@@ -326,12 +341,19 @@ export class Reconciler {
     );
   }
 
-  #forget(entry: Entry): void {
+  /** Not this process's node: stopped now (`no`) or once settled (`hand-over`), its snapshot kept for the next. */
+  #leave(name: string, entry: Entry | undefined, scope: 'hand-over' | 'no'): void {
+    if (entry && scope === 'hand-over' && !SETTLED.has(where(entry.actor.getSnapshot()).state)) return;
+    if (entry) this.#forget(entry, false);
+    if (scope === 'hand-over') this.options.scope?.letGo(name);
+  }
+
+  #forget(entry: Entry, removeSnapshot = true): void {
     const name = entry.spec.name;
     entry.actor.stop();
     this.#entries.delete(name);
     this.#rollout.release(name);
-    this.options.store?.remove(name);
+    if (removeSnapshot) this.options.store?.remove(name);
     void entry.runtime.exec.close();
   }
 
@@ -370,6 +392,7 @@ export class Reconciler {
     this.options.status.update(name, status, state !== before?.state ? detail : undefined);
     if (before?.state === state) return;
     if (SETTLED.has(state)) this.#settle(entry, state, snapshot);
+    if (SETTLED.has(state) && this.options.scope && this.options.scope.drives(name) !== 'yes') this.#queue.add(name);
   }
 
   #settle(entry: Entry, state: string, snapshot: NodeSnapshot): void {

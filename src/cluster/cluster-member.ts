@@ -1,0 +1,103 @@
+// Cluster mode, assembled for the daemon: the etcd client, this member's lease and registration, node
+// ownership, and the fence every command passes. The reconciler sees only its NodeScope and the executors.
+
+import type { Logger } from 'pino';
+import type { Executor } from '../dataplane/executor.js';
+import { errors } from '../errors.js';
+import type { NodeScope } from '../reconciler/node-scope.js';
+import type { StatusStore } from '../reconciler/status-store.js';
+import { ClusterKeys, type EtcdSettings, etcdClient } from './etcd.js';
+import { FencedExecutor } from './fenced-executor.js';
+import { FencedWrites } from './fenced-writes.js';
+import { Membership } from './membership.js';
+import { Ownership } from './ownership.js';
+import { SharedStatus, verifiedOnDesired } from './shared-status.js';
+
+export interface ClusterSettings {
+  member: string;
+  ttlMs: number;
+  prefix: string;
+  etcd: EtcdSettings;
+}
+
+/** What the cluster asks of the reconciler: look at every node again, and wake nodes gated on one. */
+export interface ClusterHooks {
+  rescope(): void;
+  wake(node: string): void;
+}
+
+export class ClusterMember {
+  readonly client;
+  readonly keys: ClusterKeys;
+  readonly membership: Membership;
+  readonly ownership: Ownership;
+  readonly writes: FencedWrites;
+  readonly shared: SharedStatus;
+  /** The reconciler's view: which nodes to drive, and the state of those driven elsewhere. */
+  readonly scope: NodeScope;
+
+  constructor(
+    readonly settings: ClusterSettings,
+    private readonly log: Logger,
+    status: StatusStore,
+    hooks: () => ClusterHooks | undefined,
+  ) {
+    const ttlMs = settings.ttlMs;
+    const timeoutMs = Math.max(200, Math.floor(ttlMs / 3));
+    const client = etcdClient(settings.etcd, timeoutMs);
+    const keys = new ClusterKeys(settings.prefix.endsWith('/') ? settings.prefix : `${settings.prefix}/`);
+    this.client = client;
+    this.keys = keys;
+    this.membership = new Membership({ client, keys, member: settings.member, ttlMs, log });
+    this.ownership = new Ownership({ client, keys, membership: this.membership, log, onChange: () => hooks()?.rescope() });
+    const ownership = this.ownership;
+    this.writes = new FencedWrites({ client, keys, ownerValue: (node) => ownership.ownerValue(node), timeoutMs, log });
+    this.shared = new SharedStatus({
+      client,
+      keys,
+      status,
+      ownership,
+      writes: this.writes,
+      timeoutMs,
+      log,
+      onVerified: (node) => hooks()?.wake(node),
+    });
+    const shared = this.shared;
+    this.scope = {
+      drives: (node) => ownership.drives(node),
+      letGo: (node) => ownership.letGo(node),
+      elsewhere: (node) => {
+        const record = shared.elsewhere(node);
+        return record ? { state: record.state, onDesired: verifiedOnDesired(record) } : undefined;
+      },
+    };
+  }
+
+  /** Joins (a lease, the member key) and starts taking nodes. */
+  async start(url: string): Promise<void> {
+    this.membership.options.url = url;
+    await this.membership.start();
+    this.ownership.start(this.settings.ttlMs / 3);
+    this.shared.start(Math.min(1000, this.settings.ttlMs / 3));
+  }
+
+  /** Throws GC_CLUSTER_FENCED unless this member may change `node` now. */
+  async guard(node: string): Promise<void> {
+    const fenced = this.membership.fencedReason();
+    if (fenced) throw errors.GC_CLUSTER_FENCED(`${node}: ${fenced}`);
+    if (!this.ownership.holds(node)) throw errors.GC_CLUSTER_FENCED(`${node}: member ${this.settings.member} does not own it`);
+  }
+
+  fenced(exec: Executor, node: string): Executor {
+    return new FencedExecutor(exec, node, (n) => this.guard(n));
+  }
+
+  /** Gives every node back (the lease revoked): the other members take them over at once. */
+  async stop(): Promise<void> {
+    this.ownership.stop();
+    this.shared.stop();
+    await this.membership.stop();
+    this.client.close();
+    this.log.info('cluster: left');
+  }
+}
