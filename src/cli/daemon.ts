@@ -65,15 +65,6 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
         dir: join(config.stateDir, 'sim-hosts'),
       })
     : undefined;
-  const access = nodeAccess({
-    config,
-    sim,
-    hostKeys: new HostKeyStore(join(config.stateDir, 'known-hosts.json')),
-    connections: new Limiter(config.ssh.maxConnections),
-    metrics,
-    log,
-  });
-
   // Cluster mode: this daemon drives only the nodes it owns, every command behind the fence.
   const clusterConfig = config.cluster;
   let reconcilerRef: Reconciler | undefined;
@@ -85,6 +76,16 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
         () => reconcilerRef,
       )
     : undefined;
+
+  const access = nodeAccess({
+    config,
+    sim,
+    hostKeys: new HostKeyStore(join(config.stateDir, 'known-hosts.json')),
+    connections: new Limiter(config.ssh.maxConnections),
+    metrics,
+    log,
+    ...(cluster ? { fence: (node: string) => cluster.mayChange(node) } : {}),
+  });
 
   const reconciler = new Reconciler({
     status,

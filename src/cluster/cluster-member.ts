@@ -81,6 +81,11 @@ export class ClusterMember {
     this.shared.start(Math.min(1000, this.settings.ttlMs / 3));
   }
 
+  /** This member may send commands to `node` now: it owns it, and renewed its lease less than TTL/2 ago. */
+  mayChange(node: string): boolean {
+    return this.membership.mayIssue() && this.ownership.holds(node);
+  }
+
   /** Throws GC_CLUSTER_FENCED unless this member may change `node` now. */
   async guard(node: string): Promise<void> {
     const fenced = this.membership.fencedReason();

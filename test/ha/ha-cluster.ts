@@ -4,7 +4,7 @@
 
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NodeStatus } from '../../src/reconciler/status-store.js';
@@ -85,6 +85,8 @@ export class HaCluster {
       text = text.replace(new RegExp(`${address.replace(/\./g, '\\.')}(?!\\d)`, 'g'), lab.host(node).address);
     // The first commit names no node: the members start on it, and the inventory arrives once they all serve.
     writeFileSync(instances, 'instances: {}\n');
+    cpSync(join(work, 'nodes'), join(dir, 'nodes-later'), { recursive: true });
+    rmSync(join(work, 'nodes'), { recursive: true });
     const tokenFile = join(dir, 'api-token');
     writeFileSync(tokenFile, randomBytes(16).toString('hex'));
     const cluster = new HaCluster(lab, etcd, dir, work, origin, tokenFile, options);
@@ -105,6 +107,7 @@ export class HaCluster {
   /** Pushes the example inventory, pointed at the lab's hosts. */
   pushInventory(): string {
     writeFileSync(join(this.work, 'instances.yaml'), this.#inventory);
+    cpSync(join(this.dir, 'nodes-later'), join(this.work, 'nodes'), { recursive: true });
     return this.push('the example inventory, on the lab');
   }
 
@@ -242,6 +245,17 @@ cluster:
   }
 
   async stop(): Promise<void> {
+    // GC_HA_LOGS=DIR keeps every member's log there, for a failure's post-mortem.
+    const keep = process.env.GC_HA_LOGS;
+    if (keep) {
+      mkdirSync(keep, { recursive: true });
+      for (const m of this.members.values()) writeFileSync(join(keep, `${m.name}.log`), m.log);
+      for (const h of this.lab.hosts)
+        writeFileSync(
+          join(keep, `${h.name}.calls`),
+          (await this.lab.calls(h.name)).map((c) => `${c.at} ${c.caller} ${c.command.split('\n').slice(-1)[0]?.slice(0, 100)}`).join('\n'),
+        );
+    }
     for (const m of this.members.values()) {
       m.proc.kill('SIGCONT');
       await this.signal(m.name, 'SIGKILL');
