@@ -96,7 +96,7 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
         }
       : access,
     ...(cluster ? { scope: cluster.scope } : {}),
-    store: new SnapshotStore(join(config.stateDir, 'snapshots'), (msg) => log.warn(msg)),
+    store: cluster ? cluster.snapshots : new SnapshotStore(join(config.stateDir, 'snapshots'), (msg) => log.warn(msg)),
     limits: { rebootTimeoutMs: durationMs(config.reboot.timeout), settleMs: durationMs(config.reboot.settle) },
     concurrency: config.workers,
     resyncMs: durationMs(config.resyncInterval),

@@ -7,6 +7,7 @@ import { errors } from '../errors.js';
 import type { NodeScope } from '../reconciler/node-scope.js';
 import type { StatusStore } from '../reconciler/status-store.js';
 import { ClusterKeys, type EtcdSettings, etcdClient } from './etcd.js';
+import { EtcdSnapshots } from './etcd-snapshots.js';
 import { FencedExecutor } from './fenced-executor.js';
 import { FencedWrites } from './fenced-writes.js';
 import { Membership } from './membership.js';
@@ -33,6 +34,8 @@ export class ClusterMember {
   readonly ownership: Ownership;
   readonly writes: FencedWrites;
   readonly shared: SharedStatus;
+  /** Node snapshots, in etcd: the reconciler's store in cluster mode. */
+  readonly snapshots: EtcdSnapshots;
   /** The reconciler's view: which nodes to drive, and the state of those driven elsewhere. */
   readonly scope: NodeScope;
 
@@ -49,9 +52,19 @@ export class ClusterMember {
     this.client = client;
     this.keys = keys;
     this.membership = new Membership({ client, keys, member: settings.member, ttlMs, log });
-    this.ownership = new Ownership({ client, keys, membership: this.membership, log, onChange: () => hooks()?.rescope() });
+    let snapshots: EtcdSnapshots | undefined;
+    this.ownership = new Ownership({
+      client,
+      keys,
+      membership: this.membership,
+      log,
+      prepare: (node) => snapshots?.prime(node) ?? Promise.resolve(),
+      onChange: () => hooks()?.rescope(),
+    });
     const ownership = this.ownership;
     this.writes = new FencedWrites({ client, keys, ownerValue: (node) => ownership.ownerValue(node), timeoutMs, log });
+    snapshots = new EtcdSnapshots({ client, keys, writes: this.writes, timeoutMs, log });
+    this.snapshots = snapshots;
     this.shared = new SharedStatus({
       client,
       keys,
@@ -86,11 +99,23 @@ export class ClusterMember {
     return this.membership.mayIssue() && this.ownership.holds(node);
   }
 
-  /** Throws GC_CLUSTER_FENCED unless this member may change `node` now. */
+  /**
+   * Throws GC_CLUSTER_FENCED unless this member may change `node` now. Waits first until the node's state
+   * written so far is in etcd: the next owner resumes from what was recorded before this command.
+   */
   async guard(node: string): Promise<void> {
+    const recorded = await this.writes.flush(node);
     const fenced = this.membership.fencedReason();
-    if (fenced) throw errors.GC_CLUSTER_FENCED(`${node}: ${fenced}`);
-    if (!this.ownership.holds(node)) throw errors.GC_CLUSTER_FENCED(`${node}: member ${this.settings.member} does not own it`);
+    const refused = fenced
+      ? `${node}: ${fenced}`
+      : !this.ownership.holds(node)
+        ? `${node}: member ${this.settings.member} does not own it`
+        : !recorded
+          ? `${node}: its state could not be recorded in etcd; nothing sent until it is`
+          : undefined;
+    if (!refused) return;
+    this.log.debug({ node, refused }, 'cluster: command not sent');
+    throw errors.GC_CLUSTER_FENCED(refused);
   }
 
   fenced(exec: Executor, node: string): Executor {

@@ -138,7 +138,7 @@ ssh:
 workers: 8
 resyncInterval: 1h
 reboot: { timeout: 20s, settle: 300ms, poll: 300ms }
-log: { level: info }
+log: { level: ${process.env.GC_HA_LOG_LEVEL ?? 'info'} }
 cluster:
   member: ${member}
   leaseTtl: ${this.options.leaseTtl ?? '3s'}
