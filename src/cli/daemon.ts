@@ -95,7 +95,7 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
           return { ...reached, exec: cluster.fenced(reached.exec, spec.name) };
         }
       : access,
-    ...(cluster ? { scope: cluster.scope } : {}),
+    ...(cluster ? { scope: cluster.scope, globalSlots: cluster.budget } : {}),
     store: cluster ? cluster.snapshots : new SnapshotStore(join(config.stateDir, 'snapshots'), (msg) => log.warn(msg)),
     limits: { rebootTimeoutMs: durationMs(config.reboot.timeout), settleMs: durationMs(config.reboot.settle) },
     concurrency: config.workers,

@@ -10,6 +10,7 @@ import { ClusterKeys, type EtcdSettings, etcdClient } from './etcd.js';
 import { EtcdSnapshots } from './etcd-snapshots.js';
 import { FencedExecutor } from './fenced-executor.js';
 import { FencedWrites } from './fenced-writes.js';
+import { GlobalBudget } from './global-budget.js';
 import { Membership } from './membership.js';
 import { Ownership } from './ownership.js';
 import { SharedStatus, verifiedOnDesired } from './shared-status.js';
@@ -34,6 +35,8 @@ export class ClusterMember {
   readonly ownership: Ownership;
   readonly writes: FencedWrites;
   readonly shared: SharedStatus;
+  /** The disruption budget's slots, cluster-wide. */
+  readonly budget: GlobalBudget;
   /** Node snapshots, in etcd: the reconciler's store in cluster mode. */
   readonly snapshots: EtcdSnapshots;
   /** The reconciler's view: which nodes to drive, and the state of those driven elsewhere. */
@@ -65,6 +68,7 @@ export class ClusterMember {
     this.writes = new FencedWrites({ client, keys, ownerValue: (node) => ownership.ownerValue(node), timeoutMs, log });
     snapshots = new EtcdSnapshots({ client, keys, writes: this.writes, timeoutMs, log });
     this.snapshots = snapshots;
+    this.budget = new GlobalBudget({ client, keys, membership: this.membership, log });
     this.shared = new SharedStatus({
       client,
       keys,

@@ -42,5 +42,8 @@ export class ClusterKeys {
   /** A node's status as its owner's status page shows it, for every member's page and cross-node gates. */
   statuses = () => `${this.prefix}status/`;
   status = (node: string) => `${this.statuses()}${node}`;
+  /** The disruption budget's slots, numbered, under the holder's lease: `{ node, member }`. */
+  slots = () => `${this.prefix}budget/`;
+  slot = (i: number) => `${this.slots()}${i}`;
   setAside = (node: string, at: number) => `${this.prefix}set-aside/${node}/${at}`;
 }

@@ -18,7 +18,7 @@ import type { NodeScope } from './node-scope.js';
 import { type Entry, type NodeSnapshot, nodeStatus, SETTLED, where } from './node-status.js';
 import { type ObservedPlan, observePlan } from './observed-plan.js';
 import { inputDigest, type RoleEnvironment, roleInput } from './role-input.js';
-import { Rollout } from './rollout.js';
+import { type GlobalSlots, Rollout } from './rollout.js';
 import { loadSaved, type Restore, type SavedNode, SNAPSHOT_VERSION } from './saved-node.js';
 import type { NodeSnapshots } from './snapshot-store.js';
 import type { StatusStore } from './status-store.js';
@@ -36,6 +36,8 @@ export interface ReconcilerOptions {
   store?: NodeSnapshots;
   /** Cluster mode: which nodes this process drives (src/cluster/); without one it drives every node. */
   scope?: NodeScope;
+  /** Cluster mode: the disruption budget's slots, shared by every member. */
+  globalSlots?: GlobalSlots;
   limits?: Partial<Limits>;
   /** Phases running at once across the cluster. */
   concurrency?: number;
@@ -73,6 +75,7 @@ export class Reconciler {
     this.#rollout = new Rollout({
       maxUnavailable: 1,
       failureBudget: 1,
+      ...(options.globalSlots ? { global: options.globalSlots } : {}),
       onHold: (node, held) =>
         this.options.status.note(
           node,

@@ -1,8 +1,9 @@
 // Cluster mode, issue 19: a fresh cluster of three members on a real three-member etcd converges the example
-// inventory on lab hosts with every node driven by exactly one member, and the work spread across members.
+// inventory on lab hosts with every node driven by exactly one member, the work spread across members, and
+// maxUnavailable: 1 held cluster-wide (never two hosts rebooting at once, never two budget slots taken).
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callersByHost, HaCluster, NODES } from './ha-cluster.js';
+import { callersByHost, HaCluster, NODES, sleep } from './ha-cluster.js';
 
 const MEMBERS = ['m1', 'm2', 'm3'];
 
@@ -20,7 +21,32 @@ describe('cluster mode: ownership', () => {
     await Promise.all(MEMBERS.map((m) => ha.startMember(m)));
     await ha.registered(MEMBERS);
     const sha = ha.pushInventory();
-    await ha.converged(sha);
+    // Sampled while the cluster converges: hosts down for a reboot (as the lab sees them), and budget slots held.
+    let maxRebooting = 0;
+    let maxSlots = 0;
+    let rebooted = 0;
+    let sampling = true;
+    const hosts = async () => {
+      for (; sampling; await sleep(10)) {
+        const down = ha.lab.hosts.filter((h) => h.rebooting).length;
+        maxRebooting = Math.max(maxRebooting, down);
+      }
+    };
+    const slots = async () => {
+      for (; sampling; await sleep(100)) {
+        const out = await ha.etcd.ctl(['get', '--prefix', '--keys-only', '/gc-test/budget/']).catch(() => '');
+        maxSlots = Math.max(maxSlots, out.split('\n').filter(Boolean).length);
+      }
+    };
+    const samplers = Promise.all([hosts(), slots()]);
+    await ha.converged(sha).finally(() => {
+      sampling = false;
+    });
+    await samplers;
+    rebooted = ha.lab.hosts.filter((h) => h.reboots > 0).length;
+    expect(rebooted).toBeGreaterThanOrEqual(2);
+    expect(maxRebooting).toBe(1);
+    expect(maxSlots).toBe(1);
 
     const callers = await callersByHost(ha.lab);
     const owners = await ha.owners();
