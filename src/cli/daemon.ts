@@ -113,7 +113,7 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     reconciler: cluster
       ? {
           apply: (revision) => {
-            cluster.ownership.setNodes(revision.state.nodes.map((n) => n.name));
+            cluster.setNodes(revision.state.nodes.map((n) => n.name));
             reconciler.apply(revision);
           },
           get revision() {

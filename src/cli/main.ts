@@ -15,6 +15,7 @@ import {
   reconcileCommand,
   statusCommand,
 } from './client-commands.js';
+import { clusterStatusCommand } from './cluster-commands.js';
 import { startDaemon } from './daemon.js';
 import { loadDaemonConfig } from './daemon-config.js';
 import { demoCommand } from './demo.js';
@@ -182,5 +183,16 @@ client(program.command('reconcile').description('a full pass on the named nodes 
 client(program.command('history').description("a node's transitions, oldest first, with the revision of each"))
   .argument('<node>', 'node name')
   .action((node: string, options: { url: string; tokenFile?: string }) => talk(() => historyCommand(node, clientOptions(options), io)));
+
+program
+  .command('cluster')
+  .description('cluster mode (several daemons on etcd)')
+  .command('status')
+  .description('the members, the lease each holds and what it has left, the nodes each drives, who holds the disruption budget')
+  .requiredOption('--config <file>', "a member's daemon config: its cluster section")
+  .option('--json', 'machine-readable output')
+  .action(async (options: { config: string; json?: boolean }) => {
+    process.exitCode = await clusterStatusCommand(options, io);
+  });
 
 await program.parseAsync(process.argv);

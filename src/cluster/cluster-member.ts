@@ -11,6 +11,7 @@ import { EtcdSnapshots } from './etcd-snapshots.js';
 import { FencedExecutor } from './fenced-executor.js';
 import { FencedWrites } from './fenced-writes.js';
 import { GlobalBudget } from './global-budget.js';
+import { LeaseRenewer } from './lease-renewer.js';
 import { Membership } from './membership.js';
 import { Ownership } from './ownership.js';
 import { SharedStatus, verifiedOnDesired } from './shared-status.js';
@@ -26,12 +27,15 @@ export interface ClusterSettings {
 export interface ClusterHooks {
   rescope(): void;
   wake(node: string): void;
+  /** A pass on these nodes now (the reconciler's `request`): they waited out a fence in backoff. */
+  request(nodes: string[]): unknown;
 }
 
 export class ClusterMember {
   readonly client;
   readonly keys: ClusterKeys;
   readonly membership: Membership;
+  readonly renewer: LeaseRenewer;
   readonly ownership: Ownership;
   readonly writes: FencedWrites;
   readonly shared: SharedStatus;
@@ -54,7 +58,8 @@ export class ClusterMember {
     const keys = new ClusterKeys(settings.prefix.endsWith('/') ? settings.prefix : `${settings.prefix}/`);
     this.client = client;
     this.keys = keys;
-    this.membership = new Membership({ client, keys, member: settings.member, ttlMs, log });
+    this.renewer = new LeaseRenewer(settings.etcd, Math.max(50, Math.floor(ttlMs / 9)));
+    this.membership = new Membership({ client, keys, member: settings.member, ttlMs, log, renewer: this.renewer });
     let snapshots: EtcdSnapshots | undefined;
     this.ownership = new Ownership({
       client,
@@ -80,6 +85,10 @@ export class ClusterMember {
       onVerified: (node) => hooks()?.wake(node),
     });
     const shared = this.shared;
+    this.membership.on('resumed', () => {
+      const held = this.settingsNodes().filter((n) => ownership.holds(n));
+      if (held.length > 0) hooks()?.request(held);
+    });
     this.scope = {
       drives: (node) => ownership.drives(node),
       letGo: (node) => ownership.letGo(node),
@@ -88,6 +97,18 @@ export class ClusterMember {
         return record ? { state: record.state, onDesired: verifiedOnDesired(record) } : undefined;
       },
     };
+  }
+
+  #nodes: string[] = [];
+
+  /** The nodes of the revision in force. */
+  setNodes(nodes: string[]): void {
+    this.#nodes = [...nodes];
+    this.ownership.setNodes(nodes);
+  }
+
+  settingsNodes(): string[] {
+    return this.#nodes;
   }
 
   /** Joins (a lease, the member key) and starts taking nodes. */
@@ -132,6 +153,7 @@ export class ClusterMember {
     this.shared.stop();
     await this.membership.stop();
     this.client.close();
+    this.renewer.close();
     this.log.info('cluster: left');
   }
 }

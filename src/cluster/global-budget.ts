@@ -12,6 +12,8 @@ import { type Membership, within } from './membership.js';
 export class GlobalBudget implements GlobalSlots {
   /** Slot keys this member holds, by node, with the value it wrote. */
   readonly #held = new Map<string, { key: string; value: string }>();
+  /** Nodes asking for a slot now: a key of theirs may exist before the answer that says so arrives. */
+  readonly #asking = new Set<string>();
 
   constructor(private readonly options: { client: Etcd3; keys: ClusterKeys; membership: Membership; log: Logger }) {
     options.membership.on('lost', () => this.#held.clear());
@@ -19,6 +21,15 @@ export class GlobalBudget implements GlobalSlots {
 
   async acquire(node: string, limit: number, signal?: AbortSignal, onWait?: (holders: string[]) => void): Promise<void> {
     if (this.#held.has(node)) return;
+    this.#asking.add(node);
+    try {
+      await this.#wait(node, limit, signal, onWait);
+    } finally {
+      this.#asking.delete(node);
+    }
+  }
+
+  async #wait(node: string, limit: number, signal?: AbortSignal, onWait?: (holders: string[]) => void): Promise<void> {
     const everyMs = this.options.membership.options.ttlMs / 6;
     for (let waited = false; ; waited = true) {
       signal?.throwIfAborted();
@@ -40,14 +51,22 @@ export class GlobalBudget implements GlobalSlots {
     const held = this.#held.get(node);
     if (!held) return;
     this.#held.delete(node);
-    const { client } = this.options;
-    void client
-      .if(held.key, 'Value', '==', held.value)
-      .then(client.delete().key(held.key))
-      .commit()
-      .catch((err: Error) =>
-        this.options.log.warn({ node, err: err.message }, 'cluster: budget slot not given back (its lease will free it)'),
-      );
+    void this.#giveBack(node, held);
+  }
+
+  /** Deletes the slot key this member wrote, trying again while etcd does not answer (the lease would keep it). */
+  async #giveBack(node: string, held: { key: string; value: string }): Promise<void> {
+    const { client, membership, log } = this.options;
+    const everyMs = membership.options.ttlMs / 6;
+    for (let attempt = 1; membership.leaseId !== undefined; attempt++) {
+      try {
+        await within(client.if(held.key, 'Value', '==', held.value).then(client.delete().key(held.key)).commit(), everyMs * 2, 'slot');
+        return;
+      } catch (err) {
+        if (attempt === 1) log.warn({ node, err: (err as Error).message }, 'cluster: budget slot not given back yet; trying again');
+        await sleep(everyMs);
+      }
+    }
   }
 
   /** Takes a free slot: undefined once taken, else the nodes holding the slots. */
@@ -58,6 +77,13 @@ export class GlobalBudget implements GlobalSlots {
     if (!lease || !membership.mayIssue()) return ['(this member is fenced)'];
     const raw = await within(client.getAll().prefix(keys.slots()).strings(), timeoutMs, 'budget');
     const value = JSON.stringify({ node, member: membership.name });
+    // A slot of this member's that no node holds (taken by an answer that came too late): given back.
+    for (const [key, text] of Object.entries(raw)) {
+      const slot = JSON.parse(text) as { node: string; member: string };
+      if (slot.member !== membership.name || slot.node === node || this.#held.has(slot.node) || this.#asking.has(slot.node)) continue;
+      void this.#giveBack(slot.node, { key, value: text });
+      delete raw[key];
+    }
     for (let i = 0; i < limit; i++) {
       const key = keys.slot(i);
       const current = raw[key];

@@ -9,12 +9,15 @@ import { performance } from 'node:perf_hooks';
 import { type Etcd3, EtcdLeaseInvalidError, type Lease } from 'etcd3';
 import type { Logger } from 'pino';
 import type { ClusterKeys } from './etcd.js';
+import type { LeaseRenewer } from './lease-renewer.js';
 
 export interface MembershipOptions {
   client: Etcd3;
   keys: ClusterKeys;
   member: string;
   ttlMs: number;
+  /** Renews the lease, one endpoint after another. */
+  renewer: LeaseRenewer;
   /** Where this member's status page and API listen (shown by `groundcrew cluster status`). */
   url?: string;
   log: Logger;
@@ -29,7 +32,10 @@ export function within<T>(promise: Promise<T>, ms: number, what: string): Promis
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** Events: `joined` (a new lease, registered), `lost` (the lease expired at etcd: nothing is owned any more), `members`. */
+/**
+ * Events: `joined` (a new lease, registered), `lost` (the lease expired at etcd: nothing is owned any more),
+ * `resumed` (renewed after being fenced: what waited may go on), `members`.
+ */
 export class Membership extends EventEmitter {
   #lease: Lease | undefined;
   #leaseId: string | undefined;
@@ -130,9 +136,13 @@ export class Membership extends EventEmitter {
         await this.#join();
         return;
       }
-      const sent = performance.now();
-      await within(lease.keepaliveOnce(), ttlMs / 3, 'lease renewal');
+      const sent = await this.options.renewer.renew(this.#leaseId as string, ttlMs / 3);
+      const wasFenced = !this.mayIssue();
       if (this.#lease === lease) this.#renewedAt = sent;
+      if (wasFenced && this.mayIssue()) {
+        log.info('cluster: lease renewed again: changing nodes again');
+        this.emit('resumed');
+      }
       this.#lastError = undefined;
       await this.#readMembers();
     } catch (err) {

@@ -27,6 +27,17 @@ export function verifiedOnDesired(status: Pick<NodeStatus, 'state' | 'lastApplie
   return status.state === 'verified' && status.lastAppliedRevision !== undefined && status.lastAppliedRevision === status.desiredRevision;
 }
 
+/** NodeStatus's optional fields, unset: what a remote record does not carry is not shown. */
+const CLEARED: Partial<NodeStatus> = {
+  phase: undefined,
+  desiredRevision: undefined,
+  lastAttemptedRevision: undefined,
+  lastAppliedRevision: undefined,
+  lastError: undefined,
+  waiting: undefined,
+  snapshotSetAside: undefined,
+};
+
 export class SharedStatus {
   readonly #remote = new Map<string, NodeStatus>();
   readonly #seen = new Map<string, string>();
@@ -71,7 +82,8 @@ export class SharedStatus {
         const before = this.#remote.get(name);
         this.#remote.set(name, record);
         if (ownership.holds(name)) continue;
-        status.update(name, record);
+        // The record whole: a field its owner cleared is absent from the JSON, and must not linger here.
+        status.update(name, { ...CLEARED, ...record });
         if (verifiedOnDesired(record) && !(before && verifiedOnDesired(before))) this.options.onVerified(name);
       }
     } catch (err) {

@@ -71,7 +71,8 @@ export class EtcdCluster {
       ],
       { stdio: ['ignore', 'ignore', 'pipe'] },
     );
-    this.#logs.set(name, '');
+    this.#logs.set(name, `${this.#logs.get(name) ?? ''}--- started\n`);
+    child.on('exit', (code, signal) => this.#logs.set(name, `${this.#logs.get(name) ?? ''}--- exited ${code ?? signal}\n`));
     child.stderr?.on('data', (d: Buffer) => this.#logs.set(name, ((this.#logs.get(name) ?? '') + d.toString()).slice(-20_000)));
     this.#procs.set(name, child);
   }

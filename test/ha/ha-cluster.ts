@@ -197,6 +197,17 @@ cluster:
     return owners;
   }
 
+  /** Each live member's /api/nodes. */
+  async nodesByMember(): Promise<Map<string, NodeStatus[]>> {
+    const out = new Map<string, NodeStatus[]>();
+    for (const m of this.members.values()) {
+      if (m.proc.exitCode !== null || m.proc.signalCode !== null) continue;
+      const res = await fetch(`${m.url}/api/nodes`, { signal: AbortSignal.timeout(2000) }).catch(() => undefined);
+      if (res?.ok) out.set(m.name, (await res.json()) as NodeStatus[]);
+    }
+    return out;
+  }
+
   /** Every node's status, from the members that serve it. */
   async nodes(): Promise<NodeStatus[]> {
     const all: NodeStatus[] = [];
@@ -208,21 +219,40 @@ cluster:
     return all;
   }
 
-  /** Waits until every node is verified on `sha` at the member that drives it. */
+  /** The revision in force at each live member (its newest accepted one). */
+  async revisions(): Promise<(string | undefined)[]> {
+    const live = [...this.members.values()].filter((m) => m.proc.exitCode === null && m.proc.signalCode === null);
+    return Promise.all(
+      live.map(async (m) => {
+        const res = await fetch(`${m.url}/api/revisions`, { signal: AbortSignal.timeout(2000) }).catch(() => undefined);
+        const revisions = res?.ok ? ((await res.json()) as { sha: string; accepted: boolean }[]) : [];
+        return revisions.find((r) => r.accepted)?.sha;
+      }),
+    );
+  }
+
+  /** Waits until every live member has `sha` in force and every node is verified on its desired revision. */
   async converged(sha: string, timeoutMs = 120_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     let seen: NodeStatus[] = [];
     for (;;) {
-      seen = await this.nodes();
       const dead = [...this.members.values()].find((m) => m.proc.exitCode !== null && !m.expectedExit);
       if (dead) throw new Error(`member ${dead.name} exited (${dead.proc.exitCode}):\n${this.logTails(40)}`);
-      const ok = NODES.every((name) =>
-        seen.some((n) => n.name === name && n.state === 'verified' && n.lastAppliedRevision === sha && n.desiredRevision === sha),
-      );
+      const inForce = await this.revisions();
+      seen = await this.nodes();
+      // Each node as the member that owns it sees it (the others show what it last wrote to etcd).
+      const owners = await this.owners().catch(() => ({}) as Record<string, string>);
+      const own = await this.nodesByMember();
+      const ok =
+        inForce.every((r) => r === sha) &&
+        NODES.every((name) => {
+          const n = own.get(owners[name] ?? '')?.find((x) => x.name === name);
+          return n?.state === 'verified' && n.lastAppliedRevision !== undefined && n.lastAppliedRevision === n.desiredRevision;
+        });
       if (ok) return;
       if (Date.now() > deadline)
         throw new Error(
-          `not converged on ${sha}:\n${seen.map((n) => `${n.name} ${n.state} ${n.phase ?? ''} ${n.waiting ?? ''} ${n.lastError?.message ?? ''}`).join('\n')}\n${this.logTails()}`,
+          `not converged on ${sha} (in force: ${inForce.join(', ')}):\n${seen.map((n) => `${n.name} ${n.state} ${n.phase ?? ''} ${n.waiting ?? ''} ${n.lastError?.message ?? ''}`).join('\n')}\n${this.logTails()}`,
         );
       await sleep(250);
     }
@@ -250,6 +280,7 @@ cluster:
     if (keep) {
       mkdirSync(keep, { recursive: true });
       for (const m of this.members.values()) writeFileSync(join(keep, `${m.name}.log`), m.log);
+      for (const e of this.etcd.names) writeFileSync(join(keep, `${e}.etcd.log`), this.etcd.log(e));
       for (const h of this.lab.hosts)
         writeFileSync(
           join(keep, `${h.name}.calls`),
