@@ -225,10 +225,12 @@ cluster:
     return Promise.all(
       live.map(async (m) => {
         const res = await fetch(`${m.url}/api/revisions`, { signal: AbortSignal.timeout(2000) }).catch(() => undefined);
-        const revisions = res?.ok ? ((await res.json()) as { sha: string; accepted: boolean }[]) : [];
+        // A member that does not answer (paused) is not counted.
+        if (!res?.ok) return null;
+        const revisions = (await res.json()) as { sha: string; accepted: boolean }[];
         return revisions.find((r) => r.accepted)?.sha;
       }),
-    );
+    ).then((all) => all.filter((r) => r !== null));
   }
 
   /** Waits until every live member has `sha` in force and every node is verified on its desired revision. */

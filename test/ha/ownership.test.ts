@@ -2,8 +2,10 @@
 // inventory on lab hosts with every node driven by exactly one member, the work spread across members, and
 // maxUnavailable: 1 held cluster-wide (never two hosts rebooting at once, never two budget slots taken).
 
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callersByHost, HaCluster, NODES, sleep } from './ha-cluster.js';
+import { BIN, callersByHost, HaCluster, NODES, sleep } from './ha-cluster.js';
 
 const MEMBERS = ['m1', 'm2', 'm3'];
 
@@ -55,5 +57,18 @@ describe('cluster mode: ownership', () => {
     for (const node of NODES) expect(callers[node]).toEqual([owners[node]]);
     const used = new Set(Object.values(callers).flat());
     expect(used.size).toBeGreaterThanOrEqual(2);
+
+    // `groundcrew cluster status` shows the same: three members with live leases, each with the nodes it drives.
+    const out = execFileSync(process.execPath, [BIN, 'cluster', 'status', '--json', '--config', join(ha.dir, 'm1.yaml')], {
+      encoding: 'utf8',
+    });
+    const view = JSON.parse(out) as { members: { name: string; ttl: number; nodes: string[] }[]; slots: string[] };
+    expect(view.members.map((m) => m.name).sort()).toEqual(MEMBERS);
+    for (const m of view.members) {
+      expect(m.ttl).toBeGreaterThan(0);
+      for (const node of m.nodes) expect(owners[node]).toBe(m.name);
+    }
+    expect(view.members.flatMap((m) => m.nodes).sort()).toEqual([...NODES].sort());
+    expect(view.slots).toEqual([]);
   });
 });
