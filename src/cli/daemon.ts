@@ -68,12 +68,14 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   // Cluster mode: this daemon drives only the nodes it owns, every command behind the fence.
   const clusterConfig = config.cluster;
   let reconcilerRef: Reconciler | undefined;
+  let sourceRef: Source | undefined;
   const cluster = clusterConfig
     ? new ClusterMember(
         { member: clusterConfig.member, ttlMs: durationMs(clusterConfig.leaseTtl), prefix: clusterConfig.prefix, etcd: clusterConfig.etcd },
         log.child({ component: 'cluster' }),
         status,
         () => reconcilerRef,
+        () => sourceRef?.trigger.bind(sourceRef),
       )
     : undefined;
 
@@ -151,6 +153,7 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
         onRevision,
       });
 
+  sourceRef = source;
   const hookSecrets: Partial<Record<HookKind, string>> = {};
   for (const kind of HOOK_KINDS) {
     const ref = config.webhooks[kind];
@@ -163,7 +166,10 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     metrics,
     log,
     branch: config.source.branch,
-    fetchNow: (reason) => source.trigger(reason),
+    fetchNow: (reason) => {
+      cluster?.relay.announce(reason);
+      return source.trigger(reason);
+    },
     reconcile: (nodes) => reconciler.request(nodes),
     plan: (nodes) => reconciler.plan(nodes),
     hookSecrets,

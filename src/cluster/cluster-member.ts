@@ -10,6 +10,7 @@ import { ClusterKeys, type EtcdSettings, etcdClient } from './etcd.js';
 import { EtcdSnapshots } from './etcd-snapshots.js';
 import { FencedExecutor } from './fenced-executor.js';
 import { FencedWrites } from './fenced-writes.js';
+import { FetchRelay } from './fetch-relay.js';
 import { GlobalBudget } from './global-budget.js';
 import { LeaseRenewer } from './lease-renewer.js';
 import { Membership } from './membership.js';
@@ -31,6 +32,9 @@ export interface ClusterHooks {
   request(nodes: string[]): unknown;
 }
 
+/** What the cluster asks of the source: fetch now (a webhook reached another member). */
+export type FetchNow = (reason: string) => unknown;
+
 export class ClusterMember {
   readonly client;
   readonly keys: ClusterKeys;
@@ -39,6 +43,8 @@ export class ClusterMember {
   readonly ownership: Ownership;
   readonly writes: FencedWrites;
   readonly shared: SharedStatus;
+  /** Webhooks reach one member: the others fetch too. */
+  readonly relay: FetchRelay;
   /** The disruption budget's slots, cluster-wide. */
   readonly budget: GlobalBudget;
   /** Node snapshots, in etcd: the reconciler's store in cluster mode. */
@@ -51,6 +57,7 @@ export class ClusterMember {
     private readonly log: Logger,
     status: StatusStore,
     hooks: () => ClusterHooks | undefined,
+    fetchNow: () => FetchNow | undefined = () => undefined,
   ) {
     const ttlMs = settings.ttlMs;
     const timeoutMs = Math.max(200, Math.floor(ttlMs / 3));
@@ -74,6 +81,7 @@ export class ClusterMember {
     snapshots = new EtcdSnapshots({ client, keys, writes: this.writes, timeoutMs, log });
     this.snapshots = snapshots;
     this.budget = new GlobalBudget({ client, keys, membership: this.membership, log });
+    this.relay = new FetchRelay({ client, keys, member: settings.member, timeoutMs, log, onFetch: (reason) => fetchNow()?.(reason) });
     this.shared = new SharedStatus({
       client,
       keys,
@@ -117,6 +125,7 @@ export class ClusterMember {
     await this.membership.start();
     this.ownership.start(this.settings.ttlMs / 3);
     this.shared.start(Math.min(1000, this.settings.ttlMs / 3));
+    this.relay.start(Math.min(1000, this.settings.ttlMs / 3));
   }
 
   /** This member may send commands to `node` now: it owns it, and renewed its lease less than TTL/2 ago. */
@@ -151,6 +160,7 @@ export class ClusterMember {
   async stop(): Promise<void> {
     this.ownership.stop();
     this.shared.stop();
+    this.relay.stop();
     await this.membership.stop();
     this.client.close();
     this.renewer.close();

@@ -62,5 +62,7 @@ export class ClusterKeys {
   /** The disruption budget's slots, numbered, under the holder's lease: `{ node, member }`. */
   slots = () => `${this.prefix}budget/`;
   slot = (i: number) => `${this.slots()}${i}`;
+  /** The last "fetch now" a member was asked (a webhook): every member fetches when it changes. */
+  fetchNow = () => `${this.prefix}fetch-now`;
   setAside = (node: string, at: number) => `${this.prefix}set-aside/${node}/${at}`;
 }

@@ -3,7 +3,7 @@
 // with an SSH key of its own, so every host's call log names which member sent each command, and when.
 
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,6 +48,8 @@ export interface HaOptions {
   etcdPort: number;
   leaseTtl?: string;
   rebootMs?: number;
+  /** How often members look at Git (1s by default); with a long one, commits arrive by webhook. */
+  pollInterval?: string;
 }
 
 export class HaCluster {
@@ -111,6 +113,19 @@ export class HaCluster {
     return this.push('the example inventory, on the lab');
   }
 
+  /** A signed generic webhook ("fetch now") to one member; returns its HTTP status. */
+  async hook(member: string): Promise<number> {
+    const body = JSON.stringify({ ref: 'refs/heads/main' });
+    const secret = readFileSync(this.tokenFile, 'utf8').trim();
+    const signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+    const res = await fetch(`${this.members.get(member)?.url}/hooks/generic`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json', 'x-signature': signature },
+    });
+    return res.status;
+  }
+
   /** Commits the work tree and pushes: the members find it at their next poll. */
   push(message: string): string {
     this.git('add', '-A');
@@ -126,10 +141,12 @@ export class HaCluster {
       `source:
   url: ${this.origin}
   branch: main
-  pollInterval: 1s
+  pollInterval: ${this.options.pollInterval ?? '1s'}
 stateDir: ${join(this.dir, `state-${member}`)}
 listen: 127.0.0.1:0
 apiTokenFile: ${this.tokenFile}
+webhooks:
+  generic: { secretFile: ${this.tokenFile} }
 transport: ssh
 ssh:
   user: root
