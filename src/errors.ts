@@ -177,11 +177,6 @@ export const ERROR_REGISTRY = {
       'this member may not change the node: it does not own it, or it has not renewed its etcd lease within half the lease TTL (etcd unreachable or without quorum, or the process was paused); the command was not sent',
     todo: 'nothing if another member took the node over; otherwise check etcd (`etcdctl endpoint health`) and `groundcrew cluster status`',
   },
-  GC_CLUSTER_UNAVAILABLE: {
-    retryable: true,
-    meaning: 'etcd did not answer (no endpoint reachable, or no quorum)',
-    todo: 'check `cluster.etcd.endpoints` and the etcd members (`etcdctl endpoint health --cluster`)',
-  },
   // Anything else
   GC_INTERNAL: {
     retryable: false,
