@@ -81,6 +81,13 @@ export const RULES: Rule[] = [
     mayType: ['reconciler/'],
     why: 'notifications read status events and tell the world over HTTP: they never act on the reconciler or reach a node',
   },
+  {
+    from: 'cluster/',
+    may: ['cluster/', '*.ts', 'npm'],
+    mayType: ['reconciler/', 'dataplane/executor.ts'],
+    why: 'cluster mode shares nodes through etcd: it hands the reconciler a scope and fences executors it is handed, and never drives a node itself',
+  },
+  { package: 'etcd3', onlyFrom: ['cluster/'], why: 'etcd is reached in one place: the single-process default never loads it' },
   { from: 'cli/', may: ['*'], why: 'the composition root builds every concrete object' },
 ];
 

@@ -177,6 +177,14 @@ export const ERROR_REGISTRY = {
       "a notification sink (webhook, Slack, Teams, a Git host's commit status API) did not answer 2xx in time; reconciliation goes on regardless",
     todo: 'read the log line (sink, status, body); check the URL, the token or secret file, and the sink\'s permissions; `groundcrew_notifications_total{result="failed"}` counts them',
   },
+  // Cluster mode (cluster/)
+  GC_CLUSTER_FENCED: {
+    retryable: true,
+    retried: 'by the member that owns the node once it does',
+    meaning:
+      'this member may not change the node: it does not own it, or it has not renewed its etcd lease within half the lease TTL (etcd unreachable or without quorum, or the process was paused); the command was not sent',
+    todo: 'nothing if another member took the node over; otherwise check etcd (`etcdctl endpoint health`) and `groundcrew cluster status`',
+  },
   // Anything else
   GC_INTERNAL: {
     retryable: false,

@@ -74,6 +74,21 @@ export const DaemonConfigSchema = z.strictObject({
   reboot: z
     .strictObject({ timeout: Duration.default('15m'), settle: Duration.default('10s'), poll: Duration.default('2s') })
     .default({ timeout: '15m', settle: '10s', poll: '2s' }),
+  /** Cluster mode (docs/operations.md, High availability): several daemons share the nodes through etcd. */
+  cluster: z
+    .strictObject({
+      /** This daemon's name among the members: unique, stable across restarts. */
+      member: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'letters, digits, dot, dash or underscore'),
+      /** How long a member that stops renewing keeps its nodes: it stops issuing commands at half of it. */
+      leaseTtl: Duration.default('10s'),
+      /** Every key of this cluster starts with it: several clusters may share one etcd. */
+      prefix: z.string().default('/groundcrew/'),
+      etcd: z.strictObject({
+        endpoints: z.array(z.string()).min(1),
+        tls: z.strictObject({ ca: z.string(), cert: z.string().optional(), key: z.string().optional() }).optional(),
+      }),
+    })
+    .optional(),
   log: z.strictObject({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error']).default('info') }).default({ level: 'info' }),
   /** Where events go: webhooks, Slack, Teams, commit statuses (docs/notifications-and-alerting.md). */
   notifications: NotificationsSchema,
@@ -114,7 +129,7 @@ function applyEnv(data: Record<string, unknown>, env: NodeJS.ProcessEnv): void {
       at = at[key] as Record<string, unknown>;
     }
     at[path.at(-1) as string] =
-      path.at(-1) === 'hosts'
+      path.at(-1) === 'hosts' || path.at(-1) === 'endpoints'
         ? value
             .split(',')
             .map((h) => h.trim())
@@ -183,6 +198,8 @@ export function loadDaemonConfig(file: string, env: NodeJS.ProcessEnv = process.
     sink.secretFile = abs(sink.secretFile);
     sink.tokenFile = abs(sink.tokenFile);
   }
+  const tls = c.cluster?.etcd.tls;
+  if (tls) Object.assign(tls, { ca: abs(tls.ca), cert: abs(tls.cert), key: abs(tls.key) });
   return { ok: true, config: c };
 }
 

@@ -4,6 +4,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import { ClusterMember } from '../cluster/cluster-member.js';
 import { HostKeyStore } from '../dataplane/host-keys.js';
 import { Limiter } from '../dataplane/limiter.js';
 import type { Notifier } from '../dataplane/native/sd-notify.js';
@@ -71,6 +72,20 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
         dir: simDir,
       })
     : undefined;
+  // Cluster mode: this daemon drives only the nodes it owns, every command behind the fence.
+  const clusterConfig = config.cluster;
+  let reconcilerRef: Reconciler | undefined;
+  let sourceRef: Source | undefined;
+  const cluster = clusterConfig
+    ? new ClusterMember(
+        { member: clusterConfig.member, ttlMs: durationMs(clusterConfig.leaseTtl), prefix: clusterConfig.prefix, etcd: clusterConfig.etcd },
+        log.child({ component: 'cluster' }),
+        status,
+        () => reconcilerRef,
+        () => sourceRef?.trigger.bind(sourceRef),
+      )
+    : undefined;
+
   const access = nodeAccess({
     config,
     sim,
@@ -78,12 +93,19 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     connections: new Limiter(config.ssh.maxConnections),
     metrics,
     log,
+    ...(cluster ? { fence: (node: string) => cluster.mayChange(node) } : {}),
   });
 
   const reconciler = new Reconciler({
     status,
-    access,
-    store: new SnapshotStore(join(config.stateDir, 'snapshots'), (msg) => log.warn(msg)),
+    access: cluster
+      ? (spec) => {
+          const reached = access(spec);
+          return { ...reached, exec: cluster.fenced(reached.exec, spec.name) };
+        }
+      : access,
+    ...(cluster ? { scope: cluster.scope, globalSlots: cluster.budget } : {}),
+    store: cluster ? cluster.snapshots : new SnapshotStore(join(config.stateDir, 'snapshots'), (msg) => log.warn(msg)),
     limits: { rebootTimeoutMs: durationMs(config.reboot.timeout), settleMs: durationMs(config.reboot.settle) },
     concurrency: config.workers,
     resyncMs: durationMs(config.resyncInterval),
@@ -93,10 +115,21 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
 
   // A revision is validated whole before anything sees it; a bad one leaves the last good one in force.
   // With source.verify, one that nobody allowed signed is rejected the same way.
+  reconcilerRef = reconciler;
   const checkout = join(config.stateDir, 'checkout');
   const verifier = config.source.verify ? new CommitVerifier(signaturePolicy(config.source.verify), config.stateDir) : undefined;
   const intake = new Intake({
-    reconciler,
+    reconciler: cluster
+      ? {
+          apply: (revision) => {
+            cluster.setNodes(revision.state.nodes.map((n) => n.name));
+            reconciler.apply(revision);
+          },
+          get revision() {
+            return reconciler.revision;
+          },
+        }
+      : reconciler,
     status,
     log,
     stateDir: config.stateDir,
@@ -127,6 +160,7 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
         onRevision,
       });
 
+  sourceRef = source;
   const hookSecrets: Partial<Record<HookKind, string>> = {};
   for (const kind of HOOK_KINDS) {
     const ref = config.webhooks[kind];
@@ -139,13 +173,18 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     metrics,
     log,
     branch: config.source.branch,
-    fetchNow: (reason) => source.trigger(reason),
+    fetchNow: (reason) => {
+      cluster?.relay.announce(reason);
+      return source.trigger(reason);
+    },
     reconcile: (nodes) => reconciler.request(nodes),
     plan: (nodes) => reconciler.plan(nodes),
     rollout: (sha) => haltOf(reconciler.rollout, sha),
     hookSecrets,
     access: accessPolicy(api.token, host, config.server.hosts),
     ready: () => {
+      const fenced = cluster?.membership.fencedReason();
+      if (fenced) return { ready: false, reason: fenced };
       const stalled = source.stalled?.();
       if (stalled) return { ready: false, reason: stalled };
       return reconciler.revision ? { ready: true } : { ready: false, reason: 'no good revision of the inventory yet' };
@@ -170,6 +209,7 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     url,
   });
   deps.onListening?.(url, status);
+  await cluster?.start(url);
 
   await source.start();
   deps.notifier?.ready(`serving ${url}`);
@@ -193,6 +233,7 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       removeRecord();
       await reconciler.stop();
       hostProcess?.stop();
+      await cluster?.stop();
     },
   };
 }

@@ -15,6 +15,7 @@ import {
   reconcileCommand,
   statusCommand,
 } from './client-commands.js';
+import { clusterStatusCommand } from './cluster-commands.js';
 import { bashCompletion, zshCompletion } from './completion.js';
 import { startDaemon } from './daemon.js';
 import { loadDaemonConfig } from './daemon-config.js';
@@ -232,6 +233,17 @@ program
       return;
     }
     process.stdout.write(shell === 'bash' ? bashCompletion(program) : zshCompletion(program));
+  });
+
+program
+  .command('cluster')
+  .description('cluster mode (several daemons on etcd)')
+  .command('status')
+  .description('the members, the lease each holds and what it has left, the nodes each drives, who holds the disruption budget')
+  .requiredOption('--config <file>', "a member's daemon config: its cluster section")
+  .option('--json', 'machine-readable output')
+  .action(async (options: { config: string; json?: boolean }) => {
+    process.exitCode = await clusterStatusCommand(options, io);
   });
 
 await program.parseAsync(process.argv);

@@ -46,9 +46,11 @@ export interface NodeAccessDeps {
   connections: Limiter;
   metrics: Metrics;
   log: Logger;
+  /** Cluster mode: whether this member may send anything to the node now (checked before every write). */
+  fence?: (node: string) => boolean;
 }
 
-export function nodeAccess({ config, sim, hostKeys, connections, metrics, log }: NodeAccessDeps): (spec: NodeSpec) => NodeAccess {
+export function nodeAccess({ config, sim, hostKeys, connections, metrics, log, fence }: NodeAccessDeps): (spec: NodeSpec) => NodeAccess {
   return (spec: NodeSpec): NodeAccess => {
     const transport = config.nodes[spec.name]?.transport ?? config.transport;
     if (transport === 'sim' && sim) return { exec: new TimedExecutor(sim.executor(spec), metrics), poll: { initialMs: 200, maxMs: 1000 } };
@@ -68,6 +70,7 @@ export function nodeAccess({ config, sim, hostKeys, connections, metrics, log }:
       node: spec.name,
       hostKeys,
       connections,
+      ...(fence ? { mayWrite: () => fence(spec.name) } : {}),
       log: ({ level, msg, ...rest }) => log[level]({ node: spec.name, ...rest }, msg),
     });
     // Boot-id polling after a reboot: from reboot.poll, backing off to ten times that (at most 15 s).

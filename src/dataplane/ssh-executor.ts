@@ -39,6 +39,11 @@ export interface SshExecutorOptions {
   /** Close the connection after this long without a command, giving its slot back. */
   idleCloseMs?: number;
   log?: ExecutorLog;
+  /**
+   * Cluster mode's fence, checked before every write to the node's socket: false, and the connection is
+   * dropped instead of sending anything (a command queued before a pause never leaves after it).
+   */
+  mayWrite?: () => boolean;
 }
 
 const SIGNALS: Record<string, number> = { HUP: 1, INT: 2, QUIT: 3, KILL: 9, PIPE: 13, TERM: 15 };
@@ -174,6 +179,15 @@ export class SshExecutor implements Executor {
     return new Promise((resolve, reject) => {
       const sock = tcpConnect({ host, port });
       sock.setNoDelay(true);
+      const { mayWrite } = this.options;
+      if (mayWrite) {
+        const write = sock.write.bind(sock) as (...args: unknown[]) => boolean;
+        sock.write = ((...args: unknown[]) => {
+          if (mayWrite()) return write(...args);
+          sock.destroy(errors.GC_CLUSTER_FENCED(`${host}:${port}: this member may not change the node now; nothing sent`));
+          return false;
+        }) as typeof sock.write;
+      }
       const timer = setTimeout(() => {
         sock.destroy();
         reject(Object.assign(new Error(`connect to ${host}:${port} timed out`), { code: 'ETIMEDOUT' }));

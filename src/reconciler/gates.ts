@@ -4,16 +4,20 @@
 import { errors } from '../errors.js';
 import type { NodePlan, PlannedPhase } from '../roles/plan.js';
 import { planGates } from '../roles/plan.js';
+import type { NodeScope } from './node-scope.js';
 import { type Entry, where } from './node-status.js';
 
 export const GATE_CODES = new Set<string>([errors.GC_GATE_CLOSED.code, errors.GC_GATE_FAILED.code]);
 
 /** Throws GC_GATE_CLOSED (retried) while a node the phase waits for is not verified, GC_GATE_FAILED when it failed. */
-export function checkGates(phase: PlannedPhase, entries: ReadonlyMap<string, Entry>): void {
+export function checkGates(phase: PlannedPhase, entries: ReadonlyMap<string, Entry>, scope?: NodeScope): void {
   for (const gate of phase.gates) {
     const other = entries.get(gate.node);
     const snapshot = other?.actor.getSnapshot();
-    const state = snapshot ? where(snapshot).state : 'pending';
+    // A node driven by another member (cluster mode): as that member last recorded it.
+    const elsewhere = other ? undefined : scope?.elsewhere?.(gate.node);
+    if (elsewhere?.onDesired) continue;
+    const state = snapshot ? where(snapshot).state : (elsewhere?.state ?? 'pending');
     if (state === 'verified' && snapshot?.context.revision === other?.revision) continue;
     const message = `waits for ${gate.node} to be verified (it is ${state}): ${gate.reason}`;
     throw (state === 'stalled' || state === 'unreachable' ? errors.GC_GATE_FAILED : errors.GC_GATE_CLOSED)(message);

@@ -4,9 +4,11 @@
 import type { Logger } from 'pino';
 import type { Actor, SnapshotFrom } from 'xstate';
 import type { NodeSpec } from '../inventory/desired-state.js';
-import type { nodeMachine } from '../state-machines/node-machine.js';
+import { observedVersions } from '../roles/observed-versions.js';
+import type { PhaseOutcome } from '../roles/phase.js';
+import type { nodeMachine, RunPhaseInput } from '../state-machines/node-machine.js';
 import type { NodeRuntime } from './node-actors.js';
-import type { NodeStatus } from './status-store.js';
+import type { NodeStatus, StatusStore } from './status-store.js';
 
 export type NodeActor = Actor<typeof nodeMachine>;
 export type NodeSnapshot = SnapshotFrom<typeof nodeMachine>;
@@ -67,4 +69,26 @@ export function nodeStatus(
     },
     ...(error ? { detail: `${error.code}: ${error.message}` } : {}),
   };
+}
+
+/** A phase's outcome into the node's run report, and the versions it observed into its status. */
+export function recordPhase(
+  status: StatusStore,
+  entry: Entry | undefined,
+  name: string,
+  outcome: PhaseOutcome,
+  input: RunPhaseInput,
+): void {
+  status.report(name, input.revision, input.corrective, {
+    phase: outcome.phase,
+    resources: outcome.resources,
+    commands: outcome.commands,
+    durationMs: Math.round(outcome.durationMs),
+    at: new Date().toISOString(),
+  });
+  const observed = entry ? observedVersions(entry.spec.os, outcome) : undefined;
+  if (entry && observed) {
+    entry.observed = observed;
+    status.update(name, { name, observedVersions: observed });
+  }
 }

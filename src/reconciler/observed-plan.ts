@@ -1,6 +1,7 @@
 // What a pass would do on a node now: every phase tested against one read of its facts, nothing changed.
 
 import type { Executor } from '../dataplane/executor.js';
+import type { Limiter } from '../dataplane/limiter.js';
 import type { DesiredState, NodeSpec } from '../inventory/desired-state.js';
 import { testPhases } from '../roles/phase.js';
 import { planNode } from '../roles/plan.js';
@@ -31,4 +32,26 @@ export async function observePlan(state: DesiredState, spec: NodeSpec, exec: Exe
   } catch (err) {
     return { node: spec.name, phases: [], error: `cannot read the node: ${(err as Error).message}` };
   }
+}
+
+/** Each named node's plan, under the worker limit; a node without a machine of this revision says so. */
+export function observePlans(
+  names: readonly string[],
+  machine: (name: string) => { spec: NodeSpec; exec: Executor } | undefined,
+  state: DesiredState,
+  workers: Limiter,
+  env: RoleEnvironment = {},
+): Promise<ObservedPlan[]> {
+  return Promise.all(
+    names.map(async (name): Promise<ObservedPlan> => {
+      const found = machine(name);
+      if (!found) return { node: name, phases: [], error: 'not in the revision in force' };
+      await workers.acquire();
+      try {
+        return await observePlan(state, found.spec, found.exec, env);
+      } finally {
+        workers.release();
+      }
+    }),
+  );
 }

@@ -6,20 +6,21 @@ import pino, { type Logger } from 'pino';
 import { Limiter } from '../dataplane/limiter.js';
 import type { DesiredState, NodeSpec } from '../inventory/desired-state.js';
 import { linuxDeconfigure } from '../roles/linux/deconfigure.js';
-import { observedVersions } from '../roles/observed-versions.js';
-import type { Phase, PhaseOutcome } from '../roles/phase.js';
+import type { Phase } from '../roles/phase.js';
 import { type NodePlan, planNode, planOrder } from '../roles/plan.js';
 import { windowsDeconfigure } from '../roles/windows/deconfigure.js';
-import { type Limits, type NodeMachineInput, nodeMachine, type RunPhaseInput } from '../state-machines/node-machine.js';
+import { type Limits, type NodeMachineInput, nodeMachine } from '../state-machines/node-machine.js';
 import { checkGates, GATE_CODES, wakeDependents } from './gates.js';
 import { type NodeRuntime, sharedNodeActors } from './node-actors.js';
 import { launchNode, noteSetAside } from './node-launch.js';
-import { type Entry, type NodeSnapshot, nodeStatus, SETTLED, where } from './node-status.js';
-import { type ObservedPlan, observePlan } from './observed-plan.js';
+import type { NodeScope } from './node-scope.js';
+import { type Entry, type NodeSnapshot, nodeStatus, recordPhase, SETTLED, where } from './node-status.js';
+import { type ObservedPlan, observePlans } from './observed-plan.js';
 import { inputDigest, type RoleEnvironment, roleInput, sharedInputs, touched } from './role-input.js';
-import { Rollout } from './rollout.js';
+import { type GlobalSlots, Rollout } from './rollout.js';
 import { loadSaved, type Restore, type SavedNode, SNAPSHOT_VERSION } from './saved-node.js';
-import type { SnapshotStore } from './snapshot-store.js';
+import { whenSettled } from './settled.js';
+import type { NodeSnapshots } from './snapshot-store.js';
 import type { StatusStore } from './status-store.js';
 import { budgetOf, WorkQueue } from './work-queue.js';
 
@@ -32,7 +33,11 @@ export type NodeAccess = Pick<NodeRuntime, 'exec' | 'poll'>;
 export interface ReconcilerOptions {
   status: StatusStore;
   access: (node: NodeSpec) => NodeAccess;
-  store?: SnapshotStore;
+  store?: NodeSnapshots;
+  /** Cluster mode: which nodes this process drives (src/cluster/); without one it drives every node. */
+  scope?: NodeScope;
+  /** Cluster mode: the disruption budget's slots, shared by every member. */
+  globalSlots?: GlobalSlots;
   limits?: Partial<Limits>;
   /** Phases running at once across the cluster. */
   concurrency?: number;
@@ -71,6 +76,7 @@ export class Reconciler {
     this.#rollout = new Rollout({
       maxUnavailable: 1,
       failureBudget: 1,
+      ...(options.globalSlots ? { global: options.globalSlots } : {}),
       onHold: (node, held) =>
         this.options.status.note(
           node,
@@ -112,6 +118,16 @@ export class Reconciler {
       if (!this.#entries.has(name) || touched(name, before, now)) this.#queue.add(name);
   }
 
+  /** The scope changed (cluster mode): every node is looked at again. */
+  rescope(): void {
+    for (const name of new Set([...this.#specs.keys(), ...this.#entries.keys()])) this.#queue.add(name);
+  }
+
+  /** A node driven elsewhere became verified: nodes gated on it try again now. */
+  wake(name: string): void {
+    wakeDependents(name, this.#entries);
+  }
+
   /** `groundcrew reconcile`: a full pass on the named nodes (all when none are named), now. */
   request(nodes: string[] = []): string[] {
     const names = nodes.length > 0 ? nodes.filter((n) => this.#specs.has(n)) : [...this.#specs.keys()];
@@ -129,20 +145,13 @@ export class Reconciler {
   async plan(nodes: string[] = []): Promise<ObservedPlan[]> {
     const revision = this.#revision;
     if (!revision) return [];
+    const machine = (name: string) => {
+      const entry = this.#entries.get(name);
+      const spec = this.#specs.get(name);
+      return entry && spec ? { spec, exec: entry.runtime.exec } : undefined;
+    };
     const names = nodes.length > 0 ? nodes : [...this.#specs.keys()];
-    return Promise.all(
-      names.map(async (name): Promise<ObservedPlan> => {
-        const entry = this.#entries.get(name);
-        const spec = this.#specs.get(name);
-        if (!entry || !spec) return { node: name, phases: [], error: 'not in the revision in force' };
-        await this.#workers.acquire();
-        try {
-          return await observePlan(revision.state, spec, entry.runtime.exec, this.options.roles);
-        } finally {
-          this.#workers.release();
-        }
-      }),
-    );
+    return observePlans(names, machine, revision.state, this.#workers, this.options.roles);
   }
 
   /** The periodic check: settled nodes test again (and, per their mode, correct drift or retry). */
@@ -162,26 +171,12 @@ export class Reconciler {
 
   /** Resolves once every node of the revision has settled on it (verified, stalled, unreachable or paused). */
   settled(): Promise<void> {
-    return new Promise((resolve) => {
-      const check = () => {
-        if (this.#queue.depth > 0 || this.#queue.active > 0 || !this.#revision) return false;
-        for (const name of this.#specs.keys()) {
-          const entry = this.#entries.get(name);
-          if (!entry) return false;
-          const snapshot = entry.actor.getSnapshot();
-          const { state } = where(snapshot);
-          if (!SETTLED.has(state)) return false;
-          if (state === 'verified' && snapshot.context.revision !== entry.revision) return false;
-        }
-        return true;
-      };
-      const listener = () => {
-        if (!check()) return;
-        this.options.status.off('change', listener);
-        resolve();
-      };
-      this.options.status.on('change', listener);
-      void this.#queue.drained().then(listener);
+    return whenSettled({
+      queue: this.#queue,
+      status: this.options.status,
+      hasRevision: () => this.#revision !== undefined,
+      specs: () => this.#specs,
+      entries: this.#entries,
     });
   }
 
@@ -199,6 +194,8 @@ export class Reconciler {
     if (!revision || this.#stopped) return;
     const spec = this.#specs.get(name);
     const entry = this.#entries.get(name);
+    const scope = this.options.scope?.drives(name) ?? 'yes';
+    if (scope !== 'yes') return this.#leave(name, entry, scope);
     if (!spec) {
       if (entry) this.#remove(entry, revision.state.rollout.removalPolicy);
       return;
@@ -253,13 +250,13 @@ export class Reconciler {
       ...this.options.access(spec),
       plan,
       deconfigure: spec.os === 'windows' ? WINDOWS_DECONFIGURE : LINUX_DECONFIGURE,
-      gate: (phase) => checkGates(phase, this.#entries),
+      gate: (phase) => checkGates(phase, this.#entries, this.options.scope),
       beforeDisruptive: async (what, rev, signal) => {
         await this.#rollout.acquire(name, rev, signal);
         log.info({ revision: rev, what }, 'takes its data plane down');
       },
       workers: this.#workers,
-      onPhase: (outcome, input) => this.#recordPhase(name, outcome, input),
+      onPhase: (outcome, input) => recordPhase(this.options.status, this.#entries.get(name), name, outcome, input),
     };
     let { saved, setAside }: Restore = loadSaved(this.options.store, name, this.#machine);
     const input = {
@@ -328,31 +325,20 @@ export class Reconciler {
     );
   }
 
-  #forget(entry: Entry): void {
+  /** Not this process's node: stopped now (`no`) or once settled (`hand-over`), its snapshot kept for the next. */
+  #leave(name: string, entry: Entry | undefined, scope: 'hand-over' | 'no'): void {
+    if (entry && scope === 'hand-over' && !SETTLED.has(where(entry.actor.getSnapshot()).state)) return;
+    if (entry) this.#forget(entry, false);
+    if (scope === 'hand-over') this.options.scope?.letGo(name);
+  }
+
+  #forget(entry: Entry, removeSnapshot = true): void {
     const name = entry.spec.name;
     entry.actor.stop();
     this.#entries.delete(name);
     this.#rollout.release(name);
-    this.options.store?.remove(name);
+    if (removeSnapshot) this.options.store?.remove(name);
     void entry.runtime.exec.close();
-  }
-
-  #recordPhase(name: string, outcome: PhaseOutcome, input: RunPhaseInput): void {
-    this.options.status.report(name, input.revision, input.corrective, {
-      phase: outcome.phase,
-      resources: outcome.resources,
-      commands: outcome.commands,
-      durationMs: Math.round(outcome.durationMs),
-      at: new Date().toISOString(),
-    });
-    const entry = this.#entries.get(name);
-    if (entry) {
-      const observed = observedVersions(entry.spec.os, outcome);
-      if (observed) {
-        entry.observed = observed;
-        this.options.status.update(name, { name, observedVersions: observed });
-      }
-    }
   }
 
   #observe(entry: Entry, snapshot: NodeSnapshot): void {
@@ -372,6 +358,7 @@ export class Reconciler {
     this.options.status.update(name, status, state !== before?.state ? detail : undefined);
     if (before?.state === state) return;
     if (SETTLED.has(state)) this.#settle(entry, state, snapshot);
+    if (SETTLED.has(state) && this.options.scope && this.options.scope.drives(name) !== 'yes') this.#queue.add(name);
   }
 
   #settle(entry: Entry, state: string, snapshot: NodeSnapshot): void {

@@ -12,6 +12,17 @@ export interface RolloutOptions {
   onHold?: (node: string, held: boolean) => void;
   /** A node starts waiting for a slot, or its wait ends: the status page says so. */
   onWait?: (node: string, waiting: { revision: string; reason: string } | undefined) => void;
+  /** Cluster mode: the budget's slots are shared by every member (src/cluster/); a node takes one of those too. */
+  global?: GlobalSlots;
+}
+
+/** Disruption budget slots shared across processes: one is taken after the local slot, given back with it. */
+export interface GlobalSlots {
+  /** Waits for one of `limit` slots; `onWait` says who holds them while it waits. */
+  acquire(node: string, limit: number, signal?: AbortSignal, onWait?: (holders: string[]) => void): Promise<void>;
+  /** Takes a slot if one is free, without waiting (a node found mid-reboot is down already). */
+  take(node: string, limit: number): void;
+  release(node: string): void;
 }
 
 export class Rollout {
@@ -81,19 +92,41 @@ export class Rollout {
       this.#budget.release(node);
       return this.acquire(node, revision, signal);
     }
+    await this.#acquireGlobal(node, revision, signal);
     this.options.onHold?.(node, true);
+  }
+
+  async #acquireGlobal(node: string, revision: string, signal?: AbortSignal): Promise<void> {
+    const { global } = this.options;
+    if (!global) return;
+    const limit = this.#budget.limit;
+    try {
+      await global.acquire(node, limit, signal, (holders) =>
+        this.options.onWait?.(node, {
+          revision,
+          reason: `waits for the disruption budget (maxUnavailable ${limit}, cluster-wide): ${holders.join(', ')} hold it`,
+        }),
+      );
+    } catch (err) {
+      this.#budget.release(node);
+      throw err;
+    } finally {
+      this.options.onWait?.(node, undefined);
+    }
   }
 
   /** Takes a slot without waiting: a node found mid-reboot after a restart is down whatever the budget says. */
   hold(node: string): void {
     if (this.#budget.holders.includes(node)) return;
     this.#budget.take(node);
+    this.options.global?.take(node, this.#budget.limit);
     this.options.onHold?.(node, true);
   }
 
   release(node: string): void {
     if (!this.#budget.holders.includes(node)) return;
     this.#budget.release(node);
+    this.options.global?.release(node);
     this.options.onHold?.(node, false);
   }
 

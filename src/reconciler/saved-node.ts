@@ -5,7 +5,7 @@
 import type { AnyStateMachine } from 'xstate';
 import { z } from 'zod';
 import { MODES } from '../inventory/schema.js';
-import type { SnapshotStore } from './snapshot-store.js';
+import type { NodeSnapshots } from './snapshot-store.js';
 
 /** Bumped whenever the machine's states or context change in a way an older snapshot cannot follow. */
 export const SNAPSHOT_VERSION = 1;
@@ -100,7 +100,7 @@ export interface Restore {
 }
 
 /** Reads and checks `node`'s snapshot; one `machine` cannot restore is set aside, never restored, never fatal. */
-export function loadSaved(store: SnapshotStore | undefined, node: string, machine: AnyStateMachine): Restore {
+export function loadSaved(store: NodeSnapshots | undefined, node: string, machine: AnyStateMachine): Restore {
   if (!store) return {};
   const { saved, setAside } = store.load(node);
   if (setAside) return { setAside };

@@ -4,7 +4,18 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
-export class SnapshotStore {
+/**
+ * Where node snapshots live: local files by default (SnapshotStore below); cluster mode puts them in etcd
+ * (src/cluster/), behind the same calls.
+ */
+export interface NodeSnapshots {
+  save(node: string, snapshot: unknown): void;
+  load(node: string): { saved?: unknown; setAside?: { file: string; reason: string } };
+  setAside(node: string, reason: string): string;
+  remove(node: string): void;
+}
+
+export class SnapshotStore implements NodeSnapshots {
   constructor(
     readonly dir: string,
     private readonly log: (msg: string) => void = () => undefined,

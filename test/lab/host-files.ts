@@ -15,6 +15,8 @@ export interface HostPaths {
   sshdConfig: string;
   pidFile: string;
   commandLog: string;
+  /** Every command with when it arrived (ms since the epoch) and which caller key sent it: `ms\tcaller\tcommand\0`. */
+  callLog: string;
   faults: string;
   shims: string;
   state: string;
@@ -37,6 +39,7 @@ export function hostPaths(dir: string): HostPaths {
     sshdConfig: join(dir, 'sshd_config'),
     pidFile: join(dir, 'sshd.pid'),
     commandLog: join(dir, 'commands.log'),
+    callLog: join(dir, 'calls.log'),
     faults: join(dir, 'faults'),
     shims: join(dir, 'shims'),
     state: join(dir, 'state.json'),
@@ -56,6 +59,8 @@ export interface HostFilesOptions {
   passwordHash: string;
   clientBinary: string;
   socket: string;
+  /** More client keys, each naming its caller in the call log (GC_CALLER, set by authorized_keys). */
+  callers?: { name: string; publicKey: string }[];
 }
 
 /** `gc-exec`, sshd's ForceCommand on Linux hosts: records the command, applies faults, runs real bash. */
@@ -63,6 +68,7 @@ function execWrapper(p: HostPaths): string {
   return `#!/bin/sh
 # Lab host command wrapper: log the command (NUL-separated), apply injected faults, run it with real bash.
 printf '%s\\0' "$SSH_ORIGINAL_COMMAND" >> '${p.commandLog}'
+printf '%s\\t%s\\t%s\\0' "$(date +%s%3N)" "\${GC_CALLER:--}" "$SSH_ORIGINAL_COMMAND" >> '${p.callLog}'
 if [ -f '${p.faults}/slow_ms' ]; then read ms < '${p.faults}/slow_ms'; sleep "$(printf '%d.%03d' $((ms / 1000)) $((ms % 1000)))"; fi
 if [ -f '${p.faults}/drop_after_ms' ]; then
   read ms < '${p.faults}/drop_after_ms'; rm -f '${p.faults}/drop_after_ms'
@@ -79,8 +85,10 @@ export async function writeHostFiles(p: HostPaths, o: HostFilesOptions): Promise
   await mkdir(p.faults, { recursive: true });
   await mkdir(p.shims, { recursive: true });
   for (const m of p.mounts) await mkdir(m.outside, { recursive: true });
-  await writeFile(p.authorizedKeys, o.clientPublicKey);
+  const callerKeys = (o.callers ?? []).map((c) => `environment="GC_CALLER=${c.name}" ${c.publicKey.trim()}`);
+  await writeFile(p.authorizedKeys, `${[o.clientPublicKey.trim(), ...callerKeys].join('\n')}\n`);
   await writeFile(p.commandLog, '');
+  await writeFile(p.callLog, '');
   await writeFile(p.bootId, `${crypto.randomUUID()}\n`);
 
   // Accounts of this host only: root, and Administrator (uid 0) for Windows hosts, with the lab password.
@@ -109,6 +117,7 @@ export async function writeHostFiles(p: HostPaths, o: HostFilesOptions): Promise
       'PrintLastLog no',
       'UseDNS no',
       'LogLevel ERROR',
+      'PermitUserEnvironment GC_CALLER',
       `ForceCommand ${forceCommand}`,
       '',
     ].join('\n'),

@@ -36,6 +36,16 @@ export interface LabOptions {
   hosts: LabHostSpec[];
   /** How long a host stays down when it reboots. */
   rebootMs?: number;
+  /** Callers with keys of their own (several daemons): the call log names which one sent each command. */
+  callers?: string[];
+}
+
+export interface LabCall {
+  /** When the host received it, ms since the epoch. */
+  at: number;
+  /** The caller whose key the session used (`-`: the lab's own key). */
+  caller: string;
+  command: string;
 }
 
 export interface LabFaults extends WindowsFaults {
@@ -152,6 +162,13 @@ export class Lab {
     await sh('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'groundcrew-lab', '-f', privateKey]);
     const publicKey = await readFile(`${privateKey}.pub`, 'utf8');
     const hash = await passwordHash(LAB_PASSWORD);
+    const callers = await Promise.all(
+      (options.callers ?? []).map(async (name) => {
+        const file = join(dir, `id_${name}`);
+        await sh('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', name, '-f', file]);
+        return { name, publicKey: await readFile(`${file}.pub`, 'utf8') };
+      }),
+    );
     const lab = new Lab(prefix, dir, `${subnet}.1`, privateKey, options.rebootMs ?? 1500, shell);
     try {
       const socket = join(dir, 'sim.sock');
@@ -201,6 +218,7 @@ export class Lab {
             passwordHash: hash,
             clientBinary: client,
             socket,
+            callers,
           });
           await lab.saveState(host);
           if (host.model instanceof LinuxHost) await writeFile(host.paths.bootId, `${host.model.state.bootId}\n`);
@@ -410,8 +428,26 @@ export class Lab {
     return text.split('\0').filter((c) => c !== '');
   }
 
-  async logCommand(host: LabHost, command: string): Promise<void> {
+  async logCommand(host: LabHost, command: string, caller = '-'): Promise<void> {
     await writeFile(host.paths.commandLog, `${command}\0`, { flag: 'a' });
+    await writeFile(host.paths.callLog, `${Date.now()}\t${caller}\t${command}\0`, { flag: 'a' });
+  }
+
+  /** The private key of a caller named in `callers`. */
+  callerKey(name: string): string {
+    return join(this.dir, `id_${name}`);
+  }
+
+  /** Commands the host received, oldest first, with when and from which caller. */
+  async calls(name: string): Promise<LabCall[]> {
+    const text = await readFile(this.host(name).paths.callLog, 'utf8');
+    return text
+      .split('\0')
+      .filter((c) => c !== '')
+      .map((record) => {
+        const [at = '0', caller = '-', ...rest] = record.split('\t');
+        return { at: Number(at), caller, command: rest.join('\t') };
+      });
   }
 
   /** Options for `ssh` (OpenSSH's client) to reach a host, for tests and people poking by hand. */

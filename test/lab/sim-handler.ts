@@ -1,6 +1,7 @@
 // Answers gc-sim-client for lab hosts: Windows command lines, and the docker/systemctl/reboot shims of Linux hosts.
 
 import { existsSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { docker } from '../../src/sim/linux/docker.js';
 import { LinuxHost } from '../../src/sim/linux/linux-host.js';
 import { systemctl } from '../../src/sim/linux/systemctl.js';
@@ -29,6 +30,21 @@ function decodedScript(commandLine: string): string {
   return encoded ? Buffer.from(encoded, 'base64').toString('utf16le') : commandLine;
 }
 
+/**
+ * The caller a Windows session's key names (GC_CALLER, from authorized_keys): read from the environment of the
+ * session's child, the gc-sim-client that sent this request.
+ */
+async function callerOf(request: SimRequest): Promise<string> {
+  if (!request.parentPid) return '-';
+  const children = await readFile(`/proc/${request.parentPid}/task/${request.parentPid}/children`, 'utf8').catch(() => '');
+  for (const pid of children.trim().split(/\s+/).filter(Boolean)) {
+    const env = await readFile(`/proc/${pid}/environ`, 'utf8').catch(() => '');
+    const caller = env.split('\0').find((v) => v.startsWith('GC_CALLER='));
+    if (caller) return caller.slice('GC_CALLER='.length);
+  }
+  return '-';
+}
+
 function dropSession(request: SimRequest): void {
   if (request.parentPid) {
     try {
@@ -46,7 +62,7 @@ export async function handleSimRequest(lab: Lab, request: SimRequest): Promise<S
   if (request.kind === 'windows' && host.os === 'windows' && !(host.model instanceof LinuxHost)) {
     const model = host.model;
     const command = request.command ?? '';
-    await lab.logCommand(host, decodedScript(command));
+    await lab.logCommand(host, decodedScript(command), await callerOf(request));
     if (host.faults.slowMs) await new Promise((r) => setTimeout(r, host.faults.slowMs));
     if (host.faults.dropAfterMs !== undefined) {
       const after = host.faults.dropAfterMs;

@@ -1,0 +1,169 @@
+// Cluster mode, assembled for the daemon: the etcd client, this member's lease and registration, node
+// ownership, and the fence every command passes. The reconciler sees only its NodeScope and the executors.
+
+import type { Logger } from 'pino';
+import type { Executor } from '../dataplane/executor.js';
+import { errors } from '../errors.js';
+import type { NodeScope } from '../reconciler/node-scope.js';
+import type { StatusStore } from '../reconciler/status-store.js';
+import { ClusterKeys, type EtcdSettings, etcdClient } from './etcd.js';
+import { EtcdSnapshots } from './etcd-snapshots.js';
+import { FencedExecutor } from './fenced-executor.js';
+import { FencedWrites } from './fenced-writes.js';
+import { FetchRelay } from './fetch-relay.js';
+import { GlobalBudget } from './global-budget.js';
+import { LeaseRenewer } from './lease-renewer.js';
+import { Membership } from './membership.js';
+import { Ownership } from './ownership.js';
+import { SharedStatus, verifiedOnDesired } from './shared-status.js';
+
+export interface ClusterSettings {
+  member: string;
+  ttlMs: number;
+  prefix: string;
+  etcd: EtcdSettings;
+}
+
+/** What the cluster asks of the reconciler: look at every node again, and wake nodes gated on one. */
+export interface ClusterHooks {
+  rescope(): void;
+  wake(node: string): void;
+  /** A pass on these nodes now (the reconciler's `request`): they waited out a fence in backoff. */
+  request(nodes: string[]): unknown;
+}
+
+/** What the cluster asks of the source: fetch now (a webhook reached another member). */
+export type FetchNow = (reason: string) => unknown;
+
+export class ClusterMember {
+  readonly client;
+  readonly keys: ClusterKeys;
+  readonly membership: Membership;
+  readonly renewer: LeaseRenewer;
+  readonly ownership: Ownership;
+  readonly writes: FencedWrites;
+  readonly shared: SharedStatus;
+  /** Webhooks reach one member: the others fetch too. */
+  readonly relay: FetchRelay;
+  /** The disruption budget's slots, cluster-wide. */
+  readonly budget: GlobalBudget;
+  /** Node snapshots, in etcd: the reconciler's store in cluster mode. */
+  readonly snapshots: EtcdSnapshots;
+  /** The reconciler's view: which nodes to drive, and the state of those driven elsewhere. */
+  readonly scope: NodeScope;
+
+  constructor(
+    readonly settings: ClusterSettings,
+    private readonly log: Logger,
+    status: StatusStore,
+    hooks: () => ClusterHooks | undefined,
+    fetchNow: () => FetchNow | undefined = () => undefined,
+  ) {
+    const ttlMs = settings.ttlMs;
+    const timeoutMs = Math.max(200, Math.floor(ttlMs / 3));
+    const client = etcdClient(settings.etcd, timeoutMs);
+    const keys = new ClusterKeys(settings.prefix.endsWith('/') ? settings.prefix : `${settings.prefix}/`);
+    this.client = client;
+    this.keys = keys;
+    this.renewer = new LeaseRenewer(settings.etcd, Math.max(50, Math.floor(ttlMs / 9)));
+    this.membership = new Membership({ client, keys, member: settings.member, ttlMs, log, renewer: this.renewer });
+    let snapshots: EtcdSnapshots | undefined;
+    this.ownership = new Ownership({
+      client,
+      keys,
+      membership: this.membership,
+      log,
+      prepare: (node) => snapshots?.prime(node) ?? Promise.resolve(),
+      onChange: () => hooks()?.rescope(),
+    });
+    const ownership = this.ownership;
+    this.writes = new FencedWrites({ client, keys, ownerValue: (node) => ownership.ownerValue(node), timeoutMs, log });
+    snapshots = new EtcdSnapshots({ client, keys, writes: this.writes, timeoutMs, log });
+    this.snapshots = snapshots;
+    this.budget = new GlobalBudget({ client, keys, membership: this.membership, log });
+    this.relay = new FetchRelay({ client, keys, member: settings.member, timeoutMs, log, onFetch: (reason) => fetchNow()?.(reason) });
+    this.shared = new SharedStatus({
+      client,
+      keys,
+      status,
+      ownership,
+      writes: this.writes,
+      timeoutMs,
+      log,
+      onVerified: (node) => hooks()?.wake(node),
+    });
+    const shared = this.shared;
+    this.membership.on('resumed', () => {
+      const held = this.settingsNodes().filter((n) => ownership.holds(n));
+      if (held.length > 0) hooks()?.request(held);
+    });
+    this.scope = {
+      drives: (node) => ownership.drives(node),
+      letGo: (node) => ownership.letGo(node),
+      elsewhere: (node) => {
+        const record = shared.elsewhere(node);
+        return record ? { state: record.state, onDesired: verifiedOnDesired(record) } : undefined;
+      },
+    };
+  }
+
+  #nodes: string[] = [];
+
+  /** The nodes of the revision in force. */
+  setNodes(nodes: string[]): void {
+    this.#nodes = [...nodes];
+    this.ownership.setNodes(nodes);
+  }
+
+  settingsNodes(): string[] {
+    return this.#nodes;
+  }
+
+  /** Joins (a lease, the member key) and starts taking nodes. */
+  async start(url: string): Promise<void> {
+    this.membership.options.url = url;
+    await this.membership.start();
+    this.ownership.start(this.settings.ttlMs / 3);
+    this.shared.start(Math.min(1000, this.settings.ttlMs / 3));
+    this.relay.start(Math.min(1000, this.settings.ttlMs / 3));
+  }
+
+  /** This member may send commands to `node` now: it owns it, and renewed its lease less than TTL/2 ago. */
+  mayChange(node: string): boolean {
+    return this.membership.mayIssue() && this.ownership.holds(node);
+  }
+
+  /**
+   * Throws GC_CLUSTER_FENCED unless this member may change `node` now. Waits first until the node's state
+   * written so far is in etcd: the next owner resumes from what was recorded before this command.
+   */
+  async guard(node: string): Promise<void> {
+    const recorded = await this.writes.flush(node);
+    const fenced = this.membership.fencedReason();
+    const refused = fenced
+      ? `${node}: ${fenced}`
+      : !this.ownership.holds(node)
+        ? `${node}: member ${this.settings.member} does not own it`
+        : !recorded
+          ? `${node}: its state could not be recorded in etcd; nothing sent until it is`
+          : undefined;
+    if (!refused) return;
+    this.log.debug({ node, refused }, 'cluster: command not sent');
+    throw errors.GC_CLUSTER_FENCED(refused);
+  }
+
+  fenced(exec: Executor, node: string): Executor {
+    return new FencedExecutor(exec, node, (n) => this.guard(n));
+  }
+
+  /** Gives every node back (the lease revoked): the other members take them over at once. */
+  async stop(): Promise<void> {
+    this.ownership.stop();
+    this.shared.stop();
+    this.relay.stop();
+    await this.membership.stop();
+    this.client.close();
+    this.renewer.close();
+    this.log.info('cluster: left');
+  }
+}

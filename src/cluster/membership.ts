@@ -1,0 +1,168 @@
+// A member's lease and registration, and the fence that follows from them. The lease is renewed every TTL/3;
+// a member that has not seen a renewal succeed for TTL/2 stops issuing commands and writes (`mayIssue`),
+// well before etcd lets the lease expire at TTL and another member takes its nodes. The time of a renewal
+// is when its request left, so a late answer never stretches the fence (Kubernetes' leader election reasons
+// the same way: client-go tools/leaderelection, renewDeadline < leaseDuration).
+
+import { EventEmitter } from 'node:events';
+import { performance } from 'node:perf_hooks';
+import { type Etcd3, EtcdLeaseInvalidError, type Lease } from 'etcd3';
+import type { Logger } from 'pino';
+import type { ClusterKeys } from './etcd.js';
+import type { LeaseRenewer } from './lease-renewer.js';
+
+export interface MembershipOptions {
+  client: Etcd3;
+  keys: ClusterKeys;
+  member: string;
+  ttlMs: number;
+  /** Renews the lease, one endpoint after another. */
+  renewer: LeaseRenewer;
+  /** Where this member's status page and API listen (shown by `groundcrew cluster status`). */
+  url?: string;
+  log: Logger;
+}
+
+/** Resolves with the promise's value, or rejects once `ms` passed (a call to an etcd without quorum can hang). */
+export function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer from etcd within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Events: `joined` (a new lease, registered), `lost` (the lease expired at etcd: nothing is owned any more),
+ * `resumed` (renewed after being fenced: what waited may go on), `members`.
+ */
+export class Membership extends EventEmitter {
+  #lease: Lease | undefined;
+  #leaseId: string | undefined;
+  #renewedAt = Number.NEGATIVE_INFINITY;
+  #members: string[] = [];
+  #timer: NodeJS.Timeout | undefined;
+  #stopped = false;
+  #lastError: string | undefined;
+  readonly since = new Date().toISOString();
+
+  constructor(readonly options: MembershipOptions) {
+    super();
+  }
+
+  get name(): string {
+    return this.options.member;
+  }
+
+  /** The lease this member's keys live under, while it has one. */
+  get leaseId(): string | undefined {
+    return this.#leaseId;
+  }
+
+  get members(): readonly string[] {
+    return this.#members;
+  }
+
+  /** Milliseconds since the last renewal that succeeded (its request's departure). */
+  get renewalAgeMs(): number {
+    return performance.now() - this.#renewedAt;
+  }
+
+  /** Commands and state writes are allowed: a lease, renewed less than TTL/2 ago. */
+  mayIssue(): boolean {
+    return this.#leaseId !== undefined && this.renewalAgeMs < this.options.ttlMs / 2;
+  }
+
+  /** Why this member may not change nodes now, if it may not. */
+  fencedReason(): string | undefined {
+    if (this.mayIssue()) return undefined;
+    const why = this.#lastError ? ` (${this.#lastError})` : '';
+    if (this.#leaseId === undefined) return `cluster: no etcd lease${why}: not changing any node`;
+    return `cluster: etcd lease not renewed for ${Math.round(this.renewalAgeMs)} ms (limit ${this.options.ttlMs / 2} ms)${why}: not changing any node`;
+  }
+
+  /** Joins now if etcd answers, else keeps trying every TTL/3 (fenced meanwhile: status stays readable). */
+  async start(): Promise<void> {
+    await this.#join().catch((err: Error) => {
+      this.#lastError = err.message;
+      this.options.log.warn({ err: err.message }, 'cluster: cannot join yet');
+    });
+    this.#schedule();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    const lease = this.#lease;
+    this.#lease = undefined;
+    this.#leaseId = undefined;
+    // Revoked, not left to expire: the other members take the nodes over at once.
+    await within(lease?.revoke() ?? Promise.resolve(), this.options.ttlMs / 3, 'revoke').catch(() => undefined);
+  }
+
+  #schedule(): void {
+    if (this.#stopped) return;
+    this.#timer = setTimeout(() => void this.#tick().finally(() => this.#schedule()), this.options.ttlMs / 3);
+  }
+
+  async #join(): Promise<void> {
+    const { client, keys, member, ttlMs, url, log } = this.options;
+    const lease = client.lease(Math.max(1, Math.ceil(ttlMs / 1000)), { autoKeepAlive: false });
+    lease.on('lost', () => undefined);
+    const sent = performance.now();
+    const id = await within(lease.grant(), ttlMs / 3, 'lease grant');
+    await within(
+      lease
+        .put(keys.member(member))
+        .value(JSON.stringify({ name: member, url, since: this.since }))
+        .exec(),
+      ttlMs / 3,
+      'register',
+    );
+    this.#lease = lease;
+    this.#leaseId = id;
+    this.#renewedAt = sent;
+    this.#lastError = undefined;
+    log.info({ member, lease: id }, 'cluster: joined with a new lease');
+    this.emit('joined');
+    await this.#readMembers();
+  }
+
+  async #tick(): Promise<void> {
+    const { ttlMs, log } = this.options;
+    try {
+      const lease = this.#lease;
+      if (!lease) {
+        await this.#join();
+        return;
+      }
+      const sent = await this.options.renewer.renew(this.#leaseId as string, ttlMs / 3);
+      const wasFenced = !this.mayIssue();
+      if (this.#lease === lease) this.#renewedAt = sent;
+      if (wasFenced && this.mayIssue()) {
+        log.info('cluster: lease renewed again: changing nodes again');
+        this.emit('resumed');
+      }
+      this.#lastError = undefined;
+      await this.#readMembers();
+    } catch (err) {
+      this.#lastError = (err as Error).message;
+      if (err instanceof EtcdLeaseInvalidError && this.#lease) {
+        log.warn({ lease: this.#leaseId }, 'cluster: the lease expired at etcd: every node this member held is given up');
+        this.#lease = undefined;
+        this.#leaseId = undefined;
+        this.emit('lost');
+      } else log.warn({ err: this.#lastError }, 'cluster: etcd call failed');
+    }
+  }
+
+  async #readMembers(): Promise<void> {
+    const { client, keys, ttlMs } = this.options;
+    const names = await within(client.getAll().prefix(keys.members()).keys(), ttlMs / 3, 'members');
+    const members = names.map((k) => k.slice(keys.members().length)).sort();
+    if (members.join('\0') === this.#members.join('\0')) return;
+    this.#members = members;
+    this.options.log.info({ members }, 'cluster: members');
+    this.emit('members', members);
+  }
+}

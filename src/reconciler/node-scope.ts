@@ -1,0 +1,12 @@
+// Which nodes this process drives: all of them alone; in cluster mode (src/cluster/), those it owns.
+
+/**
+ * `yes`: drive it. `hand-over`: another member should drive it: stop at the next settled state and say so
+ * with `letGo`. `no`: not this process's node (any more): stop now.
+ */
+export interface NodeScope {
+  drives(node: string): 'yes' | 'hand-over' | 'no';
+  letGo(node: string): void;
+  /** A node another process drives: its state, and whether it is verified on its desired revision (for gates). */
+  elsewhere?(node: string): { state: string; onDesired: boolean } | undefined;
+}

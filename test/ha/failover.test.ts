@@ -1,0 +1,49 @@
+// Cluster mode, issue 19: the member driving a Windows node is killed (SIGKILL) while the node reboots; another
+// member takes the node over within the lease TTL plus one ownership pass, resumes it from the snapshot its
+// last owner left in etcd (the boot id read before the reboot decides), finishes it, and the node rebooted once.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HaCluster, sleep } from './ha-cluster.js';
+import { OwnerTimeline } from './owner-timeline.js';
+
+const MEMBERS = ['m1', 'm2', 'm3'];
+const TTL_MS = 3000;
+const NODE = 'win-compute-1';
+
+describe('cluster mode: failover', () => {
+  let ha: HaCluster;
+  let timeline: OwnerTimeline;
+  beforeAll(async () => {
+    ha = await HaCluster.start({ members: MEMBERS, etcdPort: 23750, leaseTtl: `${TTL_MS / 1000}s`, rebootMs: 3000 });
+    timeline = new OwnerTimeline('/usr/bin/etcdctl', ha.etcd.endpoints, '/gc-test/owners/');
+  }, 90_000);
+  afterAll(async () => {
+    timeline?.stop();
+    await ha?.stop();
+  }, 60_000);
+
+  it('kill -9 of the member driving a Windows node mid-reboot: another finishes it, one reboot', { timeout: 240_000 }, async () => {
+    await Promise.all(MEMBERS.map((m) => ha.startMember(m)));
+    await ha.registered(MEMBERS);
+    const sha = ha.pushInventory();
+    const host = ha.lab.host(NODE);
+    for (const deadline = Date.now() + 90_000; !host.rebooting; await sleep(20))
+      if (Date.now() > deadline) throw new Error(`${NODE} never rebooted\n${ha.logTails()}`);
+    const owner = (await ha.owners())[NODE];
+    if (!owner) throw new Error(`${NODE} has no owner`);
+    await ha.signal(owner, 'SIGKILL');
+    const killedAt = Date.now();
+
+    await ha.converged(sha, 120_000);
+    expect(host.reboots).toBe(1);
+    const next = timeline.tenures.find((t) => t.node === NODE && t.member !== owner && t.from > killedAt);
+    expect(next, `nobody took ${NODE} over`).toBeDefined();
+    const takeover = (next?.from ?? 0) - killedAt;
+    // The lease expires within its TTL; the next ownership pass (every TTL/3) takes the node.
+    expect(takeover).toBeLessThan(TTL_MS + TTL_MS / 3 + 1000);
+    const resumed = (await ha.lab.calls(NODE)).find((c) => c.caller === next?.member);
+    console.log(
+      `failover: ${owner} killed; ${next?.member} took ${NODE} after ${takeover} ms, first command after ${(resumed?.at ?? 0) - killedAt} ms`,
+    );
+  });
+});

@@ -1,0 +1,67 @@
+// Cluster mode, issue 19: a member paused (SIGSTOP) past its lease TTL sends no command to any node after its
+// lease expired (hosts' call logs, with timestamps, against who held each owner key), the others take its
+// nodes and finish them, and once resumed it rejoins with a new lease, taking nodes only as they are handed over.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HaCluster, NODES, sleep } from './ha-cluster.js';
+import { OwnerTimeline } from './owner-timeline.js';
+
+const MEMBERS = ['m1', 'm2', 'm3'];
+const TTL_MS = 3000;
+
+describe('cluster mode: fencing', () => {
+  let ha: HaCluster;
+  let timeline: OwnerTimeline;
+  beforeAll(async () => {
+    ha = await HaCluster.start({ members: MEMBERS, etcdPort: 23730, leaseTtl: `${TTL_MS / 1000}s` });
+    timeline = new OwnerTimeline('/usr/bin/etcdctl', ha.etcd.endpoints, '/gc-test/owners/');
+  }, 90_000);
+  afterAll(async () => {
+    timeline?.stop();
+    await ha?.stop();
+  }, 60_000);
+
+  it('a member paused past its TTL sends nothing after its lease expired, and rejoins without taking by force', {
+    timeout: 240_000,
+  }, async () => {
+    await Promise.all(MEMBERS.map((m) => ha.startMember(m)));
+    await ha.registered(MEMBERS);
+    const sha = ha.pushInventory();
+    // The member driving win-compute-1 (a reboot ahead of it) is paused as soon as it has sent it a command.
+    let paused: string | undefined;
+    for (const deadline = Date.now() + 60_000; !paused; await sleep(50)) {
+      if (Date.now() > deadline) throw new Error(`nobody drove win-compute-1\n${ha.logTails()}`);
+      paused = (await ha.lab.calls('win-compute-1')).find((c) => c.caller !== '-')?.caller;
+    }
+    await ha.signal(paused, 'SIGSTOP');
+    const stoppedAt = Date.now();
+    await ha.converged(sha, 120_000);
+    await sleep(Math.max(0, stoppedAt + 2 * TTL_MS - Date.now()));
+    const resumedAt = Date.now();
+    await ha.signal(paused, 'SIGCONT');
+    await ha.registered(MEMBERS);
+    // Back as a member, it gets the nodes hashing gives it once their owners hand them over at a settled state.
+    await sleep(3 * TTL_MS);
+    await ha.converged(sha, 60_000);
+
+    const member = ha.members.get(paused);
+    expect(member?.log).toContain('the lease expired at etcd');
+    for (const node of NODES) {
+      const calls = await ha.lab.calls(node);
+      const tenures = JSON.stringify(timeline.tenures.filter((t) => t.node === node));
+      const seen = JSON.stringify(calls.map((c) => [c.at, c.caller]));
+      expect(
+        timeline.strays(node, calls),
+        `${node}: commands from a member that did not own it; paused ${paused} at ${stoppedAt}, resumed at ${resumedAt}; tenures ${tenures}; calls ${seen}`,
+      ).toEqual([]);
+      // Nothing from the paused member between its lease's expiry and its next owner key, on any node.
+      const retaken = timeline.tenures.find((t) => t.member === paused && t.from > stoppedAt)?.from ?? Number.POSITIVE_INFINITY;
+      const late = calls.filter((c) => c.caller === paused && c.at > stoppedAt + TTL_MS && c.at < retaken);
+      expect(late, `${node}: commands from ${paused} after its lease expired`).toEqual([]);
+    }
+    // The others did its work while it was paused (a command it wrote just before the pause may land just after).
+    const during = (await Promise.all(NODES.map((n) => ha.lab.calls(n)))).flat().filter((c) => c.at > stoppedAt + 250 && c.at < resumedAt);
+    expect(new Set(during.map((c) => c.caller)).has(paused)).toBe(false);
+    expect(during.length).toBeGreaterThan(0);
+  });
+});

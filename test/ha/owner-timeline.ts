@@ -1,0 +1,66 @@
+// Who held each node's owner key, and when: `etcdctl watch` on the owners prefix, each event stamped when the
+// test received it. Checked against the hosts' call logs: a command from a member that did not hold the
+// node's key at that moment is a node driven by two members, or by a fenced one.
+
+import { type ChildProcess, spawn } from 'node:child_process';
+import type { LabCall } from '../lab/lab.js';
+
+export interface Tenure {
+  node: string;
+  member: string;
+  from: number;
+  /** When the key was deleted or passed to another lease; open while held. */
+  to?: number;
+}
+
+/** A key is created before its owner sends anything; a call may still be logged before the test sees the event. */
+const SEEN_LATE_MS = 1000;
+
+export class OwnerTimeline {
+  readonly tenures: Tenure[] = [];
+  #proc: ChildProcess;
+  #buffer = '';
+
+  constructor(etcdctl: string, endpoints: string[], prefix: string) {
+    this.#proc = spawn(etcdctl, [`--endpoints=${endpoints.join(',')}`, 'watch', '--prefix', prefix, '-w', 'json'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+      env: { ...process.env, ETCDCTL_API: '3' },
+    });
+    this.#proc.stdout?.on('data', (d: Buffer) => {
+      this.#buffer += d.toString();
+      for (let nl = this.#buffer.indexOf('\n'); nl >= 0; nl = this.#buffer.indexOf('\n')) {
+        const line = this.#buffer.slice(0, nl);
+        this.#buffer = this.#buffer.slice(nl + 1);
+        if (line.trim()) this.#onLine(line, prefix);
+      }
+    });
+  }
+
+  #onLine(line: string, prefix: string): void {
+    const at = Date.now();
+    const response = JSON.parse(line) as { Events?: { type?: number | string; kv: { key: string; value?: string } }[] };
+    for (const event of response.Events ?? []) {
+      const node = Buffer.from(event.kv.key, 'base64').toString().slice(prefix.length);
+      const open = this.tenures.find((t) => t.node === node && t.to === undefined);
+      if (open) open.to = at;
+      if (event.type === 1 || event.type === 'DELETE') continue;
+      const { member } = JSON.parse(Buffer.from(event.kv.value ?? '', 'base64').toString()) as { member: string };
+      this.tenures.push({ node, member, from: at });
+    }
+  }
+
+  /** Calls to `node` from a member that did not hold its key then. */
+  strays(node: string, calls: LabCall[]): LabCall[] {
+    return calls.filter(
+      (c) =>
+        c.caller !== '-' &&
+        !this.tenures.some(
+          (t) => t.node === node && t.member === c.caller && c.at >= t.from - SEEN_LATE_MS && c.at <= (t.to ?? Number.POSITIVE_INFINITY),
+        ),
+    );
+  }
+
+  stop(): void {
+    this.#proc.kill('SIGKILL');
+  }
+}

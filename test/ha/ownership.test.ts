@@ -1,0 +1,74 @@
+// Cluster mode, issue 19: a fresh cluster of three members on a real three-member etcd converges the example
+// inventory on lab hosts with every node driven by exactly one member, the work spread across members, and
+// maxUnavailable: 1 held cluster-wide (never two hosts rebooting at once, never two budget slots taken).
+
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, callersByHost, HaCluster, NODES, sleep } from './ha-cluster.js';
+
+const MEMBERS = ['m1', 'm2', 'm3'];
+
+describe('cluster mode: ownership', () => {
+  let ha: HaCluster;
+  beforeAll(async () => {
+    ha = await HaCluster.start({ members: MEMBERS, etcdPort: 23710 });
+  }, 90_000);
+  afterAll(async () => {
+    await ha?.stop();
+  }, 60_000);
+
+  it('each node is driven by exactly one member, and the work is spread across members', { timeout: 180_000 }, async () => {
+    // The members come up first, then the inventory arrives: a fresh cluster.
+    await Promise.all(MEMBERS.map((m) => ha.startMember(m)));
+    await ha.registered(MEMBERS);
+    const sha = ha.pushInventory();
+    // Sampled while the cluster converges: hosts down for a reboot (as the lab sees them), and budget slots held.
+    let maxRebooting = 0;
+    let maxSlots = 0;
+    let rebooted = 0;
+    let sampling = true;
+    const hosts = async () => {
+      for (; sampling; await sleep(10)) {
+        const down = ha.lab.hosts.filter((h) => h.rebooting).length;
+        maxRebooting = Math.max(maxRebooting, down);
+      }
+    };
+    const slots = async () => {
+      for (; sampling; await sleep(100)) {
+        const out = await ha.etcd.ctl(['get', '--prefix', '--keys-only', '/gc-test/budget/']).catch(() => '');
+        maxSlots = Math.max(maxSlots, out.split('\n').filter(Boolean).length);
+      }
+    };
+    const samplers = Promise.all([hosts(), slots()]);
+    await ha.converged(sha).finally(() => {
+      sampling = false;
+    });
+    await samplers;
+    rebooted = ha.lab.hosts.filter((h) => h.reboots > 0).length;
+    expect(rebooted).toBeGreaterThanOrEqual(2);
+    expect(maxRebooting).toBe(1);
+    expect(maxSlots).toBe(1);
+
+    const callers = await callersByHost(ha.lab);
+    const owners = await ha.owners();
+    console.log(`owners: ${JSON.stringify(owners)}; callers: ${JSON.stringify(callers)}`);
+    for (const node of NODES) expect(callers[node], `${node} driven by ${callers[node]?.join(', ')}`).toHaveLength(1);
+    for (const node of NODES) expect(callers[node]).toEqual([owners[node]]);
+    const used = new Set(Object.values(callers).flat());
+    expect(used.size).toBeGreaterThanOrEqual(2);
+
+    // `groundcrew cluster status` shows the same: three members with live leases, each with the nodes it drives.
+    const out = execFileSync(process.execPath, [BIN, 'cluster', 'status', '--json', '--config', join(ha.dir, 'm1.yaml')], {
+      encoding: 'utf8',
+    });
+    const view = JSON.parse(out) as { members: { name: string; ttl: number; nodes: string[] }[]; slots: string[] };
+    expect(view.members.map((m) => m.name).sort()).toEqual(MEMBERS);
+    for (const m of view.members) {
+      expect(m.ttl).toBeGreaterThan(0);
+      for (const node of m.nodes) expect(owners[node]).toBe(m.name);
+    }
+    expect(view.members.flatMap((m) => m.nodes).sort()).toEqual([...NODES].sort());
+    expect(view.slots).toEqual([]);
+  });
+});

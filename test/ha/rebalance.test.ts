@@ -1,0 +1,61 @@
+// Cluster mode, issue 19: a member added to a converged cluster of two gets the nodes rendezvous hashing gives
+// it, each handed over by its owner at a settled state: no node is ever driven by two members at once
+// (hosts' call logs against an etcd watch of the owner keys), and the cluster stays converged.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HaCluster, NODES, sleep } from './ha-cluster.js';
+import { OwnerTimeline } from './owner-timeline.js';
+
+const TTL_MS = 3000;
+
+describe('cluster mode: a member added', () => {
+  let ha: HaCluster;
+  let timeline: OwnerTimeline;
+  beforeAll(async () => {
+    ha = await HaCluster.start({ members: ['m1', 'm2', 'm3'], etcdPort: 23790, leaseTtl: `${TTL_MS / 1000}s` });
+    timeline = new OwnerTimeline('/usr/bin/etcdctl', ha.etcd.endpoints, '/gc-test/owners/');
+  }, 90_000);
+  afterAll(async () => {
+    timeline?.stop();
+    await ha?.stop();
+  }, 60_000);
+
+  it('nodes move to the new member one hand-over at a time, never driven by two', { timeout: 240_000 }, async () => {
+    await Promise.all(['m1', 'm2'].map((m) => ha.startMember(m)));
+    await ha.registered(['m1', 'm2']);
+    const sha = ha.pushInventory();
+    await ha.converged(sha);
+    const before = await ha.owners();
+    expect(new Set(Object.values(before))).not.toContain('m3');
+
+    const addedAt = Date.now();
+    await ha.startMember('m3');
+    await ha.registered(['m1', 'm2', 'm3']);
+    let after: Record<string, string> = {};
+    for (const deadline = Date.now() + 60_000; !Object.values(after).includes('m3'); await sleep(200)) {
+      if (Date.now() > deadline) throw new Error(`m3 took nothing: ${JSON.stringify(after)}\n${ha.logTails()}`);
+      after = await ha.owners();
+    }
+    // Every node has an owner again (a moved node is without one only between its hand-over and the take).
+    for (const deadline = Date.now() + 30_000; Object.keys(after).length < NODES.length; await sleep(200)) {
+      if (Date.now() > deadline) throw new Error(`owners: ${JSON.stringify(after)}`);
+      after = await ha.owners();
+    }
+    await ha.converged(sha, 60_000);
+
+    const moved = NODES.filter((n) => before[n] !== after[n]);
+    expect(moved.length).toBeGreaterThan(0);
+    for (const node of moved) expect(after[node]).toBe('m3');
+    for (const node of NODES) {
+      const calls = await ha.lab.calls(node);
+      expect(timeline.strays(node, calls), `${node}: commands from a member that did not own it`).toEqual([]);
+      // Tenures of one node never overlap: the next begins only after the last ended.
+      const tenures = timeline.tenures.filter((t) => t.node === node);
+      for (let i = 1; i < tenures.length; i++)
+        expect(tenures[i]?.from).toBeGreaterThanOrEqual(tenures[i - 1]?.to ?? Number.POSITIVE_INFINITY);
+    }
+    const m3Calls = (await Promise.all(moved.map((n) => ha.lab.calls(n)))).flat().filter((c) => c.caller === 'm3');
+    expect(m3Calls.every((c) => c.at > addedAt)).toBe(true);
+    console.log(`rebalance: moved to m3: ${moved.join(', ')}`);
+  });
+});
