@@ -125,7 +125,7 @@ export class Membership extends EventEmitter {
     this.#lastError = undefined;
     log.info({ member, lease: id }, 'cluster: joined with a new lease');
     this.emit('joined');
-    await this.#readMembers();
+    await this.readMembers();
   }
 
   async #tick(): Promise<void> {
@@ -144,7 +144,7 @@ export class Membership extends EventEmitter {
         this.emit('resumed');
       }
       this.#lastError = undefined;
-      await this.#readMembers();
+      await this.readMembers();
     } catch (err) {
       this.#lastError = (err as Error).message;
       if (err instanceof EtcdLeaseInvalidError && this.#lease) {
@@ -156,7 +156,8 @@ export class Membership extends EventEmitter {
     }
   }
 
-  async #readMembers(): Promise<void> {
+  /** The live members as etcd has them now (each member registers under its lease); `members` when they changed. */
+  async readMembers(): Promise<void> {
     const { client, keys, ttlMs } = this.options;
     const names = await within(client.getAll().prefix(keys.members()).keys(), ttlMs / 3, 'members');
     const members = names.map((k) => k.slice(keys.members().length)).sort();

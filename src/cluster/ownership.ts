@@ -132,6 +132,9 @@ export class Ownership implements NodeScope {
     const me = membership.name;
     if (!lease) return this.#dropAll();
     const ttlMs = membership.options.ttlMs;
+    // The members as etcd has them now, not as the last renewal read them (up to TTL/3 old): a member that
+    // took nodes on a stale view would take nodes hashed to a member that had already joined.
+    await membership.readMembers();
     const raw = await within(client.getAll().prefix(keys.owners()).strings(), ttlMs / 3, 'owners');
     const owners = new Map<string, OwnerRecord>();
     for (const [key, value] of Object.entries(raw)) owners.set(key.slice(keys.owners().length), JSON.parse(value) as OwnerRecord);
