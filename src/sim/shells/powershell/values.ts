@@ -4,6 +4,10 @@
 export class PsObject {
   readonly #members = new Map<string, { name: string; value: unknown }>();
   readonly typeName: string;
+  /** What ToString() gives when it is not the member list (an ErrorRecord gives its message). */
+  text?: string;
+  /** How the host prints it when it is not the member list (an ErrorRecord prints as an error). */
+  display?: string;
 
   constructor(typeName = 'System.Management.Automation.PSCustomObject', entries: Iterable<[string, unknown]> = []) {
     this.typeName = typeName;
@@ -76,6 +80,7 @@ export function toText(value: unknown): string {
   if (Array.isArray(value)) return value.map(toText).join(' ');
   if (value instanceof PsDate) return value.date.toISOString();
   if (value instanceof PsEnum) return value.name;
+  if (value instanceof PsObject && value.text !== undefined) return value.text;
   if (value instanceof PsObject)
     return value.isHashtable
       ? 'System.Collections.Hashtable'
@@ -104,12 +109,12 @@ export function compare(left: unknown, right: unknown): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-export function wildcardMatch(text: string, pattern: string): boolean {
+export function wildcardMatch(text: string, pattern: string, caseSensitive = false): boolean {
   const escaped = pattern
     .replace(/[.+^${}()|\\]/g, '\\$&')
     .replace(/\*/g, '.*')
     .replace(/\?/g, '.');
-  return new RegExp(`^${escaped}$`, 'is').test(text);
+  return new RegExp(`^${escaped}$`, caseSensitive ? 's' : 'is').test(text);
 }
 
 /** ConvertTo-Json as Windows PowerShell 5.1 writes it (compressed form). */
@@ -147,7 +152,9 @@ export function fromJson(value: unknown): unknown {
 export function formatOutput(values: unknown[]): string {
   const lines: string[] = [];
   for (const value of values) {
-    if (value instanceof PsObject && !value.isHashtable) {
+    if (value instanceof PsObject && value.display !== undefined) {
+      lines.push(value.display);
+    } else if (value instanceof PsObject && !value.isHashtable) {
       const entries = value.entries();
       const width = Math.max(0, ...entries.map(([k]) => k.length));
       lines.push('', ...entries.map(([k, v]) => `${k.padEnd(width)} : ${toText(v)}`), '');

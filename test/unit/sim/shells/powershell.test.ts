@@ -49,9 +49,9 @@ describe('what the simulated PowerShell refuses', () => {
   });
 
   it('a construct outside the simulated subset fails loudly instead of being skipped', () => {
-    const r = run("switch ('a') { 'a' { 'matched' } }; 'after'");
+    const r = run("trap { 'trapped' }; 'after'");
     expect(r.exitCode).toBe(1);
-    expect(r.stderr).toMatch(/outside the simulated subset/);
+    expect(r.stderr).toMatch(/construct \(trap_statement\) is outside the simulated subset/);
     expect(r.stdout).toBe('');
   });
 
