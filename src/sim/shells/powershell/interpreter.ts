@@ -113,6 +113,7 @@ export class Interpreter<H> extends PsControlFlow<H> {
 
   #statement(raw: Node): unknown[] {
     const node = unwrap(raw);
+    if (node.type === 'empty_statement') return [];
     this.current = node;
     this.lastFailed = false;
     try {
@@ -135,11 +136,13 @@ export class Interpreter<H> extends PsControlFlow<H> {
         this.reportError(err, node);
         this.lastFailed = true;
         this.scopes.setAutomatic('?', false);
-        return [];
+        return err.partial;
       }
       if (err instanceof PsError) {
         this.reportError(err, node, 'Continue');
-        throw new ScriptTerminating(err);
+        const terminating = new ScriptTerminating(err);
+        terminating.partial = err.partial;
+        throw terminating;
       }
       throw err;
     }

@@ -17,6 +17,7 @@ import {
 } from './errors.js';
 import { type InterpreterOptions, PsExpressions } from './expressions.js';
 import { bindFunction, type FunctionDef } from './functions.js';
+import { binaryOperator } from './operators.js';
 import type { Node } from './parser.js';
 import { outFileBytes, type Redirect, redirectOf } from './redirection.js';
 import { unsupported, unwrap } from './syntax.js';
@@ -55,31 +56,41 @@ export abstract class PsPipelines<H> extends PsExpressions<H> {
   protected abstract functionBody(def: FunctionDef): unknown[];
 
   protected pipeline(node: Node): unknown[] {
-    const stages = node.type === 'pipeline_chain' ? node.namedChildren.filter((c): c is Node => c !== null) : [node];
-    let items: unknown[] = [];
-    stages.forEach((stage, index) => {
-      const s = unwrap(stage);
-      if (s.type === 'command') items = this.#command(s, items, index > 0);
-      else if (index === 0) items = toItems(this.expr(s));
-      else
-        throw new PsTerminatingError(
-          'Expressions are only allowed as the first element of a pipeline.',
-          'ExpressionsMustBeFirstInPipeline',
-          'ParserError',
-        );
+    const children = node.type === 'pipeline_chain' ? node.namedChildren.filter((c): c is Node => c !== null) : [node];
+    // An expression's redirections ('x' > $null) hang off the pipeline; a command's are among its elements.
+    const redirects = children
+      .filter((c) => c.type === 'redirections')
+      .flatMap((r) => r.namedChildren)
+      .map((r) => (r ? redirectOf(r, (n) => this.expr(n)) : undefined))
+      .filter((r): r is Redirect => r !== undefined);
+    const stages = children.filter((c) => c.type !== 'redirections');
+    return this.#redirected(redirects, () => {
+      let items: unknown[] = [];
+      stages.forEach((stage, index) => {
+        const s = unwrap(stage);
+        if (s.type === 'command') items = this.#command(s, items, index > 0);
+        else if (index === 0) items = toItems(this.expr(s));
+        else
+          throw new PsTerminatingError(
+            'Expressions are only allowed as the first element of a pipeline.',
+            'ExpressionsMustBeFirstInPipeline',
+            'ParserError',
+          );
+      });
+      return items;
     });
-    return items;
   }
 
   /** An error a command reported: into $Error, then to wherever errors go now, as PowerShell writes it. */
   protected reportError(err: PsError, at: Node | undefined, action = this.preference()): void {
     const line = (at?.startPosition.row ?? 0) + 1;
     const formatted = formatError(err, line, (at?.startPosition.column ?? 0) + 1, this.source[line - 1] ?? '');
+    // Even a hidden error sets $? to False.
+    this.lastFailed = true;
     if (action === 'Ignore') return;
     const record = errorRecord(err, formatted);
     this.errors.unshift(record);
     if (action === 'SilentlyContinue') return;
-    this.lastFailed = true;
     if (this.errorSink.kind === 'console') this.stderr += formatted;
     else if (this.errorSink.kind === 'capture') this.errorSink.items.push(record);
   }
@@ -91,6 +102,9 @@ export abstract class PsPipelines<H> extends PsExpressions<H> {
     if (invoked?.text === '.') throw unsupported(node, 'dot-sourcing');
     const name = invoked && unwrap(nameNode).type !== 'command_name' ? toText(this.expr(unwrap(nameNode))) : nameNode.text;
     const elements = node.namedChildren.find((c) => c?.type === 'command_elements');
+    // The grammar reads 1..4 (no spaces) as a command name; PowerShell reads a range.
+    const range = /^(-?\d+)\.\.(-?\d+)$/.exec(name);
+    if (range && !elements && !invoked) return toItems(binaryOperator('..', Number(range[1]), Number(range[2])));
     const redirects: Redirect[] = [];
     const raw = elements ? this.#rawArguments(elements, redirects) : [];
     return this.#redirected(redirects, () => this.#run(name, raw, input, piped));
@@ -201,7 +215,8 @@ export abstract class PsPipelines<H> extends PsExpressions<H> {
       stdin: this.options.stdin ?? '',
       command: source,
       error: (err: PsError) => {
-        if (err instanceof PsUnmodelled || err.errorId === NOT_MODELLED_ID) throw new PsUnmodelled(err.message, source);
+        if (err instanceof PsUnmodelled || err.errorId === NOT_MODELLED_ID)
+          throw new PsUnmodelled(`groundcrew sim: ${err.message}`, source);
         const action = (args.ErrorAction as string | undefined) ?? this.preference();
         const error = err.source ? err : new PsError(err.message, err.errorId, err.category, source, err.exceptionType);
         if (action === 'Stop') throw new PsScriptError(error.message, error.errorId, error.category, error.source, error.exceptionType);
