@@ -323,6 +323,16 @@ describe('about_Redirection', () => {
   });
 });
 
+describe('Where-Object (Microsoft.PowerShell.Core/Where-Object)', () => {
+  it('the simplified syntax (Where-Object Name -eq value) filters as the script block form does', () => {
+    expect(
+      out(
+        "$o = [pscustomobject]@{ Name = 'a' }, [pscustomobject]@{ Name = 'b' }\n($o | Where-Object Name -eq 'b').Name; ($o | Where-Object { $_.Name -like 'a*' }).Name",
+      ),
+    ).toEqual(['b', 'a']);
+  });
+});
+
 describe('about_Assignment_Operators', () => {
   it('+=, -=, *=, ++ and -- on variables, array and hashtable elements', () => {
     expect(
@@ -371,6 +381,14 @@ describe('what the simulator does not model is refused, and no script can catch 
       expect(r.exitCode, script).toBe(1);
       expect(r.stdout, script).toBe('');
       expect(r.stderr, script).toMatch(new RegExp(named as string));
+    }
+  });
+
+  it('a cmdlet form it does not model: Select-Object with a calculated property, Where-Object without a filter', () => {
+    for (const script of ["'a' | Select-Object @{ n = 'x'; e = { 1 } }", "'a' | Where-Object"]) {
+      const r = run(`try { ${script} } catch { 'swallowed' }`);
+      expect(r, script).toMatchObject({ stdout: '', exitCode: 1 });
+      expect(r.stderr, script).toMatch(/groundcrew sim: (Select|Where)-Object/);
     }
   });
 
