@@ -96,6 +96,14 @@ const SCRIPTS: [string, string][] = [
     'read in a while loop, from a file, a pipe and standard input',
     `printf 'a b c\\nd e\\n' > f; while read -r x rest; do echo "[$x|$rest]"; done < f\nprintf 'l1\\nl2' | while read line; do echo "got $line"; done; echo "last:$line"\nwhile read -r l; do echo "<$l>"; done`,
   ],
+  [
+    'awk: fields, -F, patterns, BEGIN/END, printf, if, functions',
+    `printf 'vhost0 UP 10.0.0.5/24\\neth0 DOWN\\nlo UNKNOWN 127.0.0.1/8\\n' > ip.txt\nawk '{ print $1 }' ip.txt; awk '$2 == "UP" { print $3 }' ip.txt; awk '/^e/' ip.txt; awk 'NR == 2 { print NF, $NF }' ip.txt\nawk -F/ '{ print $2 }' ip.txt; echo 'a:b:c' | awk -F: -v sep=- '{ print $1 sep $3, length($0) }'\nawk 'BEGIN { n = 0 } $2 != "DOWN" { n++ } END { print "up or unknown:", n }' ip.txt\nawk '{ printf "%-8s|%5.1f|%s\\n", $1, NR * 1.5, toupper(substr($2, 1, 2)) }' ip.txt\nawk '{ if ($2 ~ /UP|DOWN/) print $1 " known"; else print $1 " other" }' ip.txt; awk 'NR > 1 { next } { print "first:" $0 }' ip.txt; awk '{ print $(NF-1) }' ip.txt`,
+  ],
+  [
+    'sed: s with groups, & and flags, -n with p, d, addresses, -E, -i',
+    `printf 'name=a\\nkey = b\\n# comment\\nname=c\\n' > conf\nsed 's/=/: /' conf; sed -n 's/^name=\\(.*\\)/[\\1]/p' conf; sed '/^#/d' conf; sed -E 's/(\\w+) = (\\w+)/\\2 is \\1/' conf\nsed -e '2d' -e '$s/c/C/' conf; sed 's/a/<&>/g; s|name|N|' conf; sed -n '3p' conf; echo aaa | sed 's/a/b/2'; sed -i 's/^name=/n=/' conf; cat conf`,
+  ],
   ['install with a mode', `cat > f <<'EOF'\nA=1\nEOF\ninstall -m 0640 f g && stat -c %a g && cat g && cmp -s f g && echo same`],
 ];
 
@@ -129,6 +137,22 @@ describe('what the simulated bash refuses', () => {
     expect(shell.run(LinuxHost.fresh('sim'), 'declare -A m; echo x').stderr).toMatch(
       /declare with options .* is outside the simulated subset/,
     );
+  });
+
+  it('awk and sed programs outside their subsets: status 2 and the construct named', () => {
+    const host = LinuxHost.fresh('sim');
+    expect(shell.run(host, "echo a b | awk '{ for (i = 1; i <= NF; i++) print $i }'")).toEqual({
+      stdout: '',
+      stderr: "awk: groundcrew sim: 'for' is outside the simulated subset\n",
+      exitCode: 2,
+    });
+    expect(shell.run(host, 'echo a | awk \'{ print > "/tmp/x" }\'').stderr).toMatch(/output redirection in print is outside/);
+    expect(shell.run(host, "echo abc | sed 'y/abc/xyz/'")).toEqual({
+      stdout: '',
+      stderr: 'sed: groundcrew sim: the command y is outside the simulated subset\n',
+      exitCode: 2,
+    });
+    expect(shell.run(host, "echo abc | sed '1,2d'").stderr).toMatch(/address ranges and negation .* is outside the simulated subset/);
   });
 
   it('a command the host does not have', () => {
