@@ -4,6 +4,7 @@ import { type CommandResult, ok } from '../../command-result.js';
 import type { Node } from '../tree-sitter.js';
 import type { ShellFiles, Utility } from './bash-shell.js';
 import { BashExit, BashReturn, Unsupported } from './errors.js';
+import { globSource } from './glob.js';
 import { BashWords, type Io } from './words.js';
 
 /** The interpreter's second layer: what one simple command does, once its words are expanded. */
@@ -207,6 +208,7 @@ export abstract class BashCommands extends BashWords {
         if (args[++i] === 'pipefail') this.pipefail = a === '-o';
         else if (args[i] === 'errexit') this.errexit = a === '-o';
         else if (args[i] === 'nounset') this.nounset = a === '-o';
+        else throw new Unsupported(`set ${a} ${args[i] ?? ''}`);
         continue;
       }
       const on = a.startsWith('-');
@@ -224,30 +226,46 @@ export abstract class BashCommands extends BashWords {
 
   protected test(node: Node): boolean {
     const inner = node.namedChildren.find((c) => c !== null);
-    return inner ? this.#testExpr(inner) : false;
+    return inner ? this.#testExpr(inner, node.text.startsWith('[[')) : false;
   }
 
-  #testExpr(node: Node): boolean {
+  /** The test utility's verdict; an operator it does not know is refused, not read as false. */
+  #runTest(argv: string[]): boolean {
+    const result = this.utilities.get('test')?.(argv, '', this);
+    if (!result || result.exitCode > 1) throw new Unsupported(`the test ${argv.join(' ')} (${result?.stderr.trim() ?? 'no test'})`);
+    return result.exitCode === 0;
+  }
+
+  #testExpr(node: Node, double = false): boolean {
     switch (node.type) {
       case 'unary_expression': {
         const op = node.child(0)?.text ?? '';
-        if (op === '!') return !this.#testExpr(node.child(1) as Node);
+        if (op === '!') return !this.#testExpr(node.child(1) as Node, double);
         const operand = this.expand(node.child(1) as Node).join(' ');
-        const result = this.utilities.get('test')?.([op, operand], '', this);
-        return result?.exitCode === 0;
+        return this.#runTest([op, operand]);
       }
       case 'binary_expression': {
         const op = node.child(1)?.text ?? '';
-        if (op === '&&' || op === '-a') return this.#testExpr(node.child(0) as Node) && this.#testExpr(node.child(2) as Node);
-        if (op === '||' || op === '-o') return this.#testExpr(node.child(0) as Node) || this.#testExpr(node.child(2) as Node);
+        if (op === '&&' || op === '-a')
+          return this.#testExpr(node.child(0) as Node, double) && this.#testExpr(node.child(2) as Node, double);
+        if (op === '||' || op === '-o')
+          return this.#testExpr(node.child(0) as Node, double) || this.#testExpr(node.child(2) as Node, double);
         const left = this.expand(node.child(0) as Node).join(' ');
-        const right = this.expand(node.child(2) as Node).join(' ');
-        return this.utilities.get('test')?.([left, op === '==' ? '=' : op, right], '', this).exitCode === 0;
+        const rightNode = node.child(2) as Node;
+        // In [[ ]], an unquoted right side of == and != is a pattern, and =~ an extended regex (bash manual).
+        if (double && (op === '==' || op === '!=' || op === '=') && /[*?[]/.test(rightNode.text) && !/^['"]/.test(rightNode.text))
+          return new RegExp(`^(?:${globSource(rightNode.text)})$`).test(left) === (op !== '!=');
+        if (double && op === '=~') {
+          if (/^['"]/.test(rightNode.text)) throw new Unsupported(`a quoted regex after =~ (${rightNode.text})`);
+          return new RegExp(rightNode.text).test(left);
+        }
+        const right = this.expand(rightNode).join(' ');
+        return this.#runTest([left, op === '==' ? '=' : op, right]);
       }
       case 'parenthesized_expression':
-        return this.#testExpr(node.namedChild(0) as Node);
+        return this.#testExpr(node.namedChild(0) as Node, double);
       case 'negated_expression':
-        return !this.#testExpr(node.namedChild(0) as Node);
+        return !this.#testExpr(node.namedChild(0) as Node, double);
       default:
         return this.expand(node).join(' ') !== '';
     }

@@ -4,30 +4,8 @@
 import type { Node } from '../tree-sitter.js';
 import { BashCommands } from './commands.js';
 import { BashLoopControl, Unsupported } from './errors.js';
+import { globSource } from './glob.js';
 import type { Io } from './words.js';
-
-/** A case pattern (glob: *, ?, [...]; quoted parts literal) as a regular expression. */
-function globSource(pattern: string): string {
-  let out = '';
-  for (let i = 0; i < pattern.length; i++) {
-    const ch = pattern[i] as string;
-    if (ch === '\\' && i + 1 < pattern.length) out += (pattern[++i] as string).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-    else if (ch === '*') out += '[\\s\\S]*';
-    else if (ch === '?') out += '[\\s\\S]';
-    else if (ch === '[') {
-      const end = pattern.indexOf(']', i + 2);
-      if (end < 0) out += '\\[';
-      else {
-        out += `[${pattern
-          .slice(i + 1, end)
-          .replace(/^!/, '^')
-          .replace(/\\/g, '\\\\')}]`;
-        i = end;
-      }
-    } else out += ch.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-  }
-  return out;
-}
 
 export abstract class BashControlFlow extends BashCommands {
   /** How many loops enclose the running command: break and continue outside one only complain. */

@@ -104,6 +104,10 @@ const SCRIPTS: [string, string][] = [
     'sed: s with groups, & and flags, -n with p, d, addresses, -E, -i',
     `printf 'name=a\\nkey = b\\n# comment\\nname=c\\n' > conf\nsed 's/=/: /' conf; sed -n 's/^name=\\(.*\\)/[\\1]/p' conf; sed '/^#/d' conf; sed -E 's/(\\w+) = (\\w+)/\\2 is \\1/' conf\nsed -e '2d' -e '$s/c/C/' conf; sed 's/a/<&>/g; s|name|N|' conf; sed -n '3p' conf; echo aaa | sed 's/a/b/2'; sed -i 's/^name=/n=/' conf; cat conf`,
   ],
+  [
+    '[[ ]] patterns and =~',
+    `x=eth0.conf; [[ $x == *.conf ]] && echo glob; [[ $x == "*.conf" ]] || echo quoted; [[ $x != e?h* ]] || echo neg; [[ $x =~ ^eth[0-9] ]] && echo re; [ a = a ] && echo single`,
+  ],
   ['install with a mode', `cat > f <<'EOF'\nA=1\nEOF\ninstall -m 0640 f g && stat -c %a g && cat g && cmp -s f g && echo same`],
 ];
 
@@ -134,6 +138,8 @@ describe('what the simulated bash refuses', () => {
       stderr: 'bash: groundcrew sim: the builtin eval is outside the simulated subset (docs/simulator.md)\n',
       exitCode: 2,
     });
+    expect(shell.run(LinuxHost.fresh('sim'), '[ -L /etc ] && echo link; echo after')).toMatchObject({ stdout: '', exitCode: 2 });
+    expect(shell.run(LinuxHost.fresh('sim'), 'set -o noclobber; echo x')).toMatchObject({ stdout: '', exitCode: 2 });
     expect(shell.run(LinuxHost.fresh('sim'), 'declare -A m; echo x').stderr).toMatch(
       /declare with options .* is outside the simulated subset/,
     );
