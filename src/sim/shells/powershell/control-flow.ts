@@ -19,6 +19,15 @@ export class ContinueSignal extends Error {
 
 type Outcome = { out: unknown[]; broke: boolean; continued: boolean };
 
+/** What a loop wrote before something unwound it (return, exit, an error) goes up with it. */
+function unwinding(out: unknown[], err: unknown): unknown {
+  if (err instanceof Error && Array.isArray((err as { partial?: unknown }).partial)) {
+    const carrier = err as Error & { partial: unknown[] };
+    carrier.partial = [...out, ...carrier.partial];
+  }
+  return err;
+}
+
 export abstract class PsControlFlow<H> extends PsPipelines<H> {
   /** The error a catch block is handling, for a bare `throw`. */
   protected handling: PsScriptError | undefined;
@@ -40,11 +49,15 @@ export abstract class PsControlFlow<H> extends PsPipelines<H> {
     const body = named.find((c) => c.type === 'statement_block');
     if (!variable || !source || !body || variable.type !== 'variable') throw unsupported(node);
     const out: unknown[] = [];
-    for (const item of toItems(this.value(source))) {
-      this.set(variableName(variable), item);
-      const pass = this.#pass(body);
-      out.push(...pass.out);
-      if (pass.broke) break;
+    try {
+      for (const item of toItems(this.value(source))) {
+        this.set(variableName(variable), item);
+        const pass = this.#pass(body);
+        out.push(...pass.out);
+        if (pass.broke) break;
+      }
+    } catch (err) {
+      throw unwinding(out, err);
     }
     return out;
   }
@@ -56,11 +69,15 @@ export abstract class PsControlFlow<H> extends PsPipelines<H> {
     if (!body) throw unsupported(node);
     const out: unknown[] = [];
     if (init) this.value(init);
-    while (!condition || this.truthy(condition)) {
-      const pass = this.#pass(body);
-      out.push(...pass.out);
-      if (pass.broke) break;
-      if (iterator) this.value(iterator);
+    try {
+      while (!condition || this.truthy(condition)) {
+        const pass = this.#pass(body);
+        out.push(...pass.out);
+        if (pass.broke) break;
+        if (iterator) this.value(iterator);
+      }
+    } catch (err) {
+      throw unwinding(out, err);
     }
     return out;
   }
@@ -75,10 +92,14 @@ export abstract class PsControlFlow<H> extends PsPipelines<H> {
     const goOn = () => this.truthy(condition) !== until;
     const out: unknown[] = [];
     if (!isDo && !goOn()) return out;
-    for (;;) {
-      const pass = this.#pass(body);
-      out.push(...pass.out);
-      if (pass.broke || !goOn()) break;
+    try {
+      for (;;) {
+        const pass = this.#pass(body);
+        out.push(...pass.out);
+        if (pass.broke || !goOn()) break;
+      }
+    } catch (err) {
+      throw unwinding(out, err);
     }
     return out;
   }
@@ -118,6 +139,8 @@ export abstract class PsControlFlow<H> extends PsPipelines<H> {
           }
         }
       }
+    } catch (err) {
+      throw unwinding(out, err);
     } finally {
       this.scopes.setAutomatic('_', previous);
     }

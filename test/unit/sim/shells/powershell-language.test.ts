@@ -284,6 +284,8 @@ describe('about_Functions, about_Return', () => {
 
   it('return writes its value and leaves; everything written before it is output too', () => {
     expect(out("function f { 'a'; return 'b'; 'c' }\n$r = f; $r -join ','; $r.Count")).toEqual(['a,b', '2']);
+    expect(out('function f { foreach ($i in 1..5) { if ($i -eq 3) { return "r$i" }; $i } }\n(f) -join \',\'')).toEqual(['1,2,r3']);
+    expect(out('foreach ($x in 1..3) { $x; if ($x -eq 2) { exit 7 } }')).toEqual(['1', '2']);
   });
 
   it('variables set in a function stay in it unless $script:', () => {
