@@ -79,7 +79,13 @@ export class Interpreter<H> extends PsControlFlow<H> {
       else throw err;
       this.#out.push(...err.partial);
     }
-    return { stdout: formatOutput(this.#out), stderr: this.stderr, exitCode };
+    try {
+      return { stdout: formatOutput(this.#out), stderr: this.stderr, exitCode };
+    } catch (err) {
+      // The host prints what is left in the pipeline; what it cannot print is refused like the rest.
+      if (!(err instanceof PsUnmodelled)) throw err;
+      return { stdout: '', stderr: `${this.stderr}${formatError(err, this.source.length, 1, '')}`, exitCode: 1 };
+    }
   }
 
   protected statements(node: Node): unknown[] {

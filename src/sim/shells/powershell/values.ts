@@ -1,5 +1,7 @@
 // PowerShell values in the simulator: case-insensitive objects, truthiness, comparison, JSON and text output.
 
+import { PsUnmodelled } from './errors.js';
+
 /** A hashtable or PSCustomObject: ordered, with case-insensitive member names, as in PowerShell. */
 export class PsObject {
   readonly #members = new Map<string, { name: string; value: unknown }>();
@@ -78,9 +80,18 @@ export function toText(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'boolean') return value ? 'True' : 'False';
   if (Array.isArray(value)) return value.map(toText).join(' ');
-  if (value instanceof PsDate) return value.date.toISOString();
+  // A [datetime] in a string is written in the invariant culture: 11/23/2026 10:49:31 (about_Quoting_Rules).
+  if (value instanceof PsDate) {
+    const d = value.date;
+    const two = (n: number) => String(n).padStart(2, '0');
+    return `${two(d.getUTCMonth() + 1)}/${two(d.getUTCDate())}/${d.getUTCFullYear()} ${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())}`;
+  }
   if (value instanceof PsEnum) return value.name;
   if (value instanceof PsObject && value.text !== undefined) return value.text;
+  // A .NET object's ToString() is its type's own (a type name, a certificate's subject...): not guessed.
+  if (value instanceof PsObject && !value.isHashtable && value.typeName !== 'System.Management.Automation.PSCustomObject')
+    throw new PsUnmodelled(`groundcrew sim: the text of a [${value.typeName}] (its ToString()) is outside the simulated subset`);
+  if (Buffer.isBuffer(value)) return [...value].join(' ');
   if (value instanceof PsObject)
     return value.isHashtable
       ? 'System.Collections.Hashtable'

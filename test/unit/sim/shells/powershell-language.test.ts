@@ -325,6 +325,12 @@ describe('about_Redirection', () => {
   });
 });
 
+describe('about_Quoting_Rules', () => {
+  it('a PSCustomObject in a string is @{name=value; ...}; a hashtable is its type name', () => {
+    expect(out('"$([pscustomobject]@{ a = 1; b = \'x\' })"; "$(@{ a = 1 })"')).toEqual(['@{a=1; b=x}', 'System.Collections.Hashtable']);
+  });
+});
+
 describe('Where-Object (Microsoft.PowerShell.Core/Where-Object)', () => {
   it('the simplified syntax (Where-Object Name -eq value) filters as the script block form does', () => {
     expect(
@@ -377,6 +383,7 @@ describe('what the simulator does not model is refused, and no script can catch 
       ["[datetime]'2020-01-01'", 'the cast \\[datetime\\]'],
       ["'abc'.PadLeft(5)", 'the method PadLeft'],
       ['$PSVersionTable.PSVersion', 'the automatic variable \\$psversiontable'],
+      ['"$([pscustomobject]@{ a = 1 }) and $(Get-Odd2)"', 'not modelled'],
       ["try { 'a' -match '(?i)A' } catch { 'swallowed' }", 'an inline regex option'],
     ]) {
       const r = run(script as string);

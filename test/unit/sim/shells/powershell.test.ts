@@ -85,6 +85,15 @@ describe('what the simulated PowerShell refuses', () => {
     });
   });
 
+  it("a typed object's text (its .NET ToString()) or a property it lacks is refused, not guessed", () => {
+    const text = run('$f = Get-WindowsFeature -Name Containers; "feature: $f"');
+    expect(text).toMatchObject({ stdout: '', exitCode: 1 });
+    expect(text.stderr).toMatch(/the text of a \[Microsoft\.Windows\.ServerManager\.Commands\.Feature\] \(its ToString\(\)\) is outside/);
+    const property = run('try { (Get-WindowsFeature -Name Containers).FeatureType } catch { $null }');
+    expect(property).toMatchObject({ stdout: '', exitCode: 1 });
+    expect(property.stderr).toMatch(/the property 'FeatureType' of \[Microsoft\.Windows\.ServerManager\.Commands\.Feature\]/);
+  });
+
   it('cmd.exe, the OpenSSH default shell, does not know Unix commands', () => {
     const r = shell.runCommandLine(WindowsHost.fresh({ hostname: 'w' }), 'ls -la');
     expect(r.exitCode).toBe(1);
