@@ -4,6 +4,7 @@ import type { Node } from '../tree-sitter.js';
 import { evaluateArithmetic } from './arithmetic.js';
 import type { BashShell } from './bash-shell.js';
 import { BashExit, BashFatal, BashUnbound, Unsupported } from './errors.js';
+import { globSource } from './glob.js';
 import { normalize } from './posix-path.js';
 
 /** Where a command reads and writes: its standard input, and what it has written so far. */
@@ -173,8 +174,46 @@ export abstract class BashWords implements BashShell {
       if (op.endsWith('=')) this.env.set(name, fallback);
       return fallback;
     }
+    if (op === ':+' || op === '+') {
+      const value = this.env.get(name);
+      if (value === undefined || (op === ':+' && value === '')) return '';
+      return node.namedChildren
+        .filter((c) => c !== null && c.type !== 'variable_name')
+        .map((c) => (c ? this.word(c) : ''))
+        .join('');
+    }
+    if (op !== undefined && ['#', '##', '%', '%%', '/', '//', ':'].includes(op)) return this.#trimmed(node, op, this.#read(name));
     if (op !== undefined) throw new Unsupported(`the expansion ${node.text}`);
     return this.#read(name);
+  }
+
+  /** ${v#p} ${v##p} ${v%p} ${v%%p}, ${v/p/r} ${v//p/r}, ${v:offset:length} (bash manual, Shell Parameter Expansion). */
+  #trimmed(node: Node, op: string, value: string): string {
+    const parts = node.namedChildren.filter((c): c is Node => c !== null && c.type !== 'variable_name');
+    if (op === ':') {
+      const [offsetNode, lengthNode] = parts;
+      const offset = Number(this.arithmetic(offsetNode?.text ?? '0'));
+      const from = offset < 0 ? Math.max(value.length + offset, 0) : offset;
+      if (!lengthNode) return value.slice(from);
+      const length = Number(this.arithmetic(lengthNode.text));
+      return length < 0 ? value.slice(from, value.length + length) : value.slice(from, from + length);
+    }
+    const pattern = parts[0]?.text ?? '';
+    if (/[$`]/.test(pattern) || /^[#%]/.test(pattern)) throw new Unsupported(`the expansion ${node.text}`);
+    const whole = (text: string) => new RegExp(`^(?:${globSource(pattern)})$`).test(text);
+    if (op === '#' || op === '##') {
+      const lengths = [...Array(value.length + 1).keys()];
+      const cut = (op === '#' ? lengths : lengths.reverse()).find((i) => whole(value.slice(0, i)));
+      return cut === undefined ? value : value.slice(cut);
+    }
+    if (op === '%' || op === '%%') {
+      const starts = [...Array(value.length + 1).keys()];
+      const cut = (op === '%' ? starts.reverse() : starts).find((i) => whole(value.slice(i)));
+      return cut === undefined ? value : value.slice(0, cut);
+    }
+    const replacement = parts[1] ? this.word(parts[1]) : '';
+    if (pattern === '') return value;
+    return value.replace(new RegExp(globSource(pattern), op === '//' ? 'g' : ''), () => replacement);
   }
 
   #substitute(node: Node): string {

@@ -108,6 +108,10 @@ const SCRIPTS: [string, string][] = [
     '[[ ]] patterns and =~',
     `x=eth0.conf; [[ $x == *.conf ]] && echo glob; [[ $x == "*.conf" ]] || echo quoted; [[ $x != e?h* ]] || echo neg; [[ $x =~ ^eth[0-9] ]] && echo re; [ a = a ] && echo single`,
   ],
+  [
+    'parameter expansion: # ## % %% / // :offset:length :+ +',
+    `p=/etc/contrail/agent.conf.d; echo \${p#*/} \${p##*/} \${p%/*} \${p%%.*} \${p/contrail/tf} \${p//c/C} \${p:5:8} \${p: -6} \${p:+set} \${unset_v+x}[\${unset_v:+y}]; v=a.b.c; echo "\${v%.*}" "\${v#*.}" "\${v/./-}" "\${v//./}"`,
+  ],
   ['install with a mode', `cat > f <<'EOF'\nA=1\nEOF\ninstall -m 0640 f g && stat -c %a g && cat g && cmp -s f g && echo same`],
 ];
 
