@@ -9,6 +9,7 @@ import { applied, type Phase } from '../phase.js';
 import { compare, NO_CHANGE, type Resource } from '../resource.js';
 import { ARTIFACTS, artifacts } from './artifacts.js';
 import { msiResource } from './msi-resource.js';
+import { serviceStatus } from './queries.js';
 
 const ETC = 'C:\\ProgramData\\Contrail\\etc\\contrail';
 export const CNM_CONFIG = `${ETC}\\contrail-cnm-plugin.conf`;
@@ -55,7 +56,7 @@ function configFile(name: string, path: string, lines: string[], service: string
     name: `config/${name}`,
     facts: [
       { id, ps: `if (Test-Path -LiteralPath ${psQuote(path)}) { Get-Content -LiteralPath ${psQuote(path)} -Raw } else { $null }` },
-      { id: `${id}.service`, ps: `(Get-Service -Name ${psQuote(service)} -ErrorAction SilentlyContinue).Status.ToString()` },
+      { id: `${id}.service`, ps: serviceStatus(service) },
     ],
     test: (facts) => compare({ Content: [facts.get(id), wanted] }),
     async set({ exec, facts, signal }) {
@@ -74,7 +75,7 @@ export function serviceRunning(name: string): Resource {
   const id = `service.${name}.status`;
   return {
     name: `service/${name}/running`,
-    facts: [{ id, ps: `(Get-Service -Name ${psQuote(name)} -ErrorAction SilentlyContinue).Status.ToString()` }],
+    facts: [{ id, ps: serviceStatus(name) }],
     test: (facts) => compare({ Status: [facts.get(id), 'Running'] }),
     async set({ exec, signal }) {
       return applied(exec, `Start-Service -Name ${psQuote(name)}`, `start ${name}`, { signal });

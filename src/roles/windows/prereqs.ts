@@ -6,6 +6,7 @@ import type { WindowsRoleInput } from '../input.js';
 import { applied, change, type Phase } from '../phase.js';
 import { compare, NO_CHANGE, type Resource } from '../resource.js';
 import { windowsOverlayAbsent } from './overlay.js';
+import { serviceStatus } from './queries.js';
 
 export const CONTRAIL_DIRS = [
   'C:\\ProgramData\\Contrail',
@@ -64,7 +65,7 @@ function daemonJson(): Resource {
         id: 'docker.daemonJson',
         ps: `if (Test-Path -LiteralPath ${psQuote(DAEMON_JSON)}) { Get-Content -LiteralPath ${psQuote(DAEMON_JSON)} -Raw } else { $null }`,
       },
-      { id: 'docker.status', ps: "(Get-Service -Name 'docker' -ErrorAction SilentlyContinue).Status.ToString()" },
+      { id: 'docker.status', ps: serviceStatus('docker') },
     ],
     test(facts) {
       let bridge: unknown = null;

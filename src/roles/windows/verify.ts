@@ -7,6 +7,7 @@ import { runsContrail, type WindowsRoleInput } from '../input.js';
 import type { Phase } from '../phase.js';
 import { compare, type Resource } from '../resource.js';
 import { installed, MSI_PACKAGES_FACT } from './msi-resource.js';
+import { serviceStatus } from './queries.js';
 import { TEST_SIGNING_FACTS, testSigningState } from './test-signing.js';
 
 const SERVICES = ['docker', 'contrail-cnm-plugin', 'contrail-vrouter-agent', 'contrail-vrouter-nodemgr'];
@@ -26,17 +27,15 @@ function check(name: string, facts: Resource['facts'], test: Resource['test']): 
 export function windowsVerify(input: WindowsRoleInput): Phase {
   if (!runsContrail(input)) {
     // A node without Contrail roles (a Kubernetes worker, an overlay host): Docker is what prereqs left.
-    const docker = check(
-      'services',
-      [{ id: 'verify.docker', ps: "(Get-Service -Name 'docker' -ErrorAction SilentlyContinue).Status.ToString()" }],
-      (facts) => compare({ docker: [facts.get('verify.docker'), 'Running'] }),
+    const docker = check('services', [{ id: 'verify.docker', ps: serviceStatus('docker') }], (facts) =>
+      compare({ docker: [facts.get('verify.docker'), 'Running'] }),
     );
     return { name: 'verified', resources: [docker] };
   }
   const resources: Resource[] = [
     check(
       'services',
-      SERVICES.map((s) => ({ id: `verify.${s}`, ps: `(Get-Service -Name '${s}' -ErrorAction SilentlyContinue).Status.ToString()` })),
+      SERVICES.map((s) => ({ id: `verify.${s}`, ps: serviceStatus(s) })),
       (facts) => compare(Object.fromEntries(SERVICES.map((s) => [s, [facts.get(`verify.${s}`), 'Running']]))),
     ),
     check(
