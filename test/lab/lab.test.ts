@@ -75,6 +75,8 @@ describe('the lab', () => {
         lab,
         'win1',
         [
+          "Install-PackageProvider -Name 'NuGet' -MinimumVersion '2.8.5.201' -Force | Out-Null",
+          "Install-Module -Name 'DockerMsftProvider' -Repository 'PSGallery' -Force",
           "Install-Package -Name docker -ProviderName DockerMsftProvider -RequiredVersion '18.09' -Force | Out-Null",
           "New-Item -ItemType Directory -Path 'C:\\ProgramData\\docker\\config' -Force | Out-Null",
           'Set-Content -Path \'C:\\ProgramData\\docker\\config\\daemon.json\' -Value \'{"bridge":"none"}\'',

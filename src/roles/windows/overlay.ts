@@ -8,6 +8,7 @@ import type { OverlayInput } from '../input.js';
 import { applied, type Phase } from '../phase.js';
 import { compare, type Facts, type Resource } from '../resource.js';
 import { factLines, parsePortProxies } from './parsers.js';
+import { containerNetwork } from './queries.js';
 
 export const OVERLAY_NETWORK = 'gc-overlay';
 /** The host's adapter on the transparent network, where the gateway address lives. */
@@ -84,7 +85,7 @@ function network(input: OverlayInput): Resource {
     facts: [
       {
         id: 'overlay.network',
-        ps: `$n = Get-HnsNetwork | Where-Object { $_.Name -eq ${psQuote(OVERLAY_NETWORK)} } | Select-Object -First 1; if ($n) { [pscustomobject]@{ type = $n.Type; subnet = $n.Subnets[0].AddressPrefix; gateway = $n.Subnets[0].GatewayAddress } } else { $null }`,
+        ps: containerNetwork(OVERLAY_NETWORK),
       },
     ],
     test: (facts) => {
@@ -224,10 +225,7 @@ export function windowsOverlay(input: OverlayInput): Phase {
 export function windowsOverlayAbsent(): Resource {
   return {
     name: 'overlay/absent',
-    facts: [
-      { id: 'overlay.absent.network', ps: `[bool](Get-HnsNetwork | Where-Object { $_.Name -eq ${psQuote(OVERLAY_NETWORK)} })` },
-      RECORD_FACT,
-    ],
+    facts: [{ id: 'overlay.absent.network', ps: `$null -ne $(${containerNetwork(OVERLAY_NETWORK)})` }, RECORD_FACT],
     test: (facts) =>
       compare({ Network: [facts.get('overlay.absent.network') ?? false, false], Record: [facts.get('overlay.record') != null, false] }),
     async set({ exec, facts, signal }) {

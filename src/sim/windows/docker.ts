@@ -67,7 +67,20 @@ function imageKind(image: string): 'vrouter' | 'cnm-plugin' | undefined {
   return undefined;
 }
 
+/** The registry an image reference names: its first component when that has a dot or port (or is localhost), else Docker Hub. */
+export function registryOf(image: string): string {
+  const first = image.split('/')[0] ?? '';
+  return image.includes('/') && (/[.:]/.test(first) || first === 'localhost') ? first : 'docker.io';
+}
+
 function pull(host: WindowsHost, image: string): NativeResult {
+  const registry = registryOf(image);
+  if (!host.state.catalog.registries.includes(registry))
+    return {
+      stdout: '',
+      stderr: `Error response from daemon: Get https://${registry}/v2/: dial tcp: lookup ${registry.replace(/:\d+$/, '')}: no such host\r\n`,
+      exitCode: 1,
+    };
   const tag = image.includes(':') ? image.slice(image.lastIndexOf(':') + 1) : 'latest';
   if (!imageKind(image) || !host.state.catalog.contrailVersions.includes(tag)) {
     return {

@@ -104,30 +104,65 @@ const getNetAdapter: Spec = {
   },
 };
 
+function noSwitch(name: string): PsError {
+  return new PsError(
+    `Hyper-V was unable to find a virtual switch with name "${name}".`,
+    'InvalidParameter,Microsoft.HyperV.PowerShell.Commands.GetVMSwitch',
+    `InvalidArgument: (${name}:String) [Get-VMSwitch], VirtualizationException`,
+    'Get-VMSwitch',
+  );
+}
+
+/** The Contrail switch, `Layered <adapter>` (the CNM plugin creates it on its configured adapter), while it exists. */
+function contrailSwitch(host: WindowsHost): string | undefined {
+  const adapter = host.contrailAdapter();
+  return host.switchExists() && adapter ? `Layered ${adapter}` : undefined;
+}
+
+/** Wildcards as Hyper-V's -Name takes them (`Layered?Ethernet1` in contrail-windows-ci's diagnostic check). */
+const like = (pattern: string, text: string) =>
+  new RegExp(
+    `^${pattern
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.')}$`,
+    'i',
+  ).test(text);
+
+const getVMSwitch: Spec = {
+  name: 'Get-VMSwitch',
+  params: { Name: { type: 'string[]', position: 0, aliases: ['SwitchName'] }, SwitchType: { type: 'string[]' } },
+  run(host, args, _input, ctx) {
+    const name = contrailSwitch(host);
+    const all = name ? [obj({ Name: name, SwitchType: 'External', NetAdapterInterfaceDescription: host.contrailAdapter() })] : [];
+    const wanted = args.Name as string[] | undefined;
+    if (!wanted) return all;
+    const found = all.filter((sw) => wanted.some((w) => like(w, toText(sw.get('Name')))));
+    for (const w of wanted) if (!/[*?]/.test(w) && !found.some((sw) => like(w, toText(sw.get('Name'))))) ctx.error(noSwitch(w));
+    return found;
+  },
+};
+
 const getVMSwitchExtension: Spec = {
   name: 'Get-VMSwitchExtension',
-  params: { VMSwitchName: { type: 'string', position: 0 }, Name: { type: 'string[]' } },
+  params: { VMSwitchName: { type: 'string[]', position: 0, aliases: ['SwitchName'] }, Name: { type: 'string[]' } },
   run(host, args, _input, ctx) {
     if (host.state.features['Hyper-V'] !== 'Installed')
       throw new PsError(
-        "The term 'Get-VMSwitchExtension' is not recognized as the name of a cmdlet, function, script file, or operable program.",
-        'CommandNotFoundException',
-        'ObjectNotFound',
+        `The Hyper-V Management Tools could not access an expected WMI class on computer '${host.state.hostname}'. This may indicate that the Virtual Machine Management service is not running.`,
+        'InvalidParameter,Microsoft.HyperV.PowerShell.Commands.GetVMSwitchExtension',
+        'InvalidOperation',
+        'Get-VMSwitchExtension',
       );
-    if (!host.switchExists()) {
-      ctx.error(
-        new PsError(
-          `Hyper-V was unable to find a virtual switch with name "${toText(args.VMSwitchName)}".`,
-          'InvalidParameter,Microsoft.HyperV.PowerShell.Commands.GetVMSwitchExtension',
-          'InvalidArgument',
-        ),
-      );
+    const name = contrailSwitch(host);
+    const wantedSwitches = (args.VMSwitchName as string[] | undefined) ?? [];
+    const missing = wantedSwitches.find((w) => !name || !like(w, name));
+    if (missing) {
+      ctx.error(noSwitch(missing));
       return [];
     }
     const installed = host.productOf('vrouter') !== undefined;
-    const extensions = [
-      obj({ Name: VROUTER_EXTENSION, Enabled: installed, Running: host.extensionRunning(), SwitchName: 'Layered Ethernet1' }),
-    ];
+    const extensions = [obj({ Name: VROUTER_EXTENSION, Enabled: installed, Running: host.extensionRunning(), SwitchName: name })];
     const wanted = (args.Name as string[] | undefined)?.map((n) => n.toLowerCase());
     return installed ? extensions.filter((e) => !wanted || wanted.includes(toText(e.get('Name')).toLowerCase())) : [];
   },
@@ -179,6 +214,7 @@ export const NETWORK_CMDLETS: Spec[] = [
   getNetNat,
   removeNetNat,
   getNetAdapter,
+  getVMSwitch,
   getVMSwitchExtension,
   getNetTCPConnection,
 ];

@@ -3,8 +3,9 @@
 
 import type { SimNetwork } from '../network.js';
 import { startService, stopService } from './service-rules.js';
+import { HYPERV_TOOLS, SERVER_FEATURES } from './windows-features.js';
 import { WindowsFs } from './windows-fs.js';
-import { AGENT_PORT, CONTAINERD_EXE, PRODUCT_NAMES, TCPIP_PARAMETERS, VHOST_ADAPTER } from './windows-paths.js';
+import { AGENT_PORT, CNM_CONFIG, CONTAINERD_EXE, PRODUCT_NAMES, TCPIP_PARAMETERS, VHOST_ADAPTER } from './windows-paths.js';
 import {
   DEFAULT_CATALOG,
   executableOf,
@@ -23,6 +24,8 @@ export class WindowsHost {
   network: SimNetwork | undefined;
   /** Set by Restart-Computer; the transport reboots the host once the command's answer is out. */
   rebootRequested = false;
+  /** What one powershell.exe process holds and loses when it ends: modules imported with Import-Module. */
+  session = { modules: new Set<string>() };
 
   constructor(readonly state: WindowsState) {
     this.fs = new WindowsFs(state.fs);
@@ -31,6 +34,14 @@ export class WindowsHost {
     state.ipAddresses ??= [];
     state.portProxies ??= [];
     state.registry ??= { [TCPIP_PARAMETERS]: { Hostname: state.hostname, IPEnableRouter: 0 } };
+    // States saved before the builds, elevation and package providers were modelled.
+    state.build ??= 17763;
+    state.secureBoot ??= false;
+    state.elevated ??= true;
+    state.packageProviders ??= [];
+    state.psModules ??= [];
+    state.firewall ??= { Domain: true, Private: true, Public: true };
+    state.catalog.registries ??= [...DEFAULT_CATALOG.registries];
   }
 
   static fresh(options: FreshWindowsOptions): WindowsHost {
@@ -40,8 +51,12 @@ export class WindowsHost {
   }
 
   static #fresh(options: FreshWindowsOptions): WindowsHost {
-    const features: Record<string, FeatureState> = { Containers: 'Available', 'Hyper-V': 'Available', 'Hyper-V-PowerShell': 'Available' };
-    for (const f of options.features ?? []) features[f] = 'Installed';
+    const features: Record<string, FeatureState> = Object.fromEntries(SERVER_FEATURES.map((f) => [f, 'Available' as FeatureState]));
+    for (const f of options.features ?? []) {
+      features[f] = 'Installed';
+      // A host "with Hyper-V" was prepared with its management tools, as Server Manager installs it.
+      if (f === 'Hyper-V') for (const tool of HYPERV_TOOLS) features[tool] = 'Installed';
+    }
     const service = (name: string, displayName: string, startType: StartType): ServiceState => ({
       name,
       displayName,
@@ -53,6 +68,12 @@ export class WindowsHost {
     return new WindowsHost({
       os: 'windows',
       hostname: options.hostname,
+      build: options.build ?? 17763,
+      secureBoot: options.secureBoot ?? false,
+      elevated: options.elevated ?? true,
+      packageProviders: [],
+      psModules: [],
+      firewall: { Domain: true, Private: true, Public: true },
       bootCount: 1,
       lastBootUpTime: (options.now ?? new Date()).toISOString(),
       features,
@@ -136,6 +157,11 @@ export class WindowsHost {
   productOf(kind: MsiPackage['product']): InstalledProduct | undefined {
     const name = PRODUCT_NAMES[kind];
     return Object.values(this.state.products).find((p) => p.name === name);
+  }
+
+  /** The data adapter the CNM plugin's config names (`Adapter=` of [DRIVER]), if it has one. */
+  contrailAdapter(): string | undefined {
+    return /^\s*Adapter\s*=\s*(.+?)\s*$/im.exec(this.fs.read(CNM_CONFIG) ?? '')?.[1];
   }
 
   /** The transparent switch exists while the docker driver runs (it creates it). */

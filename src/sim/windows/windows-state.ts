@@ -77,11 +77,30 @@ export interface SimCatalog {
   dockerVersions: string[];
   /** Whether the vRouter builds this host pulls are production-signed (WINDOWS_USE_SIGNED_VROUTER). */
   signedVrouter: boolean;
+  /**
+   * Registries this host can reach, by the name before the first `/` of an image (`docker.io` for Docker
+   * Hub organisations such as `opencontrailnightly`). A pull from any other fails as Docker's does.
+   */
+  registries: string[];
 }
+
+/** Windows Server 2016 (14393) and 2019 (17763): the builds Contrail's Windows compute supported. */
+export type WindowsBuild = 14393 | 17763;
 
 export interface WindowsState {
   os: 'windows';
   hostname: string;
+  build: WindowsBuild;
+  /** UEFI Secure Boot on: the BCD refuses testsigning (bcdedit's "protected by Secure Boot policy"). */
+  secureBoot: boolean;
+  /** Whether the SSH session has an elevated (High Mandatory Level) token; most changes need one. */
+  elevated: boolean;
+  /** PackageManagement providers installed beyond the built-in ones (NuGet, DockerMsftProvider). */
+  packageProviders: string[];
+  /** Modules installed with Install-Module (PowerShell Gallery). */
+  psModules: string[];
+  /** Windows Firewall, per profile: enabled or not. */
+  firewall: { Domain: boolean; Private: boolean; Public: boolean };
   bootCount: number;
   lastBootUpTime: string;
   features: Record<string, FeatureState>;
@@ -115,10 +134,16 @@ export const DEFAULT_CATALOG: SimCatalog = {
   contrailVersions: ['5.0.0', '5.0.1', '5.0.2', '5.1.0', 'latest'],
   dockerVersions: ['17.06', '18.09', '19.03'],
   signedVrouter: false,
+  registries: ['docker.io'],
 };
 
 export interface FreshWindowsOptions {
   hostname: string;
+  /** 17763 (Server 2019) unless said. */
+  build?: WindowsBuild;
+  secureBoot?: boolean;
+  /** true unless said: groundcrew's documented setup logs in as an administrator. */
+  elevated?: boolean;
   /** Features already installed (a host prepared by hand). */
   features?: string[];
   /** containerd installed as a service (a Kubernetes worker's runtime; groundcrew does not install it). */

@@ -30,6 +30,7 @@ function prepared(version = '5.0.1', options: { signed?: boolean } = {}): Window
     features: ['Containers', 'Hyper-V'],
     catalog: { signedVrouter: options.signed ?? false },
   });
+  ps(host, PROVIDERS);
   ps(host, "Install-Package -Name docker -ProviderName DockerMsftProvider -RequiredVersion '18.09' -Force | Out-Null");
   ps(host, "New-Item -ItemType Directory -Path 'C:\\ProgramData\\docker\\config' -Force | Out-Null");
   ps(host, 'Set-Content -Path \'C:\\ProgramData\\docker\\config\\daemon.json\' -Value \'{"bridge":"none"}\'');
@@ -38,6 +39,10 @@ function prepared(version = '5.0.1', options: { signed?: boolean } = {}): Window
   ps(host, `docker run --rm -v 'C:\\Artifacts:C:\\Artifacts' 'opencontrailnightly/contrail-windows-vrouter:${version}' | Out-Null`);
   return host;
 }
+
+/** NuGet, then DockerMsftProvider: Install-Package has no such provider before (package-providers.ts). */
+const PROVIDERS =
+  "Install-PackageProvider -Name 'NuGet' -MinimumVersion '2.8.5.201' -Force | Out-Null; Install-Module -Name 'DockerMsftProvider' -Repository 'PSGallery' -Force";
 
 function trustCertificate(host: WindowsHost): void {
   for (const store of ['Root', 'TrustedPublisher']) {
@@ -68,6 +73,7 @@ describe('features and reboots', () => {
 
   it('Docker cannot be installed before the Containers feature', () => {
     const host = WindowsHost.fresh({ hostname: 'win1' });
+    ps(host, PROVIDERS);
     expect(() => ps(host, "Install-Package -Name docker -ProviderName DockerMsftProvider -RequiredVersion '18.09' -Force")).toThrow(
       /Containers feature is not installed/,
     );
@@ -75,6 +81,7 @@ describe('features and reboots', () => {
 
   it('Docker without "bridge":"none" makes a NAT network; with it, none', () => {
     const host = WindowsHost.fresh({ hostname: 'win1', features: ['Containers'] });
+    ps(host, PROVIDERS);
     ps(
       host,
       "Install-Package -Name docker -ProviderName DockerMsftProvider -RequiredVersion '18.09' -Force | Out-Null; Start-Service -Name docker",
