@@ -24,9 +24,10 @@ const getHnsNetwork: Spec = {
 
 const removeHnsNetwork: Spec = {
   name: 'Remove-HnsNetwork',
-  params: { InputObject: { type: 'object' } },
+  // winserver2025-ps/HostNetworkingService/Remove-HnsNetwork.md: [-InputObjects] <PSObject[]>, from the pipeline.
+  params: { InputObjects: { type: 'object', position: 0 } },
   run(host, args, input) {
-    const items = args.InputObject !== undefined ? [args.InputObject] : input;
+    const items = args.InputObjects !== undefined ? [args.InputObjects].flat() : input;
     for (const item of items) {
       const id = item instanceof PsObject ? toText(item.get('Id')) : toText(item);
       const gone = host.state.hnsNetworks.find((n) => n.id === id);

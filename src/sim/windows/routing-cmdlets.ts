@@ -77,7 +77,6 @@ const removeNetRoute: Spec = {
     DestinationPrefix: { type: 'string[]' },
     NextHop: { type: 'string[]' },
     InterfaceAlias: { type: 'string[]' },
-    Confirm: { type: 'switch' },
   },
   supportsShouldProcess: true,
   run(host, args, _input, ctx) {

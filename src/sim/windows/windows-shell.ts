@@ -6,6 +6,7 @@ import { Interpreter } from '../shells/powershell/interpreter.js';
 import { loadPowerShellParser } from '../shells/powershell/parser.js';
 import { UTILITY_CMDLETS } from '../shells/powershell/utility-cmdlets.js';
 import { ParseCache } from '../shells/tree-sitter.js';
+import { catalogued } from './catalogued.js';
 import { CONTAINER_CMDLETS } from './container-cmdlets.js';
 import { DOCKER_NATIVE } from './docker.js';
 import { FILE_CMDLETS } from './file-cmdlets.js';
@@ -42,7 +43,7 @@ function registry(): Registry<WindowsHost> {
     ...CONTAINER_CMDLETS,
     startProcessCmdlet(natives),
   ]) {
-    cmdlets.set(c.name.toLowerCase(), gated(c));
+    cmdlets.set(c.name.toLowerCase(), catalogued(gated(c)));
   }
   for (const n of [
     ...SYSTEM_NATIVES,

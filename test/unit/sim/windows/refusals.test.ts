@@ -2,6 +2,7 @@
 // behaviour issue 17 found the simulator getting wrong, each with the source of the fact.
 
 import { beforeAll, describe, expect, it } from 'vitest';
+import { catalogued } from '../../../../src/sim/windows/catalogued.js';
 import { WindowsHost } from '../../../../src/sim/windows/windows-host.js';
 import { WindowsShell } from '../../../../src/sim/windows/windows-shell.js';
 import type { FreshWindowsOptions } from '../../../../src/sim/windows/windows-state.js';
@@ -114,5 +115,14 @@ describe('refusals and answers as Windows Server gives them', () => {
     expect(run(h, "Install-WindowsFeature -Name 'Containers'").stderr).toMatch(/The requested operation requires elevation\./);
     expect(run(h, 'whoami /groups').stdout).toMatch(/Medium Mandatory Level.*S-1-16-8192/);
     expect(run(host(), 'whoami /groups').stdout).toMatch(/High Mandatory Level.*S-1-16-12288/);
+  });
+
+  it('a parameter outside the catalogue cannot be declared, and a call must fit one parameter set of the reference page', () => {
+    const spec = { name: 'Get-NetNat', params: { Name: { type: 'string[]' as const }, Bogus: { type: 'switch' as const } }, run: () => [] };
+    expect(() => catalogued(spec)).toThrow(/declares -Bogus, which its reference page \(.*Get-NetNat\.md\) does not have/);
+    expect(() => catalogued({ ...spec, name: 'Get-Nothing', params: {} })).toThrow(/no entry in the cmdlet catalogue/);
+    const r = run(host(), "Test-Path -Path 'C:\\a' -LiteralPath 'C:\\b'");
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toMatch(/Parameter set cannot be resolved using the specified named parameters\./);
   });
 });
