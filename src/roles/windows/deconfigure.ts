@@ -9,8 +9,8 @@ import { msiOutcome, runMsiexec } from './msi.js';
 import { installed, MSI_PACKAGES_FACT } from './msi-resource.js';
 import { windowsOverlayAbsent } from './overlay.js';
 
-/** Services groundcrew defined itself (the MSIs ship binaries only); the driver's MSI removes its own. */
-const DEFINED = ['contrail-vrouter-agent', 'contrail-vrouter-nodemgr', 'kubelet'];
+/** Services groundcrew defined itself (NSSM for Contrail's, as c-a-d does; the MSIs ship binaries only). */
+const DEFINED = ['contrail-cnm-plugin', 'contrail-vrouter-agent', 'contrail-vrouter-nodemgr', 'kubelet'];
 const STOPPED = ['kubelet', 'contrail-vrouter-agent', 'contrail-vrouter-nodemgr', 'contrail-cnm-plugin'];
 /** Reverse install order: nothing is removed while something that needs it is still there. */
 const PRODUCTS = ['Contrail Docker Driver', 'Contrail vRouter Agent', 'Contrail vRouter Utilities', 'Contrail vRouter'];

@@ -8,68 +8,10 @@ import type { WindowsRoleInput } from '../input.js';
 import { applied, type Phase } from '../phase.js';
 import { compare, NO_CHANGE, type Resource } from '../resource.js';
 import { ARTIFACTS, artifacts } from './artifacts.js';
+import { AGENT_CONFIG, agentConfig, CNM_CONFIG, cnmConfig, type HostAdapters, hostAdaptersQuery, LOG_DIR } from './contrail-config.js';
 import { msiResource } from './msi-resource.js';
 import { serviceStatus } from './queries.js';
-
-const ETC = 'C:\\ProgramData\\Contrail\\etc\\contrail';
-export const CNM_CONFIG = `${ETC}\\contrail-cnm-plugin.conf`;
-export const AGENT_CONFIG = `${ETC}\\contrail-vrouter-agent.conf`;
-export const VHOST_ADAPTER = 'vEthernet (HNSTransparent)';
-
-export function cnmConfig(input: WindowsRoleInput): string[] {
-  return [
-    '[DRIVER]',
-    `Adapter=${input.physicalInterface}`,
-    `ControllerIP=${input.controlNodes}`,
-    'ControllerPort=8082',
-    `VSwitchName=Layered ${input.physicalInterface}`,
-    '',
-    '[LOGGING]',
-    'LogLevel=Info',
-  ];
-}
-
-export function agentConfig(input: WindowsRoleInput): string[] {
-  return [
-    '[DEFAULT]',
-    'platform=windows',
-    `hostname=${input.node}`,
-    '',
-    '[CONTROL-NODE]',
-    `servers=${input.controlNodes
-      .split(/[ ,]+/)
-      .filter(Boolean)
-      .map((n) => `${n}:5269`)
-      .join(' ')}`,
-    '',
-    '[VIRTUAL-HOST-INTERFACE]',
-    `name=${VHOST_ADAPTER}`,
-    `physical_interface=${input.physicalInterface}`,
-  ];
-}
-
-/** A config file with these lines, CRLF as Windows programs expect; a change restarts `service` if it runs. */
-function configFile(name: string, path: string, lines: string[], service: string): Resource {
-  const id = `config.${name}`;
-  const wanted = `${lines.join('\r\n')}\r\n`;
-  return {
-    name: `config/${name}`,
-    facts: [
-      { id, ps: `if (Test-Path -LiteralPath ${psQuote(path)}) { Get-Content -LiteralPath ${psQuote(path)} -Raw } else { $null }` },
-      { id: `${id}.service`, ps: serviceStatus(service) },
-    ],
-    test: (facts) => compare({ Content: [facts.get(id), wanted] }),
-    async set({ exec, facts, signal }) {
-      const restart = facts.get(`${id}.service`) === 'Running' ? `\nRestart-Service -Name ${psQuote(service)} -Force` : '';
-      return applied(
-        exec,
-        `Set-Content -LiteralPath ${psQuote(path)} -Value @(${lines.map(psQuote).join(', ')})${restart}`,
-        `write ${name} config`,
-        { signal },
-      );
-    },
-  };
-}
+import { configFile, nssmService } from './service-resources.js';
 
 export function serviceRunning(name: string): Resource {
   const id = `service.${name}.status`;
@@ -105,7 +47,9 @@ export function cnmImage(input: WindowsRoleInput): string {
   return `${input.registry}/contrail-windows-cnm-plugin:${input.contrailVersion}`;
 }
 
+/** c-a-d contrail_cnm_windows/tasks/main.yml, in its order: MSI, config, NSSM service, start, pipe, agent config, agent. */
 export function windowsDriver(input: WindowsRoleInput): Phase {
+  const adapters = { id: 'host.adapters', ps: hostAdaptersQuery(input.physicalInterface, psQuote) };
   return {
     name: 'driver',
     resources: [
@@ -116,13 +60,27 @@ export function windowsDriver(input: WindowsRoleInput): Phase {
         version: input.contrailVersion,
         disruptive: true,
       }),
-      configFile('cnm-plugin', CNM_CONFIG, cnmConfig(input), 'contrail-cnm-plugin'),
+      configFile('cnm-plugin', CNM_CONFIG, () => cnmConfig(input), 'contrail-cnm-plugin'),
+      nssmService({
+        name: 'contrail-cnm-plugin',
+        application: 'C:\\Program Files\\Juniper Networks\\cnm-plugin\\contrail-cnm-plugin.exe',
+        start: 'Manual',
+        log: `${LOG_DIR}\\contrail-cnm-plugin-service.log`,
+      }),
       serviceRunning('docker'),
       serviceRunning('contrail-cnm-plugin'),
       contrailPipe(),
-      configFile('agent', AGENT_CONFIG, agentConfig(input), 'contrail-vrouter-agent'),
+      configFile(
+        'agent',
+        AGENT_CONFIG,
+        (facts) => {
+          const host = facts.get(adapters.id) as HostAdapters | null;
+          return host ? agentConfig(input, host) : undefined;
+        },
+        'contrail-vrouter-agent',
+        [adapters],
+      ),
       serviceRunning('contrail-vrouter-agent'),
-      serviceRunning('contrail-vrouter-nodemgr'),
     ],
   };
 }

@@ -11,8 +11,13 @@ import { factLines, parsePortProxies } from './parsers.js';
 import { containerNetwork } from './queries.js';
 
 export const OVERLAY_NETWORK = 'gc-overlay';
-/** The host's adapter on the transparent network, where the gateway address lives. */
-export const OVERLAY_ADAPTER = `vEthernet (${OVERLAY_NETWORK})`;
+/**
+ * The host's vNIC on the transparent network, where the gateway address lives: Windows names it after the
+ * adapter the network binds, `vEthernet (<adapter>)`.
+ */
+export function overlayVnic(input: OverlayInput): string {
+  return `vEthernet (${input.adapter ?? DEFAULT_ADAPTER})`;
+}
 export const OVERLAY_RECORD = 'C:\\ProgramData\\groundcrew\\overlay.json';
 /** The adapter a transparent network binds and peer routes leave by, unless WINDOWS_PHYSICAL_INTERFACE says. */
 const DEFAULT_ADAPTER = 'Ethernet0';
@@ -113,7 +118,7 @@ function gateway(input: OverlayInput): Resource {
     facts: [
       {
         id: 'overlay.addresses',
-        ps: `@(Get-NetIPAddress -InterfaceAlias ${psQuote(OVERLAY_ADAPTER)} -AddressFamily IPv4 -ErrorAction SilentlyContinue | ForEach-Object { "$($_.IPAddress)/$($_.PrefixLength)" })`,
+        ps: `@(Get-NetIPAddress -InterfaceAlias ${psQuote(overlayVnic(input))} -AddressFamily IPv4 -ErrorAction SilentlyContinue | ForEach-Object { "$($_.IPAddress)/$($_.PrefixLength)" })`,
       },
     ],
     test: (facts) => {
@@ -123,7 +128,7 @@ function gateway(input: OverlayInput): Resource {
     async set({ exec, signal }) {
       return applied(
         exec,
-        `New-NetIPAddress -InterfaceAlias ${psQuote(OVERLAY_ADAPTER)} -IPAddress ${psQuote(input.gateway)} -PrefixLength ${input.prefixLength} | Out-Null`,
+        `New-NetIPAddress -InterfaceAlias ${psQuote(overlayVnic(input))} -IPAddress ${psQuote(input.gateway)} -PrefixLength ${input.prefixLength} | Out-Null`,
         `gateway ${address}`,
         { signal },
       );
@@ -134,7 +139,10 @@ function gateway(input: OverlayInput): Resource {
 /** A route as text: `prefix nexthop alias`. */
 export function wantedWindowsRoutes(input: OverlayInput): Map<string, string> {
   return new Map(
-    input.routes.map((r) => [r.prefix, `${r.prefix} ${r.via} ${r.kind === 'peer' ? (input.adapter ?? DEFAULT_ADAPTER) : OVERLAY_ADAPTER}`]),
+    input.routes.map((r) => [
+      r.prefix,
+      `${r.prefix} ${r.via} ${r.kind === 'peer' ? (input.adapter ?? DEFAULT_ADAPTER) : overlayVnic(input)}`,
+    ]),
   );
 }
 

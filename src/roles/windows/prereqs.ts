@@ -4,10 +4,11 @@
 
 import { psQuote } from '../../dataplane/quote.js';
 import { errors } from '../../errors.js';
-import type { WindowsRoleInput } from '../input.js';
+import { runsContrail, type WindowsRoleInput } from '../input.js';
 import { applied, change, type Phase } from '../phase.js';
 import { compare, NO_CHANGE, type Resource } from '../resource.js';
 import { windowsOverlayAbsent } from './overlay.js';
+import { chocolateyPackages, firewallOff } from './prereqs-tools.js';
 import { CONTAINERS_INSTALLED, ELEVATED_FACT, serviceStatus } from './queries.js';
 
 export const CONTRAIL_DIRS = [
@@ -257,6 +258,7 @@ export function windowsPrereqs(input: WindowsRoleInput): Phase {
       winnat(),
       natNetworks(),
       contrailDirs(),
+      ...(runsContrail(input) ? [chocolateyPackages(), firewallOff()] : []),
       // A node without a subnet holds no overlay (its label may have been removed in this commit). Last:
       // removing the network needs Docker running. On a fresh node that costs one more read of the facts.
       ...(input.overlay ? [] : [windowsOverlayAbsent()]),

@@ -30,7 +30,19 @@ const getContainerNetwork: Spec = {
   params: { Name: { type: 'string[]', position: 0 }, Id: { type: 'string[]' } },
   run(host, args) {
     const names = (args.Name as string[] | undefined)?.map((n) => n.toLowerCase());
-    return host.state.hnsNetworks.filter((n) => !names || names.includes(n.name.toLowerCase())).map(view);
+    // The CNM plugin makes ContrailRootNetwork on its adapter while it runs (contrail-windows-ci diagnostic check).
+    const root: HnsNetwork[] =
+      host.switchExists() && !host.state.faults.noRootNetwork
+        ? [
+            {
+              name: 'ContrailRootNetwork',
+              type: 'Transparent',
+              id: '00000000-0000-0000-0000-0000c0a7a11e',
+              adapter: host.contrailAdapter() ?? '',
+            },
+          ]
+        : [];
+    return [...root, ...host.state.hnsNetworks].filter((n) => !names || names.includes(n.name.toLowerCase())).map(view);
   },
 };
 

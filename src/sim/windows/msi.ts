@@ -2,7 +2,7 @@
 
 import { productCode, thumbprintOf } from './identifiers.js';
 import type { WindowsHost } from './windows-host.js';
-import { PRODUCT_NAMES, SERVICE_DIR, VIF_EXE } from './windows-paths.js';
+import { FLOW_EXE, PRODUCT_NAMES, SERVICE_DIR, VIF_EXE } from './windows-paths.js';
 import type { MsiPackage } from './windows-state.js';
 
 export const MSI = {
@@ -160,25 +160,15 @@ function placeFiles(host: WindowsHost, pkg: MsiPackage, code: string): void {
       break;
     case 'utils':
       host.fs.put(VIF_EXE, stamp);
+      host.fs.put(FLOW_EXE, stamp);
       break;
     case 'agent':
       host.fs.put(`${SERVICE_DIR}\\agent\\contrail-vrouter-agent.exe`, stamp);
-      host.fs.put(`${SERVICE_DIR}\\agent\\contrail-vrouter-nodemgr.exe`, stamp);
       break;
-    case 'cnm-plugin': {
-      const exe = `${SERVICE_DIR}\\cnm-plugin\\contrail-cnm-plugin.exe`;
-      host.fs.put(exe, stamp);
-      host.state.services['contrail-cnm-plugin'] = {
-        name: 'contrail-cnm-plugin',
-        displayName: 'Contrail Docker Driver',
-        status: 'Stopped',
-        startType: 'Automatic',
-        binaryPath: `"${exe}"`,
-        dependsOn: ['docker'],
-        product: code,
-      };
+    case 'cnm-plugin':
+      // The MSI ships the binary; the service is made with NSSM (c-a-d contrail_cnm_windows, win_nssm).
+      host.fs.put(`${SERVICE_DIR}\\cnm-plugin\\contrail-cnm-plugin.exe`, stamp);
       break;
-    }
   }
 }
 

@@ -4,7 +4,7 @@ import { type CmdletSpec, type NativeSpec, obj } from '../shells/powershell/comm
 import { PsError } from '../shells/powershell/errors.js';
 import { PsObject, toText } from '../shells/powershell/values.js';
 import type { WindowsHost } from './windows-host.js';
-import { AGENT_PORT, VHOST_ADAPTER, VIF_EXE, VROUTER_EXTENSION } from './windows-paths.js';
+import { AGENT_PORT, FLOW_EXE, VHOST_ADAPTER, VIF_EXE, VROUTER_EXTENSION } from './windows-paths.js';
 
 type Spec = CmdletSpec<WindowsHost>;
 
@@ -83,15 +83,17 @@ const removeNetNat: Spec = {
 
 const getNetAdapter: Spec = {
   name: 'Get-NetAdapter',
-  params: { Name: { type: 'string[]', position: 0 } },
+  params: { Name: { type: 'string[]', position: 0, aliases: ['ifAlias', 'InterfaceAlias'] } },
   run(host, args, _input, ctx) {
     const all = host.adapters();
     const wanted = args.Name as string[] | undefined;
-    if (!wanted) return all.map((a) => obj({ Name: a.name, Status: a.status, ifIndex: a.ifIndex }));
+    const view = (a: (typeof all)[number]) =>
+      obj({ Name: a.name, InterfaceAlias: a.name, Status: a.status, ifIndex: a.ifIndex, ifName: a.ifName });
+    if (!wanted) return all.map(view);
     const out = [];
     for (const name of wanted) {
       const found = all.find((a) => a.name.toLowerCase() === name.toLowerCase());
-      if (found) out.push(obj({ Name: found.name, Status: found.status, ifIndex: found.ifIndex }));
+      if (found) out.push(view(found));
       else
         ctx.error(
           new PsError(
@@ -163,7 +165,8 @@ const getVMSwitchExtension: Spec = {
       return [];
     }
     const installed = host.productOf('vrouter') !== undefined;
-    const extensions = [obj({ Name: VROUTER_EXTENSION, Enabled: installed, Running: host.extensionRunning(), SwitchName: name })];
+    const enabled = installed && !host.state.faults.extensionDisabled;
+    const extensions = [obj({ Name: VROUTER_EXTENSION, Enabled: enabled, Running: host.extensionRunning(), SwitchName: name })];
     const wanted = (args.Name as string[] | undefined)?.map((n) => n.toLowerCase());
     return installed ? extensions.filter((e) => !wanted || wanted.includes(toText(e.get('Name')).toLowerCase())) : [];
   },
@@ -203,8 +206,14 @@ const vif: NativeSpec<WindowsHost> = {
         stderr: 'Unable to open ksync pipe \\\\.\\pipe\\ksync: The system cannot find the file specified.\r\n',
         exitCode: 1,
       };
-    const rows = ['Vrouter Interface Table', '', 'vif0/0      OS: Ethernet1', `vif0/1      OS: ${VHOST_ADAPTER}`];
-    if (host.isRunning('contrail-vrouter-agent')) rows.push(`vif0/2      OS: pkt0`, `            agent port ${AGENT_PORT}`);
+    // vif prints the NDIS interface names (ifName), which contrail-windows-ci's diagnostic check greps for.
+    const ifName = (alias: string | undefined) => host.adapters().find((a) => a.name.toLowerCase() === alias?.toLowerCase())?.ifName;
+    const lost = host.state.faults.vifMissing ?? [];
+    const rows = ['Vrouter Interface Table', ''];
+    if (!lost.includes('physical')) rows.push(`vif0/0      OS: ${ifName(host.contrailAdapter()) ?? '?'}`);
+    if (!lost.includes('vhost')) rows.push(`vif0/1      OS: ${ifName(VHOST_ADAPTER) ?? '?'}`);
+    if (host.isRunning('contrail-vrouter-agent') && !lost.includes('pkt0'))
+      rows.push(`vif0/2      OS: pkt0`, `            agent port ${AGENT_PORT}`);
     return { stdout: `${rows.join('\r\n')}\r\n`, exitCode: 0 };
   },
 };
@@ -219,4 +228,25 @@ export const NETWORK_CMDLETS: Spec[] = [
   getVMSwitchExtension,
   getNetTCPConnection,
 ];
-export const NETWORK_NATIVES: NativeSpec<WindowsHost>[] = [vif];
+/** flow (vRouter utilities): `flow -l` lists the flow table through the \\\\.\\vrouterFlow device (flow0). */
+const flow: NativeSpec<WindowsHost> = {
+  names: ['flow'],
+  run(host, argv) {
+    if (!host.fs.isFile(FLOW_EXE))
+      return {
+        stdout: '',
+        stderr: "flow : The term 'flow' is not recognized as the name of a cmdlet, function, script file, or operable program.\r\n",
+        exitCode: 1,
+      };
+    if (argv[0] !== '-l') return { stdout: '', stderr: 'Usage: flow -l\r\n', exitCode: 1 };
+    if (!host.extensionRunning() || host.state.faults.flowBroken)
+      return { stdout: '', stderr: 'Error opening device \\\\.\\vrouterFlow: The system cannot find the file specified.\r\n', exitCode: 1 };
+    return {
+      stdout:
+        'Flow table(size 80609280, entries 629760)\r\n\r\nEntries: Created 0 Added 0 Deleted 0 Changed 0 Processed 0 Used Overflow entries 0\r\n',
+      exitCode: 0,
+    };
+  },
+};
+
+export const NETWORK_NATIVES: NativeSpec<WindowsHost>[] = [vif, flow];

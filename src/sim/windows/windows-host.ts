@@ -5,7 +5,7 @@ import type { SimNetwork } from '../network.js';
 import { startService, stopService } from './service-rules.js';
 import { HYPERV_TOOLS, SERVER_FEATURES } from './windows-features.js';
 import { WindowsFs } from './windows-fs.js';
-import { AGENT_PORT, CNM_CONFIG, CONTAINERD_EXE, PRODUCT_NAMES, TCPIP_PARAMETERS, VHOST_ADAPTER } from './windows-paths.js';
+import { AGENT_PORT, CHOCO_EXE, CNM_CONFIG, CONTAINERD_EXE, PRODUCT_NAMES, TCPIP_PARAMETERS, VHOST_ADAPTER } from './windows-paths.js';
 import {
   DEFAULT_CATALOG,
   executableOf,
@@ -47,6 +47,8 @@ export class WindowsHost {
   static fresh(options: FreshWindowsOptions): WindowsHost {
     const host = WindowsHost.#fresh(options);
     if (options.containerd) host.fs.put(CONTAINERD_EXE, 'containerd.exe');
+    // The image has Chocolatey (contrail-windows-ci's templates; c-a-d's win_chocolatey bootstraps it).
+    if (options.chocolatey !== false) host.fs.put(CHOCO_EXE, 'chocolatey 0.10.11');
     return host;
   }
 
@@ -170,7 +172,7 @@ export class WindowsHost {
   }
 
   extensionRunning(): boolean {
-    return this.productOf('vrouter') !== undefined && this.switchExists();
+    return this.productOf('vrouter') !== undefined && this.switchExists() && !this.state.faults.extensionDisabled;
   }
 
   pipes(): string[] {
@@ -183,16 +185,40 @@ export class WindowsHost {
     return pipes;
   }
 
-  adapters(): { name: string; status: 'Up'; ifIndex: number }[] {
+  /**
+   * The adapters Get-NetAdapter shows, with the NDIS interface names (ifName) the vRouter's tools print.
+   * The Contrail switch gives the host `vEthernet (HNSTransparent)` (c-a-d's win_vhost_name); a transparent
+   * network gives the host a vNIC named after the adapter it binds, `vEthernet (<adapter>)`.
+   */
+  adapters(): { name: string; status: 'Up'; ifIndex: number; ifName: string }[] {
     const adapters = [
-      { name: 'Ethernet0', status: 'Up' as const, ifIndex: 4 },
-      { name: 'Ethernet1', status: 'Up' as const, ifIndex: 5 },
+      { name: 'Ethernet0', status: 'Up' as const, ifIndex: 4, ifName: 'ethernet_32768' },
+      { name: 'Ethernet1', status: 'Up' as const, ifIndex: 5, ifName: 'ethernet_32769' },
     ];
-    if (this.switchExists()) adapters.push({ name: VHOST_ADAPTER, status: 'Up', ifIndex: 12 });
-    // A transparent network gives the host a vNIC of its own on the network's switch.
+    if (this.switchExists()) adapters.push({ name: VHOST_ADAPTER, status: 'Up', ifIndex: 12, ifName: 'ethernet_32777' });
     for (const [i, n] of this.state.hnsNetworks.entries())
-      if (n.type === 'Transparent') adapters.push({ name: `vEthernet (${n.name})`, status: 'Up', ifIndex: 20 + i });
+      if (n.type === 'Transparent' && n.adapter)
+        adapters.push({ name: `vEthernet (${n.adapter})`, status: 'Up', ifIndex: 20 + i, ifName: `ethernet_${32780 + i}` });
     return adapters;
+  }
+
+  /**
+   * The adapters' own IPv4 addresses (DHCP or static, not groundcrew's): the management adapter Ethernet0
+   * and the data adapter Ethernet1. A vSwitch bound to an adapter moves its address to the host's vNIC.
+   */
+  adapterAddresses(): { interfaceAlias: string; ipAddress: string; prefixLength: number; gateway?: string }[] {
+    const base = [
+      { interfaceAlias: 'Ethernet0', ipAddress: '192.0.2.50', prefixLength: 24, gateway: '192.0.2.1' },
+      { interfaceAlias: 'Ethernet1', ipAddress: '172.16.0.50', prefixLength: 24, gateway: '172.16.0.1' },
+    ];
+    const contrail = this.switchExists() ? this.contrailAdapter()?.toLowerCase() : undefined;
+    const bound = new Set(this.state.hnsNetworks.filter((n) => n.type === 'Transparent' && n.adapter).map((n) => n.adapter?.toLowerCase()));
+    return base.map((a) => {
+      const lower = a.interfaceAlias.toLowerCase();
+      if (lower === contrail) return { ...a, interfaceAlias: VHOST_ADAPTER };
+      if (bound.has(lower)) return { ...a, interfaceAlias: `vEthernet (${a.interfaceAlias})` };
+      return a;
+    });
   }
 
   /** Interfaces routes may use: the adapters and the loopback. */
@@ -205,12 +231,13 @@ export class WindowsHost {
     const gone = this.state.hnsNetworks.find((n) => n.name === name);
     this.state.hnsNetworks = this.state.hnsNetworks.filter((n) => n !== gone);
     if (gone?.type !== 'Transparent') return;
-    const alias = `vEthernet (${gone.name})`;
+    const alias = `vEthernet (${gone.adapter})`;
     this.state.ipAddresses = this.state.ipAddresses.filter((a) => a.interfaceAlias !== alias);
     this.state.routes = this.state.routes.filter((r) => r.interfaceAlias !== alias);
   }
 
   listeningPorts(): number[] {
+    if (this.state.faults.agentNotListening) return [];
     return this.extensionRunning() && this.isRunning('contrail-vrouter-agent') ? [AGENT_PORT] : [];
   }
 

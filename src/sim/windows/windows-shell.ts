@@ -10,6 +10,8 @@ import { catalogued } from './catalogued.js';
 import { CONTAINER_CMDLETS } from './container-cmdlets.js';
 import { DOCKER_NATIVE } from './docker.js';
 import { FILE_CMDLETS } from './file-cmdlets.js';
+import { FIREWALL_CMDLETS } from './firewall-cmdlets.js';
+import { INSTALLER_NATIVES } from './installer-natives.js';
 import { KUBELET_NATIVE } from './kubelet-sim.js';
 import { gated, MODULE_CMDLETS } from './modules.js';
 import { NETWORK_CMDLETS, NETWORK_NATIVES } from './network-cmdlets.js';
@@ -41,6 +43,7 @@ function registry(): Registry<WindowsHost> {
     ...MODULE_CMDLETS,
     ...PROVIDER_CMDLETS,
     ...CONTAINER_CMDLETS,
+    ...FIREWALL_CMDLETS,
     startProcessCmdlet(natives),
   ]) {
     cmdlets.set(c.name.toLowerCase(), catalogued(gated(c)));
@@ -52,6 +55,7 @@ function registry(): Registry<WindowsHost> {
     ...NETWORK_NATIVES,
     ...ROUTING_NATIVES,
     ...PROCESS_NATIVES,
+    ...INSTALLER_NATIVES,
     DOCKER_NATIVE,
     KUBELET_NATIVE,
   ])

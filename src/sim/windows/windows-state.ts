@@ -25,6 +25,8 @@ export interface HnsNetwork {
   subnets?: { addressPrefix: string; gatewayAddress: string }[];
   /** Transparent networks: the physical adapter they bind. */
   adapter?: string;
+  /** The Docker network driver that made it (transparent, nat, Contrail); none: an HNS network Docker does not know. */
+  driver?: string;
 }
 
 export interface NetRoute {
@@ -68,6 +70,16 @@ export interface WindowsFaults {
   failVersions?: string[];
   /** MSI file names whose install succeeds but asks for a reboot (3010). */
   rebootMsi?: string[];
+  /** A broken vRouter, for the diagnostic check: the extension disabled (and so not running). */
+  extensionDisabled?: boolean;
+  /** vifs the vRouter lost (vif --list does not show them). */
+  vifMissing?: ('physical' | 'vhost' | 'pkt0')[];
+  /** The flow device \\.\vrouterFlow cannot be opened (flow -l fails). */
+  flowBroken?: boolean;
+  /** The agent runs but does not serve its API on TCP 9091. */
+  agentNotListening?: boolean;
+  /** The CNM plugin runs but made no ContrailRootNetwork. */
+  noRootNetwork?: boolean;
 }
 
 export interface SimCatalog {
@@ -144,6 +156,8 @@ export interface FreshWindowsOptions {
   secureBoot?: boolean;
   /** true unless said: groundcrew's documented setup logs in as an administrator. */
   elevated?: boolean;
+  /** Chocolatey on the image (true unless said). */
+  chocolatey?: boolean;
   /** Features already installed (a host prepared by hand). */
   features?: string[];
   /** containerd installed as a service (a Kubernetes worker's runtime; groundcrew does not install it). */

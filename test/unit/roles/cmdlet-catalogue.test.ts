@@ -27,7 +27,11 @@ const COMMON = ['ErrorAction', 'WarningAction', 'Verbose', 'Debug', 'ErrorVariab
 /** Native programs the roles run, and what each follows. */
 const NATIVES: Record<string, string> = {
   bcdedit: 'bcdedit /enum, /set (learn.microsoft.com windows-hardware/drivers/devtest/bcdedit--set)',
-  docker: 'docker CLI (pull, run, network)',
+  docker: 'docker CLI (pull, run, network create/rm/ls)',
+  flow: 'flow -l (Juniper contrail-vrouter utils: the flow table through \\\\.\\vrouterFlow)',
+  nssm: 'nssm install/set (nssm.cc/usage; contrail-windows-ci Service.ps1)',
+  choco: 'choco list --local-only, install (docs.chocolatey.org; c-a-d win_chocolatey)',
+  pip: 'pip install (contrail-windows-ci Installation.ps1 Install-Nodemgr)',
   netsh: 'netsh interface portproxy (learn.microsoft.com windows-server/networking/technologies/netsh/netsh-interface-portproxy)',
   'sc.exe': 'sc.exe delete/qc/config/failure (learn.microsoft.com windows-server/administration/windows-commands/sc-*)',
   vif: 'vif --list (Juniper contrail-vrouter utils; contrail-windows-ci diagnostic check)',
