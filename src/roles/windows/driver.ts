@@ -9,6 +9,7 @@ import { applied, type Phase } from '../phase.js';
 import { compare, NO_CHANGE, type Resource } from '../resource.js';
 import { ARTIFACTS, artifacts } from './artifacts.js';
 import { AGENT_CONFIG, agentConfig, CNM_CONFIG, cnmConfig, type HostAdapters, hostAdaptersQuery, LOG_DIR } from './contrail-config.js';
+import { driverNames } from './driver-names.js';
 import { msiResource } from './msi-resource.js';
 import { serviceStatus } from './queries.js';
 import { configFile, nssmService } from './service-resources.js';
@@ -44,31 +45,27 @@ function contrailPipe(timeoutMs = 30_000): Resource {
 }
 
 export function cnmImage(input: WindowsRoleInput): string {
-  return `${input.registry}/contrail-windows-cnm-plugin:${input.contrailVersion}`;
+  return `${input.registry}/${driverNames(input.contrailVersion).repository}:${input.contrailVersion}`;
 }
 
 /** c-a-d contrail_cnm_windows/tasks/main.yml, in its order: MSI, config, NSSM service, start, pipe, agent config, agent. */
 export function windowsDriver(input: WindowsRoleInput): Phase {
   const adapters = { id: 'host.adapters', ps: hostAdaptersQuery(input.physicalInterface, psQuote) };
+  const names = driverNames(input.contrailVersion);
   return {
     name: 'driver',
     resources: [
-      artifacts('cnm-plugin', cnmImage(input), ['cnm-plugin\\contrail-cnm-plugin.msi']),
+      artifacts('cnm-plugin', cnmImage(input), [names.msi]),
       msiResource({
         product: 'Contrail Docker Driver',
-        file: `${ARTIFACTS}\\cnm-plugin\\contrail-cnm-plugin.msi`,
+        file: `${ARTIFACTS}\\${names.msi}`,
         version: input.contrailVersion,
         disruptive: true,
       }),
-      configFile('cnm-plugin', CNM_CONFIG, () => cnmConfig(input), 'contrail-cnm-plugin'),
-      nssmService({
-        name: 'contrail-cnm-plugin',
-        application: 'C:\\Program Files\\Juniper Networks\\cnm-plugin\\contrail-cnm-plugin.exe',
-        start: 'Manual',
-        log: `${LOG_DIR}\\contrail-cnm-plugin-service.log`,
-      }),
+      configFile('cnm-plugin', CNM_CONFIG, () => cnmConfig(input), names.service),
+      nssmService({ name: names.service, application: names.exe, start: 'Manual', log: `${LOG_DIR}\\${names.service}-service.log` }),
       serviceRunning('docker'),
-      serviceRunning('contrail-cnm-plugin'),
+      serviceRunning(names.service),
       contrailPipe(),
       configFile(
         'agent',

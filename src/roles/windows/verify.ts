@@ -18,8 +18,9 @@ import { runsContrail, type WindowsRoleInput } from '../input.js';
 import type { Phase } from '../phase.js';
 import { compare, type FactQuery, type Facts, type Resource } from '../resource.js';
 import { VHOST_ADAPTER } from './contrail-config.js';
+import { driverNames } from './driver-names.js';
 import { installed, MSI_PACKAGES_FACT } from './msi-resource.js';
-import { factLines } from './parsers.js';
+import { factLines, parseVifList } from './parsers.js';
 import { serviceStatus } from './queries.js';
 import { TEST_SIGNING_FACTS, testSigningState } from './test-signing.js';
 
@@ -43,9 +44,11 @@ const tool = (id: string, command: string): FactQuery => ({ id, ps: `$o = @(${co
 
 function diagnostics(input: WindowsRoleInput): Resource[] {
   const switchName = `Layered?${input.physicalInterface}`;
+  // contrail-cnm-plugin, or contrail-docker-driver on 5.0 (the check's own older version names that one).
+  const driver = driverNames(input.contrailVersion).service;
   const ifNames = (facts: Facts) => new Map(factLines(facts.get('verify.adapters')).map((l) => l.split('|') as [string, string]));
-  const vifs = (facts: Facts) => factLines(facts.get('verify.vif')).join('\n');
-  const hasVif = (facts: Facts, ifName: string | undefined) => ifName !== undefined && vifs(facts).includes(ifName);
+  const vifs = (facts: Facts) => parseVifList(facts.get('verify.vif'));
+  const hasVif = (facts: Facts, name: string | undefined) => name !== undefined && vifs(facts).some((v) => v.name === name);
   return [
     check(
       'vrouter-extension',
@@ -79,7 +82,7 @@ function diagnostics(input: WindowsRoleInput): Resource[] {
         compare({
           vhostVif: [hasVif(facts, ifNames(facts).get(VHOST_ADAPTER)), true],
           physicalVif: [hasVif(facts, ifNames(facts).get(input.physicalInterface)), true],
-          pkt0Vif: [/\bpkt0\b/.test(vifs(facts)), true],
+          pkt0Vif: [hasVif(facts, 'pkt0'), true],
           flowDevice: [facts.get('verify.flow') !== null, true],
         }),
     ),
@@ -98,13 +101,13 @@ function diagnostics(input: WindowsRoleInput): Resource[] {
     check(
       'cnm-plugin',
       [
-        service('contrail-cnm-plugin'),
+        service(driver),
         { id: 'verify.pipe', ps: "Test-Path -Path '\\\\.\\pipe\\Contrail'" },
         { id: 'verify.root', ps: "[bool](Get-ContainerNetwork | Where-Object { $_.Name -eq 'ContrailRootNetwork' })" },
       ],
       (facts) =>
         compare({
-          Status: [facts.get('verify.contrail-cnm-plugin'), 'Running'],
+          Status: [facts.get(`verify.${driver}`), 'Running'],
           Pipe: [facts.get('verify.pipe'), true],
           ContrailRootNetwork: [facts.get('verify.root'), true],
         }),

@@ -130,6 +130,9 @@ function extract(host: WindowsHost, image: string, dir: string): void {
     host.fs.put(`${dir}\\vrouter\\vRouter.cer`, testCertificate(version));
     // contrail-windows-ci Installation.ps1 (Install-Nodemgr) pip-installs C:\\Artifacts\\nodemgr\\*.tar.gz.
     host.fs.put(`${dir}\\nodemgr\\contrail-nodemgr-${version}.tar.gz`, `contrail-nodemgr ${version}`);
+  } else if (image.includes('/contrail-windows-docker-driver:')) {
+    // Contrail 5.0's name (c-a-d create_win_docker_driver.yml): docker-driver\\docker-driver.msi.
+    host.fs.put(`${dir}\\docker-driver\\docker-driver.msi`, msiContent('cnm-plugin', version, false, 'docker-driver'));
   } else {
     host.fs.put(`${dir}\\cnm-plugin\\contrail-cnm-plugin.msi`, msiContent('cnm-plugin', version));
   }

@@ -32,9 +32,16 @@ export function testCertificate(version: string): string {
   return `-----BEGIN CERTIFICATE-----\r\nCN=Contrail Test Signing ${version}\r\n-----END CERTIFICATE-----\r\n`;
 }
 
-export function msiContent(product: MsiPackage['product'], version: string, signed = false): string {
+export function msiContent(product: MsiPackage['product'], version: string, signed = false, layout?: 'docker-driver'): string {
   const signer = product === 'vrouter' ? { signed, ...(signed ? {} : { signerThumbprint: thumbprintOf(testCertificate(version)) }) } : {};
-  const pkg: MsiPackage = { msi: 'groundcrew-sim', product, name: PRODUCT_NAMES[product], version, ...signer };
+  const pkg: MsiPackage = {
+    msi: 'groundcrew-sim',
+    product,
+    name: PRODUCT_NAMES[product],
+    version,
+    ...signer,
+    ...(layout ? { layout } : {}),
+  };
   return JSON.stringify(pkg);
 }
 
@@ -167,7 +174,8 @@ function placeFiles(host: WindowsHost, pkg: MsiPackage, code: string): void {
       break;
     case 'cnm-plugin':
       // The MSI ships the binary; the service is made with NSSM (c-a-d contrail_cnm_windows, win_nssm).
-      host.fs.put(`${SERVICE_DIR}\\cnm-plugin\\contrail-cnm-plugin.exe`, stamp);
+      if (pkg.layout === 'docker-driver') host.fs.put(`${SERVICE_DIR}\\contrail-windows-docker.exe`, stamp);
+      else host.fs.put(`${SERVICE_DIR}\\cnm-plugin\\contrail-cnm-plugin.exe`, stamp);
       break;
   }
 }

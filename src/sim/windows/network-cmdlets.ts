@@ -4,7 +4,7 @@ import { type CmdletSpec, type NativeSpec, obj } from '../shells/powershell/comm
 import { PsError } from '../shells/powershell/errors.js';
 import { PsObject, toText } from '../shells/powershell/values.js';
 import type { WindowsHost } from './windows-host.js';
-import { AGENT_PORT, FLOW_EXE, VHOST_ADAPTER, VIF_EXE, VROUTER_EXTENSION } from './windows-paths.js';
+import { FLOW_EXE, VHOST_ADAPTER, VIF_EXE, VROUTER_EXTENSION } from './windows-paths.js';
 
 type Spec = CmdletSpec<WindowsHost>;
 
@@ -209,11 +209,17 @@ const vif: NativeSpec<WindowsHost> = {
     // vif prints the NDIS interface names (ifName), which contrail-windows-ci's diagnostic check greps for.
     const ifName = (alias: string | undefined) => host.adapters().find((a) => a.name.toLowerCase() === alias?.toLowerCase())?.ifName;
     const lost = host.state.faults.vifMissing ?? [];
+    // The layout of the real tool (test/fixtures/windows/vif-list-vtest.txt): a line per vif, then its Type.
+    const entry = (index: number, name: string, type: string) => [
+      `vif0/${index}      OS: ${name}`,
+      `            Type:${type} HWaddr:00:15:5d:00:00:0${index} IPaddr:0.0.0.0`,
+      `            Vrf:0 Mcast Vrf:65535 Flags:L3L2 QOS:0 Ref:5`,
+      '',
+    ];
     const rows = ['Vrouter Interface Table', ''];
-    if (!lost.includes('physical')) rows.push(`vif0/0      OS: ${ifName(host.contrailAdapter()) ?? '?'}`);
-    if (!lost.includes('vhost')) rows.push(`vif0/1      OS: ${ifName(VHOST_ADAPTER) ?? '?'}`);
-    if (host.isRunning('contrail-vrouter-agent') && !lost.includes('pkt0'))
-      rows.push(`vif0/2      OS: pkt0`, `            agent port ${AGENT_PORT}`);
+    if (!lost.includes('physical')) rows.push(...entry(0, ifName(host.contrailAdapter()) ?? '?', 'Physical'));
+    if (!lost.includes('vhost')) rows.push(...entry(1, ifName(VHOST_ADAPTER) ?? '?', 'Host'));
+    if (host.isRunning('contrail-vrouter-agent') && !lost.includes('pkt0')) rows.push(...entry(2, 'pkt0', 'Agent'));
     return { stdout: `${rows.join('\r\n')}\r\n`, exitCode: 0 };
   },
 };

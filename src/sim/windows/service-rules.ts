@@ -46,6 +46,7 @@ function startProblem(host: WindowsHost, svc: ServiceState): string | undefined 
         ? undefined
         : 'The Containers feature is not enabled (hcsshim::GetComputeSystems: the service has not been started).';
     case 'contrail-cnm-plugin':
+    case 'contrail-docker-driver':
       return cnmPluginProblem(host);
     case 'contrail-vrouter-agent':
       return agentProblem(host);
@@ -59,6 +60,8 @@ function startProblem(host: WindowsHost, svc: ServiceState): string | undefined 
 /** The CNM plugin reads [DRIVER] Adapter (an adapter that exists) and [AUTH] AuthMethod (c-a-d's template). */
 function cnmPluginProblem(host: WindowsHost): string | undefined {
   if (!host.productOf('vrouter')) return 'The vRouter forwarding extension is not installed.';
+  // The plugin registers with Docker and makes its networks through it (c-a-d starts Docker first).
+  if (!host.isRunning('docker')) return 'Docker is not running: the plugin cannot register with it.';
   const config = host.fs.read(CNM_CONFIG);
   if (config === undefined) return `Configuration file ${CNM_CONFIG} not found.`;
   const adapter = host.contrailAdapter();

@@ -168,7 +168,7 @@ export class WindowsHost {
 
   /** The transparent switch exists while the docker driver runs (it creates it). */
   switchExists(): boolean {
-    return this.isRunning('contrail-cnm-plugin') && this.isRunning('docker');
+    return (this.isRunning('contrail-cnm-plugin') || this.isRunning('contrail-docker-driver')) && this.isRunning('docker');
   }
 
   extensionRunning(): boolean {

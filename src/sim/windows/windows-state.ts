@@ -59,6 +59,8 @@ export interface MsiPackage {
   signed?: boolean;
   /** vRouter only, test-signed builds: the certificate Windows must trust to load the driver. */
   signerThumbprint?: string;
+  /** The docker driver of Contrail 5.0: installs contrail-windows-docker.exe instead of contrail-cnm-plugin.exe. */
+  layout?: 'docker-driver';
 }
 
 export interface WindowsFaults {

@@ -17,8 +17,9 @@ let shells: SimShells;
 const converged = new Map<WindowsBuild, { state: string; scripts: string[] }>();
 const PASSWORD = 'cnm-s3cret-pw';
 // Keystone credentials reach the CNM plugin's config; the openstack phase (a token from Keystone) is tested elsewhere.
-const input = (): WindowsRoleInput =>
+const input = (version = '5.0.1'): WindowsRoleInput =>
   windowsInput({
+    contrailVersion: version,
     address: '192.0.2.50',
     keystone: {
       address: '192.0.2.10',
@@ -30,12 +31,12 @@ const input = (): WindowsRoleInput =>
     },
   });
 
-async function convergeFresh(build: WindowsBuild): Promise<{ host: WindowsHost; scripts: string[] }> {
+async function convergeFresh(build: WindowsBuild, version?: string): Promise<{ host: WindowsHost; scripts: string[] }> {
   const host = WindowsHost.fresh({ hostname: 'win1', build });
   const exec = new Recorder(new SimExecutor({ host, shells }));
   for (let pass = 0; pass < 4; pass++) {
     let reboot = false;
-    for (const phase of windowsPlan(input()).phases.filter((p) => p.name !== 'openstack')) {
+    for (const phase of windowsPlan(input(version)).phases.filter((p) => p.name !== 'openstack')) {
       reboot ||= (await applyPhase(exec, phase)).rebootRequested;
       if (reboot && !phase.batchesReboot) break;
     }
@@ -55,8 +56,8 @@ beforeAll(async () => {
 
 const copy = (build: WindowsBuild) => new WindowsHost(JSON.parse(converged.get(build)?.state ?? '{}') as WindowsState);
 
-async function diagnose(host: WindowsHost) {
-  const { results } = await testPhase(new SimExecutor({ host, shells }), windowsVerify(input()));
+async function diagnose(host: WindowsHost, version?: string) {
+  const { results } = await testPhase(new SimExecutor({ host, shells }), windowsVerify(input(version)));
   return Object.fromEntries([...results].map(([name, r]) => [name, r.differingProperties]));
 }
 
@@ -64,6 +65,16 @@ describe('the diagnostic check on converged nodes', () => {
   it.each([14393, 17763] as WindowsBuild[])('every item holds on a converged Server build %i', async (build) => {
     const failing = Object.entries(await diagnose(copy(build))).filter(([, differing]) => differing.length > 0);
     expect(failing).toEqual([]);
+  });
+
+  it('after 5.0 the driver is the CNM plugin (contrail_cnm_windows), and the check holds on it too', async () => {
+    const { host } = await convergeFresh(17763, '5.1.0');
+    const failing = Object.entries(await diagnose(host, '5.1.0')).filter(([, differing]) => differing.length > 0);
+    expect(failing).toEqual([]);
+    expect(host.state.registry['hklm:\\system\\currentcontrolset\\services\\contrail-cnm-plugin\\parameters']).toMatchObject({
+      Application: 'C:\\Program Files\\Juniper Networks\\cnm-plugin\\contrail-cnm-plugin.exe',
+    });
+    expect(host.service('contrail-docker-driver')).toBeUndefined();
   });
 
   it('the roles did what c-a-d and contrail-windows-ci do', () => {
@@ -85,9 +96,11 @@ describe('the diagnostic check on converged nodes', () => {
       Application: 'C:\\Python27\\Scripts\\contrail-nodemgr.exe',
       AppParameters: '--nodetype contrail-vrouter',
     });
-    expect(nssm('contrail-cnm-plugin')).toMatchObject({
-      Application: 'C:\\Program Files\\Juniper Networks\\cnm-plugin\\contrail-cnm-plugin.exe',
+    // Contrail 5.0's driver (c-a-d create_win_docker_driver.yml): contrail-docker-driver running contrail-windows-docker.exe.
+    expect(nssm('contrail-docker-driver')).toMatchObject({
+      Application: 'C:\\Program Files\\Juniper Networks\\contrail-windows-docker.exe',
     });
+    expect(host.service('contrail-cnm-plugin')).toBeUndefined();
     expect(host.state.features).toMatchObject({ 'Hyper-V-PowerShell': 'Installed', 'NET-Framework-Features': 'Installed' });
     expect(host.state.packageProviders).toEqual(['NuGet', 'DockerMsftProvider']);
     expect(host.state.firewall).toEqual({ Domain: false, Private: false, Public: false });
@@ -111,7 +124,7 @@ const BREAKS: [item: string, breaks: (h: WindowsHost) => void, resource: string,
   ],
   [
     'the extension is not running (the switch is gone with the CNM plugin)',
-    (h) => h.stopService('contrail-cnm-plugin', true),
+    (h) => h.stopService('contrail-docker-driver', true),
     'verify/vrouter-extension',
     'Running',
   ],
@@ -157,8 +170,8 @@ const BREAKS: [item: string, breaks: (h: WindowsHost) => void, resource: string,
     'ServesTcp9091',
   ],
   ['nodemgr is stopped', (h) => h.stopService('contrail-vrouter-nodemgr', true), 'verify/nodemgr', 'Status'],
-  ['the CNM plugin is stopped', (h) => h.stopService('contrail-cnm-plugin', true), 'verify/cnm-plugin', 'Status'],
-  ['the CNM plugin lost its pipe', (h) => h.stopService('contrail-cnm-plugin', true), 'verify/cnm-plugin', 'Pipe'],
+  ['the CNM plugin is stopped', (h) => h.stopService('contrail-docker-driver', true), 'verify/cnm-plugin', 'Status'],
+  ['the CNM plugin lost its pipe', (h) => h.stopService('contrail-docker-driver', true), 'verify/cnm-plugin', 'Pipe'],
   [
     'there is no ContrailRootNetwork',
     (h) => {
