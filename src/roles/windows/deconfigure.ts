@@ -5,13 +5,14 @@
 import { psQuote } from '../../dataplane/quote.js';
 import { applied, type Phase } from '../phase.js';
 import { compare, type Resource } from '../resource.js';
+import { DRIVER_SERVICES } from './driver-names.js';
 import { msiOutcome, runMsiexec } from './msi.js';
 import { installed, MSI_PACKAGES_FACT } from './msi-resource.js';
 import { windowsOverlayAbsent } from './overlay.js';
 
-/** Services groundcrew defined itself (the MSIs ship binaries only); the driver's MSI removes its own. */
-const DEFINED = ['contrail-vrouter-agent', 'contrail-vrouter-nodemgr', 'kubelet'];
-const STOPPED = ['kubelet', 'contrail-vrouter-agent', 'contrail-vrouter-nodemgr', 'contrail-cnm-plugin'];
+/** Services groundcrew defined itself (NSSM for Contrail's, as c-a-d does; the MSIs ship binaries only). */
+const DEFINED = [...DRIVER_SERVICES, 'contrail-vrouter-agent', 'contrail-vrouter-nodemgr', 'kubelet'];
+const STOPPED = ['kubelet', 'contrail-vrouter-agent', 'contrail-vrouter-nodemgr', ...DRIVER_SERVICES];
 /** Reverse install order: nothing is removed while something that needs it is still there. */
 const PRODUCTS = ['Contrail Docker Driver', 'Contrail vRouter Agent', 'Contrail vRouter Utilities', 'Contrail vRouter'];
 

@@ -8,10 +8,16 @@ import type { OverlayInput } from '../input.js';
 import { applied, type Phase } from '../phase.js';
 import { compare, type Facts, type Resource } from '../resource.js';
 import { factLines, parsePortProxies } from './parsers.js';
+import { containerNetwork } from './queries.js';
 
 export const OVERLAY_NETWORK = 'gc-overlay';
-/** The host's adapter on the transparent network, where the gateway address lives. */
-export const OVERLAY_ADAPTER = `vEthernet (${OVERLAY_NETWORK})`;
+/**
+ * The host's vNIC on the transparent network, where the gateway address lives: Windows names it after the
+ * adapter the network binds, `vEthernet (<adapter>)`.
+ */
+export function overlayVnic(input: OverlayInput): string {
+  return `vEthernet (${input.adapter ?? DEFAULT_ADAPTER})`;
+}
 export const OVERLAY_RECORD = 'C:\\ProgramData\\groundcrew\\overlay.json';
 /** The adapter a transparent network binds and peer routes leave by, unless WINDOWS_PHYSICAL_INTERFACE says. */
 const DEFAULT_ADAPTER = 'Ethernet0';
@@ -84,7 +90,7 @@ function network(input: OverlayInput): Resource {
     facts: [
       {
         id: 'overlay.network',
-        ps: `$n = Get-HnsNetwork | Where-Object { $_.Name -eq ${psQuote(OVERLAY_NETWORK)} } | Select-Object -First 1; if ($n) { [pscustomobject]@{ type = $n.Type; subnet = $n.Subnets[0].AddressPrefix; gateway = $n.Subnets[0].GatewayAddress } } else { $null }`,
+        ps: containerNetwork(OVERLAY_NETWORK),
       },
     ],
     test: (facts) => {
@@ -112,7 +118,7 @@ function gateway(input: OverlayInput): Resource {
     facts: [
       {
         id: 'overlay.addresses',
-        ps: `@(Get-NetIPAddress -InterfaceAlias ${psQuote(OVERLAY_ADAPTER)} -AddressFamily IPv4 -ErrorAction SilentlyContinue | ForEach-Object { "$($_.IPAddress)/$($_.PrefixLength)" })`,
+        ps: `@(Get-NetIPAddress -InterfaceAlias ${psQuote(overlayVnic(input))} -AddressFamily IPv4 -ErrorAction SilentlyContinue | ForEach-Object { "$($_.IPAddress)/$($_.PrefixLength)" })`,
       },
     ],
     test: (facts) => {
@@ -122,7 +128,7 @@ function gateway(input: OverlayInput): Resource {
     async set({ exec, signal }) {
       return applied(
         exec,
-        `New-NetIPAddress -InterfaceAlias ${psQuote(OVERLAY_ADAPTER)} -IPAddress ${psQuote(input.gateway)} -PrefixLength ${input.prefixLength} | Out-Null`,
+        `New-NetIPAddress -InterfaceAlias ${psQuote(overlayVnic(input))} -IPAddress ${psQuote(input.gateway)} -PrefixLength ${input.prefixLength} | Out-Null`,
         `gateway ${address}`,
         { signal },
       );
@@ -133,7 +139,10 @@ function gateway(input: OverlayInput): Resource {
 /** A route as text: `prefix nexthop alias`. */
 export function wantedWindowsRoutes(input: OverlayInput): Map<string, string> {
   return new Map(
-    input.routes.map((r) => [r.prefix, `${r.prefix} ${r.via} ${r.kind === 'peer' ? (input.adapter ?? DEFAULT_ADAPTER) : OVERLAY_ADAPTER}`]),
+    input.routes.map((r) => [
+      r.prefix,
+      `${r.prefix} ${r.via} ${r.kind === 'peer' ? (input.adapter ?? DEFAULT_ADAPTER) : overlayVnic(input)}`,
+    ]),
   );
 }
 
@@ -224,10 +233,7 @@ export function windowsOverlay(input: OverlayInput): Phase {
 export function windowsOverlayAbsent(): Resource {
   return {
     name: 'overlay/absent',
-    facts: [
-      { id: 'overlay.absent.network', ps: `[bool](Get-HnsNetwork | Where-Object { $_.Name -eq ${psQuote(OVERLAY_NETWORK)} })` },
-      RECORD_FACT,
-    ],
+    facts: [{ id: 'overlay.absent.network', ps: `$null -ne $(${containerNetwork(OVERLAY_NETWORK)})` }, RECORD_FACT],
     test: (facts) =>
       compare({ Network: [facts.get('overlay.absent.network') ?? false, false], Record: [facts.get('overlay.record') != null, false] }),
     async set({ exec, facts, signal }) {

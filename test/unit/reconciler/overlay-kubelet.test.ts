@@ -106,11 +106,11 @@ describe('per-host-subnet overlay on simulated Windows nodes', () => {
     const a = host('win-a');
     expect(routes(a)).toEqual(
       [
-        '10.42.1.0/24 0.0.0.0 vEthernet (gc-overlay)',
+        '10.42.1.0/24 0.0.0.0 vEthernet (Ethernet0)',
         '10.42.2.0/24 192.0.2.32 Ethernet0',
         '127.0.0.0/8 0.0.0.0 Loopback Pseudo-Interface 1',
-        '169.254.169.250/32 10.42.1.1 vEthernet (gc-overlay)',
-        '169.254.169.251/32 10.42.1.1 vEthernet (gc-overlay)',
+        '169.254.169.250/32 10.42.1.1 vEthernet (Ethernet0)',
+        '169.254.169.251/32 10.42.1.1 vEthernet (Ethernet0)',
         '255.255.255.255/32 0.0.0.0 Ethernet0',
       ].sort(),
     );
@@ -118,7 +118,7 @@ describe('per-host-subnet overlay on simulated Windows nodes', () => {
       type: 'Transparent',
       subnets: [{ addressPrefix: '10.42.1.0/24', gatewayAddress: '10.42.1.1' }],
     });
-    expect(a.state.ipAddresses).toEqual([{ interfaceAlias: 'vEthernet (gc-overlay)', ipAddress: '10.42.1.1', prefixLength: 24 }]);
+    expect(a.state.ipAddresses).toEqual([{ interfaceAlias: 'vEthernet (Ethernet0)', ipAddress: '10.42.1.1', prefixLength: 24 }]);
     expect(a.state.portProxies).toEqual([{ listenAddress: '0.0.0.0', listenPort: 8080, connectAddress: '10.42.1.10', connectPort: 80 }]);
     expect(a.state.registry['hklm:\\system\\currentcontrolset\\services\\tcpip\\parameters']?.IPEnableRouter).toBe(1);
     expect(a.state.services.remoteaccess).toMatchObject({ status: 'Running', startType: 'Automatic' });
@@ -161,7 +161,7 @@ describe('per-host-subnet overlay on simulated Windows nodes', () => {
       { addressPrefix: '10.42.4.0/24', gatewayAddress: '10.42.4.1' },
     ]);
     expect(routes(host('win-b'))).toEqual(
-      expect.arrayContaining(['169.254.169.250/32 10.42.4.1 vEthernet (gc-overlay)', '10.42.3.0/24 192.0.2.33 Ethernet0']),
+      expect.arrayContaining(['169.254.169.250/32 10.42.4.1 vEthernet (Ethernet0)', '10.42.3.0/24 192.0.2.33 Ethernet0']),
     );
 
     at = { a: mark('win-a'), b: mark('win-b') };
