@@ -22,11 +22,18 @@ function servicesAbsent(): Resource {
     facts: DEFINED.map((s) => ({ id: `absent.${s}`, ps: `[bool](Get-Service -Name ${psQuote(s)} -ErrorAction SilentlyContinue)` })),
     test: (facts) => compare(Object.fromEntries(DEFINED.map((s) => [s, [facts.get(`absent.${s}`), false]]))),
     async set({ exec, signal }) {
+      // Only an absent service is expected, so only Get-Service is silenced; a stop or delete that fails ends
+      // the script with its error. The explicit exit 0: powershell.exe exits 1 when the last statement left $?
+      // false (about_PowerShell_exe), which an `if` over a silenced Get-Service of a deleted service does.
+      const present = (s: string) => `if (Get-Service -Name ${psQuote(s)} -ErrorAction SilentlyContinue)`;
       const script = [
-        ...STOPPED.map((s) => `Stop-Service -Name ${psQuote(s)} -Force -ErrorAction SilentlyContinue`),
+        "$ErrorActionPreference = 'Stop'",
+        ...STOPPED.map((s) => `${present(s)} { Stop-Service -Name ${psQuote(s)} -Force }`),
         ...DEFINED.map(
-          (s) => `if (Get-Service -Name ${psQuote(s)} -ErrorAction SilentlyContinue) { sc.exe delete ${psQuote(s)} | Out-Null }`,
+          (s) =>
+            `${present(s)} { $o = sc.exe delete ${psQuote(s)}; if ($LASTEXITCODE -ne 0) { throw "sc.exe delete ${s} failed ($LASTEXITCODE): $o" } }`,
         ),
+        'exit 0',
       ].join('\n');
       return applied(exec, script, 'stop and delete the Contrail services', { signal });
     },
