@@ -40,10 +40,20 @@ async function failure(promise: Promise<unknown>): Promise<GroundcrewError> {
 }
 
 describe('Windows facts', () => {
-  it('a fact script with an unmodelled cmdlet fails its phase, with the error Windows gives', async () => {
+  it('a fact script with an unmodelled cmdlet fails its phase loudly, the cmdlet named: no catch turns it into a fact', async () => {
+    // The simulator cannot know what a cmdlet it never heard of would do on Windows, so it refuses the whole
+    // script (docs/simulator.md, "A refusal"): the read fails, not just the fact.
     const err = await failure(passPhase(windows(), phaseReading({ ps: 'Get-NoSuchThing -Name x' })));
     expect(err.code).toBe('GC_FACTS_FAILED');
-    expect(err.message).toMatch(/probe: The term 'Get-NoSuchThing' is not recognized/);
+    expect(err.message).toMatch(
+      /^reading the facts of probe-phase failed \(exit 1\): Get-NoSuchThing : The term 'Get-NoSuchThing' is not recognized .*\(groundcrew sim: 'Get-NoSuchThing' is not modelled/,
+    );
+  });
+
+  it('a modelled cmdlet this host lacks (Hyper-V tools not installed) fails its fact, with the error Windows gives', async () => {
+    const err = await failure(passPhase(windows(), phaseReading({ ps: "Get-VMSwitch -Name 'x'" })));
+    expect(err.code).toBe('GC_FACTS_FAILED');
+    expect(err.message).toMatch(/^1 fact\(s\) of probe-phase could not be read: probe: The term 'Get-VMSwitch' is not recognized/);
   });
 
   it('a non-terminating error the query did not ask to silence fails the fact (no service named so)', async () => {

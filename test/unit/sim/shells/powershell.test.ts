@@ -79,7 +79,7 @@ describe('what the simulated PowerShell refuses', () => {
       /^Get-Bogus : The term 'Get-Bogus' is not recognized as the name of a cmdlet, function, script file, or operable program\./,
     );
     expect(run(windowsFactsScript([{ id: 'nat', ps: '(Get-Service -Name winnat).Status.ToString()' }]))).toEqual({
-      stdout: '{"nat":"Running"}\r\n',
+      stdout: '{"facts":{"nat":"Running"},"failed":{}}\r\n',
       stderr: '',
       exitCode: 0,
     });
