@@ -149,6 +149,13 @@ describe('about_Automatic_Variables', () => {
     ]);
   });
 
+  it("powershell.exe exits with $? of the script's end: 1 after an error even -ErrorAction SilentlyContinue hid (ConsoleHost.cs)", () => {
+    expect(run('Get-Thing nope -ErrorAction SilentlyContinue')).toEqual({ stdout: '', stderr: '', exitCode: 1 });
+    expect(run("if (Get-Thing nope -ErrorAction SilentlyContinue) { 'found' }")).toEqual({ stdout: '', stderr: '', exitCode: 1 });
+    expect(run('Get-Thing nope -ErrorAction SilentlyContinue\nexit 0')).toEqual({ stdout: '', stderr: '', exitCode: 0 });
+    expect(run("Get-Thing nope -ErrorAction SilentlyContinue; 'then fine'")).toEqual({ stdout: 'then fine\r\n', stderr: '', exitCode: 0 });
+  });
+
   it('$Error holds every error, newest first', () => {
     expect(
       out(
