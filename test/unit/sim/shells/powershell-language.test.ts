@@ -238,6 +238,11 @@ describe('about_Redirection', () => {
     const bytes = host.files.get('C:\\out.txt');
     expect(bytes?.subarray(0, 2)).toEqual(Buffer.from([0xff, 0xfe]));
     expect(bytes?.subarray(2).toString('utf16le')).toBe('found\r\n');
+    expect(run("Get-Thing nope 2> 'C:\\err.txt'; 'went on'", host)).toEqual({ stdout: 'went on\r\n', stderr: '', exitCode: 0 });
+    expect(host.files.get('C:\\err.txt')?.subarray(2).toString('utf16le')).toMatch(
+      /^Get-Thing : Cannot find any thing with name 'nope'\.\r\n/,
+    );
+    expect(run("'x' >> 'C:\\out.txt'", host).stderr).toMatch(/appending redirection \(>>\) to a file\) is outside the simulated subset/);
   });
 
   it("a program's redirected stderr becomes error records: with $ErrorActionPreference = 'Stop' it ends the script (5.1)", () => {
