@@ -70,6 +70,7 @@ const SCRIPTS: [string, string][] = [
     'assignment keeps the status of its substitution',
     `out=$(false); echo "status $?"; out=$(echo hi; exit 3); echo "$out $?"; x=1; echo $?`,
   ],
+  ['for without in walks the arguments', `f() { for a; do echo "<$a>"; done; }; f x 'y z'`],
   ['shift and "$@"', `f() { echo "$#: $1"; shift; for a in "$@"; do echo "[$a]"; done; }; f one 'two words' three`],
   [
     'a fact line, as roles read them',

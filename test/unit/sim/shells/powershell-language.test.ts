@@ -2,91 +2,8 @@
 // PowerShell-Docs page (MicrosoftDocs/PowerShell-Docs, reference/5.1/Microsoft.PowerShell.Core/About) that says so.
 // The interpreter runs here over a small host of its own, so these tests show the language, not a Windows model.
 
-import { beforeAll, describe, expect, it } from 'vitest';
-import type { CmdletSpec, NativeSpec, Registry } from '../../../../src/sim/shells/powershell/commands.js';
-import { PsError } from '../../../../src/sim/shells/powershell/errors.js';
-import { Interpreter } from '../../../../src/sim/shells/powershell/interpreter.js';
-import { loadPowerShellParser } from '../../../../src/sim/shells/powershell/parser.js';
-import { UTILITY_CMDLETS } from '../../../../src/sim/shells/powershell/utility-cmdlets.js';
-import type { Parser } from '../../../../src/sim/shells/tree-sitter.js';
-
-class TestHost {
-  readonly files = new Map<string, Buffer>();
-  hnsImported = false;
-
-  writeBytes(path: string, bytes: Buffer): string | undefined {
-    this.files.set(path, bytes);
-    return undefined;
-  }
-}
-
-const CMDLETS: CmdletSpec<TestHost>[] = [
-  ...(UTILITY_CMDLETS as CmdletSpec<TestHost>[]),
-  {
-    // A cmdlet of a module this host lacks until it is imported (Get-HnsNetwork on Server 2016 without hns.psm1).
-    name: 'Get-HnsNetwork',
-    params: {},
-    available: (host) => host.hnsImported,
-    run: () => ['nat'],
-  },
-  {
-    // A cmdlet that writes a non-terminating error, as Get-Service does for a missing service.
-    name: 'Get-Thing',
-    params: { Name: { type: 'string', position: 0 } },
-    run(_host, args, _input, ctx) {
-      if (args.Name === 'here') return ['found'];
-      ctx.error(
-        new PsError(
-          `Cannot find any thing with name '${args.Name}'.`,
-          'NoThingFound,Get-Thing',
-          `ObjectNotFound: (${args.Name}:String) [Get-Thing], ItemNotFoundException`,
-        ),
-      );
-      return [];
-    },
-  },
-  {
-    name: 'Get-Odd',
-    params: {},
-    run(_host, _args, _input, ctx) {
-      ctx.error(new PsError('this cmdlet does not model that', 'NotSupportedBySimulator', 'NotImplemented'));
-      return [];
-    },
-  },
-];
-
-const NATIVES: NativeSpec<TestHost>[] = [
-  {
-    // cmd.exe /c "echo out & echo err 1>&2 & exit N"
-    names: ['tool', 'tool.exe'],
-    run: (_host, argv) => ({
-      stdout: 'out\r\n',
-      stderr: argv.includes('--warn') ? 'warning: careful\r\n' : '',
-      exitCode: Number(argv[0] ?? 0),
-    }),
-  },
-];
-
-const registry: Registry<TestHost> = {
-  cmdlets: new Map(CMDLETS.map((c) => [c.name.toLowerCase(), c])),
-  natives: new Map(NATIVES.flatMap((n) => n.names.map((name) => [name, n]))),
-};
-
-let parser: Parser;
-beforeAll(async () => {
-  parser = await loadPowerShellParser();
-});
-
-function run(script: string, host = new TestHost()) {
-  const tree = parser.parse(script);
-  if (!tree) throw new Error('no tree');
-  try {
-    return new Interpreter(host, registry, {}).run(tree, script);
-  } finally {
-    tree.delete();
-  }
-}
-const out = (script: string) => run(script).stdout.split('\r\n').slice(0, -1);
+import { describe, expect, it } from 'vitest';
+import { out, run, TestHost } from './ps-harness.js';
 
 describe('about_Try_Catch_Finally', () => {
   it('finally runs after try, after catch, and when the error is not caught at all', () => {
@@ -147,6 +64,13 @@ describe('about_Automatic_Variables', () => {
       'False',
       'True',
     ]);
+  });
+
+  it("powershell.exe exits with $? of the script's end: 1 after an error even -ErrorAction SilentlyContinue hid (ConsoleHost.cs)", () => {
+    expect(run('Get-Thing nope -ErrorAction SilentlyContinue')).toEqual({ stdout: '', stderr: '', exitCode: 1 });
+    expect(run("if (Get-Thing nope -ErrorAction SilentlyContinue) { 'found' }")).toEqual({ stdout: '', stderr: '', exitCode: 1 });
+    expect(run('Get-Thing nope -ErrorAction SilentlyContinue\nexit 0')).toEqual({ stdout: '', stderr: '', exitCode: 0 });
+    expect(run("Get-Thing nope -ErrorAction SilentlyContinue; 'then fine'")).toEqual({ stdout: 'then fine\r\n', stderr: '', exitCode: 0 });
   });
 
   it('$Error holds every error, newest first', () => {
@@ -314,6 +238,11 @@ describe('about_Redirection', () => {
     const bytes = host.files.get('C:\\out.txt');
     expect(bytes?.subarray(0, 2)).toEqual(Buffer.from([0xff, 0xfe]));
     expect(bytes?.subarray(2).toString('utf16le')).toBe('found\r\n');
+    expect(run("Get-Thing nope 2> 'C:\\err.txt'; 'went on'", host)).toEqual({ stdout: 'went on\r\n', stderr: '', exitCode: 0 });
+    expect(host.files.get('C:\\err.txt')?.subarray(2).toString('utf16le')).toMatch(
+      /^Get-Thing : Cannot find any thing with name 'nope'\.\r\n/,
+    );
+    expect(run("'x' >> 'C:\\out.txt'", host).stderr).toMatch(/appending redirection \(>>\) to a file\) is outside the simulated subset/);
   });
 
   it("a program's redirected stderr becomes error records: with $ErrorActionPreference = 'Stop' it ends the script (5.1)", () => {
@@ -348,62 +277,5 @@ describe('about_Assignment_Operators', () => {
         "$n = 5; $n += 2; $n -= 1; $n *= 3; $n; $a = @(1); $a += 2; $a -join ','; $h = @{ k = 1 }; $h['k'] += 10; $h.k; $i = 0; $i++; ++$i; $i; $j = $i--; \"$j $i\"",
       ),
     ).toEqual(['18', '1,2', '11', '2', '2 1']);
-  });
-});
-
-describe('what the simulator does not model is refused, and no script can catch it', () => {
-  it('an unknown command: the real message, and try/catch cannot turn it into $null', () => {
-    const r = run("$f = @{}\ntry { $f['x'] = $(Get-Bogus -Name y) } catch { $f['x'] = $null }\n$f | ConvertTo-Json");
-    expect(r.exitCode).toBe(1);
-    expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(
-      /^Get-Bogus : The term 'Get-Bogus' is not recognized as the name of a cmdlet, function, script file, or operable program\./,
-    );
-    expect(r.stderr).toMatch(/'Get-Bogus' is not modelled/);
-  });
-
-  it('neither -ErrorAction SilentlyContinue nor 2>$null hides it', () => {
-    for (const script of ['Get-Bogus -ErrorAction SilentlyContinue', 'Get-Bogus 2>$null', 'Get-Odd *>$null']) {
-      const r = run(`${script}; 'after'`);
-      expect(r.exitCode, script).toBe(1);
-      expect(r.stdout, script).toBe('');
-      expect(r.stderr, script).toMatch(/groundcrew sim|not modelled/);
-    }
-  });
-
-  it('a syntax node it does not know names the construct', () => {
-    const r = run("try { class Foo { } } catch { 'swallowed' }");
-    expect(r).toMatchObject({ stdout: '', exitCode: 1 });
-    expect(r.stderr).toMatch(/this PowerShell construct \(class_statement\) is outside the simulated subset/);
-  });
-
-  it('an operator, a cast, a .NET method or an automatic variable it does not model', () => {
-    for (const [script, named] of [
-      ['1 -shl 2', "the operator '-shl'"],
-      ["[datetime]'2020-01-01'", 'the cast \\[datetime\\]'],
-      ["'abc'.PadLeft(5)", 'the method PadLeft'],
-      ['$PSVersionTable.PSVersion', 'the automatic variable \\$psversiontable'],
-      ['"$([pscustomobject]@{ a = 1 }) and $(Get-Odd2)"', 'not modelled'],
-      ["try { 'a' -match '(?i)A' } catch { 'swallowed' }", 'an inline regex option'],
-    ]) {
-      const r = run(script as string);
-      expect(r.exitCode, script).toBe(1);
-      expect(r.stdout, script).toBe('');
-      expect(r.stderr, script).toMatch(new RegExp(named as string));
-    }
-  });
-
-  it('a cmdlet form it does not model: Select-Object with a calculated property, Where-Object without a filter', () => {
-    for (const script of ["'a' | Select-Object @{ n = 'x'; e = { 1 } }", "'a' | Where-Object"]) {
-      const r = run(`try { ${script} } catch { 'swallowed' }`);
-      expect(r, script).toMatchObject({ stdout: '', exitCode: 1 });
-      expect(r.stderr, script).toMatch(/groundcrew sim: (Select|Where)-Object/);
-    }
-  });
-
-  it('catch [T] for an error whose .NET type the simulator does not know is refused, not guessed', () => {
-    const r = run("try { Get-Odd2 } catch [System.IO.IOException] { 'x' }");
-    expect(r.exitCode).toBe(1);
-    expect(r.stderr).toMatch(/not modelled/);
   });
 });
