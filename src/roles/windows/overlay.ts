@@ -4,6 +4,7 @@
 // so a change touches those entries only.
 
 import { psQuote } from '../../dataplane/quote.js';
+import { errors } from '../../errors.js';
 import type { OverlayInput } from '../input.js';
 import { applied, type Phase } from '../phase.js';
 import { compare, type Facts, type Resource } from '../resource.js';
@@ -85,6 +86,10 @@ function ipRouting(): Resource {
 
 function network(input: OverlayInput): Resource {
   const wanted = { type: 'Transparent', subnet: input.subnet, gateway: input.gateway };
+  const adapter = input.adapter ?? DEFAULT_ADAPTER;
+  // The adapter to bind, and its vNIC once bound: neither may carry the node's own address.
+  const management = (facts: Facts) =>
+    input.hostAddress !== undefined && factLines(facts.get('overlay.adapterAddresses')).includes(input.hostAddress);
   return {
     name: 'overlay/network',
     facts: [
@@ -92,12 +97,23 @@ function network(input: OverlayInput): Resource {
         id: 'overlay.network',
         ps: containerNetwork(OVERLAY_NETWORK),
       },
+      {
+        id: 'overlay.adapterAddresses',
+        ps: `@(Get-NetIPAddress -InterfaceAlias ${psQuote(adapter)},${psQuote(overlayVnic(input))} -AddressFamily IPv4 -ErrorAction SilentlyContinue | ForEach-Object { $_.IPAddress })`,
+      },
     ],
     test: (facts) => {
       const n = facts.get('overlay.network') as typeof wanted | null;
-      return compare({ Network: [n ? { type: n.type, subnet: n.subnet, gateway: n.gateway } : null, wanted] });
+      return compare({
+        Network: [n ? { type: n.type, subnet: n.subnet, gateway: n.gateway } : null, wanted],
+        NotTheManagementAdapter: [!management(facts), true],
+      });
     },
     async set({ exec, facts, signal }) {
+      if (management(facts))
+        throw errors.GC_SET_FAILED(
+          `overlay: adapter ${adapter} carries the node's own address ${input.hostAddress}: binding it would move that address to a vNIC and cut the node off; name the data interface in nodes/<node>.yaml overlay_interface`,
+        );
       // A network's subnet cannot be changed in place: it is removed and made again.
       const steps = [
         ...(facts.get('overlay.network')
@@ -136,23 +152,22 @@ function gateway(input: OverlayInput): Resource {
   };
 }
 
-/** A route as text: `prefix nexthop alias`. */
-export function wantedWindowsRoutes(input: OverlayInput): Map<string, string> {
-  return new Map(
-    input.routes.map((r) => [
-      r.prefix,
-      `${r.prefix} ${r.via} ${r.kind === 'peer' ? (input.adapter ?? DEFAULT_ADAPTER) : overlayVnic(input)}`,
-    ]),
-  );
+/**
+ * A route as text: `prefix nexthop alias`. Peer routes leave by the management adapter (the one that carries
+ * the node's own address, read from the host; `Ethernet0` when it cannot be told), service routes by the vNIC.
+ */
+export function wantedWindowsRoutes(input: OverlayInput, management = DEFAULT_ADAPTER): Map<string, string> {
+  return new Map(input.routes.map((r) => [r.prefix, `${r.prefix} ${r.via} ${r.kind === 'peer' ? management : overlayVnic(input)}`]));
 }
 
 function routes(input: OverlayInput): Resource {
-  const wanted = wantedWindowsRoutes(input);
+  const wantedOf = (facts: Facts) => wantedWindowsRoutes(input, (facts.get('overlay.managementAlias') as string | null) ?? DEFAULT_ADAPTER);
   const read = (facts: Facts) => {
     const lines = factLines(facts.get('overlay.routes'));
-    const mine = new Set([...record(facts).routes, ...wanted.keys()]);
+    const mine = new Set([...record(facts).routes, ...wantedOf(facts).keys()]);
     return lines.filter((l) => mine.has(l.split(' ')[0] as string));
   };
+  const address = psQuote(input.hostAddress ?? '');
   return {
     name: 'overlay/routes',
     facts: [
@@ -160,11 +175,16 @@ function routes(input: OverlayInput): Resource {
         id: 'overlay.routes',
         ps: '@(Get-NetRoute -AddressFamily IPv4 -ErrorAction SilentlyContinue | ForEach-Object { "$($_.DestinationPrefix) $($_.NextHop) $($_.InterfaceAlias)" })',
       },
+      {
+        id: 'overlay.managementAlias',
+        ps: `$a = Get-NetIPAddress -AddressFamily IPv4 -ErrorAction SilentlyContinue | Where-Object { $_.IPAddress -eq ${address} } | Select-Object -First 1; if ($a) { $a.InterfaceAlias } else { $null }`,
+      },
       RECORD_FACT,
     ],
-    test: (facts) => compare({ Routes: [read(facts).sort(), [...wanted.values()].sort()] }),
+    test: (facts) => compare({ Routes: [read(facts).sort(), [...wantedOf(facts).values()].sort()] }),
     async set({ exec, facts, signal }) {
       const have = read(facts);
+      const wanted = wantedOf(facts);
       const steps = [writeRecord({ ...record(facts), routes: union(record(facts).routes, [...wanted.keys()]) })];
       for (const line of have) {
         if ([...wanted.values()].includes(line)) continue;

@@ -73,6 +73,7 @@ export class WindowsHost {
       build: options.build ?? 17763,
       secureBoot: options.secureBoot ?? false,
       elevated: options.elevated ?? true,
+      ...(options.managementAddress ? { managementAddress: options.managementAddress } : {}),
       packageProviders: [],
       psModules: [],
       firewall: { Domain: true, Private: true, Public: true },
@@ -208,7 +209,7 @@ export class WindowsHost {
    */
   adapterAddresses(): { interfaceAlias: string; ipAddress: string; prefixLength: number; gateway?: string }[] {
     const base = [
-      { interfaceAlias: 'Ethernet0', ipAddress: '192.0.2.50', prefixLength: 24, gateway: '192.0.2.1' },
+      { interfaceAlias: 'Ethernet0', ipAddress: this.state.managementAddress ?? '192.0.2.50', prefixLength: 24, gateway: '192.0.2.1' },
       { interfaceAlias: 'Ethernet1', ipAddress: '172.16.0.50', prefixLength: 24, gateway: '172.16.0.1' },
     ];
     const contrail = this.switchExists() ? this.contrailAdapter()?.toLowerCase() : undefined;

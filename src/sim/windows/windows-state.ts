@@ -113,6 +113,8 @@ export interface WindowsState {
   packageProviders: string[];
   /** Modules installed with Install-Module (PowerShell Gallery). */
   psModules: string[];
+  /** Ethernet0's address (the node's own); 192.0.2.50 when unset. */
+  managementAddress?: string;
   /** Windows Firewall, per profile: enabled or not. */
   firewall: { Domain: boolean; Private: boolean; Public: boolean };
   bootCount: number;
@@ -160,6 +162,8 @@ export interface FreshWindowsOptions {
   elevated?: boolean;
   /** Chocolatey on the image (true unless said). */
   chocolatey?: boolean;
+  /** The address of the management adapter Ethernet0 (the node's address in the inventory). */
+  managementAddress?: string;
   /** Features already installed (a host prepared by hand). */
   features?: string[];
   /** containerd installed as a service (a Kubernetes worker's runtime; groundcrew does not install it). */

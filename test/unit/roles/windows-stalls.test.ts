@@ -4,6 +4,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
 import { passPhase } from '../../../src/roles/phase.js';
+import { windowsOverlay } from '../../../src/roles/windows/overlay.js';
 import { windowsPrereqs } from '../../../src/roles/windows/prereqs.js';
 import { windowsTestSigning } from '../../../src/roles/windows/test-signing.js';
 import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
@@ -35,5 +36,14 @@ describe('stalls Windows would force', () => {
     const signing = await passPhase(exec, windowsTestSigning());
     expect(signing.failure?.code).toBe('GC_NOT_ELEVATED');
     expect(signing.rebootRequested).toBe(false);
+  });
+
+  it('the overlay never binds the management adapter: the one carrying the node address is refused before any change', async () => {
+    const host = WindowsHost.fresh({ hostname: 'win1', features: ['Containers', 'Hyper-V'], managementAddress: '192.0.2.31' });
+    const overlay = { subnet: '10.42.1.0/24', gateway: '10.42.1.1', prefixLength: 24, routes: [], ports: [], hostAddress: '192.0.2.31' };
+    const refused = await passPhase(new SimExecutor({ host, shells }), windowsOverlay({ ...overlay, adapter: 'Ethernet0' }));
+    expect(refused.failure?.code).toBe('GC_SET_FAILED');
+    expect(refused.failure?.message).toMatch(/adapter Ethernet0 carries the node's own address 192\.0\.2\.31.*overlay_interface/);
+    expect(host.state.hnsNetworks).toEqual([]);
   });
 });
