@@ -63,9 +63,23 @@ export const RULES: Rule[] = [
   },
   {
     from: 'server/',
-    may: ['server/', '*.ts', 'reconciler/status-store.ts', 'source/webhooks.ts', 'inventory/secret.ts', 'npm'],
+    may: [
+      'server/',
+      '*.ts',
+      'reconciler/status-store.ts',
+      'reconciler/rollout-view.ts',
+      'source/webhooks.ts',
+      'inventory/secret.ts',
+      'npm',
+    ],
     mayType: ['reconciler/', 'source/', 'inventory/'],
     why: 'the server shows status and takes webhooks: it never reaches a node, a simulator or the CLI; it redacts by the inventory secret rules',
+  },
+  {
+    from: 'notifications/',
+    may: ['notifications/', '*.ts', 'reconciler/rollout-view.ts', 'npm'],
+    mayType: ['reconciler/'],
+    why: 'notifications read status events and tell the world over HTTP: they never act on the reconciler or reach a node',
   },
   { from: 'cli/', may: ['*'], why: 'the composition root builds every concrete object' },
 ];

@@ -179,6 +179,14 @@ export const ERROR_REGISTRY = {
     meaning: 'a commit failed validation; every problem is listed as `file:line:col` on the status page and in `/api/revisions`',
     todo: 'fix the lines listed and push; nodes stay on the last good revision meanwhile',
   },
+  // Notifications (notifications/)
+  GC_NOTIFY_FAILED: {
+    retryable: true,
+    retried: "with backoff, up to the sink's `retries`; then the notification is dropped",
+    meaning:
+      "a notification sink (webhook, Slack, Teams, a Git host's commit status API) did not answer 2xx in time; reconciliation goes on regardless",
+    todo: 'read the log line (sink, status, body); check the URL, the token or secret file, and the sink\'s permissions; `groundcrew_notifications_total{result="failed"}` counts them',
+  },
   // Anything else
   GC_INTERNAL: {
     retryable: false,

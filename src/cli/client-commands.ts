@@ -11,7 +11,16 @@ export interface ClientOptions {
 
 export class DaemonUnreachable extends Error {}
 
-async function call<T>(options: ClientOptions, path: string, init: RequestInit = {}): Promise<T> {
+export async function call<T>(options: ClientOptions, path: string, init: RequestInit = {}): Promise<T> {
+  return (await callWithHeaders<T>(options, path, init)).body;
+}
+
+/** The answer's body and headers (a page of /api/nodes carries its total and next page in headers). */
+export async function callWithHeaders<T>(
+  options: ClientOptions,
+  path: string,
+  init: RequestInit = {},
+): Promise<{ body: T; headers: Headers }> {
   let response: Response;
   try {
     response = await fetch(new URL(path, options.url), {
@@ -31,12 +40,12 @@ async function call<T>(options: ClientOptions, path: string, init: RequestInit =
   }
   const body = (await response.json().catch(() => ({}))) as T & { error?: string };
   if (!response.ok) throw new Error(`${response.status} from ${path}: ${inert(body.error ?? response.statusText)}`);
-  return body;
+  return { body, headers: response.headers };
 }
 
-const short = (sha?: string) => (sha ? sha.slice(0, 12) : '-');
+export const short = (sha?: string) => (sha ? sha.slice(0, 12) : '-');
 
-function since(iso: string, now: number): string {
+export function since(iso: string, now: number): string {
   const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
   return s < 60 ? `${s}s` : s < 3600 ? `${Math.floor(s / 60)}m${s % 60}s` : `${Math.floor(s / 3600)}h${Math.floor((s % 3600) / 60)}m`;
 }
@@ -56,7 +65,13 @@ export function renderStatus(nodes: NodeStatus[], revisions: RevisionStatus[], n
     lines.push(`revision ${short(newest.sha)} REJECTED; nodes stay on ${short(current?.sha)}:`);
     for (const e of newest.errors ?? []) lines.push(`  ${inert(e)}`);
   }
-  lines.push('');
+  lines.push('', renderTable(nodes, now));
+  return lines.join('\n');
+}
+
+/** One line per node: state, phase, versions, revisions, time in state and the reason a node is stuck. */
+export function renderTable(nodes: NodeStatus[], now = Date.now()): string {
+  const lines: string[] = [];
   const rows = nodes.map((n) => [
     inert(n.name),
     inert(n.state),

@@ -8,6 +8,7 @@ import type { Diagnostic } from '../inventory/diagnostic.js';
 import { checkShape, rootMap } from '../inventory/shape.js';
 import { YamlSource } from '../inventory/yaml-source.js';
 import type { SignaturePolicy } from '../source/commit-signatures.js';
+import { NotificationsSchema } from './notifications-config.js';
 
 /** "90s", "10m", "1h", "250ms", or a number of seconds. */
 const Duration = z.union([z.number().nonnegative(), z.string().regex(/^\d+(\.\d+)?(ms|s|m|h)$/, 'a duration such as 30s, 10m or 1h')]);
@@ -61,14 +62,21 @@ export const DaemonConfigSchema = z.strictObject({
     })
     .default({ port: 22, maxConnections: 256 }),
   sim: z
-    .strictObject({ rebootSeconds: z.number().nonnegative().default(2), latencyMs: z.number().nonnegative().default(20) })
-    .default({ rebootSeconds: 2, latencyMs: 20 }),
+    .strictObject({
+      rebootSeconds: z.number().nonnegative().default(2),
+      latencyMs: z.number().nonnegative().default(20),
+      // The simulated hosts in a process of their own (sim/transports/host-worker.ts), not in the daemon's.
+      ownProcess: z.boolean().default(false),
+    })
+    .default({ rebootSeconds: 2, latencyMs: 20, ownProcess: false }),
   workers: z.number().int().min(1).default(32),
   resyncInterval: Duration.default('10m'),
   reboot: z
     .strictObject({ timeout: Duration.default('15m'), settle: Duration.default('10s'), poll: Duration.default('2s') })
     .default({ timeout: '15m', settle: '10s', poll: '2s' }),
   log: z.strictObject({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error']).default('info') }).default({ level: 'info' }),
+  /** Where events go: webhooks, Slack, Teams, commit statuses (docs/notifications-and-alerting.md). */
+  notifications: NotificationsSchema,
 });
 
 export type DaemonConfig = z.infer<typeof DaemonConfigSchema>;
@@ -170,6 +178,11 @@ export function loadDaemonConfig(file: string, env: NodeJS.ProcessEnv = process.
   if (c.source.verify?.gpg) c.source.verify.gpg.keyring = abs(c.source.verify.gpg.keyring) as string;
   if (c.source.verify?.ssh) c.source.verify.ssh.allowedSigners = abs(c.source.verify.ssh.allowedSigners) as string;
   if (c.kubernetes.binaries) c.kubernetes.binaries = abs(c.kubernetes.binaries);
+  for (const sink of c.notifications.sinks) {
+    sink.urlFile = abs(sink.urlFile);
+    sink.secretFile = abs(sink.secretFile);
+    sink.tokenFile = abs(sink.tokenFile);
+  }
   return { ok: true, config: c };
 }
 

@@ -10,11 +10,13 @@ import type { Notifier } from '../dataplane/native/sd-notify.js';
 import { SimShells } from '../dataplane/sim-executor.js';
 import { Intake } from '../reconciler/intake.js';
 import { Reconciler } from '../reconciler/reconciler.js';
+import { haltOf } from '../reconciler/rollout-view.js';
 import { SnapshotStore } from '../reconciler/snapshot-store.js';
 import { StatusStore } from '../reconciler/status-store.js';
 import { accessPolicy } from '../server/access.js';
 import { buildServer } from '../server/app.js';
 import { Metrics } from '../server/metrics.js';
+import { HostProcess } from '../sim/transports/host-process.js';
 import { CommitVerifier } from '../source/commit-signatures.js';
 import { GitSource } from '../source/git-source.js';
 import { PathSource } from '../source/path-source.js';
@@ -24,6 +26,7 @@ import { ensureApiToken, writeRuntimeRecord } from './api-token.js';
 import { type DaemonConfig, durationMs, signaturePolicy } from './daemon-config.js';
 import { kubeletBinaries } from './kubelet-binaries.js';
 import { nodeAccess } from './node-access.js';
+import { startNotifications } from './notifications-config.js';
 import { SimCluster } from './sim-cluster.js';
 
 export interface DaemonDeps {
@@ -56,12 +59,16 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   // or on a simulated host (`transport: sim`, globally or per node) to rehearse a change.
   // The simulator's grammars load only when some node is simulated: an SSH-only daemon starts without them.
   const simulated = config.transport === 'sim' || Object.values(config.nodes).some((n) => n.transport === 'sim');
+  const simDir = join(config.stateDir, 'sim-hosts');
+  const rebootMs = config.sim.rebootSeconds * 1000;
+  const hostProcess =
+    simulated && config.sim.ownProcess ? await HostProcess.start({ socketDir: config.stateDir, rebootMs, stateDir: simDir }) : undefined;
   const sim = simulated
     ? new SimCluster({
-        shells: await SimShells.create(),
-        rebootMs: config.sim.rebootSeconds * 1000,
+        ...(hostProcess ? { process: hostProcess } : { shells: await SimShells.create() }),
+        rebootMs,
         latencyMs: config.sim.latencyMs,
-        dir: join(config.stateDir, 'sim-hosts'),
+        dir: simDir,
       })
     : undefined;
   const access = nodeAccess({
@@ -135,6 +142,7 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     fetchNow: (reason) => source.trigger(reason),
     reconcile: (nodes) => reconciler.request(nodes),
     plan: (nodes) => reconciler.plan(nodes),
+    rollout: (sha) => haltOf(reconciler.rollout, sha),
     hookSecrets,
     access: accessPolicy(api.token, host, config.server.hosts),
     ready: () => {
@@ -143,11 +151,24 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       return reconciler.revision ? { ready: true } : { ready: false, reason: 'no good revision of the inventory yet' };
     },
   });
+  metrics.probe({
+    ready: () => Boolean(reconciler.revision) && !source.stalled?.(),
+    sourceStalled: () => Boolean(source.stalled?.()),
+    halted: (sha) => reconciler.rollout.isHalted(sha),
+  });
   await server.listen({ host, port });
   const address = server.server.address();
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${typeof address === 'object' && address ? address.port : port}`;
   log.info({ url, tokenFile: api.file }, 'status page and API listening');
   const removeRecord = writeRuntimeRecord(url, api.file);
+  // Before the source is read: the first revision is an event too. Sinks never hold the reconciler up.
+  const stopNotifications = startNotifications(config.notifications, {
+    status,
+    rollout: (sha) => haltOf(reconciler.rollout, sha),
+    metrics,
+    log,
+    url,
+  });
   deps.onListening?.(url, status);
 
   await source.start();
@@ -168,8 +189,10 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       deps.notifier?.notify('STOPPING=1');
       await source.stop();
       await server.close();
+      stopNotifications();
       removeRecord();
       await reconciler.stop();
+      hostProcess?.stop();
     },
   };
 }

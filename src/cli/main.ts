@@ -15,6 +15,7 @@ import {
   reconcileCommand,
   statusCommand,
 } from './client-commands.js';
+import { bashCompletion, zshCompletion } from './completion.js';
 import { startDaemon } from './daemon.js';
 import { loadDaemonConfig } from './daemon-config.js';
 import { demoCommand } from './demo.js';
@@ -22,6 +23,7 @@ import { hostsCommand, hostsTrustCommand, type StateDirOptions } from './hosts-c
 import { inertLines } from './inert-text.js';
 import { planCommand, validateCommand } from './inventory-commands.js';
 import { rootLogger } from './logger.js';
+import { explainCommand, type NodeFilters, nodesCommand } from './nodes-commands.js';
 
 const io = { out: (t: string) => process.stdout.write(`${t}\n`), err: (t: string) => process.stderr.write(`${t}\n`) };
 const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -182,5 +184,54 @@ client(program.command('reconcile').description('a full pass on the named nodes 
 client(program.command('history').description("a node's transitions, oldest first, with the revision of each"))
   .argument('<node>', 'node name')
   .action((node: string, options: { url: string; tokenFile?: string }) => talk(() => historyCommand(node, clientOptions(options), io)));
+
+type NodesFlags = { url: string; tokenFile?: string; search?: string; json?: boolean; all?: boolean; names?: boolean } & Omit<
+  NodeFilters,
+  'q'
+>;
+client(
+  program.command('nodes').description('the nodes a filter selects (the same filters as /api/nodes and the status page), a page at a time'),
+)
+  .option('--state <states>', 'state(s), comma-separated: stalled,unreachable')
+  .option('--os <os>', 'linux or windows')
+  .option('--role <role>', 'a role the node has (vrouter, k8s_node, ...)')
+  .option('--label <key[=value]>', 'a label the node has (nodes/<name>.yaml)')
+  .option('--revision <sha>', 'the revision applied starts with this (none: never applied)')
+  .option('--mode <mode>', 'apply, monitor or autocorrect')
+  .option('--search <text>', 'a part of the name')
+  .option('--sort <column>', 'name, os, roles, state, phase, version, revision, since or reason; a leading - sorts descending')
+  .option('--limit <n>', 'nodes a page (default 100)')
+  .option('--cursor <cursor>', 'the page after the one that printed it')
+  .option('--all', 'every page')
+  .option('--json', 'the nodes as JSON (the /api/nodes shape)')
+  .addOption(new Option('--names', 'names only, one a line (for shell completion)').hideHelp())
+  .action((options: NodesFlags) => {
+    const { search, ...rest } = options;
+    return talk(() => nodesCommand({ ...rest, ...clientOptions(options), ...(search ? { q: search } : {}) }, io));
+  });
+
+client(
+  program
+    .command('explain')
+    .description('one node in words: its state, why, since when, the last error and what to do, the commit that asked for it'),
+)
+  .argument('<node>', 'node name')
+  .option('--json', 'the node as JSON (/api/nodes/NODE)')
+  .action((node: string, options: { url: string; tokenFile?: string; json?: boolean }) =>
+    talk(() => explainCommand(node, { ...clientOptions(options), ...(options.json ? { json: true } : {}) }, io)),
+  );
+
+program
+  .command('completion')
+  .description('print a shell completion script: eval "$(groundcrew completion bash)", or save the zsh one as _groundcrew on $fpath')
+  .argument('<shell>', 'bash or zsh')
+  .action((shell: string) => {
+    if (shell !== 'bash' && shell !== 'zsh') {
+      io.err('groundcrew completion: bash or zsh');
+      process.exitCode = 2;
+      return;
+    }
+    process.stdout.write(shell === 'bash' ? bashCompletion(program) : zshCompletion(program));
+  });
 
 await program.parseAsync(process.argv);

@@ -51,6 +51,7 @@ export function nodeStatus(
       address: entry.spec.address,
       os: entry.spec.os,
       roles: [...entry.spec.roles],
+      labels: { ...entry.spec.labels },
       state,
       phase,
       phases: context.phases,

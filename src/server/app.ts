@@ -5,17 +5,21 @@
 import { createHash } from 'node:crypto';
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import { errorSpec } from '../errors.js';
 import { redactSecrets } from '../inventory/secret.js';
+import { type RolloutHalt, rolloutOf } from '../reconciler/rollout-view.js';
 import type { StatusEvent, StatusStore } from '../reconciler/status-store.js';
 import { DeliveryLog, HOOK_KINDS, type HookKind, verifyHook } from '../source/webhooks.js';
 import { type AccessPolicy, checkHost, requireToken } from './access.js';
 import type { Metrics } from './metrics.js';
+import { filtered, type NodeQuery, parseNodeQuery, queryNodes, queryString } from './node-query.js';
+import { type OverviewInput, overviewPage, overviewRegions, PAGE_SIZE } from './overview-page.js';
 import { PAGE_SCRIPT } from './page-script.js';
 import { PAGE_STYLE } from './page-style.js';
-import { nodePage, overviewPage } from './pages.js';
+import { type NodeView, nodePage, nodeRegions } from './pages.js';
+import { revisionsPage, revisionsRegions, rolloutPage, rolloutRegions } from './revision-pages.js';
 
 export interface ServerDeps {
   status: StatusStore;
@@ -36,8 +40,12 @@ export interface ServerDeps {
   planPerMinute?: number;
   /** Ready once the first revision was read and the reconciler runs, and while the source is not stalled. */
   ready: () => { ready: true } | { ready: false; reason: string };
+  /** What the reconciler's rollout knows of a revision: halted by the failure budget, and which nodes failed. */
+  rollout?: (sha: string) => RolloutHalt;
   bodyLimit?: number;
 }
+
+type Query = Record<string, string | string[] | undefined>;
 
 /** What an error means and what to do about it, from the registry; null for no error or an unknown code. */
 function helpFor(code: string | undefined): { meaning: string; todo: string } | null {
@@ -64,7 +72,8 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
         connectSrc: ["'self'"],
         objectSrc: ["'none'"],
         baseUri: ["'none'"],
-        formAction: ["'none'"],
+        // The filter form is a GET to the page itself: it works with the script off.
+        formAction: ["'self'"],
         frameAncestors: ["'none'"],
       },
     },
@@ -93,7 +102,18 @@ function routes(app: FastifyInstance, deps: ServerDeps): void {
   });
   app.get('/metrics', async (_req, reply) => reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()));
 
-  app.get('/api/nodes', async () => status.list());
+  // No parameter: the full list, as ever. Filters, sort and paging: the page's nodes, the total and the next
+  // page's link in headers (GitHub's style: X-Total-Count and Link rel="next"), the body still a list.
+  app.get<{ Querystring: Query }>('/api/nodes', async (request, reply) => {
+    if (Object.keys(request.query).length === 0) return status.list();
+    const parsed = parseNodeQuery(request.query);
+    if ('error' in parsed) return reply.code(400).send({ error: parsed.error });
+    const page = queryNodes(status.list(), parsed.query);
+    if ('error' in page) return reply.code(400).send({ error: page.error });
+    reply.header('x-total-count', String(page.total));
+    if (page.next) reply.header('link', `</api/nodes${queryString(parsed.query, { cursor: page.next })}>; rel="next"`);
+    return page.nodes;
+  });
   app.get<{ Params: { name: string } }>('/api/nodes/:name', async (request, reply) => {
     const node = status.get(request.params.name);
     if (!node) return reply.code(404).send({ error: `no node ${request.params.name}` });
@@ -105,6 +125,14 @@ function routes(app: FastifyInstance, deps: ServerDeps): void {
     };
   });
   app.get('/api/revisions', async () => status.revisions());
+  // HTML skips the JSON hook's redaction: what a page renders is redacted here, by the same rules.
+  const rolloutFor = (sha: string) => redactSecrets(rolloutOf(status.list(), sha, deps.rollout?.(sha)));
+  const revisions = () => redactSecrets(status.revisions());
+  app.get<{ Params: { sha: string } }>('/api/revisions/:sha', async (request, reply) => {
+    const revision = findRevision(request.params.sha);
+    if (!revision) return reply.code(404).send({ error: `no recent revision ${request.params.sha}` });
+    return { ...revision, rollout: revision.accepted ? rolloutFor(revision.sha) : undefined };
+  });
   const planLimit = { max: deps.planPerMinute ?? 6, timeWindow: '1 minute', hook: 'preHandler' as const };
   app.get<{ Querystring: { nodes?: string } }>(
     '/api/plan',
@@ -149,14 +177,59 @@ function routes(app: FastifyInstance, deps: ServerDeps): void {
     return { reconciling: deps.reconcile(names) };
   });
 
-  app.get('/', async (_req, reply) => reply.type('text/html; charset=utf-8').send(overviewPage()));
+  const findRevision = (sha: string) => (sha.length >= 4 ? status.revisions().find((r) => r.sha.startsWith(sha)) : undefined);
+  const overview = (raw: Query): OverviewInput | { error: string } => {
+    const parsed = parseNodeQuery(raw);
+    if ('error' in parsed) return parsed;
+    const all = status.list();
+    const query: NodeQuery = parsed.query;
+    // A page at a time (its links keep no limit unless the URL set one).
+    const page = queryNodes(all, { ...query, limit: query.limit ?? PAGE_SIZE });
+    if ('error' in page) return page;
+    return { all, page: { ...page, nodes: redactSecrets(page.nodes) }, query, revisions: revisions(), ready: deps.ready() };
+  };
+  const html = (reply: FastifyReply, body: string) => reply.type('text/html; charset=utf-8').send(body);
+  app.get<{ Querystring: Query }>('/', async (request, reply) => {
+    const input = overview(request.query);
+    if ('error' in input) return reply.code(400).type('text/plain').send(`${input.error}\n`);
+    return html(reply, overviewPage(input));
+  });
+  app.get<{ Querystring: Query }>('/fragments/overview', async (request, reply) => {
+    const input = overview(request.query);
+    if ('error' in input) return reply.code(400).send({ error: input.error });
+    return { filtered: filtered(input.query), regions: overviewRegions(input) };
+  });
+  app.get('/revisions', async (_req, reply) => html(reply, revisionsPage(revisions(), rolloutFor)));
+  app.get('/fragments/revisions', async () => ({ regions: revisionsRegions(revisions(), rolloutFor) }));
+  app.get<{ Params: { sha: string } }>('/revisions/:sha', async (request, reply) => {
+    const revision = findRevision(request.params.sha);
+    const sha = revision?.sha ?? request.params.sha;
+    if (!revision && !status.list().some((n) => n.desiredRevision === sha))
+      return reply.code(404).type('text/plain').send(`no recent revision ${request.params.sha}\n`);
+    return html(reply, rolloutPage(revision && redactSecrets(revision), rolloutFor(sha)));
+  });
+  app.get<{ Params: { sha: string } }>('/fragments/revisions/:sha', async (request) => {
+    const revision = findRevision(request.params.sha);
+    return { regions: rolloutRegions(revision && redactSecrets(revision), rolloutFor(revision?.sha ?? request.params.sha)) };
+  });
   app.get('/app.js', async (_req, reply) => reply.type('text/javascript; charset=utf-8').send(PAGE_SCRIPT));
   app.get('/app.css', async (_req, reply) => reply.type('text/css; charset=utf-8').send(PAGE_STYLE));
   // Browsers ask for it on every page; an empty answer keeps their consoles clean.
   app.get('/favicon.ico', async (_req, reply) => reply.code(204).send());
+  const nodeView = (name: string): NodeView | undefined => {
+    const node = status.get(name);
+    if (!node) return undefined;
+    return redactSecrets({ node, history: status.history(name), reports: status.reports(name), help: helpFor(node.lastError?.code) });
+  };
   app.get<{ Params: { name: string } }>('/nodes/:name', async (request, reply) => {
-    if (!status.get(request.params.name)) return reply.code(404).type('text/plain').send(`no node ${request.params.name}\n`);
-    return reply.type('text/html; charset=utf-8').send(nodePage(request.params.name));
+    const view = nodeView(request.params.name);
+    if (!view) return reply.code(404).type('text/plain').send(`no node ${request.params.name}\n`);
+    return html(reply, nodePage(view));
+  });
+  app.get<{ Params: { name: string } }>('/fragments/nodes/:name', async (request, reply) => {
+    const view = nodeView(request.params.name);
+    if (!view) return reply.code(404).send({ error: `no node ${request.params.name}` });
+    return { regions: nodeRegions(view) };
   });
 
   app.register(async (hooks) => {

@@ -3,6 +3,12 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { StatusStore } from '../reconciler/status-store.js';
 
+export interface MetricProbes {
+  ready: () => boolean;
+  sourceStalled: () => boolean;
+  halted: (sha: string) => boolean;
+}
+
 export class Metrics {
   readonly registry = new Registry();
   readonly phaseDuration = new Histogram({
@@ -32,7 +38,57 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly notifications = new Counter({
+    name: 'groundcrew_notifications_total',
+    help: 'Notifications by sink and outcome: sent, retried, failed (dropped after its retries), duplicate, rate-limited, overflow',
+    labelNames: ['sink', 'type', 'result'] as const,
+    registers: [this.registry],
+  });
+
+  /** What only the daemon knows (readiness, the source, the rollout's halt): read at scrape time once given. */
+  #probes?: MetricProbes;
+
+  /** The daemon's probes, once it has built them. */
+  probe(probes: MetricProbes): void {
+    this.#probes = probes;
+  }
+
   constructor(status: StatusStore) {
+    const probes = () => this.#probes;
+    new Gauge({
+      name: 'groundcrew_ready',
+      help: '1 when the daemon is ready (a good revision in force, the source not stalled), else 0',
+      registers: [this.registry],
+      collect() {
+        this.set(probes()?.ready() ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'groundcrew_source_stalled',
+      help: '1 while the source has not finished a look at the repo for several poll intervals (new commits are not being fetched)',
+      registers: [this.registry],
+      collect() {
+        this.set(probes()?.sourceStalled() ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'groundcrew_rollout_halted',
+      help: '1 while the rollout of the revision in force is halted by its failure budget',
+      registers: [this.registry],
+      collect() {
+        const sha = status.current()?.sha;
+        this.set(sha && probes()?.halted(sha) ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'groundcrew_revision_rejected',
+      help: '1 while the newest revision the source offered is rejected (nodes stay on the last good one)',
+      registers: [this.registry],
+      collect() {
+        const newest = status.revisions()[0];
+        this.set(newest && !newest.accepted ? 1 : 0);
+      },
+    });
     new Gauge({
       name: 'groundcrew_nodes',
       help: 'Nodes by state',

@@ -1,53 +1,106 @@
-// The status page and the node page: small HTML shells whose script renders from the JSON API and keeps
-// up through /api/events, so what a person sees is exactly what `groundcrew status --json` says.
+// The node page, rendered on the server (curl and a browser without JavaScript see it whole): the machine
+// drawn with the current state lit, the problem and what to do, the timeline with each entry's revision
+// linked, the last run report. The script re-reads its regions from /fragments/nodes/NAME on its events.
 
-// No inline script or style: the CSP allows only the daemon's own /app.js and /app.css; the page says
-// which view to boot in data attributes.
+import type { NodeStatus, RunReport, TransitionRecord } from '../reconciler/status-store.js';
+import { esc, groupOf, groupOfState, shell, short, topBar } from './html.js';
 
-const attr = (v: string) => v.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
-function shell(title: string, body: string, view: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title>
-<link rel="stylesheet" href="/app.css">
-<script type="module" src="/app.js"></script>
-</head>
-<body ${view}>
-${body}
-</body>
-</html>
-`;
+export interface NodeView {
+  node: NodeStatus;
+  history: readonly TransitionRecord[];
+  reports: readonly RunReport[];
+  help: { meaning: string; todo: string } | null;
 }
 
-export function overviewPage(): string {
-  return shell(
-    'groundcrew',
-    `<header><h1>groundcrew</h1><div id="revision" class="revision">loading…</div><div id="live" class="live">connecting</div></header>
-<div id="rejected"></div>
-<section id="summary" class="summary"></section>
-<table id="nodes">
-<thead><tr><th>node</th><th>os</th><th>roles</th><th>state</th><th>phase</th><th>contrail desired → observed</th><th>revision applied / desired</th><th>in state</th><th>reason</th></tr></thead>
-<tbody></tbody>
-</table>`,
-    'data-view="overview"',
+const REBOOT_STEPS = [
+  'checkingCap',
+  'readingBootId',
+  'recorded',
+  'issuing',
+  'waitingForBoot',
+  'checkingReadiness',
+  'settling',
+  'confirming',
+];
+const ARROW = '<span class="arrow">→</span>';
+
+function diagram(n: NodeStatus): string {
+  const box = (state: string) => {
+    const lit =
+      n.state === state ? ` lit${groupOfState(state) === 'stuck' ? ' stuck-state' : state === 'verified' ? ' good-state' : ''}` : '';
+    return `<div class="state${lit}" data-state="${state}">${state}</div>`;
+  };
+  const step = (state: string, phase: string) =>
+    `<div class="state${n.state === state && n.phase === phase ? ' lit' : ''}" data-state="${state}" data-phase="${esc(phase)}">${esc(phase)}</div>`;
+  const group = (state: string, steps: string[]) =>
+    `<div class="group${n.state === state ? ' lit' : ''}"><span class="label">${state}</span>${steps.map((p) => step(state, p)).join(ARROW)}</div>`;
+  return (
+    `<div class="row">${box('pending')}${ARROW}${group('converging', n.phases)}${ARROW}${box('verified')}</div>` +
+    `<div class="row">${group('rebooting', REBOOT_STEPS)}</div>` +
+    `<div class="row">${['backoff', 'stalled', 'unreachable', 'paused', 'removing', 'removed'].map(box).join('')}</div>`
   );
 }
 
-export function nodePage(name: string): string {
+function problem(v: NodeView): string {
+  const n = v.node;
+  if (n.lastError && n.state !== 'verified') {
+    const help = v.help ? `<p>${esc(v.help.meaning)}</p><p><b>What to do:</b> ${esc(v.help.todo)}</p>` : '';
+    return `<div class="problem"><code>${esc(n.lastError.code)}</code> ${esc(n.lastError.message)}${help}</div>`;
+  }
+  if (n.waiting) return `<div class="notice">${esc(n.waiting)}</div>`;
+  if (n.drift) return '<div class="notice">Drift: the node differs from its revision; monitor mode reports it and changes nothing.</div>';
+  return '';
+}
+
+function report(r: RunReport | undefined): string {
+  if (!r) return '<p class="muted">no run yet</p>';
+  const head = `<p>revision <a href="/revisions/${esc(r.revision)}"><code>${esc(short(r.revision))}</code></a>, ${r.corrective ? 'corrective (drift fixed)' : 'intentional (a commit)'}, started ${esc(r.startedAt)}${r.result ? `, ended ${esc(r.result)}` : ', running'}</p>`;
+  const rows = r.phases
+    .flatMap((p) =>
+      p.resources.map(
+        (x) =>
+          `<tr><td>${esc(p.phase)}</td><td>${esc(x.resource)}</td><td>${esc(x.status)}</td><td>${esc((x.before?.differingProperties ?? []).join(', '))}</td><td>${Math.round(x.durationMs)} ms</td><td>${esc(x.error ? `${x.error.code}: ${x.error.message}` : '')}</td></tr>`,
+      ),
+    )
+    .join('');
+  return `${head}<table><thead><tr><th>phase</th><th>resource</th><th>status</th><th>differed</th><th>took</th><th>error</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+function timeline(history: readonly TransitionRecord[]): string {
+  return [...history]
+    .reverse()
+    .map(
+      (t) =>
+        `<tr><td>${esc(t.at)}</td><td>${esc(t.event ?? t.state)}</td><td>${esc(t.phase ?? '')}</td><td>${t.revision ? `<a href="/revisions/${esc(t.revision)}"><code>${esc(short(t.revision))}</code></a>` : ''}</td><td>${esc(t.detail ?? '')}</td></tr>`,
+    )
+    .join('\n');
+}
+
+export function nodeRegions(v: NodeView): Record<string, string> {
+  const n = v.node;
+  return {
+    title: `${esc(n.name)} <span class="badge ${groupOf(n)}" id="state">${esc(n.state)}</span>${n.phase ? ` <span class="muted">${esc(n.phase)}</span>` : ''}`,
+    problem: problem(v),
+    diagram: diagram(n),
+    'timeline-rows': timeline(v.history),
+    report: report(v.reports.at(-1)),
+  };
+}
+
+export function nodePage(v: NodeView): string {
+  const r = nodeRegions(v);
   return shell(
-    `${attr(name)}: groundcrew`,
-    `<header><a href="/">← all nodes</a><h1 id="title"></h1><div id="live" class="live">connecting</div></header>
-<div id="problem"></div>
+    `${v.node.name}: groundcrew`,
+    `${topBar(`<span id="title">${r.title}</span>`, 'node')}
+<div id="problem">${r.problem}</div>
 <h2>machine</h2>
-<div id="diagram" class="diagram"></div>
+<div id="diagram" class="diagram">${r.diagram}</div>
 <h2>timeline</h2>
-<table id="timeline"><thead><tr><th>time</th><th>state</th><th>phase</th><th>revision</th><th>detail</th></tr></thead><tbody></tbody></table>
+<table id="timeline"><thead><tr><th>time</th><th>state</th><th>phase</th><th>revision</th><th>detail</th></tr></thead><tbody id="timeline-rows">
+${r['timeline-rows']}
+</tbody></table>
 <h2>last run report</h2>
-<div id="report"></div>`,
-    `data-view="node" data-node="${attr(name)}"`,
+<div id="report">${r.report}</div>`,
+    { view: 'node', node: v.node.name, fragment: `/fragments/nodes/${encodeURIComponent(v.node.name)}` },
   );
 }

@@ -1,0 +1,123 @@
+// `groundcrew nodes`, `explain` and shell completion, the real binary against a daemon (cli/daemon.ts in this
+// process, simulated example cluster) where one Windows node stalled on a vRouter MSI that fails.
+
+import { execFile, spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { convergedAt, type SimDaemon, startSimDaemon } from '../support/sim-daemon.js';
+
+const BIN = join(import.meta.dirname, '..', '..', 'dist', 'src', 'cli', 'main.js');
+let d: SimDaemon;
+let bad = '';
+
+const groundcrew = (...args: string[]) =>
+  new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+    execFile(process.execPath, [BIN, ...args, '--url', d.url], { encoding: 'utf8' }, (err, stdout, stderr) =>
+      resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
+    ),
+  );
+
+beforeAll(async () => {
+  d = await startSimDaemon();
+  await d.until('the first revision', () => d.daemon.status.current() !== undefined);
+  await convergedAt(d, d.daemon.status.current()?.sha as string);
+  d.windows('win-compute-1').state.faults.failVersions = ['5.1.0'];
+  bad = await d.push('win-compute-1 to 5.1.0', () => d.setVersion('win-compute-1', '5.1.0'));
+  await d.until('win-compute-1 stalled', () => d.daemon.status.get('win-compute-1')?.state === 'stalled');
+}, 90_000);
+afterAll(() => d?.stop());
+
+describe('groundcrew nodes', () => {
+  it('filters as the API does: --state stalled lists exactly the stalled node', async () => {
+    const run = await groundcrew('nodes', '--state', 'stalled');
+    expect(run.code).toBe(0);
+    const rows = run.stdout.split('\n').filter((l) => /^\S+\s+stalled\b/.test(l));
+    expect(rows.map((l) => l.split(/\s+/)[0])).toEqual(['win-compute-1']);
+    expect(rows[0]).toContain('GC_MSI_FAILED');
+    expect(run.stdout).toContain('1 of 1 matching node\n');
+  });
+
+  it('pages with --limit and --cursor, sorts, searches, and --names prints names only', async () => {
+    const first = await groundcrew('nodes', '--os', 'windows', '--limit', '2', '--sort', '-name');
+    expect(
+      first.stdout
+        .split('\n')
+        .slice(1, 3)
+        .map((l) => l.split(/\s+/)[0]),
+    ).toEqual(['win-compute-3', 'win-compute-2']);
+    const cursor = /next page: --cursor (\S+)/.exec(first.stdout)?.[1] as string;
+    expect(first.stdout).toContain('2 of 3 matching nodes');
+    const second = await groundcrew('nodes', '--os', 'windows', '--limit', '2', '--sort', '-name', '--cursor', cursor);
+    expect(second.stdout.split('\n')[1]?.split(/\s+/)[0]).toBe('win-compute-1');
+    expect(second.stdout).not.toContain('next page');
+    expect((await groundcrew('nodes', '--names', '--search', 'compute-l')).stdout).toBe('compute-l1\ncompute-l2\n');
+    const json = JSON.parse((await groundcrew('nodes', '--json', '--role', 'config')).stdout) as { name: string }[];
+    expect(json.map((n) => n.name)).toEqual(['ctrl1']);
+    const wrong = await groundcrew('nodes', '--sort', 'colour');
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain('sort must be one of');
+  });
+});
+
+describe('groundcrew explain', () => {
+  it('says the state, why, since when, what to do, and the commit that asked for the work', async () => {
+    const run = await groundcrew('explain', 'win-compute-1');
+    expect(run.code).toBe(0);
+    const out = run.stdout;
+    expect(out).toMatch(/^win-compute-1 \(windows; [^)]+\): stalled/);
+    expect(out).toMatch(/ since \d{4}-\d\d-\d\dT[\d:.]+Z \(\d+s ago\)/);
+    expect(out).toContain('why: GC_MSI_FAILED: installing Contrail vRouter 5.1.0');
+    expect(out).toContain('what to do: read those lines');
+    expect(out).toContain(`work asked by: ${bad.slice(0, 12)} "win-compute-1 to 5.1.0" (its desired revision)`);
+    expect(out).toContain('conditions: Ready=False (GC_MSI_FAILED)');
+    const healthy = (await groundcrew('explain', 'ctrl1')).stdout;
+    expect(healthy).toContain('why: in its desired state at its desired revision');
+    const unknown = await groundcrew('explain', 'nope');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('no node nope');
+  });
+});
+
+describe('shell completion', () => {
+  it('bash: commands, options, filter values, and node names from the daemon', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gc-completion-'));
+    try {
+      writeFileSync(join(dir, 'groundcrew'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
+      chmodSync(join(dir, 'groundcrew'), 0o755);
+      const script = spawnSync(process.execPath, [BIN, 'completion', 'bash'], { encoding: 'utf8' }).stdout;
+      writeFileSync(join(dir, 'completion.bash'), script);
+      // Asynchronously: the daemon answering the completion's `groundcrew nodes --names` runs in this process.
+      const complete = (...words: string[]) =>
+        new Promise<string[]>((resolve) =>
+          execFile(
+            'bash',
+            [
+              '-c',
+              `source ${dir}/completion.bash; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _groundcrew; printf '%s\\n' "\${COMPREPLY[@]}"`,
+            ],
+            { encoding: 'utf8', env: { ...process.env, PATH: `${dir}:${process.env.PATH}`, GROUNDCREW_URL: d.url } },
+            (_err, stdout) => resolve(stdout.split('\n').filter(Boolean).sort()),
+          ),
+        );
+      expect(await complete('groundcrew', 'ex')).toEqual(['explain']);
+      expect(await complete('groundcrew', 'nodes', '--st')).toEqual(['--state']);
+      expect(await complete('groundcrew', 'nodes', '--state', 'st')).toEqual(['stalled']);
+      expect(await complete('groundcrew', 'explain', 'win')).toEqual(['win-compute-1', 'win-compute-2', 'win-compute-3']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('zsh: a #compdef script naming every command, node names from the daemon', () => {
+    const script = spawnSync(process.execPath, [BIN, 'completion', 'zsh'], { encoding: 'utf8' }).stdout;
+    expect(script.startsWith('#compdef groundcrew\n')).toBe(true);
+    for (const cmd of ['run', 'status', 'nodes', 'explain', 'reconcile', 'completion'])
+      expect(script).toMatch(new RegExp(`\\n    '${cmd}:`));
+    expect(script).toContain("'--state[state(s), comma-separated stalled,unreachable]:value:(verified");
+    expect(script).toContain("explain) _arguments '--url[the daemon]:value:'");
+    expect(script).toContain('groundcrew nodes --names');
+    expect(spawnSync(process.execPath, [BIN, 'completion', 'fish'], { encoding: 'utf8' }).status).toBe(2);
+  });
+});

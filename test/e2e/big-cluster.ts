@@ -1,0 +1,107 @@
+// A big simulated cluster in this process for the status page at scale: the real reconciler on simulated
+// hosts (one in fifty Windows), the real server on loopback. Some Windows hosts are broken the way the
+// stories break one (the sim's `failVersions` fault: their vRouter MSI fails), so those nodes stall.
+
+import { randomBytes } from 'node:crypto';
+import pino from 'pino';
+import { SimCluster } from '../../src/cli/sim-cluster.js';
+import { type SimExecutor, SimShells } from '../../src/dataplane/sim-executor.js';
+import { parseInventory } from '../../src/inventory/parse-inventory.js';
+import { Reconciler } from '../../src/reconciler/reconciler.js';
+import { haltOf } from '../../src/reconciler/rollout-view.js';
+import { StatusStore } from '../../src/reconciler/status-store.js';
+import { accessPolicy } from '../../src/server/access.js';
+import { buildServer } from '../../src/server/app.js';
+import { Metrics } from '../../src/server/metrics.js';
+import type { WindowsHost } from '../../src/sim/windows/windows-host.js';
+
+export interface BigCluster {
+  url: string;
+  status: StatusStore;
+  reconciler: Reconciler;
+  /** The nodes whose hosts fail their MSI install. */
+  broken: string[];
+  stop(): Promise<void>;
+}
+
+/** `nodes` compute nodes (every 50th Windows) and one controller, in instances.yaml form. */
+export function bigInventory(nodes: number): string {
+  const lines = [
+    'provider_config:',
+    '  bms: { ssh_user: root }',
+    '  bms_win: { ansible_user: Administrator, ansible_password: secret }',
+    'instances:',
+    '  ctrl:',
+    '    provider: bms',
+    '    ip: 10.255.255.254',
+    '    roles: { config: , control: , webui: , openstack: }',
+  ];
+  for (let i = 0; i < nodes; i++) {
+    const windows = i % 50 === 0;
+    lines.push(
+      `  node-${String(i).padStart(4, '0')}:`,
+      `    provider: ${windows ? 'bms_win' : 'bms'}`,
+      `    ip: 10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
+      `    roles: { vrouter: ${windows ? ', win_cnm_plugin: ' : ', openstack_compute: '}}`,
+    );
+  }
+  lines.push(
+    'contrail_configuration:',
+    '  CONTRAIL_VERSION: "5.0.1"',
+    '  AUTH_MODE: keystone',
+    '  WINDOWS_PHYSICAL_INTERFACE: Ethernet1',
+    '  WINDOWS_ENABLE_TEST_SIGNING:',
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+/** Starts the cluster and waits until every node settled (verified, or stalled for the broken ones). */
+export async function startBigCluster(nodes: number, brokenEvery: number): Promise<BigCluster> {
+  const result = parseInventory({
+    instances: { path: 'instances.yaml', text: bigInventory(nodes) },
+    nodeFiles: [],
+    repoFile: { path: 'groundcrew.yaml', text: 'rollout:\n  maxUnavailable: "100%"\n  failureBudget: "100%"\n' },
+  });
+  if (!result.ok) throw new Error(`inventory is invalid: ${result.errors[0]?.message}`);
+  const sim = new SimCluster({ shells: await SimShells.create(), rebootMs: 20, latencyMs: 0 });
+  const windows = result.state.nodes.filter((n) => n.os === 'windows');
+  const broken = windows.filter((_, i) => i % brokenEvery === 1);
+  for (const spec of broken) ((sim.executor(spec) as SimExecutor).host as WindowsHost).state.faults.failVersions = ['5.0.1'];
+  const status = new StatusStore();
+  const reconciler = new Reconciler({
+    status,
+    access: (spec) => ({ exec: sim.executor(spec), poll: { initialMs: 10, maxMs: 40 } }),
+    limits: { settleMs: 10, backoffBaseMs: 20, backoffMaxMs: 200 },
+    concurrency: 64,
+  });
+  const server = buildServer({
+    status,
+    metrics: new Metrics(status),
+    log: pino({ level: 'silent' }),
+    branch: 'main',
+    fetchNow: async () => undefined,
+    reconcile: (n) => reconciler.request(n),
+    plan: (n) => reconciler.plan(n),
+    rollout: (sha) => haltOf(reconciler.rollout, sha),
+    hookSecrets: {},
+    access: accessPolicy(randomBytes(32).toString('hex'), '127.0.0.1', []),
+    ready: () => ({ ready: true }),
+  });
+  await server.listen({ host: '127.0.0.1', port: 0 });
+  const address = server.server.address();
+  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  const settled = reconciler.settled();
+  status.recordRevision({ sha: 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678', accepted: true, subject: 'the big inventory' });
+  reconciler.apply({ sha: 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678', state: result.state });
+  await settled;
+  return {
+    url,
+    status,
+    reconciler,
+    broken: broken.map((n) => n.name),
+    async stop() {
+      await server.close();
+      await reconciler.stop();
+    },
+  };
+}

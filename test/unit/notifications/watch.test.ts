@@ -1,0 +1,100 @@
+// Status changes to notification events, on a status store driven by hand: a node stalls, recovers and
+// drifts; a revision is accepted, rolls out and finishes; a halt is told once; a rejected revision.
+
+import { afterEach, describe, expect, it } from 'vitest';
+import type { EventKind, NotificationEvent } from '../../../src/notifications/events.js';
+import { watchStatus } from '../../../src/notifications/watch.js';
+import { StatusStore } from '../../../src/reconciler/status-store.js';
+
+const stops: (() => void)[] = [];
+afterEach(() => {
+  for (const s of stops.splice(0)) s();
+});
+
+function watched(halted: string[] = []) {
+  const status = new StatusStore();
+  const events: NotificationEvent[] = [];
+  stops.push(
+    watchStatus(status, (e) => events.push(e), {
+      pageUrl: 'http://gc.example',
+      rollout: (sha) => ({
+        halted: halted.includes(sha),
+        ...(halted.includes(sha) ? { reason: `rollout of ${sha} halted` } : {}),
+        failed: [],
+      }),
+      quietMs: 30,
+    }),
+  );
+  const kinds = () => events.map((e) => [e.kind, e.node ?? e.revision] as [EventKind, string | undefined]);
+  return { status, events, kinds };
+}
+
+const settle = () => new Promise((r) => setTimeout(r, 300));
+
+describe('notification events from status changes', () => {
+  it('a node stalls (with its error), recovers, and drifts', () => {
+    const { status, events, kinds } = watched();
+    status.update('n1', { name: 'n1', state: 'converging', desiredRevision: 'r1' });
+    status.update('n1', { name: 'n1', state: 'stalled', lastError: { code: 'GC_MSI_FAILED', message: 'msiexec 1603\nthe log' } });
+    status.update('n1', { name: 'n1', state: 'stalled' });
+    status.update('n1', { name: 'n1', state: 'verified', lastError: undefined });
+    status.update('n1', { name: 'n1', state: 'verified', drift: true, mode: 'monitor' });
+    status.update('n2', { name: 'n2', state: 'unreachable' });
+    expect(kinds()).toEqual([
+      ['node.stalled', 'n1'],
+      ['node.recovered', 'n1'],
+      ['drift.found', 'n1'],
+      ['node.unreachable', 'n2'],
+    ]);
+    expect(events[0]).toMatchObject({
+      summary: 'n1 stalled: GC_MSI_FAILED: msiexec 1603',
+      details: { error: 'GC_MSI_FAILED: msiexec 1603\nthe log' },
+      revision: 'r1',
+      url: 'http://gc.example/nodes/n1',
+      severity: 'error',
+    });
+  });
+
+  it('a revision accepted, then finished once every node it changes applied it; a rejected one', async () => {
+    const { status, events, kinds } = watched();
+    status.recordRevision({ sha: 'r2', accepted: true, subject: 'bump' });
+    status.update('a', { name: 'a', state: 'converging', desiredRevision: 'r2' });
+    status.update('b', { name: 'b', state: 'converging', desiredRevision: 'r2' });
+    status.update('a', { name: 'a', state: 'verified', lastAppliedRevision: 'r2' });
+    await settle();
+    expect(kinds()).toEqual([['revision.accepted', 'r2']]);
+    status.update('b', { name: 'b', state: 'verified', lastAppliedRevision: 'r2' });
+    await settle();
+    expect(kinds()).toEqual([
+      ['revision.accepted', 'r2'],
+      ['rollout.finished', 'r2'],
+    ]);
+    expect(events[1]).toMatchObject({ summary: 'r2 bump: applied on all 2 nodes it changes', url: 'http://gc.example/revisions/r2' });
+    status.recordRevision({ sha: 'r3', accepted: false, errors: ['instances.yaml:3:1: bad'] });
+    expect(events.at(-1)).toMatchObject({ kind: 'revision.rejected', details: { errors: ['instances.yaml:3:1: bad'] } });
+  });
+
+  it('a revision that changes no node finishes once nothing is at work; a halt is told once, and no finish after it', async () => {
+    const { status, kinds } = watched(['bad']);
+    status.update('a', { name: 'a', state: 'verified', desiredRevision: 'r1', lastAppliedRevision: 'r1' });
+    status.recordRevision({ sha: 'r4', accepted: true });
+    await settle();
+    expect(kinds()).toEqual([
+      ['revision.accepted', 'r4'],
+      ['rollout.finished', 'r4'],
+    ]);
+    status.recordRevision({ sha: 'bad', accepted: true });
+    status.update('a', { name: 'a', state: 'stalled', desiredRevision: 'bad' });
+    status.update('b', { name: 'b', state: 'pending', desiredRevision: 'bad', waiting: 'rollout of bad halted' });
+    await settle();
+    status.update('b', { name: 'b', state: 'pending', desiredRevision: 'bad', waiting: 'rollout of bad halted (still)' });
+    status.update('a', { name: 'a', state: 'verified', desiredRevision: 'bad' });
+    await settle();
+    expect(kinds().slice(2)).toEqual([
+      ['revision.accepted', 'bad'],
+      ['node.stalled', 'a'],
+      ['rollout.halted', 'bad'],
+      ['node.recovered', 'a'],
+    ]);
+  });
+});
