@@ -2,7 +2,8 @@
 
 import { performance } from 'node:perf_hooks';
 import { parseInventory } from '../src/inventory/parse-inventory.js';
-import { type Spread, spread } from './stats.js';
+import { ParseMemo } from '../src/inventory/parse-memo.js';
+import { median, type Spread, spread } from './stats.js';
 
 export interface InventoryParseResult {
   nodes: number;
@@ -11,6 +12,9 @@ export interface InventoryParseResult {
   medianMs: number;
   p90Ms: number;
   spread: Spread;
+  /** A commit that changes one node file, parsed with the memo of the last revision (what the daemon does). */
+  incrementalMedianMs: number;
+  incrementalSpread: Spread;
 }
 
 /** A cluster shaped like the scale target: 8,000 Linux and 2,000 Windows computes behind one controller. */
@@ -49,13 +53,35 @@ export function runInventoryParse(nodes = 10_000, runs = 7): InventoryParseResul
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
     const start = performance.now();
-    // A different text each run: parseInventory keeps recent files parsed, and this measures a cold parse.
+    // Without a memo every parse is cold.
     const result = parseInventory({ instances: { path: 'instances.yaml', text: `${text}# run ${i}\n` }, nodeFiles: [] });
     times.push(performance.now() - start);
     if (!result.ok) throw new Error(`benchmark inventory is invalid: ${result.errors[0]?.message}`);
     if (result.state.nodes.length !== nodes + 1) throw new Error(`expected ${nodes + 1} nodes, got ${result.state.nodes.length}`);
   }
+  const memo = new ParseMemo();
+  const files = (version: string) => ({
+    instances: { path: 'instances.yaml', text },
+    nodeFiles: [{ path: 'nodes/node-1.yaml', text: `versions:\n  contrail: "${version}"\n` }],
+  });
+  parseInventory(files('5.0.0'), memo);
+  const incremental: number[] = [];
+  for (let i = 1; i <= 21; i++) {
+    const start = performance.now();
+    const result = parseInventory(files(`5.0.${i}`), memo);
+    incremental.push(performance.now() - start);
+    if (!result.ok) throw new Error(`benchmark inventory is invalid: ${result.errors[0]?.message}`);
+  }
   times.sort((a, b) => a - b);
   const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? Number.NaN;
-  return { nodes: nodes + 1, bytes: Buffer.byteLength(text), runs, medianMs: at(0.5), p90Ms: at(0.9), spread: spread(times) };
+  return {
+    nodes: nodes + 1,
+    bytes: Buffer.byteLength(text),
+    runs,
+    medianMs: at(0.5),
+    p90Ms: at(0.9),
+    spread: spread(times),
+    incrementalMedianMs: median(incremental),
+    incrementalSpread: spread(incremental),
+  };
 }

@@ -18,6 +18,7 @@ import { testPhases } from '../src/roles/phase.js';
 import { planNode } from '../src/roles/plan.js';
 import { Lab } from '../test/lab/lab.js';
 import { ssh } from '../test/lab/ssh.js';
+import { countForks, type FloorResult, factsScript, floorOnce, floorScript } from './noop-floor.js';
 import { median, type Spread, spread } from './stats.js';
 
 export interface PairResult {
@@ -38,6 +39,8 @@ export interface NoopResult {
   spread: { groundcrewMs: Spread; ansibleMs: Spread; ratio: Spread };
   medianGroundcrewCpuMs: number;
   medianAnsibleCpuMs: number;
+  /** The no-op floor beside groundcrew's re-verify, and what the facts script forks per host. */
+  floor: FloorResult;
 }
 
 /** ansible-playbook, with its CPU time (and its children's: the ssh processes) from getrusage. */
@@ -164,7 +167,26 @@ export async function runNoopVsAnsible(hosts = 20, pairs = 5): Promise<NoopResul
       const a = await ansible(dir);
       results.push({ groundcrewMs: g.ms, ansibleMs: a.ms, groundcrewCpuMs: g.cpuMs, ansibleCpuMs: a.cpuMs, ratio: a.ms / g.ms });
     }
+    // The floor, alternating with groundcrew's re-verify; the facts script's forks counted on one host.
+    const [first] = names as [string];
+    const firstExec = executors.get(first) as SshExecutor;
+    const facts = await factsScript(state, first, firstExec);
+    const perHost = await countForks(firstExec, facts.script, facts.stdin);
+    const script = floorScript(perHost.paths);
+    const floorForks = (await countForks(firstExec, script)).forks;
+    await floorOnce(executors, script);
+    const floorPairs: { g: number; f: number }[] = [];
+    for (let i = 0; i < pairs; i++) floorPairs.push({ g: (await groundcrew()).ms, f: await floorOnce(executors, script) });
+    const floor: FloorResult = {
+      perHost,
+      floorForks,
+      floorReads: perHost.paths.length,
+      floorMs: spread(floorPairs.map((p) => p.f)),
+      groundcrewMs: spread(floorPairs.map((p) => p.g)),
+      ratio: spread(floorPairs.map((p) => p.g / p.f)),
+    };
     return {
+      floor,
       hosts,
       firstConvergeMs,
       pairs: results,

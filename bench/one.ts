@@ -5,6 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { runFirstConverge } from './first-converge.js';
+import { heapBreakdown, showBreakdown } from './heap-breakdown.js';
 import { runInventoryParse } from './inventory-parse.js';
 import { runNoopVsAnsible } from './noop-vs-ansible.js';
 import { runScale } from './scale.js';
@@ -23,6 +24,7 @@ if (wanted('inventory-parse')) {
     `inventory-parse: ${r.nodes} nodes (${(r.bytes / 1048576).toFixed(2)} MiB): median ${ms(r.medianMs)}, p90 ${ms(r.p90Ms)} over ${r.runs} runs`,
   );
   console.log(`inventory-parse: spread ${showSpread(r.spread)}`);
+  console.log(`inventory-parse: one node file changed, with the last revision's memo: ${showSpread(r.incrementalSpread)}`);
   save('inventory-parse', r);
 }
 
@@ -55,6 +57,15 @@ if (wanted('noop-vs-ansible') || wanted('first-converge')) {
         `noop-vs-ansible: groundcrew median ${ms(r.medianGroundcrewMs)} (CPU ${ms(r.medianGroundcrewCpuMs)}), ansible-playbook median ${ms(r.medianAnsibleMs)} (CPU ${ms(r.medianAnsibleCpuMs)}): ${r.medianRatio.toFixed(1)}x`,
       );
       console.log(`noop-vs-ansible: groundcrew ${showSpread(r.spread.groundcrewMs)}; ansible-playbook ${showSpread(r.spread.ansibleMs)}`);
+      const f = r.floor;
+      console.log(
+        `noop-vs-ansible: floor (${f.floorReads} reads by builtins, ${f.floorForks} forks, one round trip per host): ${showSpread(f.floorMs)}; groundcrew beside it ${showSpread(f.groundcrewMs)}; groundcrew / floor ${showSpread(f.ratio, 'x')}`,
+      );
+      const execs = Object.entries(f.perHost.execs)
+        .sort((a, b) => b[1] - a[1])
+        .map(([n, c]) => `${n} ${c}`)
+        .join(', ');
+      console.log(`noop-vs-ansible: the facts script forks ${f.perHost.forks} times per host per re-verify; it runs ${execs}`);
       save('noop-vs-ansible', r);
     }
     if (wanted('first-converge')) {
@@ -74,14 +85,26 @@ if (wanted('scale')) {
     `scale: ${r.nodes} simulated nodes (${r.windows} Windows), ${r.latencyMsPerCommand} ms per command: converged in ${r.convergeSeconds.toFixed(1)} s (${r.commands} commands)`,
   );
   console.log(`scale: peak RSS ${r.peakRssMiB} MiB (${r.rssPerNodeKiB} KiB per node), event-loop delay p99 ${ms(r.eventLoopDelayP99Ms)}`);
+  console.log(
+    `scale: simulated hosts ${r.sim === 'process' ? `in a process of their own (peak RSS ${r.simPeakRssMiB} MiB), not counted above` : 'in this process, counted above'}`,
+  );
   console.log(`scale: settled (after a full GC): RSS ${r.settledRssMiB} MiB, heap ${r.settledHeapMiB} MiB`);
   console.log(
     `scale: GET /api/nodes median ${ms(r.apiNodesMedianMs)} (${(r.apiNodesBytes / 1024).toFixed(0)} KiB), ${showSpread(r.apiNodesSpread)}`,
   );
   console.log(
-    `scale: one node changed: parse ${ms(r.oneNodeParseMs)}, revision -> its first command ${ms(r.revisionToFirstCommandMs)}, commands on other nodes ${r.otherNodesCommands}`,
+    `scale: one node changed (median of ${r.oneNodeParseSpread.n} commits): parse ${ms(r.oneNodeParseMs)}, revision -> its first command ${ms(r.revisionToFirstCommandMs)}, commands on other nodes ${r.otherNodesCommands}`,
+  );
+  console.log(
+    `scale: one-node commit parse ${showSpread(r.oneNodeParseSpread)}; revision -> first command ${showSpread(r.revisionToFirstCommandSpread)}`,
   );
   save('scale', r);
+  const snapshot = process.env.GC_BENCH_HEAP_SNAPSHOT;
+  if (snapshot) {
+    const lines = showBreakdown(await heapBreakdown(snapshot), 30);
+    writeFileSync('bench-results/scale-heap.txt', `${lines.join('\n')}\n`);
+    for (const line of lines) console.log(`scale: heap ${line}`);
+  }
 }
 
 const known = ['inventory-parse', 'webhook-latency', 'noop-vs-ansible', 'first-converge', 'scale'];

@@ -49,6 +49,14 @@ export const TARGETS: Target[] = [
     value: 50,
   },
   {
+    figure: "groundcrew's re-verify / the no-op floor, median",
+    benchmark: 'noop-vs-ansible',
+    read: (r) => num((r.floor as { ratio?: { median?: unknown } } | undefined)?.ratio?.median),
+    unit: 'x',
+    op: '<',
+    value: 2,
+  },
+  {
     figure: 'GET /api/nodes, median',
     benchmark: 'scale',
     read: (r) => num(r.apiNodesMedianMs),

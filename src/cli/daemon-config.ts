@@ -62,8 +62,13 @@ export const DaemonConfigSchema = z.strictObject({
     })
     .default({ port: 22, maxConnections: 256 }),
   sim: z
-    .strictObject({ rebootSeconds: z.number().nonnegative().default(2), latencyMs: z.number().nonnegative().default(20) })
-    .default({ rebootSeconds: 2, latencyMs: 20 }),
+    .strictObject({
+      rebootSeconds: z.number().nonnegative().default(2),
+      latencyMs: z.number().nonnegative().default(20),
+      // The simulated hosts in a process of their own (sim/transports/host-worker.ts), not in the daemon's.
+      ownProcess: z.boolean().default(false),
+    })
+    .default({ rebootSeconds: 2, latencyMs: 20, ownProcess: false }),
   workers: z.number().int().min(1).default(32),
   resyncInterval: Duration.default('10m'),
   reboot: z

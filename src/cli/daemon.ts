@@ -16,6 +16,7 @@ import { StatusStore } from '../reconciler/status-store.js';
 import { accessPolicy } from '../server/access.js';
 import { buildServer } from '../server/app.js';
 import { Metrics } from '../server/metrics.js';
+import { HostProcess } from '../sim/transports/host-process.js';
 import { CommitVerifier } from '../source/commit-signatures.js';
 import { GitSource } from '../source/git-source.js';
 import { PathSource } from '../source/path-source.js';
@@ -58,12 +59,16 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   // or on a simulated host (`transport: sim`, globally or per node) to rehearse a change.
   // The simulator's grammars load only when some node is simulated: an SSH-only daemon starts without them.
   const simulated = config.transport === 'sim' || Object.values(config.nodes).some((n) => n.transport === 'sim');
+  const simDir = join(config.stateDir, 'sim-hosts');
+  const rebootMs = config.sim.rebootSeconds * 1000;
+  const hostProcess =
+    simulated && config.sim.ownProcess ? await HostProcess.start({ socketDir: config.stateDir, rebootMs, stateDir: simDir }) : undefined;
   const sim = simulated
     ? new SimCluster({
-        shells: await SimShells.create(),
-        rebootMs: config.sim.rebootSeconds * 1000,
+        ...(hostProcess ? { process: hostProcess } : { shells: await SimShells.create() }),
+        rebootMs,
         latencyMs: config.sim.latencyMs,
-        dir: join(config.stateDir, 'sim-hosts'),
+        dir: simDir,
       })
     : undefined;
   const access = nodeAccess({
@@ -187,6 +192,7 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       stopNotifications();
       removeRecord();
       await reconciler.stop();
+      hostProcess?.stop();
     },
   };
 }

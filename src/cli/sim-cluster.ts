@@ -1,13 +1,18 @@
 // A simulated cluster for a desired state: one simulated host per node (src/sim/cluster.ts keeps them and
 // their saved states), each behind a sim executor. What is decided here is what host a node stands for.
 
-import { SimExecutor, type SimShells } from '../dataplane/sim-executor.js';
+import type { Executor } from '../dataplane/executor.js';
+import { SimExecutor, type SimShells, SocketSimExecutor } from '../dataplane/sim-executor.js';
 import type { DesiredState, NodeSpec } from '../inventory/desired-state.js';
 import { usesSignedVrouter } from '../reconciler/role-input.js';
 import { type HostDescription, SimHosts } from '../sim/cluster.js';
+import type { HostProcess } from '../sim/transports/host-process.js';
 
 export interface SimClusterOptions {
-  shells: SimShells;
+  /** The shells of hosts simulated in this process; not needed when `process` holds them. */
+  shells?: SimShells;
+  /** A process of simulated hosts (sim.ownProcess, the scale benchmark): the hosts run there, not here. */
+  process?: HostProcess;
   rebootMs: number;
   latencyMs: number;
   /** Where host states live; none keeps them in memory. */
@@ -36,19 +41,33 @@ function hostFor(node: NodeSpec): HostDescription {
 
 /** Simulated hosts made on demand, one per node, on one simulated network (the daemon's `transport: sim`). */
 export class SimCluster {
+  /** Hosts simulated in this process. */
   readonly executors = new Map<string, SimExecutor>();
+  /** Hosts simulated in the host process. */
+  readonly remote = new Map<string, SocketSimExecutor>();
   readonly #hosts: SimHosts;
 
   constructor(private readonly options: SimClusterOptions) {
-    this.#hosts = new SimHosts(options.dir);
+    this.#hosts = new SimHosts(options.process ? undefined : options.dir);
   }
 
-  executor(node: NodeSpec): SimExecutor {
+  executor(node: NodeSpec): Executor {
+    const { process } = this.options;
+    if (process) {
+      let remote = this.remote.get(node.name);
+      if (!remote) {
+        remote = new SocketSimExecutor({ socket: process.socket, host: hostFor(node), latencyMs: this.options.latencyMs });
+        this.remote.set(node.name, remote);
+      }
+      return remote;
+    }
     const existing = this.executors.get(node.name);
     if (existing) return existing;
+    const { shells } = this.options;
+    if (!shells) throw new Error('a simulated cluster in this process needs its shells');
     const exec = new SimExecutor({
       host: this.#hosts.host(hostFor(node)),
-      shells: this.options.shells,
+      shells,
       rebootMs: this.options.rebootMs,
       latencyMs: this.options.latencyMs,
       onChange: () => this.#hosts.save(node.name),

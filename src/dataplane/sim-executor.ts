@@ -1,11 +1,15 @@
-// The sim executor: in-process simulated hosts, no root, no network. What `groundcrew demo`, the role
-// unit tests and the scale benchmark run against. Windows hosts get exactly what goes over SSH.
+// The sim executors: simulated hosts, no root, no network. SimExecutor runs them in this process (`groundcrew
+// demo`, the role unit tests); SocketSimExecutor asks a process of simulated hosts (sim/transports/host-worker.ts)
+// over a unix socket (the scale benchmark, `sim.ownProcess`). Windows hosts get exactly what goes over SSH.
 
+import { connect } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { errors } from '../errors.js';
+import type { HostDescription } from '../sim/cluster.js';
 import { LinuxHost } from '../sim/linux/linux-host.js';
 import { LinuxShell } from '../sim/linux/linux-shell.js';
+import { frame } from '../sim/transports/socket-server.js';
 import type { WindowsHost } from '../sim/windows/windows-host.js';
 import { WindowsShell } from '../sim/windows/windows-shell.js';
 import { commandName, startDeadline } from './deadline.js';
@@ -101,6 +105,97 @@ export class SimExecutor implements Executor {
   #reboot(): void {
     this.stats.reboots++;
     this.options.host.state.downUntil = this.neverReturnFromReboot ? Number.MAX_SAFE_INTEGER : Date.now() + (this.options.rebootMs ?? 1000);
+  }
+
+  async close(): Promise<void> {}
+}
+
+export interface SocketSimExecutorOptions {
+  /** The socket of the process that holds the host. */
+  socket: string;
+  /** The host: made from this the first time the process hears of it. */
+  host: HostDescription;
+  /** Simulated round-trip time per command. */
+  latencyMs?: number;
+}
+
+interface Answer {
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+  down: boolean;
+}
+
+/** A simulated host in another process: one connection per command, as an SSH session per command would be. */
+export class SocketSimExecutor implements Executor {
+  readonly os: NodeOs;
+  readonly stats = { commands: 0, reboots: 0 };
+
+  constructor(private readonly options: SocketSimExecutorOptions) {
+    this.os = options.host.os;
+  }
+
+  async run(cmd: Command, opts: RunOptions): Promise<CommandResult> {
+    const started = performance.now();
+    const name = this.options.host.name;
+    const what = commandName(`${name}: `, cmd);
+    const stop = new AbortController();
+    const deadline = startDeadline(opts, what, () => stop.abort());
+    let answer: Answer | undefined;
+    try {
+      const latency = this.options.latencyMs ?? 0;
+      if (latency > 0) await sleep(latency, undefined, { signal: stop.signal }).catch(() => undefined);
+      if (!deadline.error) answer = await this.#ask(cmd, opts.stdin, stop.signal);
+    } catch (err) {
+      if (!deadline.error) throw errors.GC_SSH_CONNECT(`cannot reach the simulated host ${name}: ${(err as Error).message}`, err);
+    } finally {
+      deadline.clear();
+    }
+    if (deadline.error || !answer) throw deadline.error ?? errors.GC_SSH_CONNECT(`cannot reach the simulated host ${name}`);
+    if (answer.down) throw errors.GC_SSH_CONNECT(`cannot connect to ${name}: ECONNREFUSED (rebooting)`);
+    this.stats.commands++;
+    return { exitCode: answer.exitCode, stdout: answer.stdout, stderr: answer.stderr, durationMs: performance.now() - started };
+  }
+
+  #ask(cmd: Command, stdin: string | undefined, signal: AbortSignal): Promise<Answer> {
+    const { host, socket: path } = this.options;
+    const command = host.os === 'windows' ? powershellCommandLine(cmd.script) : cmd.script;
+    return new Promise((resolve, reject) => {
+      const socket = connect(path);
+      const onAbort = () => socket.destroy();
+      signal.addEventListener('abort', onAbort, { once: true });
+      const out: Buffer[] = [];
+      const err: Buffer[] = [];
+      let down = false;
+      let buffer: Buffer = Buffer.alloc(0);
+      let done = false;
+      socket.on('data', (chunk: Buffer) => {
+        buffer = buffer.length === 0 ? chunk : Buffer.concat([buffer, chunk]);
+        while (buffer.length >= 5) {
+          const length = buffer.readUInt32BE(1);
+          if (buffer.length < 5 + length) return;
+          const type = String.fromCharCode(buffer[0] ?? 0);
+          const payload = buffer.subarray(5, 5 + length);
+          buffer = buffer.subarray(5 + length);
+          if (type === 'o') out.push(Buffer.from(payload));
+          else if (type === 'e') err.push(Buffer.from(payload));
+          else if (type === 'D') down = true;
+          else if (type === 'i') socket.write(Buffer.concat([frame('i', stdin ?? ''), frame('I', '')]));
+          else if (type === 'x') {
+            done = true;
+            const exitCode = Number(payload.toString('utf8'));
+            resolve({ stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), exitCode, down });
+          }
+        }
+      });
+      socket.on('error', (e) => reject(e));
+      socket.on('close', () => {
+        signal.removeEventListener('abort', onAbort);
+        if (!done) reject(new Error(signal.aborted ? 'ended' : 'the connection closed before an exit status'));
+      });
+      const head = [frame('h', host.name), frame('k', host.os === 'windows' ? 'windows' : 'bash'), frame('a', JSON.stringify(host))];
+      socket.write(Buffer.concat([...head, frame('a', stdin !== undefined ? 'stdin' : ''), frame('c', command), frame('g', '')]));
+    });
   }
 
   async close(): Promise<void> {}

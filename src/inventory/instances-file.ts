@@ -37,15 +37,64 @@ interface Shared {
   top: InstancesFile;
   base: Record<string, ConfigValue>;
   diags: Diagnostic[];
-  addresses: Map<string, { node: string; line: number }>;
 }
 
-export function readInstances(src: YamlSource, ctx: InstancesContext, diags: Diagnostic[]): NodeSpec[] {
+/** One node's read, with the inputs beyond instances.yaml it was made from: the same inputs give the same read. */
+interface NodeRead {
+  nodeFile: NodeFileSettings | undefined;
+  repo: RepoSettings;
+  node: NodeSpec | undefined;
+  diags: Diagnostic[];
+}
+
+/** What is read once per instances.yaml text: the file-wide parts, and each node's last read. */
+interface FileRead {
+  top?: InstancesFile;
+  base: Record<string, ConfigValue>;
+  diags: Diagnostic[];
+  nodes: Map<string, NodeRead>;
+  addressDiags?: Diagnostic[];
+}
+
+/**
+ * Every instance as a NodeSpec. `cache` (the parse memo's entry for this text of instances.yaml) keeps each
+ * node's read: a node whose node file and groundcrew.yaml are unchanged is not read again.
+ */
+export function readInstances(src: YamlSource, ctx: InstancesContext, diags: Diagnostic[], cache = new Map<string, unknown>()): NodeSpec[] {
+  let file = cache.get('instances') as FileRead | undefined;
+  if (!file) {
+    file = readFileWide(src);
+    cache.set('instances', file);
+  }
+  diags.push(...file.diags);
+  const { top, base } = file;
+  if (!top) return [];
+  const nodes: NodeSpec[] = [];
+  for (const [name, raw] of Object.entries(top.instances)) {
+    const nodeFile = ctx.nodeFiles.get(name);
+    let read = file.nodes.get(name);
+    if (!read || read.nodeFile !== nodeFile || read.repo !== ctx.repo) {
+      const own: Diagnostic[] = [];
+      read = { nodeFile, repo: ctx.repo, node: readInstance({ src, ctx, top, base, diags: own }, name, raw), diags: own };
+      file.nodes.set(name, read);
+    }
+    diags.push(...read.diags);
+    if (read.node) nodes.push(read.node);
+  }
+  // Which instances become nodes, and their addresses, come from instances.yaml alone.
+  file.addressDiags ??= checkAddresses(src, nodes);
+  diags.push(...file.addressDiags);
+  return resolveKeystone(src, nodes, diags);
+}
+
+function readFileWide(src: YamlSource): FileRead {
+  const diags: Diagnostic[] = [];
+  const file: FileRead = { base: {}, diags, nodes: new Map() };
   const root = rootMap(src, diags, 'error', 'a map with provider_config and instances');
-  if (!root) return [];
+  if (!root) return file;
   checkTopLevelKeys(src, root, diags);
   const top = checkShape(src, InstancesFileSchema, root, () => INSTANCES_TOP_KEYS, diags);
-  if (!top) return [];
+  if (!top) return file;
   for (const provider of Object.keys(top.provider_config ?? {})) {
     if (!(provider in PROVIDERS)) {
       diags.push(
@@ -62,14 +111,7 @@ export function readInstances(src: YamlSource, ctx: InstancesContext, diags: Dia
   const contrail = readConfigMap(src, ['contrail_configuration'], top.contrail_configuration);
   const global = readConfigMap(src, ['global_configuration'], top.global_configuration);
   diags.push(...checkConfigMap(src, ['contrail_configuration'], contrail), ...checkConfigMap(src, ['global_configuration'], global));
-  const shared: Shared = { src, ctx, top, base: { ...contrail, ...global }, diags, addresses: new Map() };
-  const nodes: NodeSpec[] = [];
-  for (const [name, raw] of Object.entries(top.instances)) {
-    const node = readInstance(shared, name, raw);
-    if (node) nodes.push(node);
-  }
-  resolveKeystone(src, nodes, diags);
-  return nodes;
+  return { ...file, top, base: { ...contrail, ...global } };
 }
 
 function checkTopLevelKeys(src: YamlSource, root: Record<string, unknown>, diags: Diagnostic[]): void {
@@ -124,7 +166,6 @@ function readInstance(shared: Shared, name: string, raw: unknown): NodeSpec | un
   }
   const provider = inst.provider as Provider;
   const os = PROVIDERS[provider];
-  checkAddress(shared, name, inst.ip);
 
   const instanceConfig = readConfigMap(src, [...path, 'contrail_configuration'], inst.contrail_configuration);
   diags.push(...checkConfigMap(src, [...path, 'contrail_configuration'], instanceConfig));
@@ -172,21 +213,25 @@ function readInstance(shared: Shared, name: string, raw: unknown): NodeSpec | un
   };
 }
 
-function checkAddress(shared: Shared, name: string, ip: string): void {
-  const { src, diags, addresses } = shared;
-  const ipPath = ['instances', name, 'ip'];
-  if (isIP(ip) === 0) {
-    diags.push(src.diagnostic(ipPath, 'error', `instances.${name}.ip: "${ip}" is not an IP address`));
-    return;
+/** Each address is an IP, and no two nodes share one (the later is reported, naming the first). */
+function checkAddresses(src: YamlSource, nodes: readonly NodeSpec[]): Diagnostic[] {
+  const diags: Diagnostic[] = [];
+  const first = new Map<string, string>();
+  for (const { name, address: ip } of nodes) {
+    const ipPath = ['instances', name, 'ip'];
+    if (isIP(ip) === 0) {
+      diags.push(src.diagnostic(ipPath, 'error', `instances.${name}.ip: "${ip}" is not an IP address`));
+      continue;
+    }
+    const node = first.get(ip);
+    if (node === undefined) {
+      first.set(ip, name);
+      continue;
+    }
+    const line = src.position(src.offsetOf(['instances', node, 'ip'])).line;
+    diags.push(src.diagnostic(ipPath, 'error', `instances.${name}.ip: ${ip} is already the address of node "${node}" (line ${line})`));
   }
-  const first = addresses.get(ip);
-  if (first) {
-    diags.push(
-      src.diagnostic(ipPath, 'error', `instances.${name}.ip: ${ip} is already the address of node "${first.node}" (line ${first.line})`),
-    );
-  } else {
-    addresses.set(ip, { node: name, line: src.position(src.offsetOf(ipPath)).line });
-  }
+  return diags;
 }
 
 function readRoles(src: YamlSource, path: Path, inst: InstanceEntry, os: Os, orchestrator: string, diags: Diagnostic[]) {
@@ -289,17 +334,43 @@ function credentials(os: Os, setting: (key: string) => string | undefined): Cred
   };
 }
 
-/** Which nodes need Keystone, where it is, and which inventory node (if any) must be verified first. */
-function resolveKeystone(src: YamlSource, nodes: NodeSpec[], diags: Diagnostic[]): void {
+/** Whether a node read from its files needs Keystone, and why: its own configuration decides. */
+type KeystoneNeed = { why: string; configured: string | undefined } | undefined;
+const keystoneNeeds = new WeakMap<NodeSpec, { need: KeystoneNeed; resolved?: NodeSpec }>();
+
+function keystoneNeed(node: NodeSpec): { need: KeystoneNeed; resolved?: NodeSpec } {
+  let known = keystoneNeeds.get(node);
+  if (known) return known;
+  const authMode = configText(node.configuration, 'AUTH_MODE');
+  const orchestrator = configText(node.configuration, 'CLOUD_ORCHESTRATOR');
+  const compute = node.roles.includes('vrouter') || node.roles.includes('openstack_compute');
+  const needs = compute && (authMode === 'keystone' || orchestrator === 'openstack');
+  const why = authMode === 'keystone' ? 'AUTH_MODE is keystone' : 'CLOUD_ORCHESTRATOR is openstack';
+  known = { need: needs ? { why, configured: configText(node.configuration, 'KEYSTONE_AUTH_HOST') } : undefined };
+  keystoneNeeds.set(node, known);
+  return known;
+}
+
+/**
+ * Which nodes need Keystone, where it is, and which inventory node (if any) must be verified first. A node
+ * whose target is unchanged is the same object as in the last revision (the reconciler compares them).
+ */
+function resolveKeystone(src: YamlSource, nodes: readonly NodeSpec[], diags: Diagnostic[]): NodeSpec[] {
   const hosts = nodes.filter((n) => n.hostsKeystone);
-  for (const node of nodes) {
-    const authMode = configText(node.configuration, 'AUTH_MODE');
-    const orchestrator = configText(node.configuration, 'CLOUD_ORCHESTRATOR');
-    const compute = node.roles.includes('vrouter') || node.roles.includes('openstack_compute');
-    if (!compute || (authMode !== 'keystone' && orchestrator !== 'openstack')) continue;
-    const why = authMode === 'keystone' ? 'AUTH_MODE is keystone' : 'CLOUD_ORCHESTRATOR is openstack';
-    const configured = configText(node.configuration, 'KEYSTONE_AUTH_HOST');
-    const host = configured === undefined ? hosts[0] : nodes.find((n) => [n.address, n.name, n.hostname].includes(configured));
+  // The first node an address, name or hostname names (looked up by KEYSTONE_AUTH_HOST), indexed once.
+  let named: Map<string, NodeSpec> | undefined;
+  const byName = (wanted: string) => {
+    if (!named) {
+      named = new Map();
+      for (const n of nodes) for (const k of [n.address, n.name, n.hostname]) if (!named.has(k)) named.set(k, n);
+    }
+    return named.get(wanted);
+  };
+  return nodes.map((node) => {
+    const known = keystoneNeed(node);
+    if (!known.need) return node;
+    const { why, configured } = known.need;
+    const host = configured === undefined ? hosts[0] : byName(configured);
     const address = configured ?? host?.address;
     if (address === undefined) {
       diags.push(
@@ -310,9 +381,13 @@ function resolveKeystone(src: YamlSource, nodes: NodeSpec[], diags: Diagnostic[]
           'key',
         ),
       );
-      continue;
+      return node;
     }
     const source = configured !== undefined ? 'KEYSTONE_AUTH_HOST' : `node "${host?.name}" has an openstack role`;
-    node.keystone = { address, source, ...(host && host.name !== node.name ? { hostNode: host.name } : {}) };
-  }
+    const hostNode = host && host.name !== node.name ? host.name : undefined;
+    const last = known.resolved?.keystone;
+    if (known.resolved && last?.address === address && last.source === source && last.hostNode === hostNode) return known.resolved;
+    known.resolved = { ...node, keystone: { address, source, ...(hostNode ? { hostNode } : {}) } };
+    return known.resolved;
+  });
 }

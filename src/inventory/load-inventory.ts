@@ -5,6 +5,7 @@ import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
 import { errors } from '../errors.js';
 import { type InventoryFiles, type InventoryResult, parseInventory, type SourceText } from './parse-inventory.js';
+import type { ParseMemo } from './parse-memo.js';
 import { checkPath, readInventoryFile } from './read-inventory-file.js';
 
 export interface LoadedInventory {
@@ -19,6 +20,8 @@ export interface ReadOptions {
    * from the repo too, so none of them may be a link.
    */
   repoRoot?: string;
+  /** What the last parse left (the daemon keeps one across revisions): unchanged files and nodes are not read again. */
+  memo?: ParseMemo;
 }
 
 async function read(root: string, rel: string, realRoot?: string): Promise<SourceText> {
@@ -76,5 +79,5 @@ export async function readInventoryFiles(path: string, options: ReadOptions = {}
 
 export async function loadInventory(path: string, options: ReadOptions = {}): Promise<LoadedInventory> {
   const { root, files } = await readInventoryFiles(path, options);
-  return { root, result: parseInventory(files) };
+  return { root, result: parseInventory(files, options.memo) };
 }

@@ -97,7 +97,10 @@ export function checkOverlay(
   diags: Diagnostic[],
 ): void {
   const labelPath = ['labels', SUBNET_LABEL];
-  const used = new AddressIndex(usedAddresses(nodes, instances));
+  // Only a node file can label a subnet or publish a port (the node's labels and ports are its file's).
+  if (![...nodeFiles.values()].some((f) => f.labels[SUBNET_LABEL] !== undefined || f.publishedPorts.length > 0)) return;
+  // Built only when some node file labels a subnet: a commit that changes no label need not index 10,000 addresses.
+  let used: AddressIndex | undefined;
   const candidates: Labelled[] = [];
   for (const node of nodes) {
     const file = nodeFiles.get(node.name);
@@ -128,6 +131,7 @@ export function checkOverlay(
       );
       continue;
     }
+    used ??= new AddressIndex(usedAddresses(nodes, instances));
     const problem = shadowed(block, used);
     if (problem) {
       diags.push(file.diagnose(labelPath, `${SUBNET_LABEL} ${block.text} of node "${node.name}" ${problem}`));

@@ -8,8 +8,9 @@ import { readInstances } from './instances-file.js';
 import { checkKubernetes } from './kubernetes.js';
 import { type NodeFileSettings, nodeNameOf, readNodeFile } from './node-file.js';
 import { checkOverlay } from './overlay.js';
+import { derive, type OpenedFile, ParseMemo } from './parse-memo.js';
 import { MAX_FILE_BYTES } from './read-inventory-file.js';
-import { readRepoFile } from './repo-file.js';
+import { type RepoSettings, readRepoFile } from './repo-file.js';
 import { MAX_DEPTH, tooDeep } from './yaml-limits.js';
 import { YamlSource } from './yaml-source.js';
 
@@ -37,43 +38,29 @@ export function sizeProblem(path: string, bytes: number): Diagnostic | undefined
   return { file: path, line: 1, col: 1, severity: 'error', message: `${path} is ${mib(bytes)}; the limit is ${mib(MAX_FILE_BYTES)}` };
 }
 
-/**
- * Parsed files by path and text: a commit that bumps one node's version leaves instances.yaml as it was,
- * and on a 10,000-node inventory its YAML parse is most of a revision's cost. A YamlSource is only read.
- */
-const recent = new Map<string, YamlSource>();
-
-function parsed(file: SourceText): YamlSource {
-  const key = `${file.path}\0${file.text}`;
-  const hit = recent.get(key);
-  if (hit) return hit;
-  const src = new YamlSource(file.path, file.text);
-  recent.set(key, src);
-  if (recent.size > 16) recent.delete(recent.keys().next().value as string);
-  return src;
-}
-
-/** Parses a file, or reports why it cannot be read at all (refused, too big, too deep, YAML syntax, aliases). */
-function open(file: SourceText, diags: Diagnostic[]): YamlSource | undefined {
+/** Opens a file, or reports why it cannot be read at all (refused, too big, too deep, YAML syntax, aliases). */
+function openFile(file: SourceText): OpenedFile {
+  const diags: Diagnostic[] = [];
+  const closed = { text: file.text, refused: file.refused, diags, derived: new Map<string, unknown>() };
   const whole = (message: string): Diagnostic => ({ file: file.path, line: 1, col: 1, severity: 'error', message });
   if (file.refused !== undefined) {
     diags.push(whole(`refused: ${file.refused}`));
-    return undefined;
+    return closed;
   }
   const tooBig = sizeProblem(file.path, Buffer.byteLength(file.text));
   if (tooBig) {
     diags.push(tooBig);
-    return undefined;
+    return closed;
   }
   const deep = tooDeep(file.text);
   if (deep) {
     diags.push({ ...whole(`nested more than ${MAX_DEPTH} levels deep here; an inventory needs a handful`), ...deep });
-    return undefined;
+    return closed;
   }
-  const src = parsed(file);
+  const src = new YamlSource(file.path, file.text);
   const syntax = src.syntaxErrors();
   diags.push(...syntax);
-  if (syntax.length > 0) return undefined;
+  if (syntax.length > 0) return closed;
   for (const dup of src.duplicateKeys()) {
     const what =
       dup.path.length === 2 && dup.path[0] === 'instances'
@@ -84,29 +71,62 @@ function open(file: SourceText, diags: Diagnostic[]): YamlSource | undefined {
   const aliases = src.aliasProblem();
   if (aliases) {
     diags.push(aliases);
-    return undefined;
+    return closed;
   }
-  return src;
+  return { ...closed, src };
 }
 
-export function parseInventory(files: InventoryFiles): InventoryResult {
+/**
+ * Parses the inventory's files. With a memo (the daemon keeps one across revisions), a file whose text is
+ * unchanged is not parsed again and a node whose inputs are unchanged is not derived again: its NodeSpec is
+ * the same object as in the last result. Without one, every file is read cold; the two give equal results.
+ */
+export function parseInventory(files: InventoryFiles, memo: ParseMemo = new ParseMemo()): InventoryResult {
+  memo.begin();
+  try {
+    return parseWith(files, memo);
+  } finally {
+    memo.end();
+  }
+}
+
+function parseWith(files: InventoryFiles, memo: ParseMemo): InventoryResult {
   const diags: Diagnostic[] = [];
-  const repoSrc = files.repoFile && open(files.repoFile, diags);
-  const repo = readRepoFile(repoSrc, diags);
+  const open = (file: SourceText): OpenedFile => {
+    const opened = memo.opened(file.path, file.text, file.refused, () => openFile(file));
+    diags.push(...opened.diags);
+    return opened;
+  };
+  const repoOpened = files.repoFile && open(files.repoFile);
+  const repo = withDiags(
+    diags,
+    repoOpened ? derive(repoOpened, 'repo', () => read((d) => readRepoFile(repoOpened.src, d))) : defaultRepo(memo),
+  );
 
   const nodeFiles = new Map<string, NodeFileSettings>();
   for (const file of files.nodeFiles) {
-    const src = open(file, diags);
-    const settings = src && readNodeFile(src, diags);
+    const opened = open(file);
+    const { src } = opened;
+    const settings =
+      src &&
+      withDiags(
+        diags,
+        derive(opened, 'node', () => read((d) => readNodeFile(src, d))),
+      );
     if (settings) nodeFiles.set(nodeNameOf(file.path), settings);
   }
 
-  const instancesSrc = open(files.instances, diags);
-  const nodes = instancesSrc ? readInstances(instancesSrc, { repo, nodeFiles }, diags) : [];
+  const instancesOpened = open(files.instances);
+  const instancesSrc = instancesOpened.src;
+  const nodes = instancesSrc ? readInstances(instancesSrc, { repo, nodeFiles }, diags, instancesOpened.derived) : [];
   if (instancesSrc) {
     checkOverlay(nodes, nodeFiles, instancesSrc, diags);
     checkKubernetes(nodes, { instances: instancesSrc, nodeFiles, repo }, diags);
-    const names = new Set(Object.keys((instancesSrc.toJS() as { instances?: object } | null)?.instances ?? {}));
+    const names = derive(
+      instancesOpened,
+      'names',
+      () => new Set(Object.keys((instancesSrc.toJS() as { instances?: object } | null)?.instances ?? {})),
+    );
     for (const file of files.nodeFiles) {
       if (file.refused !== undefined) continue;
       const name = nodeNameOf(file.path);
@@ -125,6 +145,27 @@ export function parseInventory(files: InventoryFiles): InventoryResult {
   const errors = diags.filter((d) => d.severity === 'error').sort(byLocation);
   const warnings = diags.filter((d) => d.severity === 'warning').sort(byLocation);
   if (errors.length > 0 || !instancesSrc) return { ok: false, errors, warnings };
-  const kolla = (instancesSrc.toJS() as { kolla_config?: unknown }).kolla_config;
-  return { ok: true, warnings, state: { nodes, rollout: repo.rollout, kolla: wrapSecrets(kolla), warnings } };
+  const kolla = derive(instancesOpened, 'kolla', () => wrapSecrets((instancesSrc.toJS() as { kolla_config?: unknown }).kolla_config));
+  return { ok: true, warnings, state: { nodes, rollout: repo.rollout, kolla, warnings } };
+}
+
+/** A read and the problems it found, kept together so a memo can give both again. */
+function read<T>(make: (diags: Diagnostic[]) => T): { value: T; diags: Diagnostic[] } {
+  const diags: Diagnostic[] = [];
+  return { value: make(diags), diags };
+}
+
+function withDiags<T>(diags: Diagnostic[], got: { value: T; diags: Diagnostic[] }): T {
+  diags.push(...got.diags);
+  return got.value;
+}
+
+/** The settings when there is no groundcrew.yaml: one object while the memo lives, so nodes can be compared. */
+function defaultRepo(memo: ParseMemo): { value: RepoSettings; diags: Diagnostic[] } {
+  let made = memo.constants.get('repo') as { value: RepoSettings; diags: Diagnostic[] } | undefined;
+  if (!made) {
+    made = read((d) => readRepoFile(undefined, d));
+    memo.constants.set('repo', made);
+  }
+  return made;
 }

@@ -1,7 +1,7 @@
 // The daemon's secrets file (outside the repo): KEY: value pairs that win over instances.yaml's configuration
 // for every node, held as secrets (redacted everywhere). Parsing is pure; the daemon reads the file.
 
-import type { DesiredState } from './desired-state.js';
+import type { DesiredState, NodeSpec } from './desired-state.js';
 import type { Diagnostic } from './diagnostic.js';
 import { Secret } from './secret.js';
 import { YamlSource } from './yaml-source.js';
@@ -27,8 +27,22 @@ export function parseSecretsFile(file: string, text: string): { values: SecretVa
   return { values, errors };
 }
 
-/** Every node's configuration with the secrets file's values on top (they win over the repo). */
+/** A node with the secrets on top, while both are the same objects: an unchanged node stays the same object. */
+const merged = new WeakMap<NodeSpec, { values: SecretValues; node: NodeSpec }>();
+
+/**
+ * Every node's configuration with the secrets file's values on top (they win over the repo). Given the same
+ * `values` object again (the caller keeps the parse of an unchanged secrets file), a node read again from
+ * unchanged files gives the same merged node.
+ */
 export function withSecrets(state: DesiredState, values: SecretValues): DesiredState {
   if (Object.keys(values).length === 0) return state;
-  return { ...state, nodes: state.nodes.map((node) => ({ ...node, configuration: { ...node.configuration, ...values } })) };
+  const merge = (node: NodeSpec): NodeSpec => {
+    const made = merged.get(node);
+    if (made?.values === values) return made.node;
+    const withValues = { ...node, configuration: { ...node.configuration, ...values } };
+    merged.set(node, { values, node: withValues });
+    return withValues;
+  };
+  return { ...state, nodes: state.nodes.map(merge) };
 }

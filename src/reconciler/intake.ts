@@ -9,6 +9,8 @@ import { errors } from '../errors.js';
 import type { DesiredState } from '../inventory/desired-state.js';
 import { formatDiagnostic } from '../inventory/diagnostic.js';
 import { loadInventory } from '../inventory/load-inventory.js';
+import { type InventoryFiles, parseInventory } from '../inventory/parse-inventory.js';
+import { ParseMemo } from '../inventory/parse-memo.js';
 import { parseSecretsFile, withSecrets } from '../inventory/secrets-file.js';
 import type { SignatureVerdict } from '../source/commit-signatures.js';
 import type { Revision, Source } from '../source/source.js';
@@ -44,6 +46,10 @@ type Read = { ok: true; state: DesiredState } | { ok: false; errors: string[] };
 
 export class Intake {
   readonly #lastGoodFile: string;
+  /** The last revision's parse: a commit that changes one node file re-derives only that node. */
+  readonly #memo = new ParseMemo();
+  /** The secrets file's last text and values: the same values object keeps merged nodes the same objects. */
+  #secrets?: { text: string; parsed: ReturnType<typeof parseSecretsFile> };
 
   constructor(private readonly options: IntakeOptions) {
     this.#lastGoodFile = join(options.stateDir, 'last-good-revision');
@@ -63,7 +69,7 @@ export class Intake {
       signature && !signature.ok
         ? { ok: false, errors: [`commit ${revision.sha.slice(0, 12)} is not trusted: ${signature.reason}`] }
         : undefined;
-    const result = trusted ?? (await this.#readWithin(revision.dir, revision.root));
+    const result = trusted ?? (await this.#readWithin(revision.files ?? revision.dir, revision.root));
     const about = {
       ...(signature ? { signature } : {}),
       ...(revision.author ? { author: revision.author } : {}),
@@ -103,8 +109,11 @@ export class Intake {
     return existsSync(this.#lastGoodFile) ? readFileSync(this.#lastGoodFile, 'utf8').trim() || undefined : undefined;
   }
 
-  /** The read, or a rejection once the deadline passes (the read is then left to finish on its own). */
-  async #readWithin(dir: string, repoRoot?: string): Promise<Read> {
+  /**
+   * The read (of the files a source read from the commit, or of a directory), or a rejection once the deadline
+   * passes (the read is then left to finish on its own).
+   */
+  async #readWithin(from: string | (() => Promise<InventoryFiles>), repoRoot?: string): Promise<Read> {
     const ms = this.options.deadlineMs ?? DEFAULT_DEADLINE_MS;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<Read>((resolve) => {
@@ -114,15 +123,19 @@ export class Intake {
       );
     });
     try {
-      return await Promise.race([this.#read(dir, repoRoot), late]);
+      return await Promise.race([this.#read(from, repoRoot), late]);
     } finally {
       clearTimeout(timer);
     }
   }
 
-  async #read(dir: string, repoRoot?: string): Promise<Read> {
+  async #read(from: string | (() => Promise<InventoryFiles>), repoRoot?: string): Promise<Read> {
     const load = this.options.load ?? loadInventory;
-    const loaded = await load(dir, repoRoot ? { repoRoot } : {}).catch((err: Error) => err);
+    const memo = this.#memo;
+    const loaded = await (typeof from === 'string'
+      ? load(from, { ...(repoRoot ? { repoRoot } : {}), memo })
+      : from().then((files) => ({ result: parseInventory(files, memo) }))
+    ).catch((err: Error) => err);
     if (loaded instanceof Error) return { ok: false, errors: [loaded.message] };
     if (!loaded.result.ok)
       return { ok: false, errors: loaded.result.errors.map((d) => formatDiagnostic(d, this.options.shownPrefix ?? '')) };
@@ -135,7 +148,8 @@ export class Intake {
       // A secrets file that went missing rejects the revision (nodes stay on the last good one); it never throws.
       return { ok: false, errors: [`${secretsFile}: cannot read the secrets file: ${(err as Error).message}`] };
     }
-    const secrets = parseSecretsFile(secretsFile, text);
+    if (this.#secrets?.text !== text) this.#secrets = { text, parsed: parseSecretsFile(secretsFile, text) };
+    const secrets = this.#secrets.parsed;
     if (secrets.errors.length > 0) return { ok: false, errors: secrets.errors.map((d) => formatDiagnostic(d)) };
     return { ok: true, state: withSecrets(loaded.result.state, secrets.values) };
   }

@@ -16,7 +16,7 @@ import { type NodeRuntime, sharedNodeActors } from './node-actors.js';
 import { launchNode, noteSetAside } from './node-launch.js';
 import { type Entry, type NodeSnapshot, nodeStatus, SETTLED, where } from './node-status.js';
 import { type ObservedPlan, observePlan } from './observed-plan.js';
-import { inputDigest, type RoleEnvironment, roleInput } from './role-input.js';
+import { inputDigest, type RoleEnvironment, roleInput, sharedInputs, touched } from './role-input.js';
 import { Rollout } from './rollout.js';
 import { loadSaved, type Restore, type SavedNode, SNAPSHOT_VERSION } from './saved-node.js';
 import type { SnapshotStore } from './snapshot-store.js';
@@ -58,6 +58,7 @@ export class Reconciler {
   readonly #machine = nodeMachine.provide({ actors: sharedNodeActors((name) => this.#runtimeOf(name)) });
   #revision?: InForce;
   #specs = new Map<string, NodeSpec>();
+  #shared?: string; // what every node reads from the revision beyond its own spec (role-input.ts sharedInputs)
   #resync?: NodeJS.Timeout;
   #stopped = false;
 
@@ -100,14 +101,15 @@ export class Reconciler {
     return this.#rollout;
   }
 
-  /** A new validated revision: every node it names, and every node it no longer names, is synced. */
+  /** A new validated revision: every node it touches (role-input.ts `touched`), named or no longer named, is synced. */
   apply(revision: InForce): void {
-    this.#revision = revision;
-    this.#specs = new Map(revision.state.nodes.map((n) => [n.name, n]));
-    const { rollout } = revision.state;
-    const total = revision.state.nodes.length;
-    this.#rollout.configure(budgetOf(rollout.maxUnavailable, total), budgetOf(rollout.failureBudget, total));
-    for (const name of new Set([...this.#specs.keys(), ...this.#entries.keys()])) this.#queue.add(name);
+    const before = { specs: this.#specs, shared: this.#shared };
+    const now = { specs: new Map(revision.state.nodes.map((n) => [n.name, n])), shared: sharedInputs(revision.state) };
+    [this.#revision, this.#specs, this.#shared] = [revision, now.specs, now.shared];
+    const { rollout, nodes } = revision.state;
+    this.#rollout.configure(budgetOf(rollout.maxUnavailable, nodes.length), budgetOf(rollout.failureBudget, nodes.length));
+    for (const name of new Set([...now.specs.keys(), ...this.#entries.keys()]))
+      if (!this.#entries.has(name) || touched(name, before, now)) this.#queue.add(name);
   }
 
   /** `groundcrew reconcile`: a full pass on the named nodes (all when none are named), now. */

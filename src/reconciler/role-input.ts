@@ -22,11 +22,23 @@ function keystoneFor(node: NodeSpec): KeystoneInput | undefined {
   };
 }
 
+/** The addresses of the nodes with the config role, worked out once per revision (not once per node: 10,000²). */
+const configNodes = new WeakMap<DesiredState, string[]>();
+
+function configAddresses(state: DesiredState): string[] {
+  let found = configNodes.get(state);
+  if (!found) {
+    found = state.nodes.filter((n) => n.roles.includes('config')).map((n) => n.address);
+    configNodes.set(state, found);
+  }
+  return found;
+}
+
 /** The Contrail controllers: CONTROL_NODES, else CONTROLLER_NODES, else the nodes with the config role. */
 function controllers(state: DesiredState, node: NodeSpec): string[] {
   const listed = configText(node.configuration, 'CONTROL_NODES') ?? configText(node.configuration, 'CONTROLLER_NODES');
   if (listed) return listed.split(/[\s,]+/).filter(Boolean);
-  return state.nodes.filter((n) => n.roles.includes('config')).map((n) => n.address);
+  return configAddresses(state);
 }
 
 /** What the roles need from the control host beyond the repo: the kubelet.exe of a version. */
@@ -43,13 +55,17 @@ function controlPlane(state: DesiredState): ControlPlane | undefined {
   return controlPlanes.get(state);
 }
 
-function overlayFor(state: DesiredState, node: NodeSpec, adapter?: string): OverlayInput | undefined {
+function overlayPlans(state: DesiredState): Map<string, NodeOverlay> {
   let plans = overlays.get(state);
   if (!plans) {
     plans = planOverlay(state.nodes);
     overlays.set(state, plans);
   }
-  const plan = plans.get(node.name);
+  return plans;
+}
+
+function overlayFor(state: DesiredState, node: NodeSpec, adapter?: string): OverlayInput | undefined {
+  const plan = overlayPlans(state).get(node.name);
   if (!plan) return undefined;
   return {
     subnet: plan.subnet,
@@ -143,10 +159,39 @@ export function roleInput(state: DesiredState, node: NodeSpec, env: RoleEnvironm
 }
 
 /**
+ * What every node's role input reads from the revision beyond its own NodeSpec: the config nodes, the Kubernetes
+ * control plane, the OpenStack release, and each overlay subnet with the address routed to it. Two revisions
+ * with the same shared inputs give a node whose NodeSpec is unchanged the same role input (and digest).
+ */
+export function sharedInputs(state: DesiredState): string {
+  const subnets = [...overlayPlans(state)].map(([name, plan]) => [name, plan.subnet, plan.routes.length]);
+  const addresses = state.nodes.filter((n) => overlayPlans(state).has(n.name)).map((n) => [n.name, n.address]);
+  const release = (state.kolla as { kolla_globals?: { openstack_release?: unknown } } | undefined)?.kolla_globals?.openstack_release;
+  return JSON.stringify([configAddresses(state), controlPlane(state) ?? null, release ?? null, subnets, addresses]);
+}
+
+/**
  * A digest of what the node is asked to be: its role input, from which its whole plan follows. Two revisions
  * with the same digest ask the same of the node, so a commit that does not touch it gives it no work.
  */
 export function inputDigest(role: RoleInput): string {
   // Functions (the kubelet's reader) drop out; its hash stays in.
   return createHash('sha256').update(JSON.stringify(role)).digest('hex');
+}
+
+/** What a revision holds for telling which nodes it touches. */
+export interface RevisionInputs {
+  specs: ReadonlyMap<string, NodeSpec>;
+  shared?: string;
+}
+
+/**
+ * Whether a revision may ask something new of a node: not when its NodeSpec is the same object as before (the
+ * parse memo keeps a node whose files did not change) and nothing it reads from other nodes changed. A k8s_node
+ * is always looked at: its kubelet comes from the control host, not from the repo.
+ */
+export function touched(name: string, before: RevisionInputs, now: RevisionInputs): boolean {
+  const spec = now.specs.get(name);
+  if (spec === undefined || before.shared === undefined || before.shared !== now.shared) return true;
+  return before.specs.get(name) !== spec || spec.roles.includes('k8s_node');
 }

@@ -8,6 +8,8 @@ import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import { type SimpleGit, simpleGit } from 'simple-git';
 import { errors } from '../errors.js';
+import { GitInventoryReader } from './git-inventory.js';
+import { GitObjects } from './git-objects.js';
 import type { OnRevision, Source } from './source.js';
 
 /** How many poll intervals a look may run before the source says it is stalled (and /readyz goes red). */
@@ -31,6 +33,9 @@ export interface GitSourceOptions {
 
 export class GitSource implements Source {
   #git?: SimpleGit;
+  /** One `git cat-file --batch` for the daemon's life: each revision's files come from it, not a checkout. */
+  #objects?: GitObjects;
+  #reader?: GitInventoryReader;
   #head?: string;
   #timer?: NodeJS.Timeout;
   #running?: Promise<void>;
@@ -68,13 +73,16 @@ export class GitSource implements Source {
       await this.#git.remote(['set-url', 'origin', url]);
     } else {
       await rm(checkout, { recursive: true, force: true });
+      // No working tree: revisions are read from the object database (checkoutAt makes one when asked).
       await git()
-        .clone(url, checkout, ['--branch', branch, '--single-branch', '--no-tags'])
+        .clone(url, checkout, ['--branch', branch, '--single-branch', '--no-tags', '--no-checkout'])
         .catch((err: Error) => {
           throw errors.GC_GIT_FETCH(`cannot clone ${url} (branch ${branch}): ${firstLine(err.message)}`, err);
         });
       this.#git = git(checkout);
     }
+    this.#objects = new GitObjects(checkout, env);
+    this.#reader = new GitInventoryReader(this.#objects, this.options.path, this.#inventoryDir());
     await this.trigger('start');
     this.#schedule();
   }
@@ -132,16 +140,42 @@ export class GitSource implements Source {
     });
     await Promise.race([this.#running, late]);
     clearTimeout(timer);
+    this.#objects?.close();
   }
 
-  /** Off the hot path: a head that does not descend from the previous one was force-pushed; say so. */
+  /**
+   * A head that does not descend from the previous one was force-pushed; say so. Usually the previous head is a
+   * parent a few commits back: walked through the object reader; past that, `git merge-base` decides.
+   */
   async #noteForcePush(from: string, to: string): Promise<void> {
+    const reader = this.#reader;
+    let frontier = [to];
+    const seen = new Set<string>();
+    for (let steps = 0; steps < 64 && frontier.length > 0; steps++) {
+      if (frontier.includes(from)) return;
+      const next: string[] = [];
+      for (const sha of frontier) {
+        if (seen.has(sha)) continue;
+        seen.add(sha);
+        next.push(...((await reader?.commit(sha).catch(() => undefined))?.parents ?? []));
+      }
+      frontier = next;
+    }
+    if (frontier.length === 0) return this.#forcePushed(from, to);
     const forward = await this.#git
       ?.raw(['merge-base', '--is-ancestor', from, to])
       .then(() => true)
       .catch(() => false);
-    if (forward === false)
-      this.options.log.warn({ from, to }, `${this.options.branch} was force-pushed: following the remote (reset to ${to.slice(0, 12)})`);
+    if (forward === false) this.#forcePushed(from, to);
+  }
+
+  #forcePushed(from: string, to: string): void {
+    this.options.log.warn({ from, to }, `${this.options.branch} was force-pushed: following the remote (reset to ${to.slice(0, 12)})`);
+  }
+
+  #inventoryDir(): string {
+    const { path, checkout } = this.options;
+    return path && path !== '.' ? join(checkout, path) : checkout;
   }
 
   #schedule(): void {
@@ -154,40 +188,42 @@ export class GitSource implements Source {
     this.#timer.unref();
   }
 
+  // The hot path of a webhook: one process start (the fetch, without the maintenance it would start after),
+  // then the ref read as a file and the commit and its files read through the object reader. No checkout.
   async #look(trigger: string): Promise<void> {
     const git = this.#git;
-    if (!git) return;
+    const reader = this.#reader;
+    if (!git || !reader) return;
     const { branch, log } = this.options;
     try {
-      await git.raw(['fetch', '--prune', '--no-tags', 'origin', `+refs/heads/${branch}:refs/remotes/origin/${branch}`]);
+      await git.raw([
+        ...['-c', 'maintenance.auto=false', '-c', 'gc.auto=0', 'fetch', '--prune', '--no-tags', '--no-write-fetch-head'],
+        ...['--no-recurse-submodules', '--no-show-forced-updates', 'origin', `+refs/heads/${branch}:refs/remotes/origin/${branch}`],
+      ]);
     } catch (err) {
       log.warn({ err, trigger }, `fetch of ${branch} failed; staying on ${this.#head?.slice(0, 12) ?? 'nothing yet'}`);
       return;
     }
-    // The hot path of a webhook: fetch, then the checkout and the subject side by side; the ref that fetch
-    // just wrote is read as a file (git rev-parse when it was packed).
+    // The ref that fetch just wrote is read as a file (git rev-parse when it was packed).
     const ref = `refs/remotes/origin/${branch}`;
     const sha = (await readFile(join(this.options.checkout, '.git', ref), 'utf8').catch(() => git.revparse([ref]))).trim();
     if (sha === this.#head) return;
     const previous = this.#head;
-    const [, meta] = await Promise.all([
-      git.raw(['checkout', '--force', '--detach', sha]),
-      git.raw(['log', '-1', '--format=%s%x00%an <%ae>%x00%cI', sha]).then((s) => s.trim().split('\0')),
-    ]);
-    const [subject = '', author, committedAt] = meta;
+    const { subject, author, committedAt } = await reader.commit(sha);
     this.#head = sha;
-    const dir = this.options.path && this.options.path !== '.' ? join(this.options.checkout, this.options.path) : this.options.checkout;
     log.info({ sha, trigger, subject }, 'new head');
-    if (previous) void this.#noteForcePush(previous, sha);
     await this.options.onRevision({
       sha,
-      dir,
+      dir: this.#inventoryDir(),
       root: this.options.checkout,
       subject,
       ...(author ? { author } : {}),
       ...(committedAt ? { committedAt } : {}),
       trigger,
+      files: () => reader.files(sha),
     });
+    // After the revision is handed on: nothing on the hot path waits for a log line.
+    if (previous) void this.#noteForcePush(previous, sha);
   }
 }
 

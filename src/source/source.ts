@@ -1,9 +1,11 @@
 // What a source is: something that finds new revisions of the inventory and hands each on, unvalidated.
 
+import type { InventoryFiles } from '../inventory/parse-inventory.js';
+
 /** A commit (or a working copy's content) the source found, checked out where its inventory can be read. */
 export interface Revision {
   sha: string;
-  /** The working tree checked out at `sha`: the inventory's directory in it. */
+  /** The inventory's directory: in the working copy (path source), or where it would be checked out (Git). */
   dir: string;
   /** The top of the working tree `dir` lies in, when the source checked one out (Git): `dir`'s folders came from the repo. */
   root?: string;
@@ -13,6 +15,11 @@ export interface Revision {
   committedAt?: string;
   /** What made the source look: poll, webhook, start, a file change. */
   trigger: string;
+  /**
+   * The inventory's files read straight from the commit (Git: from the object database; nothing is checked
+   * out). When absent, intake reads them from `dir`.
+   */
+  files?: () => Promise<InventoryFiles>;
 }
 
 export interface Source {

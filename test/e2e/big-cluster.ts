@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { SimCluster } from '../../src/cli/sim-cluster.js';
-import { SimShells } from '../../src/dataplane/sim-executor.js';
+import { type SimExecutor, SimShells } from '../../src/dataplane/sim-executor.js';
 import { parseInventory } from '../../src/inventory/parse-inventory.js';
 import { Reconciler } from '../../src/reconciler/reconciler.js';
 import { haltOf } from '../../src/reconciler/rollout-view.js';
@@ -66,7 +66,7 @@ export async function startBigCluster(nodes: number, brokenEvery: number): Promi
   const sim = new SimCluster({ shells: await SimShells.create(), rebootMs: 20, latencyMs: 0 });
   const windows = result.state.nodes.filter((n) => n.os === 'windows');
   const broken = windows.filter((_, i) => i % brokenEvery === 1);
-  for (const spec of broken) (sim.executor(spec).host as WindowsHost).state.faults.failVersions = ['5.0.1'];
+  for (const spec of broken) ((sim.executor(spec) as SimExecutor).host as WindowsHost).state.faults.failVersions = ['5.0.1'];
   const status = new StatusStore();
   const reconciler = new Reconciler({
     status,

@@ -151,7 +151,7 @@ describe('Windows Kubernetes workers from Git', () => {
     const rejected = daemon.status.revisions().find((r) => r.sha === tooNew);
     expect(rejected).toMatchObject({ accepted: false });
     expect(rejected?.errors).toEqual([
-      'nodes/win-a.yaml:3:15: kubelet v1.30.1 on node "win-a" is newer than the control plane (v1.29.4 on "master"): a kubelet must not be newer than its API server; upgrade the control plane first',
+      'nodes/win-a.yaml:4:15: kubelet v1.30.1 on node "win-a" is newer than the control plane (v1.29.4 on "master"): a kubelet must not be newer than its API server; upgrade the control plane first',
     ]);
     expect(host('win-a').fs.read('C:\\k\\kubelet.exe')).toBe('groundcrew-sim kubelet v1.29.6');
 

@@ -21,13 +21,16 @@ export interface SimResponse {
   stdout: string;
   stderr: string;
   exitCode: number;
+  /** The host is down (rebooting): no session was made. Sent as a `D` frame before the exit status. */
+  down?: boolean;
   /** Runs after the answer is sent: a reboot drops the session only once the caller has its result. */
   after?: () => void;
 }
 
 export type SimHandler = (request: SimRequest) => Promise<SimResponse>;
 
-function frame(type: string, payload: string | Buffer): Buffer {
+/** One frame: a type letter, the payload's length (4 bytes, big-endian), the payload. */
+export function frame(type: string, payload: string | Buffer): Buffer {
   const body = typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload;
   const head = Buffer.alloc(5);
   head.write(type, 0, 'latin1');
@@ -122,6 +125,7 @@ class Connection {
     const frames = [];
     if (response.stdout) frames.push(frame('o', response.stdout));
     if (response.stderr) frames.push(frame('e', response.stderr));
+    if (response.down) frames.push(frame('D', ''));
     frames.push(frame('x', String(response.exitCode)));
     this.socket.end(Buffer.concat(frames), () => response.after?.());
   }
