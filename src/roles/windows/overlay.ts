@@ -257,15 +257,27 @@ export function windowsOverlayAbsent(): Resource {
     test: (facts) =>
       compare({ Network: [facts.get('overlay.absent.network') ?? false, false], Record: [facts.get('overlay.record') != null, false] }),
     async set({ exec, facts, signal }) {
+      // An entry the record lists but the host no longer has is fine (the record may outlive it); one that is
+      // there and cannot be removed fails the phase, and the record stays so the next pass tries again.
       const { routes, ports } = record(facts);
+      const failed = (what: string, output = '$o') => `if ($LASTEXITCODE -ne 0) { throw "${what} failed ($LASTEXITCODE): ${output}" }`;
       const steps = [
-        ...routes.map((p) => `Remove-NetRoute -DestinationPrefix ${psQuote(p)} -Confirm:$false -ErrorAction SilentlyContinue`),
+        ...routes.map(
+          (p) =>
+            `if (Get-NetRoute -DestinationPrefix ${psQuote(p)} -ErrorAction SilentlyContinue) { Remove-NetRoute -DestinationPrefix ${psQuote(p)} -Confirm:$false -ErrorAction Stop }`,
+        ),
+        ...(ports.length > 0 ? ['$pp = @(netsh interface portproxy show v4tov4)', failed('netsh interface portproxy show', '$pp')] : []),
         ...ports.map((l) => {
-          const [address, port] = l.split(':');
-          return `netsh interface portproxy delete v4tov4 listenport=${port} listenaddress=${address} | Out-Null`;
+          const [address = '', port = ''] = l.split(':');
+          const listed = psQuote(`^\\s*${address.replace(/\./g, '\\.')}\\s+${port}\\s`);
+          return `if ($pp -match ${listed}) { $o = netsh interface portproxy delete v4tov4 listenport=${port} listenaddress=${address}; ${failed(`portproxy delete ${l}`)} }`;
         }),
-        ...(facts.get('overlay.absent.network') ? [`docker network rm ${OVERLAY_NETWORK} | Out-Null`] : []),
-        `Remove-Item -Force -Path ${psQuote(OVERLAY_RECORD)} -ErrorAction SilentlyContinue`,
+        ...(facts.get('overlay.absent.network')
+          ? [`$o = docker network rm ${OVERLAY_NETWORK}`, failed(`docker network rm ${OVERLAY_NETWORK}`)]
+          : []),
+        `if (Test-Path -Path ${psQuote(OVERLAY_RECORD)}) { Remove-Item -Force -Path ${psQuote(OVERLAY_RECORD)} -ErrorAction Stop }`,
+        // powershell.exe exits with the last statement's $? (about_PowerShell_exe): a silenced Get-NetRoute
+        // of a route already gone would leave it false. Every failure above has thrown by now.
         'exit 0',
       ];
       return applied(exec, steps.join('\n'), 'remove the overlay', { signal });
