@@ -79,6 +79,16 @@ export const ERROR_REGISTRY = {
     meaning: "an MSI install or uninstall failed (1603 and others); the message ends with the MSI log's last lines",
     todo: 'read those lines (often: certificate not trusted, or test signing not active), fix, then `groundcrew reconcile NODE`',
   },
+  GC_NOT_ELEVATED: {
+    retryable: false,
+    meaning: 'the session on a Windows node has no elevated token: bcdedit and feature installs are refused',
+    todo: "connect as a member of Administrators with UAC's remote token filtering off (LocalAccountTokenFilterPolicy=1), or as the built-in Administrator; then `groundcrew reconcile NODE`",
+  },
+  GC_SECURE_BOOT: {
+    retryable: false,
+    meaning: 'test signing is wanted but UEFI Secure Boot is on: Windows refuses testsigning under Secure Boot',
+    todo: "turn Secure Boot off in the node's firmware, or use a production-signed vRouter (WINDOWS_USE_SIGNED_VROUTER); then `groundcrew reconcile NODE`",
+  },
   GC_MSI_BUSY: {
     retryable: true,
     meaning: 'another MSI install was running on the node (1618)',

@@ -58,6 +58,8 @@ export interface NodeSpec {
   paused: boolean;
   labels: Readonly<Record<string, string>>;
   publishedPorts: readonly PublishedPort[];
+  /** nodes/<name>.yaml overlay_interface: the data adapter a Windows node's overlay binds. */
+  overlayInterface?: string;
   credentials: Credentials;
   /** Set when the node needs Keystone (AUTH_MODE keystone, or an OpenStack compute). */
   keystone?: KeystoneTarget;

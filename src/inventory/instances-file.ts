@@ -207,6 +207,7 @@ function readInstance(shared: Shared, name: string, raw: unknown): NodeSpec | un
     paused: nodeFile?.paused ?? false,
     labels: nodeFile?.labels ?? {},
     publishedPorts: nodeFile?.publishedPorts ?? [],
+    ...(nodeFile?.overlayInterface ? { overlayInterface: nodeFile.overlayInterface } : {}),
     credentials: credentials(os, setting),
     hostsKeystone: roles.some((r) => KEYSTONE_ROLES.has(r)),
   };

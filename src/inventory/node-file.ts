@@ -16,6 +16,8 @@ export interface NodeFileSettings {
   labels: Record<string, string>;
   overrides: Record<string, ConfigValue>;
   publishedPorts: PublishedPort[];
+  /** overlay_interface: the adapter a Windows node's overlay binds. */
+  overlayInterface?: string;
   /** An error at a path of this file: checks across nodes report where the operator has to look. */
   diagnose(path: Path, message: string): Diagnostic;
 }
@@ -53,6 +55,7 @@ export function readNodeFile(src: YamlSource, diags: Diagnostic[]): NodeFileSett
     labels,
     overrides: readConfigMap(src, ['overrides'], data.overrides),
     publishedPorts: data.published_ports ?? [],
+    ...(data.overlay_interface ? { overlayInterface: data.overlay_interface } : {}),
     diagnose: (path, message) => src.diagnostic(path, 'error', message),
   };
 }

@@ -106,6 +106,15 @@ export function checkOverlay(
     const file = nodeFiles.get(node.name);
     const text = node.labels[SUBNET_LABEL];
     if (!file) continue;
+    if (node.overlayInterface !== undefined && (text === undefined || node.os !== 'windows'))
+      diags.push(
+        file.diagnose(
+          ['overlay_interface'],
+          node.os === 'windows'
+            ? `overlay_interface needs labels.${SUBNET_LABEL}: it names the adapter that subnet's network binds`
+            : 'overlay_interface is for Windows nodes: a Linux node puts its subnet on a bridge of its own',
+        ),
+      );
     if (text === undefined) {
       if (node.publishedPorts.length > 0)
         diags.push(file.diagnose(['published_ports'], `published_ports needs labels.${SUBNET_LABEL}: the ports forward into that subnet`));

@@ -59,6 +59,15 @@ export const NodeFileSchema = z.strictObject({
   paused: z.boolean().optional(),
   labels: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
   overrides: ConfigMap.optional(),
+  /**
+   * Per-host-subnet overlay on Windows: the data adapter the transparent network binds (its address moves to
+   * the vNIC Windows makes). Never the management adapter: the overlay phase refuses one carrying the node's address.
+   */
+  overlay_interface: z
+    .string()
+    .min(1)
+    .regex(/^[^'"`\r\n]+$/, 'expected an adapter name, e.g. Ethernet1')
+    .optional(),
   /** Per-host-subnet overlay: host ports forwarded to an address in the node's subnet (netsh portproxy on Windows). */
   published_ports: z.array(z.strictObject({ port: z.number().int().min(1).max(65535), to: z.string() })).optional(),
 });

@@ -74,6 +74,7 @@ function overlayFor(state: DesiredState, node: NodeSpec, adapter?: string): Over
     routes: plan.routes.map(({ prefix, via, kind }) => ({ prefix, via, kind })),
     ports: plan.ports,
     ...(adapter ? { adapter } : {}),
+    hostAddress: node.address,
   };
 }
 
@@ -112,7 +113,8 @@ export function roleInput(state: DesiredState, node: NodeSpec, env: RoleEnvironm
   const control = controllers(state, node);
   if (node.os === 'windows') {
     const physical = configText(node.configuration, 'WINDOWS_PHYSICAL_INTERFACE');
-    const overlay = overlayFor(state, node, physical);
+    // The overlay binds the data interface the node's file names, else WINDOWS_PHYSICAL_INTERFACE.
+    const overlay = overlayFor(state, node, node.overlayInterface ?? physical);
     const kubelet = kubeletFor(state, node, env);
     return {
       os: 'windows',

@@ -29,8 +29,10 @@ export interface OverlayInput {
   routes: { prefix: string; via: string; kind: 'peer' | 'service' }[];
   /** Host port -> pod address and port (Windows: netsh interface portproxy). */
   ports: { port: number; toAddress: string; toPort: number }[];
-  /** Windows: the adapter the transparent network binds. */
+  /** Windows: the adapter the transparent network binds (overlay_interface, else WINDOWS_PHYSICAL_INTERFACE). */
   adapter?: string;
+  /** The node's own (management) address: the adapter that carries it is never bound. */
+  hostAddress?: string;
 }
 
 /** The kubelet.exe groundcrew copies: found on the control host (hash and bytes) or where it was looked for. */

@@ -34,6 +34,7 @@ function freshHost(description: HostDescription): SimHost {
     const windows = description.windows ?? {};
     return WindowsHost.fresh({
       hostname: description.name,
+      managementAddress: description.address,
       catalog: { signedVrouter: windows.signedVrouter ?? false },
       ...(windows.features ? { features: windows.features } : {}),
       containerd: windows.containerd ?? false,

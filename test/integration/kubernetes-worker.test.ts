@@ -84,8 +84,8 @@ beforeAll(async () => {
   git('remote', 'add', 'origin', origin);
   write('instances.yaml', INSTANCES);
   write('groundcrew.yaml', 'defaults:\n  versions:\n    kubernetes: v1.29.4\n');
-  write('nodes/win-a.yaml', 'labels: { per_host_subnet: 10.42.1.0/24 }\n');
-  write('nodes/win-b.yaml', 'labels: { per_host_subnet: 10.42.2.0/24 }\n');
+  write('nodes/win-a.yaml', 'labels: { per_host_subnet: 10.42.1.0/24 }\noverlay_interface: Ethernet1\n');
+  write('nodes/win-b.yaml', 'labels: { per_host_subnet: 10.42.2.0/24 }\noverlay_interface: Ethernet1\n');
   git('add', '.');
   git('commit', '-qm', 'two Windows workers');
   git('push', '-q', 'origin', 'main');
@@ -134,23 +134,32 @@ describe('Windows Kubernetes workers from Git', () => {
   });
 
   it('upgrades a worker on a version commit; refuses one newer than the control plane; reroutes on a subnet commit', async () => {
-    write('nodes/win-a.yaml', 'labels: { per_host_subnet: 10.42.1.0/24 }\nversions:\n  kubernetes: v1.29.6\n');
+    write(
+      'nodes/win-a.yaml',
+      'labels: { per_host_subnet: 10.42.1.0/24 }\noverlay_interface: Ethernet1\nversions:\n  kubernetes: v1.29.6\n',
+    );
     const up = await push('win-a to v1.29.6');
     await until(() => daemon.status.get('win-a')?.lastAppliedRevision === up && allVerified(), 'the upgrade');
     expect(host('win-a').fs.read('C:\\k\\kubelet.exe')).toBe('groundcrew-sim kubelet v1.29.6');
     expect(host('win-b').fs.read('C:\\k\\kubelet.exe')).toBe('groundcrew-sim kubelet v1.29.4');
 
-    write('nodes/win-a.yaml', 'labels: { per_host_subnet: 10.42.1.0/24 }\nversions:\n  kubernetes: v1.30.1\n');
+    write(
+      'nodes/win-a.yaml',
+      'labels: { per_host_subnet: 10.42.1.0/24 }\noverlay_interface: Ethernet1\nversions:\n  kubernetes: v1.30.1\n',
+    );
     const tooNew = await push('win-a to v1.30.1');
     const rejected = daemon.status.revisions().find((r) => r.sha === tooNew);
     expect(rejected).toMatchObject({ accepted: false });
     expect(rejected?.errors).toEqual([
-      'nodes/win-a.yaml:3:15: kubelet v1.30.1 on node "win-a" is newer than the control plane (v1.29.4 on "master"): a kubelet must not be newer than its API server; upgrade the control plane first',
+      'nodes/win-a.yaml:4:15: kubelet v1.30.1 on node "win-a" is newer than the control plane (v1.29.4 on "master"): a kubelet must not be newer than its API server; upgrade the control plane first',
     ]);
     expect(host('win-a').fs.read('C:\\k\\kubelet.exe')).toBe('groundcrew-sim kubelet v1.29.6');
 
     git('revert', '--no-edit', 'HEAD');
-    write('nodes/win-a.yaml', 'labels: { per_host_subnet: 10.42.5.0/24 }\nversions:\n  kubernetes: v1.29.6\n');
+    write(
+      'nodes/win-a.yaml',
+      'labels: { per_host_subnet: 10.42.5.0/24 }\noverlay_interface: Ethernet1\nversions:\n  kubernetes: v1.29.6\n',
+    );
     const moved = await push('win-a moves to 10.42.5.0/24');
     await until(() => daemon.status.get('win-b')?.lastAppliedRevision === moved && allVerified(), 'the reroute');
     const routesOfB = host('win-b').state.routes.map((r) => `${r.destinationPrefix} ${r.nextHop}`);

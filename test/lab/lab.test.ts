@@ -75,6 +75,8 @@ describe('the lab', () => {
         lab,
         'win1',
         [
+          "Install-PackageProvider -Name 'NuGet' -MinimumVersion '2.8.5.201' -Force | Out-Null",
+          "Install-Module -Name 'DockerMsftProvider' -Repository 'PSGallery' -Force",
           "Install-Package -Name docker -ProviderName DockerMsftProvider -RequiredVersion '18.09' -Force | Out-Null",
           "New-Item -ItemType Directory -Path 'C:\\ProgramData\\docker\\config' -Force | Out-Null",
           'Set-Content -Path \'C:\\ProgramData\\docker\\config\\daemon.json\' -Value \'{"bridge":"none"}\'',
@@ -111,34 +113,36 @@ describe('the lab', () => {
       );
     });
 
-    it('the docker driver comes up only with Docker running, and its pipe goes when Docker stops', async () => {
+    it('the CNM plugin (an NSSM service, as c-a-d makes it) comes up only with Docker running, and its pipe goes when Docker stops', async () => {
       const setup = await powershell(
         lab,
         'win1',
         [
-          "docker run --rm -v 'C:\\Artifacts:C:\\Artifacts' 'opencontrailnightly/contrail-windows-cnm-plugin:5.0.1' | Out-Null",
-          msiexec('C:\\Artifacts\\cnm-plugin\\contrail-cnm-plugin.msi'),
+          "docker run --rm -v 'C:\\Artifacts:C:\\Artifacts' 'opencontrailnightly/contrail-windows-cnm-plugin:5.1.0' | Out-Null",
+          'choco install nssm -y --no-progress | Out-Null',
+          "& 'C:\\ProgramData\\chocolatey\\bin\\nssm.exe' install 'contrail-cnm-plugin' 'C:\\Program Files\\Juniper Networks\\cnm-plugin\\contrail-cnm-plugin.exe' | Out-Null",
           "New-Item -ItemType Directory -Path 'C:\\ProgramData\\Contrail\\etc\\contrail' -Force | Out-Null",
-          "Set-Content -Path 'C:\\ProgramData\\Contrail\\etc\\contrail\\contrail-cnm-plugin.conf' -Value '[DRIVER]'",
+          "Set-Content -Path 'C:\\ProgramData\\Contrail\\etc\\contrail\\contrail-cnm-plugin.conf' -Value @('[DRIVER]', 'Adapter=Ethernet1', '[AUTH]', 'AuthMethod=noauth')",
           'Stop-Service -Name docker -Force',
+          msiexec('C:\\Artifacts\\cnm-plugin\\contrail-cnm-plugin.msi'),
         ].join('\n'),
       );
       expect(setup).toMatchObject({ code: 0, stdout: '0\r\n' });
-      // Starting the driver starts Docker first (it depends on it); then the pipe is there.
+      const blocked = await powershell(lab, 'win1', "Start-Service -Name 'contrail-cnm-plugin'");
+      expect(blocked.code).toBe(1);
+      expect(blocked.stderr).toMatch(/Docker is not running/);
       expect(
-        (await powershell(lab, 'win1', "Start-Service -Name 'contrail-cnm-plugin'; Test-Path -Path '\\\\.\\pipe\\Contrail'")).stdout,
+        (
+          await powershell(
+            lab,
+            'win1',
+            "Start-Service -Name docker; Start-Service -Name 'contrail-cnm-plugin'; Test-Path -Path '\\\\.\\pipe\\Contrail'",
+          )
+        ).stdout,
       ).toBe('True\r\n');
       expect((await powershell(lab, 'win1', "Stop-Service -Name docker -Force; Test-Path -Path '\\\\.\\pipe\\Contrail'")).stdout).toBe(
         'False\r\n',
       );
-      const blocked = await powershell(
-        lab,
-        'win1',
-        "Set-Service -Name docker -StartupType Disabled; Start-Service -Name 'contrail-cnm-plugin'",
-      );
-      expect(blocked.code).toBe(1);
-      expect(blocked.stderr).toMatch(/The dependency service or group failed to start/);
-      await powershell(lab, 'win1', 'Set-Service -Name docker -StartupType Automatic');
     });
 
     it('state survives a reboot, kept in the host directory', async () => {

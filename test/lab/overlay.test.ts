@@ -165,7 +165,7 @@ describe('per-host-subnet overlay on lab Linux hosts', () => {
       expect.arrayContaining([
         `10.42.1.0/24 ${a} Ethernet0`,
         `10.42.2.0/24 ${b} Ethernet0`,
-        '169.254.169.250/32 10.42.7.1 vEthernet (gc-overlay)',
+        '169.254.169.250/32 10.42.7.1 vEthernet (Ethernet0)',
       ]),
     );
     expect(windowsHost().state.hnsNetworks.find((n) => n.name === 'gc-overlay')?.subnets).toEqual([

@@ -5,13 +5,14 @@
 import { psQuote } from '../../dataplane/quote.js';
 import { applied, type Phase } from '../phase.js';
 import { compare, type Resource } from '../resource.js';
+import { DRIVER_SERVICES } from './driver-names.js';
 import { msiOutcome, runMsiexec } from './msi.js';
 import { installed, MSI_PACKAGES_FACT } from './msi-resource.js';
 import { windowsOverlayAbsent } from './overlay.js';
 
-/** Services groundcrew defined itself (the MSIs ship binaries only); the driver's MSI removes its own. */
-const DEFINED = ['contrail-vrouter-agent', 'contrail-vrouter-nodemgr', 'kubelet'];
-const STOPPED = ['kubelet', 'contrail-vrouter-agent', 'contrail-vrouter-nodemgr', 'contrail-cnm-plugin'];
+/** Services groundcrew defined itself (NSSM for Contrail's, as c-a-d does; the MSIs ship binaries only). */
+const DEFINED = [...DRIVER_SERVICES, 'contrail-vrouter-agent', 'contrail-vrouter-nodemgr', 'kubelet'];
+const STOPPED = ['kubelet', 'contrail-vrouter-agent', 'contrail-vrouter-nodemgr', ...DRIVER_SERVICES];
 /** Reverse install order: nothing is removed while something that needs it is still there. */
 const PRODUCTS = ['Contrail Docker Driver', 'Contrail vRouter Agent', 'Contrail vRouter Utilities', 'Contrail vRouter'];
 
@@ -21,11 +22,18 @@ function servicesAbsent(): Resource {
     facts: DEFINED.map((s) => ({ id: `absent.${s}`, ps: `[bool](Get-Service -Name ${psQuote(s)} -ErrorAction SilentlyContinue)` })),
     test: (facts) => compare(Object.fromEntries(DEFINED.map((s) => [s, [facts.get(`absent.${s}`), false]]))),
     async set({ exec, signal }) {
+      // Only an absent service is expected, so only Get-Service is silenced; a stop or delete that fails ends
+      // the script with its error. The explicit exit 0: powershell.exe exits 1 when the last statement left $?
+      // false (about_PowerShell_exe), which an `if` over a silenced Get-Service of a deleted service does.
+      const present = (s: string) => `if (Get-Service -Name ${psQuote(s)} -ErrorAction SilentlyContinue)`;
       const script = [
-        ...STOPPED.map((s) => `Stop-Service -Name ${psQuote(s)} -Force -ErrorAction SilentlyContinue`),
+        "$ErrorActionPreference = 'Stop'",
+        ...STOPPED.map((s) => `${present(s)} { Stop-Service -Name ${psQuote(s)} -Force }`),
         ...DEFINED.map(
-          (s) => `if (Get-Service -Name ${psQuote(s)} -ErrorAction SilentlyContinue) { sc.exe delete ${psQuote(s)} | Out-Null }`,
+          (s) =>
+            `${present(s)} { $o = sc.exe delete ${psQuote(s)}; if ($LASTEXITCODE -ne 0) { throw "sc.exe delete ${s} failed ($LASTEXITCODE): $o" } }`,
         ),
+        'exit 0',
       ].join('\n');
       return applied(exec, script, 'stop and delete the Contrail services', { signal });
     },

@@ -8,73 +8,17 @@ import type { WindowsRoleInput } from '../input.js';
 import { applied, type Phase } from '../phase.js';
 import { compare, NO_CHANGE, type Resource } from '../resource.js';
 import { ARTIFACTS, artifacts } from './artifacts.js';
+import { AGENT_CONFIG, agentConfig, CNM_CONFIG, cnmConfig, type HostAdapters, hostAdaptersQuery, LOG_DIR } from './contrail-config.js';
+import { driverNames } from './driver-names.js';
 import { msiResource } from './msi-resource.js';
-
-const ETC = 'C:\\ProgramData\\Contrail\\etc\\contrail';
-export const CNM_CONFIG = `${ETC}\\contrail-cnm-plugin.conf`;
-export const AGENT_CONFIG = `${ETC}\\contrail-vrouter-agent.conf`;
-export const VHOST_ADAPTER = 'vEthernet (HNSTransparent)';
-
-export function cnmConfig(input: WindowsRoleInput): string[] {
-  return [
-    '[DRIVER]',
-    `Adapter=${input.physicalInterface}`,
-    `ControllerIP=${input.controlNodes}`,
-    'ControllerPort=8082',
-    `VSwitchName=Layered ${input.physicalInterface}`,
-    '',
-    '[LOGGING]',
-    'LogLevel=Info',
-  ];
-}
-
-export function agentConfig(input: WindowsRoleInput): string[] {
-  return [
-    '[DEFAULT]',
-    'platform=windows',
-    `hostname=${input.node}`,
-    '',
-    '[CONTROL-NODE]',
-    `servers=${input.controlNodes
-      .split(/[ ,]+/)
-      .filter(Boolean)
-      .map((n) => `${n}:5269`)
-      .join(' ')}`,
-    '',
-    '[VIRTUAL-HOST-INTERFACE]',
-    `name=${VHOST_ADAPTER}`,
-    `physical_interface=${input.physicalInterface}`,
-  ];
-}
-
-/** A config file with these lines, CRLF as Windows programs expect; a change restarts `service` if it runs. */
-function configFile(name: string, path: string, lines: string[], service: string): Resource {
-  const id = `config.${name}`;
-  const wanted = `${lines.join('\r\n')}\r\n`;
-  return {
-    name: `config/${name}`,
-    facts: [
-      { id, ps: `if (Test-Path -LiteralPath ${psQuote(path)}) { Get-Content -LiteralPath ${psQuote(path)} -Raw } else { $null }` },
-      { id: `${id}.service`, ps: `(Get-Service -Name ${psQuote(service)} -ErrorAction SilentlyContinue).Status.ToString()` },
-    ],
-    test: (facts) => compare({ Content: [facts.get(id), wanted] }),
-    async set({ exec, facts, signal }) {
-      const restart = facts.get(`${id}.service`) === 'Running' ? `\nRestart-Service -Name ${psQuote(service)} -Force` : '';
-      return applied(
-        exec,
-        `Set-Content -LiteralPath ${psQuote(path)} -Value @(${lines.map(psQuote).join(', ')})${restart}`,
-        `write ${name} config`,
-        { signal },
-      );
-    },
-  };
-}
+import { serviceStatus } from './queries.js';
+import { configFile, nssmService } from './service-resources.js';
 
 export function serviceRunning(name: string): Resource {
   const id = `service.${name}.status`;
   return {
     name: `service/${name}/running`,
-    facts: [{ id, ps: `(Get-Service -Name ${psQuote(name)} -ErrorAction SilentlyContinue).Status.ToString()` }],
+    facts: [{ id, ps: serviceStatus(name) }],
     test: (facts) => compare({ Status: [facts.get(id), 'Running'] }),
     async set({ exec, signal }) {
       return applied(exec, `Start-Service -Name ${psQuote(name)}`, `start ${name}`, { signal });
@@ -101,27 +45,39 @@ function contrailPipe(timeoutMs = 30_000): Resource {
 }
 
 export function cnmImage(input: WindowsRoleInput): string {
-  return `${input.registry}/contrail-windows-cnm-plugin:${input.contrailVersion}`;
+  return `${input.registry}/${driverNames(input.contrailVersion).repository}:${input.contrailVersion}`;
 }
 
+/** c-a-d contrail_cnm_windows/tasks/main.yml, in its order: MSI, config, NSSM service, start, pipe, agent config, agent. */
 export function windowsDriver(input: WindowsRoleInput): Phase {
+  const adapters = { id: 'host.adapters', ps: hostAdaptersQuery(input.physicalInterface, psQuote) };
+  const names = driverNames(input.contrailVersion);
   return {
     name: 'driver',
     resources: [
-      artifacts('cnm-plugin', cnmImage(input), ['cnm-plugin\\contrail-cnm-plugin.msi']),
+      artifacts('cnm-plugin', cnmImage(input), [names.msi]),
       msiResource({
         product: 'Contrail Docker Driver',
-        file: `${ARTIFACTS}\\cnm-plugin\\contrail-cnm-plugin.msi`,
+        file: `${ARTIFACTS}\\${names.msi}`,
         version: input.contrailVersion,
         disruptive: true,
       }),
-      configFile('cnm-plugin', CNM_CONFIG, cnmConfig(input), 'contrail-cnm-plugin'),
+      configFile('cnm-plugin', CNM_CONFIG, () => cnmConfig(input), names.service),
+      nssmService({ name: names.service, application: names.exe, start: 'Manual', log: `${LOG_DIR}\\${names.service}-service.log` }),
       serviceRunning('docker'),
-      serviceRunning('contrail-cnm-plugin'),
+      serviceRunning(names.service),
       contrailPipe(),
-      configFile('agent', AGENT_CONFIG, agentConfig(input), 'contrail-vrouter-agent'),
+      configFile(
+        'agent',
+        AGENT_CONFIG,
+        (facts) => {
+          const host = facts.get(adapters.id) as HostAdapters | null;
+          return host ? agentConfig(input, host) : undefined;
+        },
+        'contrail-vrouter-agent',
+        [adapters],
+      ),
       serviceRunning('contrail-vrouter-agent'),
-      serviceRunning('contrail-vrouter-nodemgr'),
     ],
   };
 }

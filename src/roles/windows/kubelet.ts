@@ -9,6 +9,7 @@ import type { KubeletInput } from '../input.js';
 import { applied, type Phase } from '../phase.js';
 import { compare, type Facts, type Resource } from '../resource.js';
 import { parseScFailure, parseScQc } from './parsers.js';
+import { serviceStatus } from './queries.js';
 
 export const KUBE_DIR = 'C:\\k';
 export const KUBELET_EXE = `${KUBE_DIR}\\kubelet.exe`;
@@ -84,7 +85,7 @@ export function kubeletConfiguration(input: KubeletInput): string {
 function runtime(): Resource {
   return {
     name: 'kubelet/runtime',
-    facts: [{ id: 'k8s.runtime', ps: `(Get-Service -Name ${RUNTIME_SERVICE} -ErrorAction SilentlyContinue).Status.ToString()` }],
+    facts: [{ id: 'k8s.runtime', ps: serviceStatus(RUNTIME_SERVICE) }],
     test: (facts) => compare({ [RUNTIME_SERVICE]: [facts.get('k8s.runtime') ?? null, 'Running'] }),
     async set({ exec, facts, signal }) {
       if (facts.get('k8s.runtime') == null)
@@ -191,7 +192,7 @@ function running(input: KubeletInput): Resource {
   return {
     name: 'kubelet/running',
     facts: [
-      { id: 'k8s.status', ps: '(Get-Service -Name kubelet -ErrorAction SilentlyContinue).Status.ToString()' },
+      { id: 'k8s.status', ps: serviceStatus('kubelet') },
       {
         id: 'k8s.version',
         ps: `if (Test-Path -Path ${psQuote(KUBELET_EXE)}) { @(& ${psQuote(KUBELET_EXE)} --version) -join ' ' } else { $null }`,

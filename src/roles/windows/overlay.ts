@@ -4,14 +4,21 @@
 // so a change touches those entries only.
 
 import { psQuote } from '../../dataplane/quote.js';
+import { errors } from '../../errors.js';
 import type { OverlayInput } from '../input.js';
 import { applied, type Phase } from '../phase.js';
 import { compare, type Facts, type Resource } from '../resource.js';
 import { factLines, parsePortProxies } from './parsers.js';
+import { containerNetwork } from './queries.js';
 
 export const OVERLAY_NETWORK = 'gc-overlay';
-/** The host's adapter on the transparent network, where the gateway address lives. */
-export const OVERLAY_ADAPTER = `vEthernet (${OVERLAY_NETWORK})`;
+/**
+ * The host's vNIC on the transparent network, where the gateway address lives: Windows names it after the
+ * adapter the network binds, `vEthernet (<adapter>)`.
+ */
+export function overlayVnic(input: OverlayInput): string {
+  return `vEthernet (${input.adapter ?? DEFAULT_ADAPTER})`;
+}
 export const OVERLAY_RECORD = 'C:\\ProgramData\\groundcrew\\overlay.json';
 /** The adapter a transparent network binds and peer routes leave by, unless WINDOWS_PHYSICAL_INTERFACE says. */
 const DEFAULT_ADAPTER = 'Ethernet0';
@@ -79,19 +86,34 @@ function ipRouting(): Resource {
 
 function network(input: OverlayInput): Resource {
   const wanted = { type: 'Transparent', subnet: input.subnet, gateway: input.gateway };
+  const adapter = input.adapter ?? DEFAULT_ADAPTER;
+  // The adapter to bind, and its vNIC once bound: neither may carry the node's own address.
+  const management = (facts: Facts) =>
+    input.hostAddress !== undefined && factLines(facts.get('overlay.adapterAddresses')).includes(input.hostAddress);
   return {
     name: 'overlay/network',
     facts: [
       {
         id: 'overlay.network',
-        ps: `$n = Get-HnsNetwork | Where-Object { $_.Name -eq ${psQuote(OVERLAY_NETWORK)} } | Select-Object -First 1; if ($n) { [pscustomobject]@{ type = $n.Type; subnet = $n.Subnets[0].AddressPrefix; gateway = $n.Subnets[0].GatewayAddress } } else { $null }`,
+        ps: containerNetwork(OVERLAY_NETWORK),
+      },
+      {
+        id: 'overlay.adapterAddresses',
+        ps: `@(Get-NetIPAddress -InterfaceAlias ${psQuote(adapter)},${psQuote(overlayVnic(input))} -AddressFamily IPv4 -ErrorAction SilentlyContinue | ForEach-Object { $_.IPAddress })`,
       },
     ],
     test: (facts) => {
       const n = facts.get('overlay.network') as typeof wanted | null;
-      return compare({ Network: [n ? { type: n.type, subnet: n.subnet, gateway: n.gateway } : null, wanted] });
+      return compare({
+        Network: [n ? { type: n.type, subnet: n.subnet, gateway: n.gateway } : null, wanted],
+        NotTheManagementAdapter: [!management(facts), true],
+      });
     },
     async set({ exec, facts, signal }) {
+      if (management(facts))
+        throw errors.GC_SET_FAILED(
+          `overlay: adapter ${adapter} carries the node's own address ${input.hostAddress}: binding it would move that address to a vNIC and cut the node off; name the data interface in nodes/<node>.yaml overlay_interface`,
+        );
       // A network's subnet cannot be changed in place: it is removed and made again.
       const steps = [
         ...(facts.get('overlay.network')
@@ -112,7 +134,7 @@ function gateway(input: OverlayInput): Resource {
     facts: [
       {
         id: 'overlay.addresses',
-        ps: `@(Get-NetIPAddress -InterfaceAlias ${psQuote(OVERLAY_ADAPTER)} -AddressFamily IPv4 -ErrorAction SilentlyContinue | ForEach-Object { "$($_.IPAddress)/$($_.PrefixLength)" })`,
+        ps: `@(Get-NetIPAddress -InterfaceAlias ${psQuote(overlayVnic(input))} -AddressFamily IPv4 -ErrorAction SilentlyContinue | ForEach-Object { "$($_.IPAddress)/$($_.PrefixLength)" })`,
       },
     ],
     test: (facts) => {
@@ -122,7 +144,7 @@ function gateway(input: OverlayInput): Resource {
     async set({ exec, signal }) {
       return applied(
         exec,
-        `New-NetIPAddress -InterfaceAlias ${psQuote(OVERLAY_ADAPTER)} -IPAddress ${psQuote(input.gateway)} -PrefixLength ${input.prefixLength} | Out-Null`,
+        `New-NetIPAddress -InterfaceAlias ${psQuote(overlayVnic(input))} -IPAddress ${psQuote(input.gateway)} -PrefixLength ${input.prefixLength} | Out-Null`,
         `gateway ${address}`,
         { signal },
       );
@@ -130,20 +152,22 @@ function gateway(input: OverlayInput): Resource {
   };
 }
 
-/** A route as text: `prefix nexthop alias`. */
-export function wantedWindowsRoutes(input: OverlayInput): Map<string, string> {
-  return new Map(
-    input.routes.map((r) => [r.prefix, `${r.prefix} ${r.via} ${r.kind === 'peer' ? (input.adapter ?? DEFAULT_ADAPTER) : OVERLAY_ADAPTER}`]),
-  );
+/**
+ * A route as text: `prefix nexthop alias`. Peer routes leave by the management adapter (the one that carries
+ * the node's own address, read from the host; `Ethernet0` when it cannot be told), service routes by the vNIC.
+ */
+export function wantedWindowsRoutes(input: OverlayInput, management = DEFAULT_ADAPTER): Map<string, string> {
+  return new Map(input.routes.map((r) => [r.prefix, `${r.prefix} ${r.via} ${r.kind === 'peer' ? management : overlayVnic(input)}`]));
 }
 
 function routes(input: OverlayInput): Resource {
-  const wanted = wantedWindowsRoutes(input);
+  const wantedOf = (facts: Facts) => wantedWindowsRoutes(input, (facts.get('overlay.managementAlias') as string | null) ?? DEFAULT_ADAPTER);
   const read = (facts: Facts) => {
     const lines = factLines(facts.get('overlay.routes'));
-    const mine = new Set([...record(facts).routes, ...wanted.keys()]);
+    const mine = new Set([...record(facts).routes, ...wantedOf(facts).keys()]);
     return lines.filter((l) => mine.has(l.split(' ')[0] as string));
   };
+  const address = psQuote(input.hostAddress ?? '');
   return {
     name: 'overlay/routes',
     facts: [
@@ -151,11 +175,16 @@ function routes(input: OverlayInput): Resource {
         id: 'overlay.routes',
         ps: '@(Get-NetRoute -AddressFamily IPv4 -ErrorAction SilentlyContinue | ForEach-Object { "$($_.DestinationPrefix) $($_.NextHop) $($_.InterfaceAlias)" })',
       },
+      {
+        id: 'overlay.managementAlias',
+        ps: `$a = Get-NetIPAddress -AddressFamily IPv4 -ErrorAction SilentlyContinue | Where-Object { $_.IPAddress -eq ${address} } | Select-Object -First 1; if ($a) { $a.InterfaceAlias } else { $null }`,
+      },
       RECORD_FACT,
     ],
-    test: (facts) => compare({ Routes: [read(facts).sort(), [...wanted.values()].sort()] }),
+    test: (facts) => compare({ Routes: [read(facts).sort(), [...wantedOf(facts).values()].sort()] }),
     async set({ exec, facts, signal }) {
       const have = read(facts);
+      const wanted = wantedOf(facts);
       const steps = [writeRecord({ ...record(facts), routes: union(record(facts).routes, [...wanted.keys()]) })];
       for (const line of have) {
         if ([...wanted.values()].includes(line)) continue;
@@ -224,22 +253,31 @@ export function windowsOverlay(input: OverlayInput): Phase {
 export function windowsOverlayAbsent(): Resource {
   return {
     name: 'overlay/absent',
-    facts: [
-      { id: 'overlay.absent.network', ps: `[bool](Get-HnsNetwork | Where-Object { $_.Name -eq ${psQuote(OVERLAY_NETWORK)} })` },
-      RECORD_FACT,
-    ],
+    facts: [{ id: 'overlay.absent.network', ps: `$null -ne $(${containerNetwork(OVERLAY_NETWORK)})` }, RECORD_FACT],
     test: (facts) =>
       compare({ Network: [facts.get('overlay.absent.network') ?? false, false], Record: [facts.get('overlay.record') != null, false] }),
     async set({ exec, facts, signal }) {
+      // An entry the record lists but the host no longer has is fine (the record may outlive it); one that is
+      // there and cannot be removed fails the phase, and the record stays so the next pass tries again.
       const { routes, ports } = record(facts);
+      const failed = (what: string, output = '$o') => `if ($LASTEXITCODE -ne 0) { throw "${what} failed ($LASTEXITCODE): ${output}" }`;
       const steps = [
-        ...routes.map((p) => `Remove-NetRoute -DestinationPrefix ${psQuote(p)} -Confirm:$false -ErrorAction SilentlyContinue`),
+        ...routes.map(
+          (p) =>
+            `if (Get-NetRoute -DestinationPrefix ${psQuote(p)} -ErrorAction SilentlyContinue) { Remove-NetRoute -DestinationPrefix ${psQuote(p)} -Confirm:$false -ErrorAction Stop }`,
+        ),
+        ...(ports.length > 0 ? ['$pp = @(netsh interface portproxy show v4tov4)', failed('netsh interface portproxy show', '$pp')] : []),
         ...ports.map((l) => {
-          const [address, port] = l.split(':');
-          return `netsh interface portproxy delete v4tov4 listenport=${port} listenaddress=${address} | Out-Null`;
+          const [address = '', port = ''] = l.split(':');
+          const listed = psQuote(`^\\s*${address.replace(/\./g, '\\.')}\\s+${port}\\s`);
+          return `if ($pp -match ${listed}) { $o = netsh interface portproxy delete v4tov4 listenport=${port} listenaddress=${address}; ${failed(`portproxy delete ${l}`)} }`;
         }),
-        ...(facts.get('overlay.absent.network') ? [`docker network rm ${OVERLAY_NETWORK} | Out-Null`] : []),
-        `Remove-Item -Force -Path ${psQuote(OVERLAY_RECORD)} -ErrorAction SilentlyContinue`,
+        ...(facts.get('overlay.absent.network')
+          ? [`$o = docker network rm ${OVERLAY_NETWORK}`, failed(`docker network rm ${OVERLAY_NETWORK}`)]
+          : []),
+        `if (Test-Path -Path ${psQuote(OVERLAY_RECORD)}) { Remove-Item -Force -Path ${psQuote(OVERLAY_RECORD)} -ErrorAction Stop }`,
+        // powershell.exe exits with the last statement's $? (about_PowerShell_exe): a silenced Get-NetRoute
+        // of a route already gone would leave it false. Every failure above has thrown by now.
         'exit 0',
       ];
       return applied(exec, steps.join('\n'), 'remove the overlay', { signal });

@@ -76,3 +76,24 @@ export function parseScFailure(lines: unknown): { resetSeconds: number; actions:
     .map((m) => `${(m[1] as string).split(' ')[0]?.toLowerCase()}/${m[2]}`);
   return { resetSeconds: Number(reset ?? 0), actions: actions.join('/') };
 }
+
+/** One interface of `vif --list`: its index, how it is attached (OS, PCI, PMD, Socket), its name and Type. */
+export interface Vif {
+  vif: string;
+  attach: string;
+  name: string;
+  type: string;
+}
+
+/**
+ * `vif --list` (the vRouter's utilities): a `vifX/Y  KIND: NAME ...` line per interface, then its
+ * `Type:...` line (test/fixtures/windows/vif-list-vtest.txt is the tool's real output).
+ */
+export function parseVifList(lines: unknown): Vif[] {
+  const text = factLines(lines).join('\n');
+  const out: Vif[] = [];
+  const re = /^(vif\d+\/\d+)\s+(\w+):\s+(\S+)[^\n]*\n\s+Type:(\S+)/gm;
+  for (let m = re.exec(text); m !== null; m = re.exec(text))
+    out.push({ vif: m[1] as string, attach: m[2] as string, name: m[3] as string, type: m[4] as string });
+  return out;
+}

@@ -1,11 +1,15 @@
-// Windows prerequisites: the Containers and Hyper-V features, Docker at the desired version with
+// Windows prerequisites (c-a-d install_software_Win32NT.yml): the Containers, NET-Framework-Features and
+// Hyper-V features (with management tools), NuGet and DockerMsftProvider, Docker at the desired version with
 // "bridge":"none", WinNAT stopped and disabled, no stale NAT networks, Contrail's directories.
 
 import { psQuote } from '../../dataplane/quote.js';
-import type { WindowsRoleInput } from '../input.js';
+import { errors } from '../../errors.js';
+import { runsContrail, type WindowsRoleInput } from '../input.js';
 import { applied, change, type Phase } from '../phase.js';
 import { compare, NO_CHANGE, type Resource } from '../resource.js';
 import { windowsOverlayAbsent } from './overlay.js';
+import { chocolateyPackages, firewallOff } from './prereqs-tools.js';
+import { CONTAINERS_INSTALLED, ELEVATED_FACT, serviceStatus } from './queries.js';
 
 export const CONTRAIL_DIRS = [
   'C:\\ProgramData\\Contrail',
@@ -15,20 +19,69 @@ export const CONTRAIL_DIRS = [
 ];
 const DAEMON_JSON = 'C:\\ProgramData\\docker\\config\\daemon.json';
 
-function feature(name: string): Resource {
-  const id = `feature.${name}`;
+/**
+ * A Windows feature (c-a-d install_software_Win32NT.yml: Containers, NET-Framework-Features, and Hyper-V with
+ * include_management_tools). `tools` are the features -IncludeManagementTools adds: without the
+ * Hyper-V-PowerShell one there is no Get-VMSwitchExtension to check the vRouter with.
+ */
+function feature(name: string, tools: readonly string[] = []): Resource {
+  const ids = [name, ...tools].map((f) => [f, `feature.${f}`] as const);
   return {
     name: `feature/${name}`,
     sharesReboot: true,
-    facts: [{ id, ps: `(Get-WindowsFeature -Name ${psQuote(name)}).InstallState.ToString()` }],
-    test: (facts) => compare({ InstallState: [facts.get(id), 'Installed'] }),
+    facts: ids.map(([f, id]) => ({ id, ps: `(Get-WindowsFeature -Name ${psQuote(f)}).InstallState.ToString()` })),
+    test: (facts) => compare(Object.fromEntries(ids.map(([f, id]) => [f, [facts.get(id), 'Installed']]))),
     async set({ exec, facts, signal }) {
       // InstallPending: installed, waiting for the reboot only.
-      if (facts.get(id) === 'Available')
-        await change(exec, `Install-WindowsFeature -Name ${psQuote(name)} | Out-Null`, `install feature ${name}`, {
-          signal,
-        });
-      return { changed: facts.get(id) === 'Available', rebootRequested: true };
+      const pending = ids.some(([, id]) => facts.get(id) === 'InstallPending');
+      if (!ids.some(([, id]) => facts.get(id) === 'Available')) return { changed: false, rebootRequested: pending };
+      const management = tools.length > 0 ? ' -IncludeManagementTools' : '';
+      // RestartNeeded (Yes, No, Maybe): .NET 3.5 is usable at once, Containers and Hyper-V after a restart.
+      const said = await change(
+        exec,
+        `$r = Install-WindowsFeature -Name ${psQuote(name)}${management}\n"$($r.RestartNeeded)"`,
+        `install feature ${name}`,
+        { signal },
+      );
+      return { changed: true, rebootRequested: pending || said.trim() !== 'No' };
+    },
+  };
+}
+
+/** Everything after this needs an elevated session (feature installs, bcdedit, msiexec): stall here, clearly. */
+function elevated(): Resource {
+  return {
+    name: 'session/elevated',
+    facts: [ELEVATED_FACT],
+    test: (facts) => compare({ Elevated: [facts.get(ELEVATED_FACT.id), true] }),
+    async set() {
+      throw errors.GC_NOT_ELEVATED(
+        'the SSH session has no elevated token (whoami /groups shows no High Mandatory Level): Windows refuses feature installs, bcdedit and msiexec; nothing was changed',
+      );
+    },
+  };
+}
+
+/** The features -IncludeManagementTools adds to Hyper-V on Windows Server. */
+const HYPERV_TOOLS = ['Hyper-V-PowerShell'];
+
+/**
+ * A PackageManagement provider: NuGet first (Install-PackageProvider), then DockerMsftProvider from the
+ * PowerShell Gallery (Install-Module, which needs NuGet): Microsoft's documented Docker EE install on
+ * Windows Server 2016/2019 (c-a-d installs the provider module with win_psmodule before Install-Package).
+ */
+function packageProvider(name: 'NuGet' | 'DockerMsftProvider'): Resource {
+  const id = `provider.${name}`;
+  return {
+    name: `package-provider/${name}`,
+    facts: [{ id, ps: `[bool](Get-PackageProvider -Name ${psQuote(name)} -ErrorAction SilentlyContinue)` }],
+    test: (facts) => compare({ Installed: [facts.get(id), true] }),
+    async set({ exec, signal }) {
+      const script =
+        name === 'NuGet'
+          ? "Install-PackageProvider -Name 'NuGet' -MinimumVersion '2.8.5.201' -Force | Out-Null"
+          : "Install-Module -Name 'DockerMsftProvider' -Repository 'PSGallery' -Force";
+      return applied(exec, script, `install ${name}`, { signal });
     },
   };
 }
@@ -37,7 +90,11 @@ function docker(input: WindowsRoleInput): Resource {
   return {
     name: 'docker/package',
     facts: [
-      { id: 'docker.version', ps: "(Get-Package -Name 'docker' -ProviderName 'DockerMsftProvider' -ErrorAction SilentlyContinue).Version" },
+      {
+        id: 'docker.version',
+        // Without the provider there is no docker package to ask about: Get-Package would fail on the provider.
+        ps: "if (Get-PackageProvider -Name 'DockerMsftProvider' -ErrorAction SilentlyContinue) { (Get-Package -Name 'docker' -ProviderName 'DockerMsftProvider' -ErrorAction SilentlyContinue).Version } else { $null }",
+      },
     ],
     test(facts) {
       const installed = facts.get('docker.version') as string | null;
@@ -64,7 +121,7 @@ function daemonJson(): Resource {
         id: 'docker.daemonJson',
         ps: `if (Test-Path -LiteralPath ${psQuote(DAEMON_JSON)}) { Get-Content -LiteralPath ${psQuote(DAEMON_JSON)} -Raw } else { $null }`,
       },
-      { id: 'docker.status', ps: "(Get-Service -Name 'docker' -ErrorAction SilentlyContinue).Status.ToString()" },
+      { id: 'docker.status', ps: serviceStatus('docker') },
     ],
     test(facts) {
       let bridge: unknown = null;
@@ -139,18 +196,27 @@ function winnat(): Resource {
   };
 }
 
+/**
+ * No NAT container network and no NetNat (c-a-d: `Get-NetNat | Remove-NetNat`, `Get-ContainerNetwork |
+ * Remove-ContainerNetwork`; contrail-windows-ci's diagnostic check: "there is no NAT network"). The
+ * Containers module exists only once the feature is installed: before that there is no container network.
+ */
+export const NAT_NETWORKS_FACT = {
+  id: 'containers.nat',
+  ps: `if (${CONTAINERS_INSTALLED}) { @(Get-ContainerNetwork | Where-Object { $_.Mode -eq 'NAT' } | ForEach-Object { $_.Name }) } else { @() }`,
+};
+export const NETNAT_FACT = { id: 'netnat', ps: '@(Get-NetNat | ForEach-Object { $_.Name })' };
+
 function natNetworks(): Resource {
   return {
     name: 'nat-networks',
-    facts: [
-      { id: 'hns.nat', ps: "@(Get-HnsNetwork | Where-Object { $_.Type -eq 'NAT' } | ForEach-Object { $_.Name })" },
-      { id: 'netnat', ps: '@(Get-NetNat | ForEach-Object { $_.Name })' },
-    ],
-    test: (facts) => compare({ HnsNatNetworks: [facts.get('hns.nat') ?? [], []], NetNat: [facts.get('netnat') ?? [], []] }),
+    facts: [NAT_NETWORKS_FACT, NETNAT_FACT],
+    // An empty list comes back from PowerShell as nothing at all.
+    test: (facts) => compare({ NatNetworks: [facts.get(NAT_NETWORKS_FACT.id) ?? [], []], NetNat: [facts.get(NETNAT_FACT.id) ?? [], []] }),
     async set({ exec, signal }) {
       return applied(
         exec,
-        "Get-HnsNetwork | Where-Object { $_.Type -eq 'NAT' } | Remove-HnsNetwork\nGet-NetNat | Remove-NetNat -Confirm:$false",
+        "Get-ContainerNetwork | Where-Object { $_.Mode -eq 'NAT' } | Remove-ContainerNetwork -Force\nGet-NetNat | Remove-NetNat -Confirm:$false",
         'remove NAT networks',
         { signal },
       );
@@ -180,14 +246,19 @@ export function windowsPrereqs(input: WindowsRoleInput): Phase {
   return {
     name: 'prereqs',
     resources: [
+      elevated(),
       feature('Containers'),
-      feature('Hyper-V'),
+      feature('NET-Framework-Features'),
+      feature('Hyper-V', HYPERV_TOOLS),
+      packageProvider('NuGet'),
+      packageProvider('DockerMsftProvider'),
       docker(input),
       daemonJson(),
       dockerService(),
       winnat(),
       natNetworks(),
       contrailDirs(),
+      ...(runsContrail(input) ? [chocolateyPackages(), firewallOff()] : []),
       // A node without a subnet holds no overlay (its label may have been removed in this commit). Last:
       // removing the network needs Docker running. On a fresh node that costs one more read of the facts.
       ...(input.overlay ? [] : [windowsOverlayAbsent()]),

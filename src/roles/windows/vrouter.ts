@@ -6,13 +6,19 @@ import type { WindowsRoleInput } from '../input.js';
 import { applied, type Phase } from '../phase.js';
 import { compare, type Resource } from '../resource.js';
 import { ARTIFACTS, artifacts } from './artifacts.js';
+import { AGENT_CONFIG, LOG_DIR, NODEMGR_CONFIG, nodemgrConfig } from './contrail-config.js';
 import { debugDlls } from './debug-dlls.js';
-import { msiResource, serviceDefined } from './msi-resource.js';
+import { serviceRunning } from './driver.js';
+import { msiResource } from './msi-resource.js';
 import { virtualRouterRegistered } from './registration.js';
+import { configFile, nssmService } from './service-resources.js';
 
 const optional = (r: Resource | undefined): Resource[] => (r ? [r] : []);
 
 const CER = `${ARTIFACTS}\\vrouter\\vRouter.cer`;
+/** Python 2.7 from Chocolatey (c-a-d: win_chocolatey python2 2.7.13); nodemgr lands in its Scripts. */
+const PIP = 'C:\\Python27\\Scripts\\pip.exe';
+const NODEMGR_EXE = 'C:\\Python27\\Scripts\\contrail-nodemgr.exe';
 export const AGENT_DIR = 'C:\\Program Files\\Juniper Networks\\agent';
 
 function certificate(): Resource {
@@ -33,6 +39,25 @@ function certificate(): Resource {
   };
 }
 
+/** nodemgr: pip-installed from the image's C:\\Artifacts\\nodemgr\\*.tar.gz (Installation.ps1 Install-Nodemgr). */
+function nodemgrInstalled(): Resource {
+  const id = 'nodemgr.installed';
+  return {
+    name: 'nodemgr/pip',
+    facts: [{ id, ps: `Test-Path -LiteralPath ${psQuote(NODEMGR_EXE)}` }],
+    test: (facts) => compare({ Installed: [facts.get(id), true] }),
+    async set({ exec, signal }) {
+      const script = [
+        `foreach ($a in @(Get-ChildItem -Path ${psQuote(`${ARTIFACTS}\\nodemgr`)} | Where-Object { $_.Name -like '*.tar.gz' })) {`,
+        `  & ${psQuote(PIP)} install $a.FullName`,
+        '  if ($LASTEXITCODE -ne 0) { exit $LASTEXITCODE }',
+        '}',
+      ].join('\n');
+      return applied(exec, script, 'pip install nodemgr', { signal });
+    },
+  };
+}
+
 export function vrouterImage(input: WindowsRoleInput): string {
   return `${input.registry}/contrail-windows-vrouter:${input.contrailVersion}`;
 }
@@ -47,13 +72,31 @@ export function windowsVrouter(input: WindowsRoleInput): Phase {
         'vrouter\\utils.msi',
         'agent\\contrail-vrouter-agent.msi',
         'vrouter\\vRouter.cer',
+        'nodemgr',
       ]),
       ...(input.testSigning ? [certificate()] : []),
       msiResource({ product: 'Contrail vRouter', file: `${ARTIFACTS}\\vrouter\\vRouter.msi`, version: v, disruptive: true }),
       msiResource({ product: 'Contrail vRouter Utilities', file: `${ARTIFACTS}\\vrouter\\utils.msi`, version: v }),
       msiResource({ product: 'Contrail vRouter Agent', file: `${ARTIFACTS}\\agent\\contrail-vrouter-agent.msi`, version: v }),
-      serviceDefined('contrail-vrouter-agent', `${AGENT_DIR}\\contrail-vrouter-agent.exe`, 'Automatic'),
-      serviceDefined('contrail-vrouter-nodemgr', `${AGENT_DIR}\\contrail-vrouter-nodemgr.exe`, 'Automatic'),
+      nodemgrInstalled(),
+      configFile('nodemgr', NODEMGR_CONFIG, () => nodemgrConfig(input), 'contrail-vrouter-nodemgr'),
+      // contrail-windows-ci Service.ps1 New-NodeMgrService; c-a-d contrail_vrouter_windows (win_nssm, auto).
+      nssmService({
+        name: 'contrail-vrouter-nodemgr',
+        application: NODEMGR_EXE,
+        parameters: '--nodetype contrail-vrouter',
+        start: 'Automatic',
+        log: `${LOG_DIR}\\contrail-vrouter-nodemgr.log`,
+      }),
+      serviceRunning('contrail-vrouter-nodemgr'),
+      // contrail-windows-ci Service.ps1 New-AgentService (the agent with --config_file); started by the driver phase.
+      nssmService({
+        name: 'contrail-vrouter-agent',
+        application: `${AGENT_DIR}\\contrail-vrouter-agent.exe`,
+        parameters: `--config_file=${AGENT_CONFIG}`,
+        start: 'Manual',
+        log: `${LOG_DIR}\\contrail-vrouter-agent-service.log`,
+      }),
       ...optional(debugDlls(input)),
       ...optional(virtualRouterRegistered(input)),
     ],

@@ -1,9 +1,12 @@
-// Text tools of a simulated Linux host: echo, printf, cat, grep, head, wc, tee, cmp, base64, sha256sum.
+// Text tools of a simulated Linux host: echo, printf, cat, grep, head, wc, tee, cmp, base64, sha256sum, and
+// the awk and sed subsets (awk.ts, sed.ts).
 
 import { createHash } from 'node:crypto';
 import { fail, ok } from '../command-result.js';
 import type { ShellFiles, Utility } from '../shells/bash/bash-shell.js';
+import { awkUtility } from './awk.js';
 import { inputReader } from './host-files.js';
+import { sedUtility } from './sed.js';
 import { flags } from './short-flags.js';
 
 function printf(format: string, args: string[]): string {
@@ -28,6 +31,8 @@ function printf(format: string, args: string[]): string {
 
 export function addTextUtilities(u: Map<string, Utility>, files: ShellFiles): void {
   const read = inputReader(files);
+  u.set('awk', awkUtility(read));
+  u.set('sed', sedUtility(files, read));
   u.set('true', () => ok());
   u.set(':', () => ok());
   u.set('false', () => ({ stdout: '', stderr: '', exitCode: 1 }));

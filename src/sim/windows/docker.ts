@@ -18,6 +18,7 @@ function network(host: WindowsHost, args: string[]): NativeResult {
   };
   const flags = new Set(['-d', '--driver', '--subnet', '--gateway', '-o', '--opt']);
   const name = rest.filter((a, i) => !a.startsWith('-') && !flags.has(rest[i - 1] ?? '')).at(-1);
+  if (verb === 'ls') return listNetworks(host, rest);
   if (!name) return { stdout: '', stderr: `"docker network ${verb}" requires at least 1 argument.\r\n`, exitCode: 1 };
   if (verb === 'rm') {
     if (!host.state.hnsNetworks.some((n) => n.name === name))
@@ -48,10 +49,33 @@ function network(host: WindowsHost, args: string[]): NativeResult {
     type: 'Transparent',
     id,
     adapter,
+    driver: 'transparent',
     ...(subnet ? { subnets: [{ addressPrefix: subnet, gatewayAddress: gateway ?? '' }] } : {}),
   });
   host.record(`docker-network-create ${name} ${subnet ?? ''} ${gateway ?? ''}`);
   return { stdout: `${id.toLowerCase()}\r\n`, exitCode: 0 };
+}
+
+/** `docker network ls [--filter driver=D] [--quiet | --format '{{.Name}}']`: the networks Docker made (a driver). */
+function listNetworks(host: WindowsHost, args: string[]): NativeResult {
+  const filter = args.find((_a, i) => args[i - 1] === '--filter' || args[i - 1] === '-f');
+  const driver = filter?.startsWith('driver=') ? filter.slice('driver='.length) : undefined;
+  if (filter && !driver)
+    return { stdout: '', stderr: `groundcrew sim: docker network ls --filter ${filter} is outside the simulated subset\r\n`, exitCode: 1 };
+  const nets = [
+    { id: 'none', name: 'none', driver: 'null' },
+    ...host.state.hnsNetworks
+      .filter((n) => n.driver)
+      .map((n) => ({ id: n.id.replace(/-/g, '').toLowerCase(), name: n.name, driver: n.driver as string })),
+  ].filter((n) => !driver || n.driver === driver);
+  const format = args[args.indexOf('--format') + 1];
+  if (args.includes('--quiet') || args.includes('-q')) return { stdout: nets.map((n) => `${n.id.slice(0, 12)}\r\n`).join(''), exitCode: 0 };
+  if (args.includes('--format') && format === '{{.Name}}') return { stdout: nets.map((n) => `${n.name}\r\n`).join(''), exitCode: 0 };
+  const rows = nets.map((n) => `${n.id.slice(0, 12).padEnd(20)}${n.name.padEnd(20)}${n.driver.padEnd(16)}local`);
+  return {
+    stdout: ['NETWORK ID          NAME                DRIVER          SCOPE', ...rows].map((l) => `${l}\r\n`).join(''),
+    exitCode: 0,
+  };
 }
 
 const NOT_RUNNING =
@@ -67,7 +91,20 @@ function imageKind(image: string): 'vrouter' | 'cnm-plugin' | undefined {
   return undefined;
 }
 
+/** The registry an image reference names: its first component when that has a dot or port (or is localhost), else Docker Hub. */
+export function registryOf(image: string): string {
+  const first = image.split('/')[0] ?? '';
+  return image.includes('/') && (/[.:]/.test(first) || first === 'localhost') ? first : 'docker.io';
+}
+
 function pull(host: WindowsHost, image: string): NativeResult {
+  const registry = registryOf(image);
+  if (!host.state.catalog.registries.includes(registry))
+    return {
+      stdout: '',
+      stderr: `Error response from daemon: Get https://${registry}/v2/: dial tcp: lookup ${registry.replace(/:\d+$/, '')}: no such host\r\n`,
+      exitCode: 1,
+    };
   const tag = image.includes(':') ? image.slice(image.lastIndexOf(':') + 1) : 'latest';
   if (!imageKind(image) || !host.state.catalog.contrailVersions.includes(tag)) {
     return {
@@ -91,6 +128,11 @@ function extract(host: WindowsHost, image: string, dir: string): void {
     host.fs.put(`${dir}\\vrouter\\vRouter.msi`, msiContent('vrouter', version, host.state.catalog.signedVrouter));
     host.fs.put(`${dir}\\vrouter\\utils.msi`, msiContent('utils', version));
     host.fs.put(`${dir}\\vrouter\\vRouter.cer`, testCertificate(version));
+    // contrail-windows-ci Installation.ps1 (Install-Nodemgr) pip-installs C:\\Artifacts\\nodemgr\\*.tar.gz.
+    host.fs.put(`${dir}\\nodemgr\\contrail-nodemgr-${version}.tar.gz`, `contrail-nodemgr ${version}`);
+  } else if (image.includes('/contrail-windows-docker-driver:')) {
+    // Contrail 5.0's name (c-a-d create_win_docker_driver.yml): docker-driver\\docker-driver.msi.
+    host.fs.put(`${dir}\\docker-driver\\docker-driver.msi`, msiContent('cnm-plugin', version, false, 'docker-driver'));
   } else {
     host.fs.put(`${dir}\\cnm-plugin\\contrail-cnm-plugin.msi`, msiContent('cnm-plugin', version));
   }

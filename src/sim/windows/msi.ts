@@ -2,7 +2,7 @@
 
 import { productCode, thumbprintOf } from './identifiers.js';
 import type { WindowsHost } from './windows-host.js';
-import { PRODUCT_NAMES, SERVICE_DIR, VIF_EXE } from './windows-paths.js';
+import { FLOW_EXE, PRODUCT_NAMES, SERVICE_DIR, VIF_EXE } from './windows-paths.js';
 import type { MsiPackage } from './windows-state.js';
 
 export const MSI = {
@@ -32,9 +32,16 @@ export function testCertificate(version: string): string {
   return `-----BEGIN CERTIFICATE-----\r\nCN=Contrail Test Signing ${version}\r\n-----END CERTIFICATE-----\r\n`;
 }
 
-export function msiContent(product: MsiPackage['product'], version: string, signed = false): string {
+export function msiContent(product: MsiPackage['product'], version: string, signed = false, layout?: 'docker-driver'): string {
   const signer = product === 'vrouter' ? { signed, ...(signed ? {} : { signerThumbprint: thumbprintOf(testCertificate(version)) }) } : {};
-  const pkg: MsiPackage = { msi: 'groundcrew-sim', product, name: PRODUCT_NAMES[product], version, ...signer };
+  const pkg: MsiPackage = {
+    msi: 'groundcrew-sim',
+    product,
+    name: PRODUCT_NAMES[product],
+    version,
+    ...signer,
+    ...(layout ? { layout } : {}),
+  };
   return JSON.stringify(pkg);
 }
 
@@ -160,25 +167,16 @@ function placeFiles(host: WindowsHost, pkg: MsiPackage, code: string): void {
       break;
     case 'utils':
       host.fs.put(VIF_EXE, stamp);
+      host.fs.put(FLOW_EXE, stamp);
       break;
     case 'agent':
       host.fs.put(`${SERVICE_DIR}\\agent\\contrail-vrouter-agent.exe`, stamp);
-      host.fs.put(`${SERVICE_DIR}\\agent\\contrail-vrouter-nodemgr.exe`, stamp);
       break;
-    case 'cnm-plugin': {
-      const exe = `${SERVICE_DIR}\\cnm-plugin\\contrail-cnm-plugin.exe`;
-      host.fs.put(exe, stamp);
-      host.state.services['contrail-cnm-plugin'] = {
-        name: 'contrail-cnm-plugin',
-        displayName: 'Contrail Docker Driver',
-        status: 'Stopped',
-        startType: 'Automatic',
-        binaryPath: `"${exe}"`,
-        dependsOn: ['docker'],
-        product: code,
-      };
+    case 'cnm-plugin':
+      // The MSI ships the binary; the service is made with NSSM (c-a-d contrail_cnm_windows, win_nssm).
+      if (pkg.layout === 'docker-driver') host.fs.put(`${SERVICE_DIR}\\contrail-windows-docker.exe`, stamp);
+      else host.fs.put(`${SERVICE_DIR}\\cnm-plugin\\contrail-cnm-plugin.exe`, stamp);
       break;
-    }
   }
 }
 

@@ -4,7 +4,7 @@ import { type CmdletSpec, type NativeSpec, obj } from '../shells/powershell/comm
 import { PsError } from '../shells/powershell/errors.js';
 import { PsObject, toText } from '../shells/powershell/values.js';
 import type { WindowsHost } from './windows-host.js';
-import { AGENT_PORT, VHOST_ADAPTER, VIF_EXE, VROUTER_EXTENSION } from './windows-paths.js';
+import { FLOW_EXE, VHOST_ADAPTER, VIF_EXE, VROUTER_EXTENSION } from './windows-paths.js';
 
 type Spec = CmdletSpec<WindowsHost>;
 
@@ -24,9 +24,10 @@ const getHnsNetwork: Spec = {
 
 const removeHnsNetwork: Spec = {
   name: 'Remove-HnsNetwork',
-  params: { InputObject: { type: 'object' } },
+  // winserver2025-ps/HostNetworkingService/Remove-HnsNetwork.md: [-InputObjects] <PSObject[]>, from the pipeline.
+  params: { InputObjects: { type: 'object', position: 0 } },
   run(host, args, input) {
-    const items = args.InputObject !== undefined ? [args.InputObject] : input;
+    const items = args.InputObjects !== undefined ? [args.InputObjects].flat() : input;
     for (const item of items) {
       const id = item instanceof PsObject ? toText(item.get('Id')) : toText(item);
       const gone = host.state.hnsNetworks.find((n) => n.id === id);
@@ -82,15 +83,17 @@ const removeNetNat: Spec = {
 
 const getNetAdapter: Spec = {
   name: 'Get-NetAdapter',
-  params: { Name: { type: 'string[]', position: 0 } },
+  params: { Name: { type: 'string[]', position: 0, aliases: ['ifAlias', 'InterfaceAlias'] } },
   run(host, args, _input, ctx) {
     const all = host.adapters();
     const wanted = args.Name as string[] | undefined;
-    if (!wanted) return all.map((a) => obj({ Name: a.name, Status: a.status, ifIndex: a.ifIndex }));
+    const view = (a: (typeof all)[number]) =>
+      obj({ Name: a.name, InterfaceAlias: a.name, Status: a.status, ifIndex: a.ifIndex, ifName: a.ifName });
+    if (!wanted) return all.map(view);
     const out = [];
     for (const name of wanted) {
       const found = all.find((a) => a.name.toLowerCase() === name.toLowerCase());
-      if (found) out.push(obj({ Name: found.name, Status: found.status, ifIndex: found.ifIndex }));
+      if (found) out.push(view(found));
       else
         ctx.error(
           new PsError(
@@ -104,30 +107,66 @@ const getNetAdapter: Spec = {
   },
 };
 
+function noSwitch(name: string): PsError {
+  return new PsError(
+    `Hyper-V was unable to find a virtual switch with name "${name}".`,
+    'InvalidParameter,Microsoft.HyperV.PowerShell.Commands.GetVMSwitch',
+    `InvalidArgument: (${name}:String) [Get-VMSwitch], VirtualizationException`,
+    'Get-VMSwitch',
+  );
+}
+
+/** The Contrail switch, `Layered <adapter>` (the CNM plugin creates it on its configured adapter), while it exists. */
+function contrailSwitch(host: WindowsHost): string | undefined {
+  const adapter = host.contrailAdapter();
+  return host.switchExists() && adapter ? `Layered ${adapter}` : undefined;
+}
+
+/** Wildcards as Hyper-V's -Name takes them (`Layered?Ethernet1` in contrail-windows-ci's diagnostic check). */
+const like = (pattern: string, text: string) =>
+  new RegExp(
+    `^${pattern
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.')}$`,
+    'i',
+  ).test(text);
+
+const getVMSwitch: Spec = {
+  name: 'Get-VMSwitch',
+  params: { Name: { type: 'string[]', position: 0, aliases: ['SwitchName'] }, SwitchType: { type: 'string[]' } },
+  run(host, args, _input, ctx) {
+    const name = contrailSwitch(host);
+    const all = name ? [obj({ Name: name, SwitchType: 'External', NetAdapterInterfaceDescription: host.contrailAdapter() })] : [];
+    const wanted = args.Name as string[] | undefined;
+    if (!wanted) return all;
+    const found = all.filter((sw) => wanted.some((w) => like(w, toText(sw.get('Name')))));
+    for (const w of wanted) if (!/[*?]/.test(w) && !found.some((sw) => like(w, toText(sw.get('Name'))))) ctx.error(noSwitch(w));
+    return found;
+  },
+};
+
 const getVMSwitchExtension: Spec = {
   name: 'Get-VMSwitchExtension',
-  params: { VMSwitchName: { type: 'string', position: 0 }, Name: { type: 'string[]' } },
+  params: { VMSwitchName: { type: 'string[]', position: 0, aliases: ['SwitchName'] }, Name: { type: 'string[]' } },
   run(host, args, _input, ctx) {
     if (host.state.features['Hyper-V'] !== 'Installed')
       throw new PsError(
-        "The term 'Get-VMSwitchExtension' is not recognized as the name of a cmdlet, function, script file, or operable program.",
-        'CommandNotFoundException',
-        'ObjectNotFound',
+        `The Hyper-V Management Tools could not access an expected WMI class on computer '${host.state.hostname}'. This may indicate that the Virtual Machine Management service is not running.`,
+        'InvalidParameter,Microsoft.HyperV.PowerShell.Commands.GetVMSwitchExtension',
+        'InvalidOperation',
+        'Get-VMSwitchExtension',
       );
-    if (!host.switchExists()) {
-      ctx.error(
-        new PsError(
-          `Hyper-V was unable to find a virtual switch with name "${toText(args.VMSwitchName)}".`,
-          'InvalidParameter,Microsoft.HyperV.PowerShell.Commands.GetVMSwitchExtension',
-          'InvalidArgument',
-        ),
-      );
+    const name = contrailSwitch(host);
+    const wantedSwitches = (args.VMSwitchName as string[] | undefined) ?? [];
+    const missing = wantedSwitches.find((w) => !name || !like(w, name));
+    if (missing) {
+      ctx.error(noSwitch(missing));
       return [];
     }
     const installed = host.productOf('vrouter') !== undefined;
-    const extensions = [
-      obj({ Name: VROUTER_EXTENSION, Enabled: installed, Running: host.extensionRunning(), SwitchName: 'Layered Ethernet1' }),
-    ];
+    const enabled = installed && !host.state.faults.extensionDisabled;
+    const extensions = [obj({ Name: VROUTER_EXTENSION, Enabled: enabled, Running: host.extensionRunning(), SwitchName: name })];
     const wanted = (args.Name as string[] | undefined)?.map((n) => n.toLowerCase());
     return installed ? extensions.filter((e) => !wanted || wanted.includes(toText(e.get('Name')).toLowerCase())) : [];
   },
@@ -167,8 +206,20 @@ const vif: NativeSpec<WindowsHost> = {
         stderr: 'Unable to open ksync pipe \\\\.\\pipe\\ksync: The system cannot find the file specified.\r\n',
         exitCode: 1,
       };
-    const rows = ['Vrouter Interface Table', '', 'vif0/0      OS: Ethernet1', `vif0/1      OS: ${VHOST_ADAPTER}`];
-    if (host.isRunning('contrail-vrouter-agent')) rows.push(`vif0/2      OS: pkt0`, `            agent port ${AGENT_PORT}`);
+    // vif prints the NDIS interface names (ifName), which contrail-windows-ci's diagnostic check greps for.
+    const ifName = (alias: string | undefined) => host.adapters().find((a) => a.name.toLowerCase() === alias?.toLowerCase())?.ifName;
+    const lost = host.state.faults.vifMissing ?? [];
+    // The layout of the real tool (test/fixtures/windows/vif-list-vtest.txt): a line per vif, then its Type.
+    const entry = (index: number, name: string, type: string) => [
+      `vif0/${index}      OS: ${name}`,
+      `            Type:${type} HWaddr:00:15:5d:00:00:0${index} IPaddr:0.0.0.0`,
+      `            Vrf:0 Mcast Vrf:65535 Flags:L3L2 QOS:0 Ref:5`,
+      '',
+    ];
+    const rows = ['Vrouter Interface Table', ''];
+    if (!lost.includes('physical')) rows.push(...entry(0, ifName(host.contrailAdapter()) ?? '?', 'Physical'));
+    if (!lost.includes('vhost')) rows.push(...entry(1, ifName(VHOST_ADAPTER) ?? '?', 'Host'));
+    if (host.isRunning('contrail-vrouter-agent') && !lost.includes('pkt0')) rows.push(...entry(2, 'pkt0', 'Agent'));
     return { stdout: `${rows.join('\r\n')}\r\n`, exitCode: 0 };
   },
 };
@@ -179,7 +230,29 @@ export const NETWORK_CMDLETS: Spec[] = [
   getNetNat,
   removeNetNat,
   getNetAdapter,
+  getVMSwitch,
   getVMSwitchExtension,
   getNetTCPConnection,
 ];
-export const NETWORK_NATIVES: NativeSpec<WindowsHost>[] = [vif];
+/** flow (vRouter utilities): `flow -l` lists the flow table through the \\\\.\\vrouterFlow device (flow0). */
+const flow: NativeSpec<WindowsHost> = {
+  names: ['flow'],
+  run(host, argv) {
+    if (!host.fs.isFile(FLOW_EXE))
+      return {
+        stdout: '',
+        stderr: "flow : The term 'flow' is not recognized as the name of a cmdlet, function, script file, or operable program.\r\n",
+        exitCode: 1,
+      };
+    if (argv[0] !== '-l') return { stdout: '', stderr: 'Usage: flow -l\r\n', exitCode: 1 };
+    if (!host.extensionRunning() || host.state.faults.flowBroken)
+      return { stdout: '', stderr: 'Error opening device \\\\.\\vrouterFlow: The system cannot find the file specified.\r\n', exitCode: 1 };
+    return {
+      stdout:
+        'Flow table(size 80609280, entries 629760)\r\n\r\nEntries: Created 0 Added 0 Deleted 0 Changed 0 Processed 0 Used Overflow entries 0\r\n',
+      exitCode: 0,
+    };
+  },
+};
+
+export const NETWORK_NATIVES: NativeSpec<WindowsHost>[] = [vif, flow];

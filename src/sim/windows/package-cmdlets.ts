@@ -1,53 +1,15 @@
-// MSI and package management in the simulator: Start-Process msiexec, Get/Install-Package, certificates.
+// MSI and package management in the simulator: msiexec, Get/Install-Package, certificates.
 
 import { type CmdletSpec, type NativeSpec, obj } from '../shells/powershell/commands.js';
 import { PsError } from '../shells/powershell/errors.js';
 import { toItems, toText } from '../shells/powershell/values.js';
 import { thumbprintOf } from './identifiers.js';
 import { runMsiexec } from './msi.js';
+import { providerInstalled, unknownProvider } from './package-providers.js';
 import type { WindowsHost } from './windows-host.js';
 import { DOCKER_EXE, DOCKERD_EXE } from './windows-paths.js';
 
 type Spec = CmdletSpec<WindowsHost>;
-let nextPid = 4000;
-
-const startProcess: Spec = {
-  name: 'Start-Process',
-  params: {
-    FilePath: { type: 'string', position: 0, mandatory: true },
-    ArgumentList: { type: 'string[]', position: 1 },
-    Wait: { type: 'switch' },
-    PassThru: { type: 'switch' },
-    NoNewWindow: { type: 'switch' },
-    WindowStyle: { type: 'string' },
-  },
-  run(host, args, _input, ctx) {
-    const file = toText(args.FilePath).replace(/^.*\\/, '').toLowerCase();
-    if (file !== 'msiexec.exe' && file !== 'msiexec') {
-      ctx.error(
-        new PsError(
-          'This command cannot be run due to the error: The system cannot find the file specified.',
-          'InvalidOperationException,Microsoft.PowerShell.Commands.StartProcessCommand',
-          'InvalidOperation',
-        ),
-      );
-      return [];
-    }
-    // msiexec's own arguments, split as Windows splits a command line.
-    const argv = ((args.ArgumentList as string[] | undefined) ?? [])
-      .flatMap((a) => a.match(/"[^"]*"|\S+/g) ?? [])
-      .map((a) => a.replace(/^"|"$/g, ''));
-    const exitCode = runMsiexec(host, argv);
-    if (!args.PassThru) return [];
-    // Without -Wait the process is still running when PowerShell returns: no exit code yet.
-    return [
-      obj(
-        { Id: nextPid++, ProcessName: 'msiexec', HasExited: Boolean(args.Wait), ExitCode: args.Wait ? exitCode : null },
-        'System.Diagnostics.Process',
-      ),
-    ];
-  },
-};
 
 /** `& msiexec ...` returns at once on Windows (msiexec is a GUI program): the install runs, the exit code is lost. */
 const msiexec: NativeSpec<WindowsHost> = {
@@ -62,7 +24,9 @@ const getPackage: Spec = {
   name: 'Get-Package',
   params: { Name: { type: 'string[]', position: 0 }, ProviderName: { type: 'string[]' }, RequiredVersion: { type: 'string' } },
   run(host, args, _input, ctx) {
-    const providers = (args.ProviderName as string[] | undefined)?.map((p) => p.toLowerCase()) ?? ['msi', 'dockermsftprovider'];
+    const asked = args.ProviderName as string[] | undefined;
+    for (const provider of asked ?? []) if (!providerInstalled(host, provider)) throw unknownProvider(provider, 'GetPackage');
+    const providers = asked?.map((p) => p.toLowerCase()) ?? ['msi', 'dockermsftprovider'];
     const all = [
       ...(providers.includes('msi')
         ? Object.values(host.state.products).map((p) =>
@@ -103,6 +67,8 @@ const installPackage: Spec = {
   supportsShouldProcess: true,
   run(host, args, _input, ctx) {
     const name = (args.Name as string[])[0]?.toLowerCase();
+    const provider = args.ProviderName === undefined ? undefined : toText(args.ProviderName);
+    if (provider !== undefined && !providerInstalled(host, provider)) throw unknownProvider(provider, 'InstallPackage');
     if (name !== 'docker' || toText(args.ProviderName).toLowerCase() !== 'dockermsftprovider') {
       ctx.error(
         new PsError(
@@ -208,5 +174,5 @@ const getPfxCertificate: Spec = {
   },
 };
 
-export const PACKAGE_CMDLETS: Spec[] = [startProcess, getPackage, installPackage, importCertificate, getPfxCertificate];
+export const PACKAGE_CMDLETS: Spec[] = [getPackage, installPackage, importCertificate, getPfxCertificate];
 export const PACKAGE_NATIVES: NativeSpec<WindowsHost>[] = [msiexec];

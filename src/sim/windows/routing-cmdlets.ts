@@ -77,7 +77,6 @@ const removeNetRoute: Spec = {
     DestinationPrefix: { type: 'string[]' },
     NextHop: { type: 'string[]' },
     InterfaceAlias: { type: 'string[]' },
-    Confirm: { type: 'switch' },
   },
   supportsShouldProcess: true,
   run(host, args, _input, ctx) {
@@ -104,7 +103,9 @@ const getNetIPAddress: Spec = {
   run(host, args, _input, ctx) {
     if (args.AddressFamily === 'IPv6') return [];
     const aliases = (args.InterfaceAlias as string[] | undefined)?.map((a) => a.toLowerCase());
-    const found = host.state.ipAddresses.filter((a) => !aliases || aliases.includes(a.interfaceAlias.toLowerCase()));
+    const found = [...host.adapterAddresses(), ...host.state.ipAddresses].filter(
+      (a) => !aliases || aliases.includes(a.interfaceAlias.toLowerCase()),
+    );
     if (aliases && found.length === 0) ctx.error(noMatch('MSFT_NetIPAddress', 'Get-NetIPAddress', `(InterfaceAlias LIKE '${aliases[0]}')`));
     return found.map((a) => obj({ IPAddress: a.ipAddress, PrefixLength: a.prefixLength, InterfaceAlias: a.interfaceAlias }));
   },
@@ -197,5 +198,28 @@ const netsh: NativeSpec<WindowsHost> = {
   },
 };
 
-export const ROUTING_CMDLETS: Spec[] = [getNetRoute, newNetRoute, removeNetRoute, getNetIPAddress, newNetIPAddress];
+/** Get-NetIPConfiguration -InterfaceAlias: the adapter's IPv4 default gateway (IPv4DefaultGateway.NextHop), if any. */
+const getNetIPConfiguration: Spec = {
+  name: 'Get-NetIPConfiguration',
+  params: { InterfaceAlias: { type: 'string', position: 0, aliases: ['ifAlias'] } },
+  run(host, args, _input, ctx) {
+    const alias = args.InterfaceAlias === undefined ? undefined : String(args.InterfaceAlias).toLowerCase();
+    const adapters = host.adapters().filter((a) => alias === undefined || a.name.toLowerCase() === alias);
+    if (alias !== undefined && adapters.length === 0) {
+      ctx.error(noMatch('MSFT_NetAdapter', 'Get-NetIPConfiguration', `(InterfaceAlias LIKE '${alias}')`));
+      return [];
+    }
+    return adapters.map((a) => {
+      const own = host.adapterAddresses().find((x) => x.interfaceAlias.toLowerCase() === a.name.toLowerCase());
+      return obj({
+        InterfaceAlias: a.name,
+        InterfaceIndex: a.ifIndex,
+        IPv4Address: own ? obj({ IPAddress: own.ipAddress, PrefixLength: own.prefixLength }) : null,
+        IPv4DefaultGateway: own?.gateway ? obj({ NextHop: own.gateway }) : null,
+      });
+    });
+  },
+};
+
+export const ROUTING_CMDLETS: Spec[] = [getNetRoute, newNetRoute, removeNetRoute, getNetIPAddress, newNetIPAddress, getNetIPConfiguration];
 export const ROUTING_NATIVES: NativeSpec<WindowsHost>[] = [netsh];

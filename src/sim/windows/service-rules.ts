@@ -2,9 +2,10 @@
 // dependents on stop, and the NAT network Docker makes when it first starts.
 
 import { productCode } from './identifiers.js';
+import { nssmApplication } from './installer-natives.js';
 import { kubeletStartProblem } from './kubelet-sim.js';
 import type { WindowsHost } from './windows-host.js';
-import { AGENT_CONFIG, CNM_CONFIG, DOCKER_DAEMON_JSON, VHOST_ADAPTER } from './windows-paths.js';
+import { AGENT_CONFIG, CNM_CONFIG, DOCKER_DAEMON_JSON, NODEMGR_CONFIG, VHOST_ADAPTER } from './windows-paths.js';
 import { executableOf, type ServiceState } from './windows-state.js';
 
 /** Starts a service and what it depends on; undefined on success, else the reason Windows gives. */
@@ -31,6 +32,10 @@ export function startService(host: WindowsHost, name: string): string | undefine
 function startProblem(host: WindowsHost, svc: ServiceState): string | undefined {
   const exe = executableOf(svc);
   if (!/svchost\.exe/i.test(exe) && !host.fs.isFile(exe)) return 'The system cannot find the file specified.';
+  // An NSSM service starts nssm.exe, which starts its Application: that must exist too.
+  const application = nssmApplication(host, svc.name);
+  if (application !== undefined && !host.fs.isFile(application))
+    return `The service did not respond to the start or control request in a timely fashion (nssm: ${application} not found).`;
   switch (svc.name.toLowerCase()) {
     case 'containerd':
       return host.state.features.Containers === 'Installed' ? undefined : 'The Containers feature is not enabled.';
@@ -41,14 +46,45 @@ function startProblem(host: WindowsHost, svc: ServiceState): string | undefined 
         ? undefined
         : 'The Containers feature is not enabled (hcsshim::GetComputeSystems: the service has not been started).';
     case 'contrail-cnm-plugin':
-      if (!host.productOf('vrouter')) return 'The vRouter forwarding extension is not installed.';
-      return host.fs.isFile(CNM_CONFIG) ? undefined : `Configuration file ${CNM_CONFIG} not found.`;
+    case 'contrail-docker-driver':
+      return cnmPluginProblem(host);
     case 'contrail-vrouter-agent':
-      if (!host.fs.isFile(AGENT_CONFIG)) return `Configuration file ${AGENT_CONFIG} not found.`;
-      return host.switchExists() ? undefined : `The vhost adapter '${VHOST_ADAPTER}' does not exist: start contrail-cnm-plugin first.`;
+      return agentProblem(host);
+    case 'contrail-vrouter-nodemgr':
+      return host.fs.isFile(NODEMGR_CONFIG) ? undefined : `Configuration file ${NODEMGR_CONFIG} not found.`;
     default:
       return undefined;
   }
+}
+
+/** The CNM plugin reads [DRIVER] Adapter (an adapter that exists) and [AUTH] AuthMethod (c-a-d's template). */
+function cnmPluginProblem(host: WindowsHost): string | undefined {
+  if (!host.productOf('vrouter')) return 'The vRouter forwarding extension is not installed.';
+  // The plugin registers with Docker and makes its networks through it (c-a-d starts Docker first).
+  if (!host.isRunning('docker')) return 'Docker is not running: the plugin cannot register with it.';
+  const config = host.fs.read(CNM_CONFIG);
+  if (config === undefined) return `Configuration file ${CNM_CONFIG} not found.`;
+  const adapter = host.contrailAdapter();
+  if (!adapter || !host.adapters().some((a) => a.name.toLowerCase() === adapter.toLowerCase()))
+    return `[DRIVER] Adapter '${adapter ?? ''}' is not a network adapter of this host.`;
+  const auth = /^\s*AuthMethod\s*=\s*(\S+)/im.exec(config)?.[1];
+  if (auth !== 'keystone' && auth !== 'noauth') return '[AUTH] AuthMethod must be keystone or noauth.';
+  if (auth === 'keystone' && !/^\s*Os_password\s*=\s*\S/im.test(config)) return '[KEYSTONE] has no Os_password.';
+  return undefined;
+}
+
+/** The agent needs the vhost adapter, and its config's vhost ip= and physical_interface= (the adapter's ifName). */
+function agentProblem(host: WindowsHost): string | undefined {
+  const config = host.fs.read(AGENT_CONFIG);
+  if (config === undefined) return `Configuration file ${AGENT_CONFIG} not found.`;
+  if (!host.switchExists()) return `The vhost adapter '${VHOST_ADAPTER}' does not exist: start contrail-cnm-plugin first.`;
+  const physical = host.adapters().find((a) => a.name.toLowerCase() === host.contrailAdapter()?.toLowerCase())?.ifName;
+  const vhost = host.adapterAddresses().find((a) => a.interfaceAlias === VHOST_ADAPTER);
+  if (!new RegExp(`^physical_interface=${physical}\\s*$`, 'm').test(config))
+    return `[VIRTUAL-HOST-INTERFACE] physical_interface is not ${physical}, the data adapter's ifName.`;
+  if (!vhost || !new RegExp(`^ip=${vhost.ipAddress.replace(/\./g, '\\.')}/${vhost.prefixLength}\\s*$`, 'm').test(config))
+    return "[VIRTUAL-HOST-INTERFACE] ip= is not the vhost adapter's address.";
+  return undefined;
 }
 
 /** Stops a service; with dependents running, only with force (which stops them too). */
@@ -78,7 +114,12 @@ function onDockerStarted(host: WindowsHost): void {
   }
   // Docker on Windows makes its default "nat" network (and a WinNAT instance) unless told bridge none.
   if (!bridgeNone && !host.state.hnsNetworks.some((n) => n.name === 'nat')) {
-    host.state.hnsNetworks.push({ name: 'nat', type: 'NAT', id: productCode('nat', String(host.state.bootCount)).slice(1, -1) });
+    host.state.hnsNetworks.push({
+      name: 'nat',
+      type: 'NAT',
+      driver: 'nat',
+      id: productCode('nat', String(host.state.bootCount)).slice(1, -1),
+    });
     if (host.isRunning('winnat') && !host.state.netNats.includes('nat')) host.state.netNats.push('nat');
   }
 }

@@ -1,9 +1,10 @@
 // Windows features, boot, BCD, and Test-Path (files, registry keys, certificates, pipes) in the simulator.
 
 import { type CmdletSpec, type NativeSpec, obj } from '../shells/powershell/commands.js';
-import { PsError } from '../shells/powershell/errors.js';
+import { PsError, PsTerminatingError } from '../shells/powershell/errors.js';
 import { INSTALL_STATE, PsDate, psEnum, toText } from '../shells/powershell/values.js';
 import { registryValues } from './registry-cmdlets.js';
+import { HYPERV_TOOLS, NO_RESTART, SUB_FEATURES } from './windows-features.js';
 import type { WindowsHost } from './windows-host.js';
 
 type Spec = CmdletSpec<WindowsHost>;
@@ -40,6 +41,10 @@ const getWindowsFeature: Spec = {
   },
 };
 
+/**
+ * Install-WindowsFeature (windows-powershell-docs, ServerManager/Install-WindowsFeature.md). An unknown
+ * name fails the whole command (nothing installed, no result), as Server Manager validates names first.
+ */
 const installWindowsFeature: Spec = {
   name: 'Install-WindowsFeature',
   params: {
@@ -47,28 +52,42 @@ const installWindowsFeature: Spec = {
     IncludeManagementTools: { type: 'switch' },
     IncludeAllSubFeature: { type: 'switch' },
     Restart: { type: 'switch' },
+    Source: { type: 'string[]' },
+    LogPath: { type: 'string' },
+    ComputerName: { type: 'string', aliases: ['Cn'] },
   },
   supportsShouldProcess: true,
-  run(host, args, _input, ctx) {
+  run(host, args) {
+    if (!host.state.elevated)
+      throw new PsTerminatingError(
+        'The requested operation requires elevation.',
+        'UnauthorizedAccessException,Microsoft.Windows.ServerManager.Commands.AddWindowsFeatureCommand',
+        'PermissionDenied: (:) [Install-WindowsFeature], UnauthorizedAccessException',
+        'Install-WindowsFeature',
+      );
+    const known = (name: string) => Object.keys(host.state.features).find((f) => f.toLowerCase() === name.toLowerCase());
+    const unknown = (args.Name as string[]).find((n) => !known(n));
+    if (unknown)
+      throw new PsTerminatingError(
+        `ArgumentNotValid: The role, role service, or feature name is not valid: '${unknown}'. The name was not found.`,
+        'NameDoesNotExist,Microsoft.Windows.ServerManager.Commands.AddWindowsFeatureCommand',
+        `InvalidArgument: (${unknown}:String) [Install-WindowsFeature], Exception`,
+        'Install-WindowsFeature',
+      );
+    const names = (args.Name as string[]).map((n) => known(n) as string);
+    for (const name of [...names]) {
+      names.push(...(SUB_FEATURES[name] ?? []));
+      if (name === 'Hyper-V' && args.IncludeManagementTools) names.push(...HYPERV_TOOLS);
+    }
     let restart = false;
-    let changed = false;
-    for (const name of args.Name as string[]) {
-      const feature = Object.keys(host.state.features).find((f) => f.toLowerCase() === name.toLowerCase());
-      if (!feature) {
-        ctx.error(
-          new PsError(
-            `ArgumentNotValid: The role, role service, or feature name is not valid: '${name}'. The name was not found.`,
-            'NameDoesNotExist,Microsoft.Windows.ServerManager.Commands.AddWindowsFeatureCommand',
-            'InvalidArgument',
-          ),
-        );
-        continue;
-      }
+    const installed: string[] = [];
+    for (const feature of new Set(names)) {
       if (host.state.features[feature] === 'Available') {
-        host.state.features[feature] = 'InstallPending';
-        host.state.pending.cbs = true;
+        const now = NO_RESTART.includes(feature);
+        host.state.features[feature] = now ? 'Installed' : 'InstallPending';
+        if (!now) host.state.pending.cbs = true;
         host.record(`install-feature ${feature}`);
-        changed = true;
+        installed.push(feature);
       }
       if (host.state.features[feature] === 'InstallPending') restart = true;
     }
@@ -77,10 +96,26 @@ const installWindowsFeature: Spec = {
       obj({
         Success: true,
         RestartNeeded: restart ? 'Yes' : 'No',
-        ExitCode: changed ? 'SuccessRestartRequired' : 'NoChangeNeeded',
-        FeatureResult: [],
+        ExitCode: installed.length > 0 ? 'SuccessRestartRequired' : 'NoChangeNeeded',
+        FeatureResult: installed,
       }),
     ];
+  },
+};
+
+/** Confirm-SecureBootUEFI (windows-powershell-docs, SecureBoot/Confirm-SecureBootUEFI.md): needs elevation. */
+const confirmSecureBoot: Spec = {
+  name: 'Confirm-SecureBootUEFI',
+  params: {},
+  run(host) {
+    if (!host.state.elevated)
+      throw new PsTerminatingError(
+        'Access was denied. To run this cmdlet, start Windows PowerShell with the "Run as administrator" option.',
+        'System.UnauthorizedAccessException,Microsoft.SecureBoot.Commands.ConfirmSecureBootUefiCommand',
+        'PermissionDenied: (:) [Confirm-SecureBootUEFI], UnauthorizedAccessException',
+        'Confirm-SecureBootUEFI',
+      );
+    return [host.state.secureBoot];
   },
 };
 
@@ -91,8 +126,9 @@ const getCimInstance: Spec = {
     if (toText(args.ClassName).toLowerCase() === 'win32_operatingsystem') {
       return [
         obj({
-          Caption: 'Microsoft Windows Server 2019 Datacenter',
-          Version: '10.0.17763',
+          Caption: `Microsoft Windows Server ${host.state.build === 14393 ? '2016' : '2019'} Datacenter`,
+          Version: `10.0.${host.state.build}`,
+          BuildNumber: String(host.state.build),
           CSName: host.state.hostname,
           LastBootUpTime: new PsDate(new Date(host.state.lastBootUpTime)),
         }),
@@ -134,19 +170,34 @@ const testPathCmdlet: Spec = {
 };
 
 const BCD_OK = 'The operation completed successfully.\r\n';
+const BCD_DENIED = {
+  stdout: '',
+  stderr: 'The boot configuration data store could not be opened.\r\nAccess is denied.\r\n',
+  exitCode: 1,
+};
 
-/** bcdedit: /enum of {current} and /set {current} testsigning on|off, as the roles use it. */
+/**
+ * bcdedit: `/enum [{id}]` and `/set [{id}] testsigning on|off`. Options take `/` or `-` and any case
+ * (c-a-d runs `Bcdedit.exe -set TESTSIGNING ON`); without an identifier /set changes {current}. The store
+ * needs an elevated token, and Secure Boot protects testsigning.
+ */
 const bcdedit: NativeSpec<WindowsHost> = {
-  names: ['bcdedit'],
+  names: ['bcdedit', 'bcdedit.exe'],
   run(host, argv) {
-    const [verb, id, setting, value] = argv.map((a) => a.toLowerCase());
-    const badId = id !== undefined && id !== '{current}' && id !== '{default}';
-    if (badId)
+    // Only the option's own switch takes `-` for `/`: `bcdedit -set TESTSIGNING ON` (c-a-d).
+    const verb = argv[0]?.toLowerCase().replace(/^-/, '/');
+    const rest = argv.slice(1);
+    // `/set [{id}] datatype value`, `/enum [{id}]`: the identifier is there when the count says so.
+    const hasId = verb === '/set' ? rest.length >= 3 : rest.length >= 1;
+    const id = hasId ? rest[0]?.toLowerCase() : undefined;
+    const [setting, value] = rest.slice(hasId ? 1 : 0).map((a) => a.toLowerCase());
+    if (id !== undefined && id !== '{current}' && id !== '{default}')
       return {
         stdout: '',
-        stderr: `The entry identifier '${argv[1]}' is not valid. Run "bcdedit /?" for command line assistance.\r\nThe parameter is incorrect.\r\n`,
+        stderr: `The entry identifier '${rest[0]}' is not valid. Run "bcdedit /?" for command line assistance.\r\nThe parameter is incorrect.\r\n`,
         exitCode: 1,
       };
+    if (!host.state.elevated && (verb === '/enum' || verb === '/set')) return BCD_DENIED;
     if (verb === '/enum') {
       const lines = [
         '',
@@ -165,7 +216,14 @@ const bcdedit: NativeSpec<WindowsHost> = {
       ];
       return { stdout: `${lines.join('\r\n')}\r\n`, exitCode: 0 };
     }
-    if (verb === '/set' && setting === 'testsigning' && (value === 'on' || value === 'off' || value === 'yes' || value === 'no')) {
+    if (verb === '/set' && setting === 'testsigning' && ['on', 'off', 'yes', 'no'].includes(value ?? '')) {
+      if (host.state.secureBoot)
+        return {
+          stdout: '',
+          stderr:
+            'An error has occurred setting the element data.\r\nThe value is protected by Secure Boot policy and cannot be modified or deleted.\r\n',
+          exitCode: 1,
+        };
       const on = value === 'on' || value === 'yes';
       if (host.state.bcdTestSigning !== on) host.record(`bcdedit testsigning ${on ? 'on' : 'off'}`);
       host.state.bcdTestSigning = on;
@@ -177,5 +235,12 @@ const bcdedit: NativeSpec<WindowsHost> = {
 
 const hostname: NativeSpec<WindowsHost> = { names: ['hostname'], run: (host) => ({ stdout: `${host.state.hostname}\r\n`, exitCode: 0 }) };
 
-export const SYSTEM_CMDLETS: Spec[] = [getWindowsFeature, installWindowsFeature, getCimInstance, restartComputer, testPathCmdlet];
+export const SYSTEM_CMDLETS: Spec[] = [
+  getWindowsFeature,
+  installWindowsFeature,
+  confirmSecureBoot,
+  getCimInstance,
+  restartComputer,
+  testPathCmdlet,
+];
 export const SYSTEM_NATIVES: NativeSpec<WindowsHost>[] = [bcdedit, hostname];

@@ -3,8 +3,9 @@
 
 import type { SimNetwork } from '../network.js';
 import { startService, stopService } from './service-rules.js';
+import { HYPERV_TOOLS, SERVER_FEATURES } from './windows-features.js';
 import { WindowsFs } from './windows-fs.js';
-import { AGENT_PORT, CONTAINERD_EXE, PRODUCT_NAMES, TCPIP_PARAMETERS, VHOST_ADAPTER } from './windows-paths.js';
+import { AGENT_PORT, CHOCO_EXE, CNM_CONFIG, CONTAINERD_EXE, PRODUCT_NAMES, TCPIP_PARAMETERS, VHOST_ADAPTER } from './windows-paths.js';
 import {
   DEFAULT_CATALOG,
   executableOf,
@@ -23,6 +24,8 @@ export class WindowsHost {
   network: SimNetwork | undefined;
   /** Set by Restart-Computer; the transport reboots the host once the command's answer is out. */
   rebootRequested = false;
+  /** What one powershell.exe process holds and loses when it ends: modules imported with Import-Module. */
+  session = { modules: new Set<string>() };
 
   constructor(readonly state: WindowsState) {
     this.fs = new WindowsFs(state.fs);
@@ -31,17 +34,31 @@ export class WindowsHost {
     state.ipAddresses ??= [];
     state.portProxies ??= [];
     state.registry ??= { [TCPIP_PARAMETERS]: { Hostname: state.hostname, IPEnableRouter: 0 } };
+    // States saved before the builds, elevation and package providers were modelled.
+    state.build ??= 17763;
+    state.secureBoot ??= false;
+    state.elevated ??= true;
+    state.packageProviders ??= [];
+    state.psModules ??= [];
+    state.firewall ??= { Domain: true, Private: true, Public: true };
+    state.catalog.registries ??= [...DEFAULT_CATALOG.registries];
   }
 
   static fresh(options: FreshWindowsOptions): WindowsHost {
     const host = WindowsHost.#fresh(options);
     if (options.containerd) host.fs.put(CONTAINERD_EXE, 'containerd.exe');
+    // The image has Chocolatey (contrail-windows-ci's templates; c-a-d's win_chocolatey bootstraps it).
+    if (options.chocolatey !== false) host.fs.put(CHOCO_EXE, 'chocolatey 0.10.11');
     return host;
   }
 
   static #fresh(options: FreshWindowsOptions): WindowsHost {
-    const features: Record<string, FeatureState> = { Containers: 'Available', 'Hyper-V': 'Available', 'Hyper-V-PowerShell': 'Available' };
-    for (const f of options.features ?? []) features[f] = 'Installed';
+    const features: Record<string, FeatureState> = Object.fromEntries(SERVER_FEATURES.map((f) => [f, 'Available' as FeatureState]));
+    for (const f of options.features ?? []) {
+      features[f] = 'Installed';
+      // A host "with Hyper-V" was prepared with its management tools, as Server Manager installs it.
+      if (f === 'Hyper-V') for (const tool of HYPERV_TOOLS) features[tool] = 'Installed';
+    }
     const service = (name: string, displayName: string, startType: StartType): ServiceState => ({
       name,
       displayName,
@@ -53,6 +70,13 @@ export class WindowsHost {
     return new WindowsHost({
       os: 'windows',
       hostname: options.hostname,
+      build: options.build ?? 17763,
+      secureBoot: options.secureBoot ?? false,
+      elevated: options.elevated ?? true,
+      ...(options.managementAddress ? { managementAddress: options.managementAddress } : {}),
+      packageProviders: [],
+      psModules: [],
+      firewall: { Domain: true, Private: true, Public: true },
       bootCount: 1,
       lastBootUpTime: (options.now ?? new Date()).toISOString(),
       features,
@@ -138,13 +162,18 @@ export class WindowsHost {
     return Object.values(this.state.products).find((p) => p.name === name);
   }
 
+  /** The data adapter the CNM plugin's config names (`Adapter=` of [DRIVER]), if it has one. */
+  contrailAdapter(): string | undefined {
+    return /^\s*Adapter\s*=\s*(.+?)\s*$/im.exec(this.fs.read(CNM_CONFIG) ?? '')?.[1];
+  }
+
   /** The transparent switch exists while the docker driver runs (it creates it). */
   switchExists(): boolean {
-    return this.isRunning('contrail-cnm-plugin') && this.isRunning('docker');
+    return (this.isRunning('contrail-cnm-plugin') || this.isRunning('contrail-docker-driver')) && this.isRunning('docker');
   }
 
   extensionRunning(): boolean {
-    return this.productOf('vrouter') !== undefined && this.switchExists();
+    return this.productOf('vrouter') !== undefined && this.switchExists() && !this.state.faults.extensionDisabled;
   }
 
   pipes(): string[] {
@@ -157,16 +186,40 @@ export class WindowsHost {
     return pipes;
   }
 
-  adapters(): { name: string; status: 'Up'; ifIndex: number }[] {
+  /**
+   * The adapters Get-NetAdapter shows, with the NDIS interface names (ifName) the vRouter's tools print.
+   * The Contrail switch gives the host `vEthernet (HNSTransparent)` (c-a-d's win_vhost_name); a transparent
+   * network gives the host a vNIC named after the adapter it binds, `vEthernet (<adapter>)`.
+   */
+  adapters(): { name: string; status: 'Up'; ifIndex: number; ifName: string }[] {
     const adapters = [
-      { name: 'Ethernet0', status: 'Up' as const, ifIndex: 4 },
-      { name: 'Ethernet1', status: 'Up' as const, ifIndex: 5 },
+      { name: 'Ethernet0', status: 'Up' as const, ifIndex: 4, ifName: 'ethernet_32768' },
+      { name: 'Ethernet1', status: 'Up' as const, ifIndex: 5, ifName: 'ethernet_32769' },
     ];
-    if (this.switchExists()) adapters.push({ name: VHOST_ADAPTER, status: 'Up', ifIndex: 12 });
-    // A transparent network gives the host a vNIC of its own on the network's switch.
+    if (this.switchExists()) adapters.push({ name: VHOST_ADAPTER, status: 'Up', ifIndex: 12, ifName: 'ethernet_32777' });
     for (const [i, n] of this.state.hnsNetworks.entries())
-      if (n.type === 'Transparent') adapters.push({ name: `vEthernet (${n.name})`, status: 'Up', ifIndex: 20 + i });
+      if (n.type === 'Transparent' && n.adapter)
+        adapters.push({ name: `vEthernet (${n.adapter})`, status: 'Up', ifIndex: 20 + i, ifName: `ethernet_${32780 + i}` });
     return adapters;
+  }
+
+  /**
+   * The adapters' own IPv4 addresses (DHCP or static, not groundcrew's): the management adapter Ethernet0
+   * and the data adapter Ethernet1. A vSwitch bound to an adapter moves its address to the host's vNIC.
+   */
+  adapterAddresses(): { interfaceAlias: string; ipAddress: string; prefixLength: number; gateway?: string }[] {
+    const base = [
+      { interfaceAlias: 'Ethernet0', ipAddress: this.state.managementAddress ?? '192.0.2.50', prefixLength: 24, gateway: '192.0.2.1' },
+      { interfaceAlias: 'Ethernet1', ipAddress: '172.16.0.50', prefixLength: 24, gateway: '172.16.0.1' },
+    ];
+    const contrail = this.switchExists() ? this.contrailAdapter()?.toLowerCase() : undefined;
+    const bound = new Set(this.state.hnsNetworks.filter((n) => n.type === 'Transparent' && n.adapter).map((n) => n.adapter?.toLowerCase()));
+    return base.map((a) => {
+      const lower = a.interfaceAlias.toLowerCase();
+      if (lower === contrail) return { ...a, interfaceAlias: VHOST_ADAPTER };
+      if (bound.has(lower)) return { ...a, interfaceAlias: `vEthernet (${a.interfaceAlias})` };
+      return a;
+    });
   }
 
   /** Interfaces routes may use: the adapters and the loopback. */
@@ -179,12 +232,13 @@ export class WindowsHost {
     const gone = this.state.hnsNetworks.find((n) => n.name === name);
     this.state.hnsNetworks = this.state.hnsNetworks.filter((n) => n !== gone);
     if (gone?.type !== 'Transparent') return;
-    const alias = `vEthernet (${gone.name})`;
+    const alias = `vEthernet (${gone.adapter})`;
     this.state.ipAddresses = this.state.ipAddresses.filter((a) => a.interfaceAlias !== alias);
     this.state.routes = this.state.routes.filter((r) => r.interfaceAlias !== alias);
   }
 
   listeningPorts(): number[] {
+    if (this.state.faults.agentNotListening) return [];
     return this.extensionRunning() && this.isRunning('contrail-vrouter-agent') ? [AGENT_PORT] : [];
   }
 

@@ -6,11 +6,18 @@ import { Interpreter } from '../shells/powershell/interpreter.js';
 import { loadPowerShellParser } from '../shells/powershell/parser.js';
 import { UTILITY_CMDLETS } from '../shells/powershell/utility-cmdlets.js';
 import { ParseCache } from '../shells/tree-sitter.js';
+import { catalogued } from './catalogued.js';
+import { CONTAINER_CMDLETS } from './container-cmdlets.js';
 import { DOCKER_NATIVE } from './docker.js';
 import { FILE_CMDLETS } from './file-cmdlets.js';
+import { FIREWALL_CMDLETS } from './firewall-cmdlets.js';
+import { INSTALLER_NATIVES } from './installer-natives.js';
 import { KUBELET_NATIVE } from './kubelet-sim.js';
+import { gated, MODULE_CMDLETS } from './modules.js';
 import { NETWORK_CMDLETS, NETWORK_NATIVES } from './network-cmdlets.js';
 import { PACKAGE_CMDLETS, PACKAGE_NATIVES } from './package-cmdlets.js';
+import { PROVIDER_CMDLETS } from './package-providers.js';
+import { PROCESS_NATIVES, startProcessCmdlet } from './process-cmdlets.js';
 import { REGISTRY_CMDLETS } from './registry-cmdlets.js';
 import { ROUTING_CMDLETS, ROUTING_NATIVES } from './routing-cmdlets.js';
 import { SERVICE_CMDLETS, SERVICE_NATIVES } from './service-cmdlets.js';
@@ -22,6 +29,7 @@ type Parser = Awaited<ReturnType<typeof loadPowerShellParser>>;
 
 function registry(): Registry<WindowsHost> {
   const cmdlets = new Map<string, CmdletSpec<WindowsHost>>();
+  const natives = new Map<string, NativeSpec<WindowsHost>>();
   for (const c of [
     ...(UTILITY_CMDLETS as CmdletSpec<WindowsHost>[]),
     ...SYSTEM_CMDLETS,
@@ -32,16 +40,22 @@ function registry(): Registry<WindowsHost> {
     ...ROUTING_CMDLETS,
     ...REGISTRY_CMDLETS,
     ...WEB_CMDLETS,
+    ...MODULE_CMDLETS,
+    ...PROVIDER_CMDLETS,
+    ...CONTAINER_CMDLETS,
+    ...FIREWALL_CMDLETS,
+    startProcessCmdlet(natives),
   ]) {
-    cmdlets.set(c.name.toLowerCase(), c);
+    cmdlets.set(c.name.toLowerCase(), catalogued(gated(c)));
   }
-  const natives = new Map<string, NativeSpec<WindowsHost>>();
   for (const n of [
     ...SYSTEM_NATIVES,
     ...SERVICE_NATIVES,
     ...PACKAGE_NATIVES,
     ...NETWORK_NATIVES,
     ...ROUTING_NATIVES,
+    ...PROCESS_NATIVES,
+    ...INSTALLER_NATIVES,
     DOCKER_NATIVE,
     KUBELET_NATIVE,
   ])
@@ -96,6 +110,8 @@ export class WindowsShell {
 
   /** Runs a PowerShell script as powershell.exe would; a syntax error is a ParserError, exit 1. */
   runScript(host: WindowsHost, script: string, stdin = ''): CommandResult {
+    // One script is one powershell.exe process: what it imported is gone when it ends.
+    host.session = { modules: new Set() };
     const { tree, problem } = this.#parsed.parse(script);
     if (problem) {
       const line = script.split(/\r?\n/)[problem.line - 1] ?? '';

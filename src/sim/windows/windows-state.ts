@@ -25,6 +25,8 @@ export interface HnsNetwork {
   subnets?: { addressPrefix: string; gatewayAddress: string }[];
   /** Transparent networks: the physical adapter they bind. */
   adapter?: string;
+  /** The Docker network driver that made it (transparent, nat, Contrail); none: an HNS network Docker does not know. */
+  driver?: string;
 }
 
 export interface NetRoute {
@@ -57,6 +59,8 @@ export interface MsiPackage {
   signed?: boolean;
   /** vRouter only, test-signed builds: the certificate Windows must trust to load the driver. */
   signerThumbprint?: string;
+  /** The docker driver of Contrail 5.0: installs contrail-windows-docker.exe instead of contrail-cnm-plugin.exe. */
+  layout?: 'docker-driver';
 }
 
 export interface WindowsFaults {
@@ -68,6 +72,16 @@ export interface WindowsFaults {
   failVersions?: string[];
   /** MSI file names whose install succeeds but asks for a reboot (3010). */
   rebootMsi?: string[];
+  /** A broken vRouter, for the diagnostic check: the extension disabled (and so not running). */
+  extensionDisabled?: boolean;
+  /** vifs the vRouter lost (vif --list does not show them). */
+  vifMissing?: ('physical' | 'vhost' | 'pkt0')[];
+  /** The flow device \\.\vrouterFlow cannot be opened (flow -l fails). */
+  flowBroken?: boolean;
+  /** The agent runs but does not serve its API on TCP 9091. */
+  agentNotListening?: boolean;
+  /** The CNM plugin runs but made no ContrailRootNetwork. */
+  noRootNetwork?: boolean;
 }
 
 export interface SimCatalog {
@@ -77,11 +91,32 @@ export interface SimCatalog {
   dockerVersions: string[];
   /** Whether the vRouter builds this host pulls are production-signed (WINDOWS_USE_SIGNED_VROUTER). */
   signedVrouter: boolean;
+  /**
+   * Registries this host can reach, by the name before the first `/` of an image (`docker.io` for Docker
+   * Hub organisations such as `opencontrailnightly`). A pull from any other fails as Docker's does.
+   */
+  registries: string[];
 }
+
+/** Windows Server 2016 (14393) and 2019 (17763): the builds Contrail's Windows compute supported. */
+export type WindowsBuild = 14393 | 17763;
 
 export interface WindowsState {
   os: 'windows';
   hostname: string;
+  build: WindowsBuild;
+  /** UEFI Secure Boot on: the BCD refuses testsigning (bcdedit's "protected by Secure Boot policy"). */
+  secureBoot: boolean;
+  /** Whether the SSH session has an elevated (High Mandatory Level) token; most changes need one. */
+  elevated: boolean;
+  /** PackageManagement providers installed beyond the built-in ones (NuGet, DockerMsftProvider). */
+  packageProviders: string[];
+  /** Modules installed with Install-Module (PowerShell Gallery). */
+  psModules: string[];
+  /** Ethernet0's address (the node's own); 192.0.2.50 when unset. */
+  managementAddress?: string;
+  /** Windows Firewall, per profile: enabled or not. */
+  firewall: { Domain: boolean; Private: boolean; Public: boolean };
   bootCount: number;
   lastBootUpTime: string;
   features: Record<string, FeatureState>;
@@ -115,10 +150,20 @@ export const DEFAULT_CATALOG: SimCatalog = {
   contrailVersions: ['5.0.0', '5.0.1', '5.0.2', '5.1.0', 'latest'],
   dockerVersions: ['17.06', '18.09', '19.03'],
   signedVrouter: false,
+  registries: ['docker.io'],
 };
 
 export interface FreshWindowsOptions {
   hostname: string;
+  /** 17763 (Server 2019) unless said. */
+  build?: WindowsBuild;
+  secureBoot?: boolean;
+  /** true unless said: groundcrew's documented setup logs in as an administrator. */
+  elevated?: boolean;
+  /** Chocolatey on the image (true unless said). */
+  chocolatey?: boolean;
+  /** The address of the management adapter Ethernet0 (the node's address in the inventory). */
+  managementAddress?: string;
   /** Features already installed (a host prepared by hand). */
   features?: string[];
   /** containerd installed as a service (a Kubernetes worker's runtime; groundcrew does not install it). */

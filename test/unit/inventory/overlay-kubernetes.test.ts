@@ -46,6 +46,17 @@ describe('per_host_subnet checks', () => {
       errors: ['nodes/win1.yaml:1:28: per_host_subnet: "10.42.1.0" is not an IPv4 CIDR block like 10.42.1.0/24'],
     },
     {
+      name: 'overlay_interface without a subnet to bind, or on a Linux node',
+      files: {
+        'nodes/win1.yaml': yaml('overlay_interface: Ethernet1'),
+        'nodes/lin1.yaml': subnet('10.42.3.0/24', 'overlay_interface: eth1'),
+      },
+      errors: [
+        'nodes/lin1.yaml:2:20: overlay_interface is for Windows nodes: a Linux node puts its subnet on a bridge of its own',
+        "nodes/win1.yaml:1:20: overlay_interface needs labels.per_host_subnet: it names the adapter that subnet's network binds",
+      ],
+    },
+    {
       name: 'host bits set',
       files: { 'nodes/win1.yaml': subnet('10.42.1.7/24') },
       errors: ['nodes/win1.yaml:1:28: per_host_subnet: "10.42.1.7/24" has host bits set (did you mean 10.42.1.0/24?)'],

@@ -96,8 +96,10 @@ async function converged(files: Files, instances = INSTANCES) {
 
 const linuxRoutes = (h: LinuxHost) => h.state.routes.map((r) => `${r.dst} ${r.gateway ?? r.dev}`).sort();
 const routes = (h: WindowsHost) => h.state.routes.map((r) => `${r.destinationPrefix} ${r.nextHop} ${r.interfaceAlias}`).sort();
-const SUBNET_A = 'labels: { per_host_subnet: 10.42.1.0/24 }\npublished_ports:\n  - { port: 8080, to: "10.42.1.10:80" }\n';
-const SUBNET_B = 'labels: { per_host_subnet: 10.42.2.0/24 }\n';
+// Windows nodes bind their data adapter (overlay_interface), never the management one that carries their address.
+const SUBNET_A =
+  'labels: { per_host_subnet: 10.42.1.0/24 }\noverlay_interface: Ethernet1\npublished_ports:\n  - { port: 8080, to: "10.42.1.10:80" }\n';
+const SUBNET_B = 'labels: { per_host_subnet: 10.42.2.0/24 }\noverlay_interface: Ethernet1\n';
 
 describe('per-host-subnet overlay on simulated Windows nodes', () => {
   it('converges route tables, gateways, transparent networks and portproxy rules to the plan', async () => {
@@ -106,11 +108,11 @@ describe('per-host-subnet overlay on simulated Windows nodes', () => {
     const a = host('win-a');
     expect(routes(a)).toEqual(
       [
-        '10.42.1.0/24 0.0.0.0 vEthernet (gc-overlay)',
+        '10.42.1.0/24 0.0.0.0 vEthernet (Ethernet1)',
         '10.42.2.0/24 192.0.2.32 Ethernet0',
         '127.0.0.0/8 0.0.0.0 Loopback Pseudo-Interface 1',
-        '169.254.169.250/32 10.42.1.1 vEthernet (gc-overlay)',
-        '169.254.169.251/32 10.42.1.1 vEthernet (gc-overlay)',
+        '169.254.169.250/32 10.42.1.1 vEthernet (Ethernet1)',
+        '169.254.169.251/32 10.42.1.1 vEthernet (Ethernet1)',
         '255.255.255.255/32 0.0.0.0 Ethernet0',
       ].sort(),
     );
@@ -118,7 +120,7 @@ describe('per-host-subnet overlay on simulated Windows nodes', () => {
       type: 'Transparent',
       subnets: [{ addressPrefix: '10.42.1.0/24', gatewayAddress: '10.42.1.1' }],
     });
-    expect(a.state.ipAddresses).toEqual([{ interfaceAlias: 'vEthernet (gc-overlay)', ipAddress: '10.42.1.1', prefixLength: 24 }]);
+    expect(a.state.ipAddresses).toEqual([{ interfaceAlias: 'vEthernet (Ethernet1)', ipAddress: '10.42.1.1', prefixLength: 24 }]);
     expect(a.state.portProxies).toEqual([{ listenAddress: '0.0.0.0', listenPort: 8080, connectAddress: '10.42.1.10', connectPort: 80 }]);
     expect(a.state.registry['hklm:\\system\\currentcontrolset\\services\\tcpip\\parameters']?.IPEnableRouter).toBe(1);
     expect(a.state.services.remoteaccess).toMatchObject({ status: 'Running', startType: 'Automatic' });
@@ -137,7 +139,7 @@ describe('per-host-subnet overlay on simulated Windows nodes', () => {
     const since = (n: string, at: number) => host(n).state.journal.slice(at);
 
     let at = { a: mark('win-a'), b: mark('win-b') };
-    await commit('add-c', { ...files, 'nodes/win-c.yaml': 'labels: { per_host_subnet: 10.42.3.0/24 }\n' });
+    await commit('add-c', { ...files, 'nodes/win-c.yaml': 'labels: { per_host_subnet: 10.42.3.0/24 }\noverlay_interface: Ethernet1\n' });
     const changes = (n: string, from: number) => since(n, from).filter((e) => /route|network|portproxy|netipaddress/.test(e));
     expect(changes('win-a', at.a)).toEqual(['new-netroute 10.42.3.0/24 192.0.2.33 Ethernet0']);
     expect(changes('win-b', at.b)).toEqual(['new-netroute 10.42.3.0/24 192.0.2.33 Ethernet0']);
@@ -149,8 +151,8 @@ describe('per-host-subnet overlay on simulated Windows nodes', () => {
     at = { a: mark('win-a'), b: mark('win-b') };
     await commit('move-b', {
       ...files,
-      'nodes/win-b.yaml': 'labels: { per_host_subnet: 10.42.4.0/24 }\n',
-      'nodes/win-c.yaml': 'labels: { per_host_subnet: 10.42.3.0/24 }\n',
+      'nodes/win-b.yaml': 'labels: { per_host_subnet: 10.42.4.0/24 }\noverlay_interface: Ethernet1\n',
+      'nodes/win-c.yaml': 'labels: { per_host_subnet: 10.42.3.0/24 }\noverlay_interface: Ethernet1\n',
     });
     expect(changes('win-a', at.a)).toEqual([
       'remove-netroute 10.42.2.0/24 192.0.2.32 Ethernet0',
@@ -161,13 +163,13 @@ describe('per-host-subnet overlay on simulated Windows nodes', () => {
       { addressPrefix: '10.42.4.0/24', gatewayAddress: '10.42.4.1' },
     ]);
     expect(routes(host('win-b'))).toEqual(
-      expect.arrayContaining(['169.254.169.250/32 10.42.4.1 vEthernet (gc-overlay)', '10.42.3.0/24 192.0.2.33 Ethernet0']),
+      expect.arrayContaining(['169.254.169.250/32 10.42.4.1 vEthernet (Ethernet1)', '10.42.3.0/24 192.0.2.33 Ethernet0']),
     );
 
     at = { a: mark('win-a'), b: mark('win-b') };
     await commit('remove-c', {
-      'nodes/win-a.yaml': 'labels: { per_host_subnet: 10.42.1.0/24 }\n',
-      'nodes/win-b.yaml': 'labels: { per_host_subnet: 10.42.4.0/24 }\n',
+      'nodes/win-a.yaml': 'labels: { per_host_subnet: 10.42.1.0/24 }\noverlay_interface: Ethernet1\n',
+      'nodes/win-b.yaml': 'labels: { per_host_subnet: 10.42.4.0/24 }\noverlay_interface: Ethernet1\n',
     });
     expect(changes('win-a', at.a)).toEqual(['remove-netroute 10.42.3.0/24 192.0.2.33 Ethernet0', 'portproxy-delete 0.0.0.0:8080']);
     expect(changes('win-b', at.b)).toEqual(['remove-netroute 10.42.3.0/24 192.0.2.33 Ethernet0']);

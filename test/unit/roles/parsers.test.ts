@@ -5,7 +5,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseIpLinks } from '../../../src/roles/linux/parsers.js';
 import { MSI_EXIT, msiOutcome } from '../../../src/roles/windows/msi.js';
-import { parseBcdTestSigning, parseMsiPackages, parsePortProxies, parseScFailure, parseScQc } from '../../../src/roles/windows/parsers.js';
+import {
+  parseBcdTestSigning,
+  parseMsiPackages,
+  parsePortProxies,
+  parseScFailure,
+  parseScQc,
+  parseVifList,
+} from '../../../src/roles/windows/parsers.js';
 
 const fixture = (path: string) => readFileSync(join(import.meta.dirname, '..', '..', 'fixtures', path), 'utf8');
 
@@ -98,5 +105,24 @@ describe('Windows service and portproxy parsers (composed fixtures: see ORIGIN.m
       { listenAddress: '*', listenPort: 2222, connectAddress: '10.42.1.11', connectPort: 22 },
     ]);
     expect(parsePortProxies([''])).toEqual([]);
+  });
+});
+
+describe('parseVifList', () => {
+  it('reads the real tool: each vif with how it is attached, its name and Type', () => {
+    const vifs = parseVifList(fixture('windows/vif-list-vtest.txt'));
+    expect(vifs).toEqual([
+      { vif: 'vif0/0', attach: 'PCI', name: 'Mock', type: 'Physical' },
+      { vif: 'vif0/1', attach: 'PMD', name: 'vhost0', type: 'Host' },
+      { vif: 'vif0/2', attach: 'Socket', name: 'unix', type: 'Agent' },
+      { vif: 'vif0/3', attach: 'PMD', name: 'tape703ea67-f1', type: 'Virtual' },
+    ]);
+    // A name is matched whole: the diagnostic check's ifName must not match inside another name.
+    expect(vifs.some((v) => v.name === 'vhost')).toBe(false);
+  });
+
+  it('reads it as PowerShell hands it over (one line per item) and finds nothing in an error', () => {
+    expect(parseVifList(fixture('windows/vif-list-vtest.txt').split('\n'))).toHaveLength(4);
+    expect(parseVifList(null)).toEqual([]);
   });
 });

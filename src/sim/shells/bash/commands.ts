@@ -3,13 +3,51 @@
 import { type CommandResult, ok } from '../../command-result.js';
 import type { Node } from '../tree-sitter.js';
 import type { ShellFiles, Utility } from './bash-shell.js';
-import { BashExit } from './errors.js';
+import { BashExit, BashReturn, Unsupported } from './errors.js';
+import { globSource } from './glob.js';
 import { BashWords, type Io } from './words.js';
 
 /** The interpreter's second layer: what one simple command does, once its words are expanded. */
+/** Builtins of bash the simulator does not model: refused, not reported as missing commands. */
+const UNMODELLED_BUILTINS = new Set([
+  '.',
+  'alias',
+  'bind',
+  'builtin',
+  'caller',
+  'compgen',
+  'complete',
+  'declare',
+  'dirs',
+  'disown',
+  'enable',
+  'eval',
+  'exec',
+  'fc',
+  'getopts',
+  'hash',
+  'let',
+  'mapfile',
+  'popd',
+  'pushd',
+  'readarray',
+  'shopt',
+  'source',
+  'trap',
+  'type',
+  'typeset',
+  'ulimit',
+  'umask',
+  'wait',
+]);
+
 export abstract class BashCommands extends BashWords {
   protected pipefail = false;
   protected readonly functions = new Map<string, Node>();
+  /** Per running function, the values its `local` names had outside it, to put back when it returns. */
+  readonly #frames: Map<string, string | undefined>[] = [];
+
+  protected abstract loopControl(kind: 'break' | 'continue', args: string[], io: Io): number;
 
   constructor(
     protected readonly utilities: ReadonlyMap<string, Utility>,
@@ -25,9 +63,22 @@ export abstract class BashCommands extends BashWords {
     this.env.set(name, value ? this.word(value) : '');
   }
 
-  protected declaration(node: Node): number {
+  /** local, export, readonly and declare without options; arrays and attributes are outside the subset. */
+  protected declaration(node: Node, io: Io): number {
+    const keyword = node.child(0)?.text ?? '';
+    if (keyword === 'declare' || keyword === 'typeset' || node.namedChildren.some((c) => c?.type === 'word' && c.text.startsWith('-')))
+      throw new Unsupported(`${keyword} with options (${node.text.slice(0, 40)})`);
+    const frame = this.#frames.at(-1);
+    if (keyword === 'local' && !frame) {
+      io.err.push(`bash: line ${this.line}: local: can only be used in a function\n`);
+      return 1;
+    }
     for (const child of node.namedChildren) {
-      if (child?.type === 'variable_assignment') this.assign(child);
+      if (child?.type !== 'variable_assignment' && child?.type !== 'variable_name') continue;
+      const name = child.type === 'variable_name' ? child.text : (child.namedChild(0)?.text ?? '');
+      if (keyword === 'local' && frame && !frame.has(name)) frame.set(name, this.env.get(name));
+      if (child.type === 'variable_assignment') this.assign(child);
+      else if (keyword === 'local') this.env.delete(name);
     }
     return 0;
   }
@@ -70,22 +121,76 @@ export abstract class BashCommands extends BashWords {
         this.args = this.args.slice(Number(args[0] ?? 1));
         return ok();
       case 'command':
-      case 'type':
         if (args[0] === '-v' && args[1])
           return this.#lookup(args[1]) ? ok(`${this.#lookup(args[1])}\n`) : { stdout: '', stderr: '', exitCode: 1 };
-        break;
+        if (args[0]?.startsWith('-')) throw new Unsupported(`command ${args[0]}`);
+        // `command X` runs X, never a function of that name.
+        return this.#program(args[0] ?? '', args.slice(1), io, line);
+      case 'return': {
+        if (this.#frames.length === 0) {
+          io.err.push(`bash: line ${line}: return: can only \`return' from a function or sourced script\n`);
+          return { stdout: '', stderr: '', exitCode: 2 };
+        }
+        throw new BashReturn(args[0] === undefined ? this.status : Number(args[0]) & 255);
+      }
+      case 'break':
+      case 'continue':
+        return { stdout: '', stderr: '', exitCode: this.loopControl(name, args, io) };
+      case 'read':
+        return this.#read(args, io);
     }
+    if (UNMODELLED_BUILTINS.has(name)) throw new Unsupported(`the builtin ${name}`);
     const fn = this.functions.get(name);
-    if (fn) {
-      const saved = this.args;
-      this.args = args;
-      try {
-        const inner: Io = { stdin: io.stdin, out: io.out, err: io.err };
-        return { stdout: '', stderr: '', exitCode: this.block(fn.type === 'compound_statement' ? fn.namedChildren : [fn], inner) };
-      } finally {
-        this.args = saved;
+    if (fn) return { stdout: '', stderr: '', exitCode: this.#call(fn, args, io) };
+    return this.#program(name, args, io, line);
+  }
+
+  #call(fn: Node, args: string[], io: Io): number {
+    const saved = this.args;
+    const frame = new Map<string, string | undefined>();
+    this.args = args;
+    this.#frames.push(frame);
+    try {
+      return this.block(fn.type === 'compound_statement' ? fn.namedChildren : [fn], { stdin: io.stdin, out: io.out, err: io.err });
+    } catch (err) {
+      if (err instanceof BashReturn) return err.code;
+      throw err;
+    } finally {
+      this.args = saved;
+      this.#frames.pop();
+      for (const [name, value] of frame) {
+        if (value === undefined) this.env.delete(name);
+        else this.env.set(name, value);
       }
     }
+  }
+
+  /** read [-r] [name...]: one line of standard input, split on whitespace, the last name taking the rest. */
+  #read(args: string[], io: Io): CommandResult {
+    const raw = args[0] === '-r';
+    const names = raw ? args.slice(1) : args;
+    if (names.some((n) => n.startsWith('-'))) throw new Unsupported(`read ${names.join(' ')}`);
+    if (io.stdin === '') return { stdout: '', stderr: '', exitCode: 1 };
+    const end = io.stdin.indexOf('\n');
+    let line = end < 0 ? io.stdin : io.stdin.slice(0, end);
+    io.stdin = end < 0 ? '' : io.stdin.slice(end + 1);
+    if (!raw) line = line.replace(/\\(.)/g, '$1');
+    const targets = names.length > 0 ? names : ['REPLY'];
+    let rest = names.length > 0 ? line.replace(/^[ \t]+/, '') : line;
+    targets.forEach((name, i) => {
+      if (i === targets.length - 1) {
+        this.env.set(name, names.length > 0 ? rest.replace(/[ \t]+$/, '') : rest);
+        return;
+      }
+      const m = /^(\S*)[ \t]*/.exec(rest);
+      this.env.set(name, m?.[1] ?? '');
+      rest = rest.slice(m?.[0].length ?? 0);
+    });
+    // A last line without a newline is read, but read says end of file.
+    return { stdout: '', stderr: '', exitCode: end < 0 ? 1 : 0 };
+  }
+
+  #program(name: string, args: string[], io: Io, line: number): CommandResult {
     const utility = this.utilities.get(name.replace(/^\/(usr\/)?(s?bin)\//, ''));
     if (utility) return utility(args, io.stdin, this);
     return { stdout: '', stderr: `bash: line ${line}: ${name}: command not found\n`, exitCode: 127 };
@@ -103,6 +208,7 @@ export abstract class BashCommands extends BashWords {
         if (args[++i] === 'pipefail') this.pipefail = a === '-o';
         else if (args[i] === 'errexit') this.errexit = a === '-o';
         else if (args[i] === 'nounset') this.nounset = a === '-o';
+        else throw new Unsupported(`set ${a} ${args[i] ?? ''}`);
         continue;
       }
       const on = a.startsWith('-');
@@ -120,30 +226,46 @@ export abstract class BashCommands extends BashWords {
 
   protected test(node: Node): boolean {
     const inner = node.namedChildren.find((c) => c !== null);
-    return inner ? this.#testExpr(inner) : false;
+    return inner ? this.#testExpr(inner, node.text.startsWith('[[')) : false;
   }
 
-  #testExpr(node: Node): boolean {
+  /** The test utility's verdict; an operator it does not know is refused, not read as false. */
+  #runTest(argv: string[]): boolean {
+    const result = this.utilities.get('test')?.(argv, '', this);
+    if (!result || result.exitCode > 1) throw new Unsupported(`the test ${argv.join(' ')} (${result?.stderr.trim() ?? 'no test'})`);
+    return result.exitCode === 0;
+  }
+
+  #testExpr(node: Node, double = false): boolean {
     switch (node.type) {
       case 'unary_expression': {
         const op = node.child(0)?.text ?? '';
-        if (op === '!') return !this.#testExpr(node.child(1) as Node);
+        if (op === '!') return !this.#testExpr(node.child(1) as Node, double);
         const operand = this.expand(node.child(1) as Node).join(' ');
-        const result = this.utilities.get('test')?.([op, operand], '', this);
-        return result?.exitCode === 0;
+        return this.#runTest([op, operand]);
       }
       case 'binary_expression': {
         const op = node.child(1)?.text ?? '';
-        if (op === '&&' || op === '-a') return this.#testExpr(node.child(0) as Node) && this.#testExpr(node.child(2) as Node);
-        if (op === '||' || op === '-o') return this.#testExpr(node.child(0) as Node) || this.#testExpr(node.child(2) as Node);
+        if (op === '&&' || op === '-a')
+          return this.#testExpr(node.child(0) as Node, double) && this.#testExpr(node.child(2) as Node, double);
+        if (op === '||' || op === '-o')
+          return this.#testExpr(node.child(0) as Node, double) || this.#testExpr(node.child(2) as Node, double);
         const left = this.expand(node.child(0) as Node).join(' ');
-        const right = this.expand(node.child(2) as Node).join(' ');
-        return this.utilities.get('test')?.([left, op === '==' ? '=' : op, right], '', this).exitCode === 0;
+        const rightNode = node.child(2) as Node;
+        // In [[ ]], an unquoted right side of == and != is a pattern, and =~ an extended regex (bash manual).
+        if (double && (op === '==' || op === '!=' || op === '=') && /[*?[]/.test(rightNode.text) && !/^['"]/.test(rightNode.text))
+          return new RegExp(`^(?:${globSource(rightNode.text)})$`).test(left) === (op !== '!=');
+        if (double && op === '=~') {
+          if (/^['"]/.test(rightNode.text)) throw new Unsupported(`a quoted regex after =~ (${rightNode.text})`);
+          return new RegExp(rightNode.text).test(left);
+        }
+        const right = this.expand(rightNode).join(' ');
+        return this.#runTest([left, op === '==' ? '=' : op, right]);
       }
       case 'parenthesized_expression':
-        return this.#testExpr(node.namedChild(0) as Node);
+        return this.#testExpr(node.namedChild(0) as Node, double);
       case 'negated_expression':
-        return !this.#testExpr(node.namedChild(0) as Node);
+        return !this.#testExpr(node.namedChild(0) as Node, double);
       default:
         return this.expand(node).join(' ') !== '';
     }

@@ -1,16 +1,17 @@
 // A small bash over tree-sitter-bash trees: the subset documented in docs/simulator.md, run against a
 // simulated Linux host. Anything outside it fails loudly instead of being skipped.
 //
-// Three layers, by what each needs: words.ts (variables and expansions), commands.ts (simple commands,
-// builtins, tests) and this file (statements: lists, pipelines, if/for, subshells, redirections).
+// Four layers, by what each needs: words.ts (variables and expansions, $(( ))), commands.ts (simple commands,
+// builtins, functions, tests), control-flow.ts (for, while, until, case) and this file (statements: lists,
+// pipelines, if, (( )), subshells, redirections).
 
 import type { CommandResult } from '../../command-result.js';
 import type { Node, Tree } from '../tree-sitter.js';
-import { BashCommands } from './commands.js';
-import { BashExit, BashUnbound, Unsupported } from './errors.js';
+import { BashControlFlow } from './control-flow.js';
+import { BashExit, BashFatal, Unsupported } from './errors.js';
 import type { Io } from './words.js';
 
-export class BashInterpreter extends BashCommands {
+export class BashInterpreter extends BashControlFlow {
   /** Inside an if/while condition, or left of && / ||, or after !: errexit does not fire there. */
   #conditional = 0;
 
@@ -22,7 +23,7 @@ export class BashInterpreter extends BashCommands {
       this.block(tree.rootNode.namedChildren, io);
       code = this.status;
     } catch (err) {
-      if (err instanceof BashUnbound) io.err.push(err.text);
+      if (err instanceof BashFatal) io.err.push(err.text);
       if (err instanceof BashExit) code = err.code;
       else if (err instanceof Unsupported) {
         io.err.push(`bash: groundcrew sim: ${err.message} is outside the simulated subset (docs/simulator.md)\n`);
@@ -39,20 +40,30 @@ export class BashInterpreter extends BashCommands {
 
   #statement(node: Node, io: Io): number {
     this.line = node.startPosition.row + 1;
-    const status = this.#dispatch(node, io);
+    const status = this.dispatch(node, io);
     this.status = status;
     if (
       status !== 0 &&
       this.errexit &&
       this.#conditional === 0 &&
-      !['if_statement', 'for_statement', 'while_statement', 'list', 'negated_command'].includes(node.type)
+      !['if_statement', 'for_statement', 'while_statement', 'case_statement', 'list', 'negated_command'].includes(node.type)
     ) {
       throw new BashExit(status);
     }
     return status;
   }
 
-  #dispatch(node: Node, io: Io): number {
+  protected dispatch(node: Node, io: Io): number {
+    const savedErr = this.currentErr;
+    this.currentErr = io.err;
+    try {
+      return this.#dispatchTo(node, io);
+    } finally {
+      this.currentErr = savedErr;
+    }
+  }
+
+  #dispatchTo(node: Node, io: Io): number {
     switch (node.type) {
       case 'command':
         return this.command(node, io);
@@ -62,7 +73,7 @@ export class BashInterpreter extends BashCommands {
         this.assign(node);
         return this.substitutionStatus;
       case 'declaration_command':
-        return this.declaration(node);
+        return this.declaration(node, io);
       case 'unset_command':
         for (const n of node.namedChildren.slice(1)) if (n) this.env.delete(n.text);
         return 0;
@@ -75,15 +86,22 @@ export class BashInterpreter extends BashCommands {
       case 'if_statement':
         return this.#if(node, io);
       case 'for_statement':
-        return this.#for(node, io);
+      case 'c_style_for_statement':
+        return this.forStatement(node, io);
+      case 'while_statement':
+        return this.whileStatement(node, io);
+      case 'case_statement':
+        return this.caseStatement(node, io);
       case 'compound_statement':
+        // (( expr )): status 0 when the expression is not zero.
+        if (node.child(0)?.type === '((') return this.arithmetic(node.text.replace(/^\(\(|\)\)$/g, '')) === '0' ? 1 : 0;
         return this.block(node.namedChildren, io);
       case 'subshell':
         return this.#subshell(node, io);
       case 'negated_command': {
         this.#conditional++;
         try {
-          return this.#dispatch(node.namedChild(0) as Node, io) === 0 ? 1 : 0;
+          return this.dispatch(node.namedChild(0) as Node, io) === 0 ? 1 : 0;
         } finally {
           this.#conditional--;
         }
@@ -108,7 +126,7 @@ export class BashInterpreter extends BashCommands {
     this.#conditional++;
     let status: number;
     try {
-      status = this.#dispatch(left, io);
+      status = this.dispatch(left, io);
     } finally {
       this.#conditional--;
     }
@@ -129,13 +147,21 @@ export class BashInterpreter extends BashCommands {
       const last = i === stages.length - 1;
       const stageIo: Io = { stdin: input, out: last ? io.out : [], err: io.err };
       this.#conditional++;
+      // Each command of a pipeline runs in a subshell: what it sets is gone afterwards (bash manual, Pipelines).
+      const saved = stages.length > 1 ? { cwd: this.cwd, env: new Map(this.env) } : undefined;
       try {
-        statuses.push(this.#dispatch(stage, stageIo));
+        statuses.push(this.dispatch(stage, stageIo));
       } catch (err) {
         if (!(err instanceof BashExit)) throw err;
+        if (err instanceof BashFatal) io.err.push(err.text);
         statuses.push(err.code);
       } finally {
         this.#conditional--;
+        if (saved) {
+          this.cwd = saved.cwd;
+          this.env.clear();
+          for (const [k, v] of saved.env) this.env.set(k, v);
+        }
       }
       input = stageIo.out.join('');
     });
@@ -147,6 +173,7 @@ export class BashInterpreter extends BashCommands {
     try {
       return this.block(node.namedChildren, io);
     } catch (err) {
+      if (err instanceof BashFatal) io.err.push(err.text);
       if (err instanceof BashExit) return err.code;
       throw err;
     } finally {
@@ -167,13 +194,13 @@ export class BashInterpreter extends BashCommands {
     const condition = until(['then']);
     i++;
     const body = until(['elif_clause', 'else_clause', 'fi']);
-    if (this.#condition(condition, io) === 0) return this.block(body, io);
+    if (this.condition(condition, io) === 0) return this.block(body, io);
     for (; i < children.length; i++) {
       const clause = children[i] as Node;
       if (clause.type === 'elif_clause') {
         const parts = clause.children.filter((c): c is Node => c !== null);
         const thenAt = parts.findIndex((p) => p.type === 'then');
-        if (this.#condition(parts.slice(1, thenAt), io) === 0) return this.block(parts.slice(thenAt + 1), io);
+        if (this.condition(parts.slice(1, thenAt), io) === 0) return this.block(parts.slice(thenAt + 1), io);
       } else if (clause.type === 'else_clause') {
         return this.block(clause.children.slice(1), io);
       }
@@ -181,30 +208,15 @@ export class BashInterpreter extends BashCommands {
     return 0;
   }
 
-  #condition(nodes: Node[], io: Io): number {
+  protected condition(nodes: Node[], io: Io): number {
     this.#conditional++;
     try {
       let status = 0;
-      for (const n of nodes) if (n.isNamed && n.type !== 'comment') status = this.#dispatch(n, io);
+      for (const n of nodes) if (n.isNamed && n.type !== 'comment') status = this.dispatch(n, io);
       return status;
     } finally {
       this.#conditional--;
     }
-  }
-
-  #for(node: Node, io: Io): number {
-    const variable = node.childForFieldName('variable')?.text ?? '';
-    const body = node.childForFieldName('body');
-    const values = node
-      .childrenForFieldName('value')
-      .filter((c): c is Node => c !== null)
-      .flatMap((v) => this.expand(v));
-    let status = 0;
-    for (const value of values) {
-      this.env.set(variable, value);
-      status = body ? this.block(body.namedChildren, io) : 0;
-    }
-    return status;
   }
 
   #redirected(node: Node, io: Io): number {
@@ -245,7 +257,7 @@ export class BashInterpreter extends BashCommands {
         else targets.push({ fd: Number(fdNode?.text ?? 1), path: target, append: op === '>>' });
       } else throw new Unsupported(`${r.type} (${r.text.slice(0, 40)})`);
     }
-    const status = this.#dispatch(body, inner);
+    const status = this.dispatch(body, inner);
     const streams: Record<number, string> = { 1: inner.out.join(''), 2: inner.err.join('') };
     const sinks: Record<number, { path?: string; append: boolean } | 'out' | 'err'> = { 1: 'out', 2: 'err' };
     for (const t of targets) sinks[t.fd] = t.dup !== undefined ? (sinks[t.dup] ?? 'out') : { path: t.path, append: t.append };

@@ -1,8 +1,10 @@
 // Words of the simulated bash: quoting, $VAR and ${VAR...} expansions, $( ) and field splitting.
 
 import type { Node } from '../tree-sitter.js';
+import { evaluateArithmetic } from './arithmetic.js';
 import type { BashShell } from './bash-shell.js';
-import { BashExit, BashUnbound, Unsupported } from './errors.js';
+import { BashExit, BashFatal, BashUnbound, Unsupported } from './errors.js';
+import { globSource } from './glob.js';
 import { normalize } from './posix-path.js';
 
 /** Where a command reads and writes: its standard input, and what it has written so far. */
@@ -27,6 +29,8 @@ export abstract class BashWords implements BashShell {
   protected stdin = '';
   /** Status of the last command substitution, which an assignment passes on as its own. */
   protected substitutionStatus = 0;
+  /** Where the running command's stderr goes: a command substitution inside it writes there too. */
+  protected currentErr: string[] | undefined;
   /** Line of the statement being run, for bash's "line N:" in messages. */
   protected line = 1;
 
@@ -79,6 +83,8 @@ export abstract class BashWords implements BashShell {
         return this.#substitute(node)
           .split(/\s+/)
           .filter((f) => f !== '');
+      case 'arithmetic_expansion':
+        return [this.arithmetic(node.text.replace(/^\$\(\(|\)\)$/g, ''))];
       default:
         throw new Unsupported(`${node.type} (${node.text.slice(0, 40)})`);
     }
@@ -106,17 +112,38 @@ export abstract class BashWords implements BashShell {
       out += literal(node.text.slice(at - node.startIndex, dollar - node.startIndex));
       if (child.type === 'simple_expansion' || child.type === 'expansion') out += this.#variable(child);
       else if (child.type === 'command_substitution') out += this.#substitute(child);
+      else if (child.type === 'arithmetic_expansion') out += this.arithmetic(child.text.replace(/^\$\(\(|\)\)$/g, ''));
       else throw new Unsupported(`${child.type} in a string`);
       at = child.endIndex;
     }
     return out + literal(node.text.slice(at - node.startIndex, bodyEnd - node.startIndex));
   }
 
+  /** $(( )) and (( )): parameters expanded first, then evaluated (bash manual, ARITHMETIC EVALUATION). */
+  protected arithmetic(text: string): string {
+    if (/\$\(|`/.test(text)) throw new Unsupported(`a command substitution inside arithmetic (${text.slice(0, 40)})`);
+    const expanded = this.interpolate(text);
+    try {
+      return String(
+        evaluateArithmetic(expanded, {
+          read: (name) => this.env.get(name),
+          write: (name, value) => this.env.set(name, value),
+        }),
+      );
+    } catch (err) {
+      if (err instanceof BashFatal) throw new BashFatal(`bash: line ${this.line}: ${err.text}`, err.code);
+      throw err;
+    }
+  }
+
   protected interpolate(text: string): string {
-    return text.replace(/\\([$`\\])|\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/g, (whole, escaped: string | undefined, name: string | undefined) => {
-      if (escaped) return escaped;
-      return whole.startsWith('\\') ? whole : this.#read(name ?? '');
-    });
+    return text.replace(
+      /\\([$`\\])|\$\{?([A-Za-z_][A-Za-z0-9_]*|[0-9#?])\}?/g,
+      (whole, escaped: string | undefined, name: string | undefined) => {
+        if (escaped) return escaped;
+        return whole.startsWith('\\') ? whole : this.#read(name ?? '');
+      },
+    );
   }
 
   #read(name: string): string {
@@ -147,17 +174,56 @@ export abstract class BashWords implements BashShell {
       if (op.endsWith('=')) this.env.set(name, fallback);
       return fallback;
     }
+    if (op === ':+' || op === '+') {
+      const value = this.env.get(name);
+      if (value === undefined || (op === ':+' && value === '')) return '';
+      return node.namedChildren
+        .filter((c) => c !== null && c.type !== 'variable_name')
+        .map((c) => (c ? this.word(c) : ''))
+        .join('');
+    }
+    if (op !== undefined && ['#', '##', '%', '%%', '/', '//', ':'].includes(op)) return this.#trimmed(node, op, this.#read(name));
     if (op !== undefined) throw new Unsupported(`the expansion ${node.text}`);
     return this.#read(name);
   }
 
+  /** ${v#p} ${v##p} ${v%p} ${v%%p}, ${v/p/r} ${v//p/r}, ${v:offset:length} (bash manual, Shell Parameter Expansion). */
+  #trimmed(node: Node, op: string, value: string): string {
+    const parts = node.namedChildren.filter((c): c is Node => c !== null && c.type !== 'variable_name');
+    if (op === ':') {
+      const [offsetNode, lengthNode] = parts;
+      const offset = Number(this.arithmetic(offsetNode?.text ?? '0'));
+      const from = offset < 0 ? Math.max(value.length + offset, 0) : offset;
+      if (!lengthNode) return value.slice(from);
+      const length = Number(this.arithmetic(lengthNode.text));
+      return length < 0 ? value.slice(from, value.length + length) : value.slice(from, from + length);
+    }
+    const pattern = parts[0]?.text ?? '';
+    if (/[$`]/.test(pattern) || /^[#%]/.test(pattern)) throw new Unsupported(`the expansion ${node.text}`);
+    const whole = (text: string) => new RegExp(`^(?:${globSource(pattern)})$`).test(text);
+    if (op === '#' || op === '##') {
+      const lengths = [...Array(value.length + 1).keys()];
+      const cut = (op === '#' ? lengths : lengths.reverse()).find((i) => whole(value.slice(0, i)));
+      return cut === undefined ? value : value.slice(cut);
+    }
+    if (op === '%' || op === '%%') {
+      const starts = [...Array(value.length + 1).keys()];
+      const cut = (op === '%' ? starts.reverse() : starts).find((i) => whole(value.slice(i)));
+      return cut === undefined ? value : value.slice(0, cut);
+    }
+    const replacement = parts[1] ? this.word(parts[1]) : '';
+    if (pattern === '') return value;
+    return value.replace(new RegExp(globSource(pattern), op === '//' ? 'g' : ''), () => replacement);
+  }
+
   #substitute(node: Node): string {
-    const io: Io = { stdin: this.stdin, out: [], err: [] };
+    const io: Io = { stdin: this.stdin, out: [], err: this.currentErr ?? [] };
     const savedErrexit = this.errexit;
     try {
       this.substitutionStatus = this.block(node.namedChildren, io);
     } catch (err) {
       if (!(err instanceof BashExit)) throw err;
+      if (err instanceof BashFatal) io.err.push(err.text);
       this.substitutionStatus = err.code;
     } finally {
       this.errexit = savedErrexit;

@@ -39,6 +39,8 @@ export interface CmdletSpec<H> {
   name: string;
   params: Record<string, ParamSpec>;
   supportsShouldProcess?: boolean;
+  /** Whether this host has the cmdlet now (its module installed or imported); without it, "not recognized". */
+  available?(host: H): boolean;
   run(host: H, args: BoundArgs, input: unknown[], ctx: CmdletContext): unknown[];
 }
 

@@ -1,5 +1,6 @@
 // PowerShell expressions in the simulator: variables, literals, operators, members, casts and script blocks.
 
+import { cast } from './casts.js';
 import type { ScriptBlockValue } from './commands.js';
 import { staticCall, staticMember } from './dotnet-statics.js';
 import { PsTerminatingError } from './errors.js';
@@ -7,20 +8,43 @@ import { callMethod, getMember } from './members.js';
 import { binaryOperator, unaryOperator } from './operators.js';
 import type { Node } from './parser.js';
 import { stringLiteral } from './strings.js';
-import { kind, unsupported, unwrap, variableName } from './syntax.js';
-import { collapse, isTruthy, PsObject, toItems, toText } from './values.js';
+import { kind, notModelled, unsupported, unwrap, variableName } from './syntax.js';
+import { collapse, isTruthy, PsObject, toText } from './values.js';
+import { Scopes } from './variables.js';
 
 export interface InterpreterOptions {
   stdin?: string;
   env?: Record<string, string>;
 }
 
+const INCREMENTS: Record<string, { delta: number; post: boolean }> = {
+  post_increment_expression: { delta: 1, post: true },
+  post_decrement_expression: { delta: -1, post: true },
+  pre_increment_expression: { delta: 1, post: false },
+  pre_decrement_expression: { delta: -1, post: false },
+};
+
+/** `++` and `--` (about_Assignment_Operators): as a statement they write nothing. */
+export function isIncrement(node: Node): boolean {
+  return node.type in INCREMENTS;
+}
+
+function nullIndex(): PsTerminatingError {
+  return new PsTerminatingError(
+    'Cannot index into a null array.',
+    'NullArray',
+    'InvalidOperation: (:) [], RuntimeException',
+    undefined,
+    'System.Management.Automation.RuntimeException',
+  );
+}
+
 /**
- * The first of the interpreter's three layers (expressions, then pipelines.ts, then interpreter.ts): values
+ * The first of the interpreter's layers (expressions, pipelines.ts, control-flow.ts, interpreter.ts): values
  * and variables. An expression can hold a pipeline or statements ($(...), @(...), { }), which the layers above run.
  */
 export abstract class PsExpressions<H> {
-  readonly #variables = new Map<string, unknown>();
+  protected readonly scopes = new Scopes();
 
   constructor(
     protected readonly host: H,
@@ -28,23 +52,44 @@ export abstract class PsExpressions<H> {
   ) {}
 
   protected abstract statements(node: Node): unknown[];
-  /** Statements where a terminating error goes to the caller (inside try, a script block). */
-  protected abstract statementsCatching(block: Node): unknown[];
+  /** A script block's statements, in a scope of its own, with `$_` set (Where-Object, ForEach-Object, switch). */
+  protected abstract scriptBlockBody(block: Node): unknown[];
   protected abstract pipeline(node: Node): unknown[];
 
   protected assign(node: Node): void {
     const [target, op, value] = [node.child(0), node.child(1), node.child(2)];
     if (!target || !op || !value) throw unsupported(node);
-    if (op.text !== '=') throw unsupported(op);
-    const result = this.value(value);
-    const t = unwrap(target);
+    let t = unwrap(target);
+    let result = this.value(value);
+    // [int]$n = '5': the cast applies to what is stored.
+    if (t.type === 'cast_expression') {
+      result = cast(t.namedChild(0)?.text.replace(/^\[|\]$/g, '') ?? '', result);
+      t = unwrap(t.namedChild(1) as Node);
+    }
+    const compound = op.text.slice(0, -1);
+    if (compound !== '') {
+      if (!['+', '-', '*', '/', '%'].includes(compound)) throw unsupported(op, `the assignment operator ${op.text}`);
+      result = binaryOperator(compound, this.expr(t), result);
+    }
+    this.store(t, result);
+  }
+
+  protected store(t: Node, result: unknown): void {
     if (t.type === 'variable') this.set(variableName(t), result);
     else if (t.type === 'element_access') {
       const container = this.expr(t.namedChild(0) as Node);
       const key = this.expr(t.namedChild(1) as Node);
       if (container instanceof PsObject) container.set(toText(key), result);
-      else if (Array.isArray(container) && typeof key === 'number') container[key] = result;
-      else throw new PsTerminatingError('Cannot index into a null array.', 'NullArray', 'InvalidOperation');
+      else if (Array.isArray(container) && typeof key === 'number') {
+        if (key >= container.length || key < -container.length)
+          throw new PsTerminatingError(
+            'Index was outside the bounds of the array.',
+            'IndexOutOfRange',
+            'OperationStopped: (:) [], IndexOutOfRangeException',
+          );
+        container[key < 0 ? container.length + key : key] = result;
+      } else if (container === null || container === undefined) throw nullIndex();
+      else throw notModelled(`assigning to an element of ${toText(container)}`);
     } else if (t.type === 'member_access') {
       const container = this.expr(t.namedChild(0) as Node);
       const name = t.namedChild(1)?.text ?? '';
@@ -52,7 +97,7 @@ export abstract class PsExpressions<H> {
         throw new PsTerminatingError(
           `The property '${name}' cannot be found on this object. Verify that the property exists and can be set.`,
           'PropertyAssignmentException',
-          'InvalidOperation',
+          'InvalidOperation: (:) [], RuntimeException',
         );
       container.set(name, result);
     } else throw unsupported(t);
@@ -86,6 +131,7 @@ export abstract class PsExpressions<H> {
         return this.#string(node);
       case 'decimal_integer_literal':
       case 'real_literal':
+        if (!/^[\d.]+(e[+-]?\d+)?$/i.test(node.text)) throw unsupported(node, 'a number with a type suffix or multiplier');
         return Number(node.text);
       case 'hexadecimal_integer_literal':
         return Number.parseInt(node.text, 16);
@@ -112,13 +158,8 @@ export abstract class PsExpressions<H> {
       }
       case 'invokation_expression':
         return this.#invoke(node);
-      case 'element_access': {
-        const container = this.expr(node.namedChild(0) as Node);
-        const key = this.expr(node.namedChild(1) as Node);
-        if (container instanceof PsObject) return container.get(toText(key)) ?? null;
-        if (Array.isArray(container)) return container[Number(key) < 0 ? container.length + Number(key) : Number(key)] ?? null;
-        return null;
-      }
+      case 'element_access':
+        return this.#element(node);
       case 'script_block_expression':
         return this.#scriptBlock(node);
       case 'command':
@@ -126,22 +167,63 @@ export abstract class PsExpressions<H> {
         return collapse(this.pipeline(node));
       case 'expression_with_unary_operator': {
         const op = node.child(0)?.text ?? '';
-        return unaryOperator(op, this.expr(node.namedChild(node.namedChildCount - 1) as Node));
+        const operand = this.expr(node.namedChild(node.namedChildCount - 1) as Node);
+        return op === ',' ? [operand] : unaryOperator(op, operand);
       }
+      case 'post_increment_expression':
+      case 'post_decrement_expression':
+      case 'pre_increment_expression':
+      case 'pre_decrement_expression':
+        return this.#increment(node);
       case 'comparison_expression':
       case 'logical_expression':
       case 'additive_expression':
       case 'multiplicative_expression':
       case 'bitwise_expression':
-      case 'format_expression': {
+      case 'format_expression':
+      case 'range_expression': {
         const op = node.child(1)?.text ?? '';
         if (op.toLowerCase() === '-and') return this.truthy(node.child(0) as Node) && this.truthy(node.child(2) as Node);
         if (op.toLowerCase() === '-or') return this.truthy(node.child(0) as Node) || this.truthy(node.child(2) as Node);
-        return binaryOperator(op, this.expr(node.child(0) as Node), this.expr(node.child(2) as Node));
+        return binaryOperator(op, this.expr(node.child(0) as Node), this.expr(node.child(2) as Node), (m) =>
+          this.scopes.setAutomatic('Matches', m),
+        );
       }
       default:
         throw unsupported(node);
     }
+  }
+
+  #increment(node: Node): unknown {
+    const { delta, post } = INCREMENTS[node.type] ?? { delta: 0, post: true };
+    const target = unwrap(node.namedChild(0) as Node);
+    const before = this.expr(target);
+    const after = binaryOperator('+', before ?? 0, delta);
+    this.store(target, after);
+    return post ? before : after;
+  }
+
+  #element(node: Node): unknown {
+    const container = this.expr(node.namedChild(0) as Node);
+    const key = this.expr(node.namedChild(1) as Node);
+    if (container === null || container === undefined) throw nullIndex();
+    if (container instanceof PsObject) {
+      if (!container.isHashtable && container.typeName !== 'System.Management.Automation.PSCustomObject')
+        throw notModelled(`indexing into [${container.typeName}]`);
+      return container.get(toText(key)) ?? null;
+    }
+    const at = (items: ArrayLike<unknown>, i: unknown) => {
+      const n = Number(i);
+      return items[n < 0 ? items.length + n : n] ?? null;
+    };
+    if (Array.isArray(key)) return key.map((k) => this.#element1(container, k, at));
+    return this.#element1(container, key, at);
+  }
+
+  #element1(container: unknown, key: unknown, at: (items: ArrayLike<unknown>, i: unknown) => unknown): unknown {
+    if (Array.isArray(container) || typeof container === 'string') return at(container, key);
+    // A scalar indexes as a one-item collection: (5)[0] is 5.
+    return Number(key) === 0 || Number(key) === -1 ? container : null;
   }
 
   #string(node: Node): string {
@@ -162,23 +244,16 @@ export abstract class PsExpressions<H> {
   }
 
   #cast(node: Node): unknown {
-    const type =
-      node
-        .namedChild(0)
-        ?.text.replace(/^\[|\]$/g, '')
-        .toLowerCase() ?? '';
+    const type = node.namedChild(0)?.text.replace(/^\[|\]$/g, '') ?? '';
     const operand = node.namedChild(1) as Node;
     const inner = unwrap(operand);
-    if (type === 'ordered' && inner.type === 'hash_literal_expression')
+    const lower = type.toLowerCase();
+    if (lower === 'ordered' && inner.type === 'hash_literal_expression')
       return this.#hashtable(inner, 'System.Collections.Specialized.OrderedDictionary');
-    if (type === 'pscustomobject' && inner.type === 'hash_literal_expression')
-      return this.#hashtable(inner, 'System.Management.Automation.PSCustomObject');
-    const value = this.expr(operand);
-    if (type === 'string') return toText(value);
-    if (type === 'int' || type === 'int32' || type === 'long') return Math.trunc(Number(toText(value)));
-    if (type === 'bool') return isTruthy(value);
-    if (type === 'array') return toItems(value);
-    throw new PsTerminatingError(`Unable to find type [${type}].`, 'TypeNotFound', 'InvalidOperation');
+    if ((lower === 'pscustomobject' || lower === 'hashtable') && inner.type === 'hash_literal_expression')
+      return this.#hashtable(inner, lower === 'hashtable' ? 'System.Collections.Hashtable' : 'System.Management.Automation.PSCustomObject');
+    if (lower === 'ordered') throw unsupported(node, '[ordered] on anything but a hash literal');
+    return cast(type, this.expr(operand));
   }
 
   #invoke(node: Node): unknown {
@@ -200,18 +275,15 @@ export abstract class PsExpressions<H> {
 
   #scriptBlock(node: Node): ScriptBlockValue {
     const body = node.namedChildren.find((c) => c !== null && c.type !== 'param_block');
+    if (node.namedChildren.some((c) => c?.type === 'param_block')) throw unsupported(node, 'a script block with param()');
     return {
       kind: 'scriptblock',
       text: node.text.slice(1, -1).trim(),
-      invoke: (dollarUnderscore: unknown) => {
-        const previous = this.get('_');
-        this.set('_', dollarUnderscore);
-        try {
-          return body ? this.statementsCatching(body) : [];
-        } finally {
-          this.set('_', previous);
-        }
-      },
+      invoke: (dollarUnderscore: unknown) =>
+        this.scopes.inChild(() => {
+          this.scopes.setAutomatic('_', dollarUnderscore);
+          return body ? this.scriptBlockBody(body) : [];
+        }),
     };
   }
 
@@ -220,19 +292,22 @@ export abstract class PsExpressions<H> {
     if (lower === 'true') return true;
     if (lower === 'false') return false;
     if (lower === 'null') return null;
+    if (lower === 'psitem') return this.scopes.get('_');
     if (lower.startsWith('env:'))
       return this.options.env?.[Object.keys(this.options.env).find((k) => k.toLowerCase() === lower.slice(4)) ?? ''] ?? null;
-    return this.#variables.has(lower) ? this.#variables.get(lower) : null;
+    return this.scopes.get(name);
   }
 
   protected set(name: string, value: unknown): void {
-    const lower = name.toLowerCase();
-    if (['true', 'false', 'null'].includes(lower))
-      throw new PsTerminatingError(
-        `Cannot overwrite variable ${name} because it is read-only or constant.`,
-        'VariableNotWritable',
-        'WriteError',
-      );
-    this.#variables.set(lower, value);
+    if (name.toLowerCase().startsWith('env:')) {
+      // The process's environment: what programs started later see.
+      const env = this.options.env ?? {};
+      const key = Object.keys(env).find((k) => k.toLowerCase() === name.slice(4).toLowerCase()) ?? name.slice(4);
+      if (value === null || value === undefined || value === '') delete env[key];
+      else env[key] = toText(value);
+      this.options.env = env;
+      return;
+    }
+    this.scopes.set(name, value);
   }
 }

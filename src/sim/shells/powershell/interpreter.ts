@@ -1,17 +1,24 @@
 // A small PowerShell interpreter over tree-sitter-powershell trees: the subset documented in
-// docs/simulator.md. Anything outside it fails loudly, as an unknown command would on Windows.
+// docs/simulator.md, behaving as Windows PowerShell 5.1 does. Anything outside it fails loudly (PsUnmodelled):
+// no catch, -ErrorAction or redirection can turn what the simulator does not know into a value.
 //
-// Three layers, by what each needs: expressions.ts (values and variables), pipelines.ts (commands and
-// their errors) and this file (statements: if, foreach, try/catch, exit and throw, and the script itself).
+// Four layers, by what each needs: expressions.ts (values and variables), pipelines.ts (commands, functions,
+// redirections and where errors go), control-flow.ts (loops, switch, break/continue/return/throw/exit) and
+// this file (statements, try/catch/finally, $?, and the script itself).
 
 import type { CommandResult } from '../../command-result.js';
 import type { Registry } from './commands.js';
-import { formatError, PsError, PsExit, PsScriptError, PsTerminatingError } from './errors.js';
-import type { InterpreterOptions } from './expressions.js';
+import { BreakSignal, ContinueSignal, PsControlFlow } from './control-flow.js';
+import { errorRecord } from './error-record.js';
+import { formatError, PsError, PsExit, PsScriptError, PsTerminatingError, PsUnmodelled } from './errors.js';
+import { isExceptionOf, resolveExceptionType } from './exception-types.js';
+import { type InterpreterOptions, isIncrement } from './expressions.js';
+import { type FunctionDef, functionDefinition } from './functions.js';
 import type { Node, Tree } from './parser.js';
-import { PsPipelines } from './pipelines.js';
-import { BLOCKS, unsupported, unwrap, variableName } from './syntax.js';
-import { formatOutput, PsObject, toItems, toText } from './values.js';
+import { ReturnSignal } from './pipelines.js';
+import { BLOCKS, notModelled, unsupported, unwrap } from './syntax.js';
+import { formatOutput, toItems } from './values.js';
+import { PREFERENCE_DEFAULTS } from './variables.js';
 
 /** Unwinds the whole script after its error was written; carries the output written before it. */
 class ScriptTerminating extends Error {
@@ -22,13 +29,39 @@ class ScriptTerminating extends Error {
   }
 }
 
-export class Interpreter<H> extends PsPipelines<H> {
+type Unwinding = { partial: unknown[] };
+const carriesOutput = (err: unknown): err is Unwinding =>
+  err instanceof PsExit ||
+  err instanceof ScriptTerminating ||
+  err instanceof PsError ||
+  err instanceof ReturnSignal ||
+  err instanceof BreakSignal ||
+  err instanceof ContinueSignal;
+
+/** Statements after which $? tells whether they succeeded; compound ones leave what their last statement set. */
+const COMPOUND = new Set([
+  'if_statement',
+  'foreach_statement',
+  'for_statement',
+  'while_statement',
+  'do_statement',
+  'switch_statement',
+  'try_statement',
+  'function_statement',
+  'statement_list',
+]);
+
+export class Interpreter<H> extends PsControlFlow<H> {
   readonly #out: unknown[] = [];
+  /** How many try blocks enclose the running statement: inside one, a terminating error goes to its catch. */
+  #tryDepth = 0;
 
   constructor(host: H, registry: Registry<H>, options: InterpreterOptions = {}) {
     super(host, registry, options);
-    this.set('ErrorActionPreference', 'Continue');
-    this.set('LASTEXITCODE', 0);
+    for (const [name, value] of Object.entries(PREFERENCE_DEFAULTS)) this.scopes.setAutomatic(name, value, true);
+    this.scopes.setAutomatic('LASTEXITCODE', 0, true);
+    this.scopes.setAutomatic('?', true, true);
+    this.scopes.setAutomatic('args', [], true);
   }
 
   run(tree: Tree, source: string): CommandResult {
@@ -40,10 +73,19 @@ export class Interpreter<H> extends PsPipelines<H> {
     } catch (err) {
       if (err instanceof PsExit) exitCode = err.code;
       else if (err instanceof ScriptTerminating) exitCode = 1;
+      // return, or break/continue outside any loop, end the script (about_Return, about_Break).
+      else if (err instanceof ReturnSignal || err instanceof BreakSignal || err instanceof ContinueSignal)
+        exitCode = this.lastFailed ? 1 : 0;
       else throw err;
       this.#out.push(...err.partial);
     }
-    return { stdout: formatOutput(this.#out), stderr: this.stderr, exitCode };
+    try {
+      return { stdout: formatOutput(this.#out), stderr: this.stderr, exitCode };
+    } catch (err) {
+      // The host prints what is left in the pipeline; what it cannot print is refused like the rest.
+      if (!(err instanceof PsUnmodelled)) throw err;
+      return { stdout: '', stderr: `${this.stderr}${formatError(err, this.source.length, 1, '')}`, exitCode: 1 };
+    }
   }
 
   protected statements(node: Node): unknown[] {
@@ -52,37 +94,67 @@ export class Interpreter<H> extends PsPipelines<H> {
     try {
       for (const child of list) {
         if (!child) continue;
-        if (child.type === 'statement_list') out.push(...this.statements(child));
+        if (BLOCKS.has(child.type)) out.push(...this.statements(child));
         else if (child.type !== 'comment') out.push(...this.#statement(child));
       }
     } catch (err) {
-      if (err instanceof PsExit || err instanceof ScriptTerminating) err.partial = [...out, ...err.partial];
+      if (carriesOutput(err)) err.partial = [...out, ...err.partial];
       throw err;
     }
     return out;
   }
 
+  protected scriptBlockBody(block: Node): unknown[] {
+    try {
+      return this.statements(block);
+    } catch (err) {
+      if (err instanceof ReturnSignal) return err.partial;
+      throw err;
+    }
+  }
+
+  protected functionBody(def: FunctionDef): unknown[] {
+    return def.body ? this.statements(def.body) : [];
+  }
+
   #statement(raw: Node): unknown[] {
     const node = unwrap(raw);
+    if (node.type === 'empty_statement') return [];
     this.current = node;
     this.lastFailed = false;
     try {
-      return this.#statementUnguarded(node);
+      const out = this.#dispatch(node);
+      if (!COMPOUND.has(node.type)) this.scopes.setAutomatic('?', !this.lastFailed);
+      return out;
     } catch (err) {
+      if (err instanceof PsUnmodelled) {
+        // Written once, where it happened, whatever redirection or catch is around it.
+        this.stderr += formatError(
+          err,
+          node.startPosition.row + 1,
+          node.startPosition.column + 1,
+          this.source[node.startPosition.row] ?? '',
+        );
+        throw new ScriptTerminating(err);
+      }
+      if (err instanceof PsTerminatingError && this.#tryDepth > 0) throw err;
       if (err instanceof PsTerminatingError && !(err instanceof PsScriptError) && this.preference() !== 'Stop') {
-        this.#writeError(err, node);
+        this.reportError(err, node);
         this.lastFailed = true;
-        return [];
+        this.scopes.setAutomatic('?', false);
+        return err.partial;
       }
       if (err instanceof PsError) {
-        this.#writeError(err, node);
-        throw new ScriptTerminating(err);
+        this.reportError(err, node, 'Continue');
+        const terminating = new ScriptTerminating(err);
+        terminating.partial = err.partial;
+        throw terminating;
       }
       throw err;
     }
   }
 
-  #statementUnguarded(node: Node): unknown[] {
+  #dispatch(node: Node): unknown[] {
     switch (node.type) {
       case 'statement_list':
         return this.statements(node);
@@ -92,17 +164,33 @@ export class Interpreter<H> extends PsPipelines<H> {
       case 'if_statement':
         return this.#if(node);
       case 'foreach_statement':
-        return this.#foreach(node);
+        return this.foreachStatement(node);
+      case 'for_statement':
+        return this.forStatement(node);
+      case 'while_statement':
+      case 'do_statement':
+        return this.whileStatement(node);
+      case 'switch_statement':
+        return this.switchStatement(node);
       case 'try_statement':
         return this.#try(node);
       case 'flow_control_statement':
-        return this.#flow(node);
+        return this.flowStatement(node);
+      case 'function_statement': {
+        const def = functionDefinition(node);
+        this.functions.set(def.name.toLowerCase(), def);
+        return [];
+      }
       case 'pipeline_chain':
       case 'command':
         return this.pipeline(node);
       case 'empty_statement':
         return [];
       default:
+        if (isIncrement(node)) {
+          this.expr(node);
+          return [];
+        }
         return toItems(this.expr(node));
     }
   }
@@ -127,72 +215,80 @@ export class Interpreter<H> extends PsPipelines<H> {
     return [];
   }
 
-  #foreach(node: Node): unknown[] {
-    const named = node.namedChildren.filter((c): c is Node => c !== null);
-    const variable = named[0];
-    const source = named[1];
-    const body = named.find((c) => c.type === 'statement_block');
-    if (!variable || !source || !body || variable.type !== 'variable') throw unsupported(node);
-    const out: unknown[] = [];
-    for (const item of toItems(this.value(source))) {
-      this.set(variableName(variable), item);
-      out.push(...this.statements(body));
-    }
-    return out;
-  }
-
+  /** try/catch/finally (about_Try_Catch_Finally): the first catch whose type matches; finally always runs. */
   #try(node: Node): unknown[] {
     const body = node.namedChildren.find((c) => c?.type === 'statement_block');
-    const catchClause = node.namedChildren.find((c) => c?.type === 'catch_clauses' || c?.type === 'catch_clause');
-    const handler = catchClause?.type === 'catch_clauses' ? catchClause.namedChild(0) : catchClause;
+    const clauses = node.namedChildren
+      .filter((c) => c?.type === 'catch_clauses' || c?.type === 'catch_clause')
+      .flatMap((c) => (c?.type === 'catch_clauses' ? c.namedChildren : [c]))
+      .filter((c): c is Node => c?.type === 'catch_clause');
+    const finallyBlock = node.namedChildren
+      .find((c) => c?.type === 'finally_clause')
+      ?.namedChildren.find((c) => c?.type === 'statement_block');
     if (!body) throw unsupported(node);
-    const saved = this.get('ErrorActionPreference');
+    let out: unknown[] = [];
+    let pending: unknown;
+    this.#tryDepth++;
     try {
-      // Inside try, errors that would terminate a statement are caught by catch, as in PowerShell.
-      return this.statementsCatching(body);
+      out = this.statements(body);
     } catch (err) {
-      const error = err instanceof ScriptTerminating ? err.error : err instanceof PsError ? err : undefined;
-      if (!error || !handler) throw err;
-      this.set('ErrorActionPreference', saved);
-      const record = PsObject.from({ Exception: PsObject.from({ Message: error.message }), FullyQualifiedErrorId: error.errorId });
-      const catchBody = handler.namedChildren.find((c) => c?.type === 'statement_block');
-      const previous = this.get('_');
-      this.set('_', record);
-      try {
-        return catchBody ? this.statements(catchBody) : [];
-      } finally {
-        this.set('_', previous);
+      pending = err;
+    } finally {
+      this.#tryDepth--;
+    }
+    if (pending instanceof ScriptTerminating || pending instanceof PsUnmodelled) throw pending;
+    if (pending instanceof PsError) {
+      const handler = clauses.find((c) => this.#catches(c, pending as PsError));
+      if (handler) {
+        const error = pending;
+        pending = undefined;
+        try {
+          out = [...error.partial, ...this.#catch(handler, error)];
+        } catch (inner) {
+          if (carriesOutput(inner)) inner.partial = [...error.partial, ...inner.partial];
+          pending = inner;
+        }
       }
     }
-  }
-
-  protected statementsCatching(block: Node): unknown[] {
-    const out: unknown[] = [];
-    for (const child of block.namedChildren) {
-      if (!child || child.type === 'comment') continue;
-      const node = unwrap(child);
-      if (BLOCKS.has(node.type)) {
-        out.push(...this.statementsCatching(node));
-        continue;
-      }
-      this.lastFailed = false;
-      out.push(...this.#statementUnguarded(node));
+    if (finallyBlock) {
+      const after = this.statements(finallyBlock);
+      if (pending && carriesOutput(pending)) pending.partial = [...pending.partial, ...after];
+      else out.push(...after);
     }
+    if (pending) throw pending;
     return out;
   }
 
-  #flow(node: Node): unknown[] {
-    const keyword = node.child(0)?.text.toLowerCase();
-    const operand = node.namedChildren.find((c) => c !== null);
-    if (keyword === 'exit') throw new PsExit(operand ? Number(toText(this.value(operand))) || 0 : 0);
-    if (keyword === 'throw') {
-      throw new PsScriptError(operand ? toText(this.value(operand)) : 'ScriptHalted', 'RuntimeException', 'OperationStopped');
-    }
-    throw unsupported(node);
+  #catches(clause: Node, error: PsError): boolean {
+    const types =
+      clause.namedChildren.find((c) => c?.type === 'catch_type_list')?.namedChildren.filter((c): c is Node => c?.type === 'type_literal') ??
+      [];
+    if (types.length === 0) return true;
+    return types.some((t) => {
+      const wanted = resolveExceptionType(t.text);
+      if (!wanted) throw notModelled(`the exception type ${t.text} in a catch`);
+      if (wanted === 'System.Exception') return true;
+      if (!error.exceptionType) throw notModelled(`the .NET type of the error '${error.errorId}' (for catch ${t.text})`);
+      return isExceptionOf(error.exceptionType, wanted);
+    });
   }
 
-  #writeError(err: PsError, node: Node): void {
-    const line = node.startPosition.row + 1;
-    this.stderr += formatError(err, line, node.startPosition.column + 1, this.source[line - 1] ?? '');
+  #catch(handler: Node, error: PsError): unknown[] {
+    const at = this.current;
+    const line = (at?.startPosition.row ?? 0) + 1;
+    const record = errorRecord(error, formatError(error, line, (at?.startPosition.column ?? 0) + 1, this.source[line - 1] ?? ''));
+    this.errors.unshift(record);
+    error.partial = [];
+    const catchBody = handler.namedChildren.find((c) => c?.type === 'statement_block');
+    const previous = this.scopes.has('_') ? this.get('_') : null;
+    const handling = this.handling;
+    this.scopes.setAutomatic('_', record);
+    this.handling = new PsScriptError(error.message, error.errorId, error.category, error.source, error.exceptionType);
+    try {
+      return catchBody ? this.statements(catchBody) : [];
+    } finally {
+      this.scopes.setAutomatic('_', previous);
+      this.handling = handling;
+    }
   }
 }

@@ -1,6 +1,6 @@
 // PowerShell string literals: 'verbatim' (with its doubled quotes) and "expandable" ($var, $(...), `n).
 
-import { PsScriptError } from './errors.js';
+import { PsUnmodelled } from './errors.js';
 import type { Node } from './parser.js';
 import { toText } from './values.js';
 
@@ -14,11 +14,7 @@ function verbatim(body: string, node: Node): string {
     if (SINGLE_QUOTES.test(ch)) {
       // The grammar only knows ASCII quotes; PowerShell would have ended the string at a lone typographic one.
       if (!SINGLE_QUOTES.test(body[i + 1] ?? ''))
-        throw new PsScriptError(
-          `groundcrew sim: a lone ${ch} inside '${node.text.slice(0, 30)}' ends the string in PowerShell`,
-          'NotSupportedBySimulator',
-          'ParserError',
-        );
+        throw new PsUnmodelled(`groundcrew sim: a lone ${ch} inside '${node.text.slice(0, 30)}' ends the string in PowerShell`);
       out += body[++i];
     } else out += ch;
   }

@@ -1,7 +1,7 @@
 // Reading tree-sitter-powershell trees: wrappers to see through, statement blocks, names, and the error for
 // a construct the simulator does not model.
 
-import { PsScriptError } from './errors.js';
+import { PsUnmodelled } from './errors.js';
 import type { Node } from './parser.js';
 
 /** Node types that only wrap one meaningful child in this grammar. */
@@ -50,10 +50,13 @@ export function variableName(node: Node): string {
   return node.text.replace(/^\$\{?|\}$/g, '');
 }
 
-export function unsupported(node: Node): PsScriptError {
-  return new PsScriptError(
-    `groundcrew sim: this PowerShell construct (${node.type}) is outside the simulated subset (docs/simulator.md): ${node.text.slice(0, 60)}`,
-    'NotSupportedBySimulator',
-    'NotImplemented',
+export function unsupported(node: Node, what = node.type): PsUnmodelled {
+  return new PsUnmodelled(
+    `groundcrew sim: this PowerShell construct (${what}) is outside the simulated subset (docs/simulator.md): ${node.text.slice(0, 60)}`,
   );
+}
+
+/** The same refusal for what has no node of its own (an operator, a .NET member, a format string). */
+export function notModelled(what: string): PsUnmodelled {
+  return new PsUnmodelled(`groundcrew sim: ${what} is outside the simulated subset (docs/simulator.md)`);
 }

@@ -1,8 +1,9 @@
 // Host-independent cmdlets: selecting, filtering, converting and writing pipeline objects.
 
 import { type CmdletSpec, isScriptBlock, type ScriptBlockValue } from './commands.js';
-import { PsError } from './errors.js';
+import { PsError, PsUnmodelled } from './errors.js';
 import { getMember } from './members.js';
+import { binaryOperator } from './operators.js';
 import { fromJson, isTruthy, PsObject, toItems, toJson, toText } from './values.js';
 
 type Spec = CmdletSpec<unknown>;
@@ -20,7 +21,11 @@ const selectObject: Spec = {
     if (typeof args.First === 'number') items = items.slice(0, args.First);
     if (typeof args.ExpandProperty === 'string') return items.flatMap((item) => toItems(getMember(item, args.ExpandProperty as string)));
     if (args.Property === undefined) return items;
-    const names = toItems(args.Property).map(toText);
+    const names = toItems(args.Property).map((p) => {
+      if (p instanceof PsObject || isScriptBlock(p))
+        throw new PsUnmodelled('groundcrew sim: Select-Object with a calculated property', 'Select-Object');
+      return toText(p);
+    });
     return items.map(
       (item) =>
         new PsObject(
@@ -31,19 +36,40 @@ const selectObject: Spec = {
   },
 };
 
+/** Where-Object's comparison switches (the simplified syntax, `Where-Object Name -eq 'x'`). */
+const WHERE_OPERATORS = [
+  'EQ',
+  'NE',
+  'GT',
+  'GE',
+  'LT',
+  'LE',
+  'Like',
+  'NotLike',
+  'Match',
+  'NotMatch',
+  'Contains',
+  'NotContains',
+  'In',
+  'NotIn',
+];
+
 const whereObject: Spec = {
   name: 'Where-Object',
-  params: { FilterScript: { type: 'scriptblock', position: 0 }, InputObject: { type: 'object' } },
+  params: {
+    FilterScript: { type: 'object', position: 0 },
+    Value: { type: 'object', position: 1 },
+    InputObject: { type: 'object' },
+    ...Object.fromEntries(WHERE_OPERATORS.map((op) => [op, { type: 'switch' } as const])),
+  },
   run(_host, args, input) {
-    const filter = args.FilterScript as ScriptBlockValue | undefined;
-    if (!filter)
-      throw new PsError(
-        'Where-Object needs a script block in the simulated subset.',
-        'NotSupportedBySimulator',
-        'NotImplemented',
-        'Where-Object',
-      );
-    return input.filter((item) => isTruthy(filter.invoke(item).at(-1)));
+    const filter = args.FilterScript;
+    if (isScriptBlock(filter)) return input.filter((item) => isTruthy(filter.invoke(item).at(-1)));
+    const ops = WHERE_OPERATORS.filter((op) => args[op] === true);
+    if (filter === undefined || ops.length !== 1)
+      throw new PsUnmodelled('groundcrew sim: Where-Object needs a script block or one comparison (Name -eq value)', 'Where-Object');
+    const property = toText(filter);
+    return input.filter((item) => isTruthy(binaryOperator(`-${ops[0]}`, getMember(item, property), args.Value ?? true)));
   },
 };
 

@@ -1,9 +1,15 @@
 // PowerShell values in the simulator: case-insensitive objects, truthiness, comparison, JSON and text output.
 
+import { PsUnmodelled } from './errors.js';
+
 /** A hashtable or PSCustomObject: ordered, with case-insensitive member names, as in PowerShell. */
 export class PsObject {
   readonly #members = new Map<string, { name: string; value: unknown }>();
   readonly typeName: string;
+  /** What ToString() gives when it is not the member list (an ErrorRecord gives its message). */
+  text?: string;
+  /** How the host prints it when it is not the member list (an ErrorRecord prints as an error). */
+  display?: string;
 
   constructor(typeName = 'System.Management.Automation.PSCustomObject', entries: Iterable<[string, unknown]> = []) {
     this.typeName = typeName;
@@ -74,8 +80,18 @@ export function toText(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'boolean') return value ? 'True' : 'False';
   if (Array.isArray(value)) return value.map(toText).join(' ');
-  if (value instanceof PsDate) return value.date.toISOString();
+  // A [datetime] in a string is written in the invariant culture: 11/23/2026 10:49:31 (about_Quoting_Rules).
+  if (value instanceof PsDate) {
+    const d = value.date;
+    const two = (n: number) => String(n).padStart(2, '0');
+    return `${two(d.getUTCMonth() + 1)}/${two(d.getUTCDate())}/${d.getUTCFullYear()} ${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())}`;
+  }
   if (value instanceof PsEnum) return value.name;
+  if (value instanceof PsObject && value.text !== undefined) return value.text;
+  // A .NET object's ToString() is its type's own (a type name, a certificate's subject...): not guessed.
+  if (value instanceof PsObject && !value.isHashtable && value.typeName !== 'System.Management.Automation.PSCustomObject')
+    throw new PsUnmodelled(`groundcrew sim: the text of a [${value.typeName}] (its ToString()) is outside the simulated subset`);
+  if (Buffer.isBuffer(value)) return [...value].join(' ');
   if (value instanceof PsObject)
     return value.isHashtable
       ? 'System.Collections.Hashtable'
@@ -104,12 +120,12 @@ export function compare(left: unknown, right: unknown): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-export function wildcardMatch(text: string, pattern: string): boolean {
+export function wildcardMatch(text: string, pattern: string, caseSensitive = false): boolean {
   const escaped = pattern
     .replace(/[.+^${}()|\\]/g, '\\$&')
     .replace(/\*/g, '.*')
     .replace(/\?/g, '.');
-  return new RegExp(`^${escaped}$`, 'is').test(text);
+  return new RegExp(`^${escaped}$`, caseSensitive ? 's' : 'is').test(text);
 }
 
 /** ConvertTo-Json as Windows PowerShell 5.1 writes it (compressed form). */
@@ -147,7 +163,9 @@ export function fromJson(value: unknown): unknown {
 export function formatOutput(values: unknown[]): string {
   const lines: string[] = [];
   for (const value of values) {
-    if (value instanceof PsObject && !value.isHashtable) {
+    if (value instanceof PsObject && value.display !== undefined) {
+      lines.push(value.display);
+    } else if (value instanceof PsObject && !value.isHashtable) {
       const entries = value.entries();
       const width = Math.max(0, ...entries.map(([k]) => k.length));
       lines.push('', ...entries.map(([k, v]) => `${k.padEnd(width)} : ${toText(v)}`), '');

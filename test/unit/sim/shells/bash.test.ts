@@ -70,10 +70,48 @@ const SCRIPTS: [string, string][] = [
     'assignment keeps the status of its substitution',
     `out=$(false); echo "status $?"; out=$(echo hi; exit 3); echo "$out $?"; x=1; echo $?`,
   ],
+  ['for without in walks the arguments', `f() { for a; do echo "<$a>"; done; }; f x 'y z'`],
   ['shift and "$@"', `f() { echo "$#: $1"; shift; for a in "$@"; do echo "[$a]"; done; }; f one 'two words' three`],
   [
     'a fact line, as roles read them',
     `gc_out() { printf '%s\\t%s\\t' "$1" "$2"; printf '%s' "$3" | base64 -w0; printf '\\n'; }\nout=$({ test -d /nonexistent\n} 2>/dev/null); gc_out 'dir' "$?" "$out"\nout=$({ echo value; printf 'two\\n'\n} 2>/dev/null); gc_out 'text' "$?" "$out"`,
+  ],
+  [
+    'while, until, break and continue (bash manual, Looping Constructs)',
+    `i=0; while [ $i -lt 5 ]; do i=$((i+1)); [ $i -eq 2 ] && continue; [ $i -eq 4 ] && break; echo "w$i"; done\nuntil [ $i -le 0 ]; do i=$((i-1)); done; echo "end $i"\nfor a in 1 2; do for b in x y; do [ $b = y ] && continue 2; echo $a$b; done; done\nwhile true; do while true; do break 2; done; done; echo out; break; echo "after $?"`,
+  ],
+  [
+    'case with |, globs, quoted patterns, ;& and ;;& (bash manual, Conditional Constructs)',
+    `for w in apple b1 c.conf 'x*' zz q; do\n  case $w in\n    a*|b?) echo "ab:$w" ;;\n    *.conf) echo conf ;&\n    'x*') echo "star-or-fall:$w" ;;&\n    z[a-z]) echo "z:$w" ;;\n    [!a-p]) echo "not a-p:$w" ;;\n    *) echo "other:$w" ;;\n  esac\ndone; case nothing in x) echo no ;; esac; echo "status $?"`,
+  ],
+  [
+    '$(( )) and (( )) (bash manual, Shell Arithmetic)',
+    `x=7; echo $((x * 2 + 1)) $(( -x + 1 )) $((x / 2)) $((x % 3)) $((2 ** 10)) $((16#ff)) $((010)) $((x > 5 && x < 10)) $((x == 7 ? 1 : 2)) $((-7 / 2))\n((x += 3)); echo $x $((x++)) $x $((++x)); ((0)); echo $?; ((5)); echo $?; echo "[$((x - 1))]"; n=$((1 << 4 | 1)); echo $n $(( $n + $# ))`,
+  ],
+  ['an arithmetic error ends bash -c with status 1', `echo before; echo $((1/0)); echo after`],
+  [
+    'functions, return and local',
+    `f() { local v=inner; echo "in $v"; return 3; echo never; }; v=outer; f; echo "rc=$? v=$v"\ng() { local u; u=1; echo "g:$u"; }; g; echo "u=\${u-unset}"; h() { true; return; }; h; echo "h=$?"; return 5; echo "after $?"`,
+  ],
+  [
+    'read in a while loop, from a file, a pipe and standard input',
+    `printf 'a b c\\nd e\\n' > f; while read -r x rest; do echo "[$x|$rest]"; done < f\nprintf 'l1\\nl2' | while read line; do echo "got $line"; done; echo "last:$line"\nwhile read -r l; do echo "<$l>"; done`,
+  ],
+  [
+    'awk: fields, -F, patterns, BEGIN/END, printf, if, functions',
+    `printf 'vhost0 UP 10.0.0.5/24\\neth0 DOWN\\nlo UNKNOWN 127.0.0.1/8\\n' > ip.txt\nawk '{ print $1 }' ip.txt; awk '$2 == "UP" { print $3 }' ip.txt; awk '/^e/' ip.txt; awk 'NR == 2 { print NF, $NF }' ip.txt\nawk -F/ '{ print $2 }' ip.txt; echo 'a:b:c' | awk -F: -v sep=- '{ print $1 sep $3, length($0) }'\nawk 'BEGIN { n = 0 } $2 != "DOWN" { n++ } END { print "up or unknown:", n }' ip.txt\nawk '{ printf "%-8s|%5.1f|%s\\n", $1, NR * 1.5, toupper(substr($2, 1, 2)) }' ip.txt\nawk '{ if ($2 ~ /UP|DOWN/) print $1 " known"; else print $1 " other" }' ip.txt; awk 'NR > 1 { next } { print "first:" $0 }' ip.txt; awk '{ print $(NF-1) }' ip.txt`,
+  ],
+  [
+    'sed: s with groups, & and flags, -n with p, d, addresses, -E, -i',
+    `printf 'name=a\\nkey = b\\n# comment\\nname=c\\n' > conf\nsed 's/=/: /' conf; sed -n 's/^name=\\(.*\\)/[\\1]/p' conf; sed '/^#/d' conf; sed -E 's/(\\w+) = (\\w+)/\\2 is \\1/' conf\nsed -e '2d' -e '$s/c/C/' conf; sed 's/a/<&>/g; s|name|N|' conf; sed -n '3p' conf; echo aaa | sed 's/a/b/2'; sed -i 's/^name=/n=/' conf; cat conf`,
+  ],
+  [
+    '[[ ]] patterns and =~',
+    `x=eth0.conf; [[ $x == *.conf ]] && echo glob; [[ $x == "*.conf" ]] || echo quoted; [[ $x != e?h* ]] || echo neg; [[ $x =~ ^eth[0-9] ]] && echo re; [ a = a ] && echo single`,
+  ],
+  [
+    'parameter expansion: # ## % %% / // :offset:length :+ +',
+    `p=/etc/contrail/agent.conf.d; echo \${p#*/} \${p##*/} \${p%/*} \${p%%.*} \${p/contrail/tf} \${p//c/C} \${p:5:8} \${p: -6} \${p:+set} \${unset_v+x}[\${unset_v:+y}]; v=a.b.c; echo "\${v%.*}" "\${v#*.}" "\${v/./-}" "\${v//./}"`,
   ],
   ['install with a mode', `cat > f <<'EOF'\nA=1\nEOF\ninstall -m 0640 f g && stat -c %a g && cat g && cmp -s f g && echo same`],
 ];
@@ -99,7 +137,33 @@ describe('what the simulated bash refuses', () => {
     const r = shell.run(LinuxHost.fresh('sim'), 'echo start; ls /etc/*.conf');
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/globbing \(\/etc\/\*\.conf\) is outside the simulated subset/);
-    expect(shell.run(LinuxHost.fresh('sim'), 'case x in x) echo x;; esac').stderr).toMatch(/outside the simulated subset/);
+    const evaluated = shell.run(LinuxHost.fresh('sim'), 'eval echo x; echo after');
+    expect(evaluated).toEqual({
+      stdout: '',
+      stderr: 'bash: groundcrew sim: the builtin eval is outside the simulated subset (docs/simulator.md)\n',
+      exitCode: 2,
+    });
+    expect(shell.run(LinuxHost.fresh('sim'), '[ -L /etc ] && echo link; echo after')).toMatchObject({ stdout: '', exitCode: 2 });
+    expect(shell.run(LinuxHost.fresh('sim'), 'set -o noclobber; echo x')).toMatchObject({ stdout: '', exitCode: 2 });
+    expect(shell.run(LinuxHost.fresh('sim'), 'declare -A m; echo x').stderr).toMatch(
+      /declare with options .* is outside the simulated subset/,
+    );
+  });
+
+  it('awk and sed programs outside their subsets: status 2 and the construct named', () => {
+    const host = LinuxHost.fresh('sim');
+    expect(shell.run(host, "echo a b | awk '{ for (i = 1; i <= NF; i++) print $i }'")).toEqual({
+      stdout: '',
+      stderr: "awk: groundcrew sim: 'for' is outside the simulated subset\n",
+      exitCode: 2,
+    });
+    expect(shell.run(host, 'echo a | awk \'{ print > "/tmp/x" }\'').stderr).toMatch(/output redirection in print is outside/);
+    expect(shell.run(host, "echo abc | sed 'y/abc/xyz/'")).toEqual({
+      stdout: '',
+      stderr: 'sed: groundcrew sim: the command y is outside the simulated subset\n',
+      exitCode: 2,
+    });
+    expect(shell.run(host, "echo abc | sed '1,2d'").stderr).toMatch(/address ranges and negation .* is outside the simulated subset/);
   });
 
   it('a command the host does not have', () => {

@@ -1,6 +1,7 @@
 // The simulated PowerShell rejects what Windows PowerShell rejects, so nothing passes by accident.
 
 import { beforeAll, describe, expect, it } from 'vitest';
+import { windowsFactsScript } from '../../../../src/roles/facts.js';
 import { WindowsHost } from '../../../../src/sim/windows/windows-host.js';
 import { encodePowerShell, WindowsShell } from '../../../../src/sim/windows/windows-shell.js';
 
@@ -49,9 +50,9 @@ describe('what the simulated PowerShell refuses', () => {
   });
 
   it('a construct outside the simulated subset fails loudly instead of being skipped', () => {
-    const r = run("switch ('a') { 'a' { 'matched' } }; 'after'");
+    const r = run("trap { 'trapped' }; 'after'");
     expect(r.exitCode).toBe(1);
-    expect(r.stderr).toMatch(/outside the simulated subset/);
+    expect(r.stderr).toMatch(/construct \(trap_statement\) is outside the simulated subset/);
     expect(r.stdout).toBe('');
   });
 
@@ -64,6 +65,33 @@ describe('what the simulated PowerShell refuses', () => {
     const good = run("bcdedit /set '{current}' testsigning on", host);
     expect(good.exitCode).toBe(0);
     expect(host.state.bcdTestSigning).toBe(true);
+  });
+
+  it('a fact script with an unmodelled cmdlet fails as a whole (exit 1, the cmdlet named), though each fact is in try/catch', () => {
+    const script = windowsFactsScript([
+      { id: 'nat', ps: '(Get-Service -Name winnat).Status.ToString()' },
+      { id: 'bogus', ps: 'Get-Bogus -Name x' },
+    ]);
+    const r = run(script);
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(
+      /^Get-Bogus : The term 'Get-Bogus' is not recognized as the name of a cmdlet, function, script file, or operable program\./,
+    );
+    expect(run(windowsFactsScript([{ id: 'nat', ps: '(Get-Service -Name winnat).Status.ToString()' }]))).toEqual({
+      stdout: '{"facts":{"nat":"Running"},"failed":{}}\r\n',
+      stderr: '',
+      exitCode: 0,
+    });
+  });
+
+  it("a typed object's text (its .NET ToString()) or a property it lacks is refused, not guessed", () => {
+    const text = run('$f = Get-WindowsFeature -Name Containers; "feature: $f"');
+    expect(text).toMatchObject({ stdout: '', exitCode: 1 });
+    expect(text.stderr).toMatch(/the text of a \[Microsoft\.Windows\.ServerManager\.Commands\.Feature\] \(its ToString\(\)\) is outside/);
+    const property = run('try { (Get-WindowsFeature -Name Containers).FeatureType } catch { $null }');
+    expect(property).toMatchObject({ stdout: '', exitCode: 1 });
+    expect(property.stderr).toMatch(/the property 'FeatureType' of \[Microsoft\.Windows\.ServerManager\.Commands\.Feature\]/);
   });
 
   it('cmd.exe, the OpenSSH default shell, does not know Unix commands', () => {

@@ -30,6 +30,7 @@ function prepared(version = '5.0.1', options: { signed?: boolean } = {}): Window
     features: ['Containers', 'Hyper-V'],
     catalog: { signedVrouter: options.signed ?? false },
   });
+  ps(host, PROVIDERS);
   ps(host, "Install-Package -Name docker -ProviderName DockerMsftProvider -RequiredVersion '18.09' -Force | Out-Null");
   ps(host, "New-Item -ItemType Directory -Path 'C:\\ProgramData\\docker\\config' -Force | Out-Null");
   ps(host, 'Set-Content -Path \'C:\\ProgramData\\docker\\config\\daemon.json\' -Value \'{"bridge":"none"}\'');
@@ -38,6 +39,10 @@ function prepared(version = '5.0.1', options: { signed?: boolean } = {}): Window
   ps(host, `docker run --rm -v 'C:\\Artifacts:C:\\Artifacts' 'opencontrailnightly/contrail-windows-vrouter:${version}' | Out-Null`);
   return host;
 }
+
+/** NuGet, then DockerMsftProvider: Install-Package has no such provider before (package-providers.ts). */
+const PROVIDERS =
+  "Install-PackageProvider -Name 'NuGet' -MinimumVersion '2.8.5.201' -Force | Out-Null; Install-Module -Name 'DockerMsftProvider' -Repository 'PSGallery' -Force";
 
 function trustCertificate(host: WindowsHost): void {
   for (const store of ['Root', 'TrustedPublisher']) {
@@ -68,6 +73,7 @@ describe('features and reboots', () => {
 
   it('Docker cannot be installed before the Containers feature', () => {
     const host = WindowsHost.fresh({ hostname: 'win1' });
+    ps(host, PROVIDERS);
     expect(() => ps(host, "Install-Package -Name docker -ProviderName DockerMsftProvider -RequiredVersion '18.09' -Force")).toThrow(
       /Containers feature is not installed/,
     );
@@ -75,6 +81,7 @@ describe('features and reboots', () => {
 
   it('Docker without "bridge":"none" makes a NAT network; with it, none', () => {
     const host = WindowsHost.fresh({ hostname: 'win1', features: ['Containers'] });
+    ps(host, PROVIDERS);
     ps(
       host,
       "Install-Package -Name docker -ProviderName DockerMsftProvider -RequiredVersion '18.09' -Force | Out-Null; Start-Service -Name docker",
@@ -164,53 +171,62 @@ describe('driver, agent and the data plane', () => {
     return host;
   }
 
-  it('the driver needs its config; then it makes the vhost adapter and the Contrail pipe', () => {
-    const host = converged();
-    expect(() => ps(host, "Start-Service -Name 'contrail-cnm-plugin'")).toThrow(/contrail-cnm-plugin.conf not found/);
-    ps(host, "New-Item -ItemType Directory -Path 'C:\\ProgramData\\Contrail\\etc\\contrail' -Force | Out-Null");
+  const ETC = 'C:\\ProgramData\\Contrail\\etc\\contrail';
+  /** The CNM plugin's service as c-a-d makes it: nssm from Chocolatey, then nssm install. */
+  function cnmService(host: WindowsHost): void {
+    ps(host, 'choco install nssm -y --no-progress | Out-Null');
     ps(
       host,
-      "Set-Content -Path 'C:\\ProgramData\\Contrail\\etc\\contrail\\contrail-cnm-plugin.conf' -Value @('[DRIVER]', 'Adapter=Ethernet1')",
+      "& 'C:\\ProgramData\\chocolatey\\bin\\nssm.exe' install 'contrail-cnm-plugin' 'C:\\Program Files\\Juniper Networks\\cnm-plugin\\contrail-cnm-plugin.exe' | Out-Null",
     );
+    ps(host, `New-Item -ItemType Directory -Path '${ETC}' -Force | Out-Null`);
+  }
+  const CNM = "@('[DRIVER]', 'Adapter=Ethernet1', 'ControllerIP=192.0.2.10', '', '[AUTH]', 'AuthMethod=noauth')";
+
+  it('the driver needs its config with an adapter of the host and [AUTH]; then it makes the vhost adapter and the Contrail pipe', () => {
+    const host = converged();
+    cnmService(host);
+    expect(() => ps(host, "Start-Service -Name 'contrail-cnm-plugin'")).toThrow(/contrail-cnm-plugin.conf not found/);
+    ps(host, `Set-Content -Path '${ETC}\\contrail-cnm-plugin.conf' -Value @('[DRIVER]', 'Adapter=Ethernet9')`);
+    expect(() => ps(host, "Start-Service -Name 'contrail-cnm-plugin'")).toThrow(/Adapter 'Ethernet9' is not a network adapter/);
+    ps(host, `Set-Content -Path '${ETC}\\contrail-cnm-plugin.conf' -Value @('[DRIVER]', 'Adapter=Ethernet1')`);
+    expect(() => ps(host, "Start-Service -Name 'contrail-cnm-plugin'")).toThrow(/\[AUTH\] AuthMethod/);
+    ps(host, `Set-Content -Path '${ETC}\\contrail-cnm-plugin.conf' -Value ${CNM}`);
     ps(host, "Start-Service -Name 'contrail-cnm-plugin'");
     expect(ps(host, "Test-Path -Path '\\\\.\\pipe\\Contrail'")).toBe('True');
     expect(ps(host, "(Get-NetAdapter -Name 'vEthernet (HNSTransparent)').Status")).toBe('Up');
-    expect(host.fs.read('C:\\ProgramData\\Contrail\\etc\\contrail\\contrail-cnm-plugin.conf')).toBe('[DRIVER]\r\nAdapter=Ethernet1\r\n');
+    // The data adapter's address moved to the vhost adapter.
+    expect(ps(host, "(Get-NetIPAddress -InterfaceAlias 'vEthernet (HNSTransparent)' -AddressFamily IPv4).IPAddress")).toBe('172.16.0.50');
   });
 
-  it('Docker cannot be stopped under the driver without -Force; stopping it takes the pipe and adapter away', () => {
+  it('stopping Docker takes the pipe and the vhost adapter away', () => {
     const host = converged();
-    expect(() => ps(host, "Set-Content -Path 'C:\\ProgramData\\Contrail\\etc\\contrail\\contrail-cnm-plugin.conf' -Value 'x'")).toThrow(
-      /Could not find a part of the path/,
-    );
-    ps(
-      host,
-      "New-Item -ItemType Directory -Path 'C:\\ProgramData\\Contrail\\etc\\contrail' | Out-Null; Set-Content -Path 'C:\\ProgramData\\Contrail\\etc\\contrail\\contrail-cnm-plugin.conf' -Value 'x'",
-    );
+    cnmService(host);
+    ps(host, `Set-Content -Path '${ETC}\\contrail-cnm-plugin.conf' -Value ${CNM}`);
     ps(host, "Start-Service -Name 'contrail-cnm-plugin'");
-    expect(() => ps(host, 'Stop-Service -Name docker')).toThrow(/has dependent services/);
     ps(host, 'Stop-Service -Name docker -Force');
     expect(ps(host, "Test-Path -Path '\\\\.\\pipe\\Contrail'")).toBe('False');
-    expect(ps(host, "(Get-Service -Name 'contrail-cnm-plugin').Status.ToString()")).toBe('Stopped');
+    expect(ps(host, "@(Get-NetAdapter | Where-Object { $_.Name -eq 'vEthernet (HNSTransparent)' }).Count")).toBe('0');
   });
 
-  it('the agent needs the vhost adapter; running, it gives pkt0, port 9091 and vif shows pkt0', () => {
+  it('the agent needs the vhost adapter and a config naming its address and the data adapter; running, it gives pkt0, 9091, vif', () => {
     const host = converged();
-    ps(host, "New-Item -ItemType Directory -Path 'C:\\ProgramData\\Contrail\\etc\\contrail' | Out-Null");
-    ps(host, "Set-Content -Path 'C:\\ProgramData\\Contrail\\etc\\contrail\\contrail-vrouter-agent.conf' -Value '[DEFAULT]'");
+    cnmService(host);
+    const agent = `${ETC}\\contrail-vrouter-agent.conf`;
+    ps(host, `Set-Content -Path '${agent}' -Value '[DEFAULT]'`);
     ps(
       host,
-      "New-Service -Name 'contrail-vrouter-agent' -BinaryPathName 'C:\\Program Files\\Juniper Networks\\agent\\contrail-vrouter-agent.exe' -StartupType Automatic | Out-Null",
+      "& 'C:\\ProgramData\\chocolatey\\bin\\nssm.exe' install 'contrail-vrouter-agent' 'C:\\Program Files\\Juniper Networks\\agent\\contrail-vrouter-agent.exe' | Out-Null",
     );
     expect(() => ps(host, "Start-Service -Name 'contrail-vrouter-agent'")).toThrow(/vhost adapter/);
-    ps(host, "Set-Content -Path 'C:\\ProgramData\\Contrail\\etc\\contrail\\contrail-cnm-plugin.conf' -Value 'x'");
-    ps(host, "Start-Service -Name 'contrail-cnm-plugin'; Start-Service -Name 'contrail-vrouter-agent'");
+    ps(host, `Set-Content -Path '${ETC}\\contrail-cnm-plugin.conf' -Value ${CNM}`);
+    ps(host, "Start-Service -Name 'contrail-cnm-plugin'");
+    expect(() => ps(host, "Start-Service -Name 'contrail-vrouter-agent'")).toThrow(/physical_interface is not ethernet_32769/);
+    ps(host, `Set-Content -Path '${agent}' -Value @('[VIRTUAL-HOST-INTERFACE]', 'ip=172.16.0.50/24', 'physical_interface=ethernet_32769')`);
+    ps(host, "Start-Service -Name 'contrail-vrouter-agent'");
     expect(ps(host, "Test-Path -Path '\\\\.\\pipe\\pkt0'")).toBe('True');
     expect(ps(host, '(Get-NetTCPConnection -LocalPort 9091 -State Listen).LocalPort')).toBe('9091');
-    expect(ps(host, 'vif --list')).toMatch(/vif0\/2 {6}OS: pkt0/);
-    host.reboot();
-    expect(host.isRunning('contrail-vrouter-agent')).toBe(true);
-    expect(ps(host, "Test-Path -Path '\\\\.\\pipe\\ksync'")).toBe('True');
+    expect(ps(host, 'vif --list')).toMatch(/vif0\/0 {6}OS: ethernet_32769[\s\S]*vif0\/1 {6}OS: ethernet_32777[\s\S]*vif0\/2 {6}OS: pkt0/);
   });
 
   it('a tag the registry does not have cannot be pulled', () => {
@@ -241,12 +257,13 @@ describe('driver, agent and the data plane', () => {
     );
     expect(fails("Remove-NetRoute -DestinationPrefix '10.42.9.0/24' -Confirm:$false").stderr).toMatch(/No matching MSFT_NetRoute objects/);
     ps(host, "docker network create -d transparent --subnet '10.42.1.0/24' --gateway '10.42.1.1' gc-overlay | Out-Null");
-    ps(host, "New-NetIPAddress -InterfaceAlias 'vEthernet (gc-overlay)' -IPAddress '10.42.1.1' -PrefixLength 24 | Out-Null");
+    // The host's vNIC on a transparent network is named after the adapter it binds (Ethernet0 by default here).
+    ps(host, "New-NetIPAddress -InterfaceAlias 'vEthernet (Ethernet0)' -IPAddress '10.42.1.1' -PrefixLength 24 | Out-Null");
     expect(fails("docker network create -d transparent --subnet '10.42.7.0/24' gc-overlay\nexit $LASTEXITCODE").stderr).toMatch(
       /network with name gc-overlay already exists/,
     );
     ps(host, 'docker network rm gc-overlay | Out-Null');
-    expect(host.state.routes.some((r) => r.interfaceAlias === 'vEthernet (gc-overlay)')).toBe(false);
+    expect(host.state.routes.some((r) => r.interfaceAlias === 'vEthernet (Ethernet0)')).toBe(false);
     expect(host.state.ipAddresses).toEqual([]);
   });
 

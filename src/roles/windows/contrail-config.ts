@@ -1,0 +1,110 @@
+// The Contrail configuration files of a Windows compute, with every key the references write:
+// contrail-cnm-plugin.conf (c-a-d contrail_cnm_windows/templates/contrail-cnm-plugin.conf.j2 and
+// contrail-windows-ci Configuration.ps1 New-CNMPluginConfigFile), contrail-vrouter-agent.conf
+// (c-a-d contrail_vrouter_windows/templates/contrail-vrouter-agent.conf.j2, with the adapters read from the
+// host as c-a-d's "fetch network adapters information" task does) and contrail-vrouter-nodemgr.conf
+// (c-a-d contrail-nodemgr-win.conf.j2).
+
+import type { WindowsRoleInput } from '../input.js';
+
+const ETC = 'C:\\ProgramData\\Contrail\\etc\\contrail';
+export const CNM_CONFIG = `${ETC}\\contrail-cnm-plugin.conf`;
+export const AGENT_CONFIG = `${ETC}\\contrail-vrouter-agent.conf`;
+export const NODEMGR_CONFIG = `${ETC}\\contrail-vrouter-nodemgr.conf`;
+export const LOG_DIR = 'C:\\ProgramData\\Contrail\\var\\log\\contrail';
+/** c-a-d's win_vhost_name: the host's vNIC on the Contrail switch. */
+export const VHOST_ADAPTER = 'vEthernet (HNSTransparent)';
+/** The DNS client port of c-a-d's DNS_SERVER_PORT default (and contrail-windows-ci's agent config). */
+const DNS_PORT = 53;
+/** The collector port of c-a-d's COLLECTOR_PORT default. */
+const COLLECTOR_PORT = 8086;
+
+const nodes = (list: string) => list.split(/[ ,]+/).filter(Boolean);
+
+/** The config API the driver talks to: the configApi address, else the first control node (CONFIG_NODES in c-a-d). */
+function controller(input: WindowsRoleInput): string {
+  return input.configApi?.address ?? nodes(input.controlNodes)[0] ?? '';
+}
+
+/** The CNM plugin's config. It holds Keystone's password: it only ever travels on stdin. */
+export function cnmConfig(input: WindowsRoleInput): string[] {
+  const k = input.keystone;
+  return [
+    '[DRIVER]',
+    `Adapter=${input.physicalInterface}`,
+    `ControllerIP=${controller(input)}`,
+    `ControllerPort=${input.configApi?.port ?? 8082}`,
+    '',
+    '[LOGGING]',
+    'LogLevel=Info',
+    '',
+    '[AUTH]',
+    `AuthMethod=${k ? 'keystone' : 'noauth'}`,
+    ...(k
+      ? [
+          '',
+          '[KEYSTONE]',
+          `Os_auth_url=http://${k.address}:${k.port ?? 5000}/v3`,
+          `Os_username=${k.user}`,
+          `Os_tenant_name=${k.project}`,
+          `Os_password=${k.password}`,
+          'Os_token=',
+        ]
+      : []),
+  ];
+}
+
+/** What the agent's config needs from the host once the CNM plugin made the vhost adapter. */
+export interface HostAdapters {
+  physical: string;
+  vhost: string;
+  ip: string;
+  prefix: number;
+  gateway: string | null;
+}
+
+/** Read from the host, as c-a-d reads it: ifNames of both adapters, the vhost's IPv4 address and gateway. */
+export function hostAdaptersQuery(physical: string, psQuote: (s: string) => string): string {
+  return [
+    `$p = Get-NetAdapter -Name ${psQuote(physical)} -ErrorAction SilentlyContinue`,
+    `$v = Get-NetAdapter -Name ${psQuote(VHOST_ADAPTER)} -ErrorAction SilentlyContinue`,
+    `if ($p -and $v) { $ip = Get-NetIPAddress -InterfaceAlias ${psQuote(VHOST_ADAPTER)} -AddressFamily IPv4 | Select-Object -First 1; $gw = (Get-NetIPConfiguration -InterfaceAlias ${psQuote(VHOST_ADAPTER)}).IPv4DefaultGateway; $g = $null; if ($gw) { $g = $gw.NextHop }; [pscustomobject]@{ physical = $p.ifName; vhost = $v.ifName; ip = $ip.IPAddress; prefix = $ip.PrefixLength; gateway = $g } } else { $null }`,
+  ].join('; ');
+}
+
+export function agentConfig(input: WindowsRoleInput, host: HostAdapters): string[] {
+  const control = nodes(input.controlNodes);
+  return [
+    '[DEFAULT]',
+    'platform=windows',
+    `hostname=${input.node}`,
+    '',
+    '[CONTROL-NODE]',
+    `servers=${control.map((n) => `${n}:5269`).join(' ')}`,
+    '',
+    '[DNS]',
+    `dns_client_port=${DNS_PORT}`,
+    `servers=${control.map((n) => `${n}:${DNS_PORT}`).join(' ')}`,
+    '',
+    '[VIRTUAL-HOST-INTERFACE]',
+    `name=${host.vhost}`,
+    `ip=${host.ip}/${host.prefix}`,
+    ...(host.gateway ? [`gateway=${host.gateway}`] : []),
+    `physical_interface=${host.physical}`,
+  ];
+}
+
+export function nodemgrConfig(input: WindowsRoleInput): string[] {
+  return [
+    '[DEFAULTS]',
+    'log_local=1',
+    'log_level=SYS_DEBUG',
+    `log_file=${LOG_DIR}\\contrail-vrouter-nodemgr.log`,
+    `hostip=${input.address ?? ''}`,
+    '',
+    '[COLLECTOR]',
+    `server_list=${nodes(input.controlNodes)
+      .map((n) => `${n}:${COLLECTOR_PORT}`)
+      .join(' ')}`,
+  ];
+}

@@ -1,0 +1,90 @@
+// A cmdlet exists only when its module does. Which module each gated cmdlet comes from, when that module is
+// on the host, and Import-Module for the one a script must load itself (hns.psm1 on Server 2016).
+
+import { type CmdletSpec, obj } from '../shells/powershell/commands.js';
+import { notRecognized, PsError } from '../shells/powershell/errors.js';
+import { toText } from '../shells/powershell/values.js';
+import type { WindowsHost } from './windows-host.js';
+
+type Spec = CmdletSpec<WindowsHost>;
+
+/**
+ * The modules the simulator gates:
+ * - Hyper-V: the Hyper-V PowerShell module, installed by the Hyper-V-PowerShell feature, which
+ *   `Install-WindowsFeature Hyper-V -IncludeManagementTools` adds (windows-powershell-docs, hyper-v/).
+ * - Containers: Get-ContainerNetwork and friends, with the Containers feature (what c-a-d's
+ *   install_software_Win32NT.yml and contrail-windows-ci's diagnostic check call on 2016 and 2019).
+ * - HostNetworkingService: Get-HnsNetwork. Server 2019 ships it with the Containers feature; on Server 2016
+ *   it comes only from Microsoft's hns.psm1 (microsoft/SDN), which a script must Import-Module itself.
+ */
+export type GatedModule = 'Hyper-V' | 'Containers' | 'HostNetworkingService';
+
+export const MODULE_OF: Readonly<Record<string, GatedModule>> = {
+  'get-vmswitch': 'Hyper-V',
+  'get-vmswitchextension': 'Hyper-V',
+  'enable-vmswitchextension': 'Hyper-V',
+  'get-containernetwork': 'Containers',
+  'remove-containernetwork': 'Containers',
+  'get-hnsnetwork': 'HostNetworkingService',
+  'remove-hnsnetwork': 'HostNetworkingService',
+};
+
+export function moduleAvailable(host: WindowsHost, module: GatedModule): boolean {
+  switch (module) {
+    case 'Hyper-V':
+      return host.state.features['Hyper-V-PowerShell'] === 'Installed';
+    case 'Containers':
+      return host.state.features.Containers === 'Installed';
+    case 'HostNetworkingService':
+      if (host.session.modules.has('hns')) return true;
+      return host.state.build !== 14393 && host.state.features.Containers === 'Installed';
+  }
+}
+
+/** The cmdlet, answering "not recognized" (CommandNotFoundException) while its module is missing. */
+export function gated(spec: Spec): Spec {
+  const module = MODULE_OF[spec.name.toLowerCase()];
+  if (!module) return spec;
+  return {
+    ...spec,
+    run(host, args, input, ctx) {
+      if (!moduleAvailable(host, module)) throw notRecognized(spec.name);
+      return spec.run(host, args, input, ctx);
+    },
+  };
+}
+
+const importModule: Spec = {
+  name: 'Import-Module',
+  params: {
+    Name: { type: 'string[]', position: 0, mandatory: true },
+    Force: { type: 'switch' },
+    DisableNameChecking: { type: 'switch' },
+    Global: { type: 'switch' },
+    PassThru: { type: 'switch' },
+  },
+  run(host, args, _input, ctx) {
+    const out = [];
+    for (const name of args.Name as string[]) {
+      const isHns = /(^|\\)hns\.psm1$/i.test(name);
+      const known = (['Hyper-V', 'Containers', 'HostNetworkingService'] as const).find((m) => m.toLowerCase() === name.toLowerCase());
+      const present = isHns ? host.fs.isFile(name) : known ? moduleAvailable(host, known) : false;
+      if (!present) {
+        ctx.error(
+          new PsError(
+            `The specified module '${name}' was not loaded because no valid module file was found in any module directory.`,
+            'Modules_ModuleNotFound,Microsoft.PowerShell.Commands.ImportModuleCommand',
+            `ResourceUnavailable: (${name}:String) [Import-Module], FileNotFoundException`,
+            'Import-Module',
+          ),
+        );
+        continue;
+      }
+      if (isHns) host.session.modules.add('hns');
+      if (args.PassThru) out.push(obj({ Name: isHns ? 'hns' : toText(known), ModuleType: 'Script' }));
+    }
+    return out;
+  },
+};
+
+export const MODULE_CMDLETS: Spec[] = [importModule];

@@ -1,0 +1,162 @@
+// Every cmdlet the Windows roles emit, with the reference page it follows: the scripts of every phase (facts
+// and sets, on a 2016 and a 2019 host, and each resource's set forced once) are parsed and each command and
+// named parameter looked up in the simulator's catalogue. A cmdlet or parameter the catalogue lacks fails
+// here; the list is kept in test/fixtures/windows/emitted-cmdlets.txt (UPDATE_EMITTED=1 rewrites it).
+
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Command, CommandResult, Executor } from '../../../src/dataplane/executor.js';
+import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
+import { windowsFactsScript } from '../../../src/roles/facts.js';
+import type { WindowsRoleInput } from '../../../src/roles/input.js';
+import { checkReadiness, issueReboot, readBootId } from '../../../src/roles/node-commands.js';
+import { applyPhase, type Phase } from '../../../src/roles/phase.js';
+import { windowsDeconfigure } from '../../../src/roles/windows/deconfigure.js';
+import { windowsPlan } from '../../../src/roles/windows/plan.js';
+import { loadPowerShellParser } from '../../../src/sim/shells/powershell/parser.js';
+import { catalogueEntry } from '../../../src/sim/windows/cmdlet-catalogue.js';
+import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
+import type { WindowsBuild } from '../../../src/sim/windows/windows-state.js';
+import { commandsOf, isCmdlet } from '../../support/cmdlet-scan.js';
+import { windowsInput } from '../../support/inputs.js';
+import { Recorder } from '../../support/recorder.js';
+
+const LIST = join(import.meta.dirname, '..', '..', 'fixtures', 'windows', 'emitted-cmdlets.txt');
+const COMMON = ['ErrorAction', 'WarningAction', 'Verbose', 'Debug', 'ErrorVariable', 'OutVariable'];
+/** Native programs the roles run, and what each follows. */
+const NATIVES: Record<string, string> = {
+  bcdedit: 'bcdedit /enum, /set (learn.microsoft.com windows-hardware/drivers/devtest/bcdedit--set)',
+  docker: 'docker CLI (pull, run, network create/rm/ls)',
+  flow: 'flow -l (Juniper contrail-vrouter utils: the flow table through \\\\.\\vrouterFlow)',
+  nssm: 'nssm install/set (nssm.cc/usage; contrail-windows-ci Service.ps1)',
+  choco: 'choco list --local-only, install (docs.chocolatey.org; c-a-d win_chocolatey)',
+  pip: 'pip install (contrail-windows-ci Installation.ps1 Install-Nodemgr)',
+  netsh: 'netsh interface portproxy (learn.microsoft.com windows-server/networking/technologies/netsh/netsh-interface-portproxy)',
+  'sc.exe': 'sc.exe delete/qc/config/failure (learn.microsoft.com windows-server/administration/windows-commands/sc-*)',
+  vif: 'vif --list (Juniper contrail-vrouter utils; contrail-windows-ci diagnostic check)',
+  whoami: 'whoami /groups (learn.microsoft.com windows-server/administration/windows-commands/whoami)',
+};
+
+const OVERLAY: NonNullable<WindowsRoleInput['overlay']> = {
+  subnet: '10.244.1.0/24',
+  gateway: '10.244.1.1',
+  prefixLength: 24,
+  routes: [{ prefix: '10.244.2.0/24', via: '192.0.2.22', kind: 'peer' }],
+  ports: [{ port: 8080, toAddress: '10.244.1.5', toPort: 80 }],
+};
+const VARIANTS: WindowsRoleInput[] = [
+  windowsInput(),
+  windowsInput({
+    roles: ['vrouter', 'win_cnm_plugin', 'k8s_node'],
+    overlay: OVERLAY,
+    keystone: { address: '192.0.2.10', source: 'KEYSTONE_AUTH_HOST', user: 'admin', password: 'p', project: 'admin', domain: 'Default' },
+    configApi: { address: '192.0.2.10' },
+    debugDlls: [{ name: 'vRouter.pdb.dll', content: Buffer.from('dll') }],
+    kubelet: {
+      version: 'v1.29.4',
+      binary: { sha256: 'ab', read: async () => Buffer.from('kubelet') },
+      apiServer: 'https://192.0.2.10:6443',
+      caData: 'CA',
+      bootstrapToken: 'abcdef.0123456789abcdef',
+      clusterDns: '10.96.0.10',
+      clusterDomain: 'cluster.local',
+    },
+  }),
+];
+
+/** Answers every command with success, so each resource's set says what it would send. */
+class Accepting implements Executor {
+  readonly os = 'windows' as const;
+  readonly scripts: string[] = [];
+  async run(cmd: Command): Promise<CommandResult> {
+    this.scripts.push(cmd.script);
+    return { exitCode: 0, stdout: '{"exitCode":0,"log":""}', stderr: '', durationMs: 0 } as CommandResult;
+  }
+  async close() {}
+}
+
+let scripts: string[] = [];
+beforeAll(async () => {
+  const shells = await SimShells.create();
+  for (const build of [14393, 17763] as WindowsBuild[]) {
+    const host = WindowsHost.fresh({ hostname: 'win1', build });
+    const exec = new Recorder(new SimExecutor({ host, shells }));
+    for (let pass = 0; pass < 3; pass++) {
+      let reboot = false;
+      for (const phase of windowsPlan(windowsInput()).phases) {
+        reboot ||= (await applyPhase(exec, phase)).rebootRequested;
+        if (reboot && !phase.batchesReboot) break;
+      }
+      if (!reboot) break;
+      host.reboot();
+    }
+    await readBootId(exec);
+    await checkReadiness(exec, 'ready');
+    await applyPhase(exec, windowsDeconfigure());
+    await issueReboot(exec);
+    scripts.push(...exec.scripts);
+  }
+  const accepting = new Accepting();
+  const phases: Phase[] = [...VARIANTS.flatMap((v) => windowsPlan(v).phases), windowsDeconfigure()];
+  for (const phase of phases) {
+    scripts.push(windowsFactsScript(phase.resources.flatMap((r) => r.facts)));
+    for (const resource of phase.resources) await resource.set({ exec: accepting, facts: new Map() }).catch(() => undefined);
+  }
+  scripts.push(...accepting.scripts);
+  scripts = [...new Set(scripts)];
+});
+
+describe('the cmdlet catalogue covers what the Windows roles emit', () => {
+  it('every cmdlet and named parameter the roles send is in the catalogue, with its reference', async () => {
+    const parser = await loadPowerShellParser();
+    const used = new Map<string, Set<string>>();
+    for (const script of scripts) {
+      const tree = parser.parse(script);
+      if (!tree) throw new Error(`unparsable script:\n${script}`);
+      for (const c of commandsOf(tree)) {
+        const key = isCmdlet(c.name) ? (catalogueEntry(c.name)?.name ?? c.name) : c.name.toLowerCase();
+        const set = used.get(key) ?? new Set<string>();
+        for (const p of c.parameters) set.add(p);
+        used.set(key, set);
+      }
+      tree.delete();
+    }
+    const problems: string[] = [];
+    const lines: string[] = [];
+    for (const [name, parameters] of [...used].sort(([a], [b]) => a.localeCompare(b))) {
+      if (!isCmdlet(name)) {
+        if (!NATIVES[name]) problems.push(`${name}: a native program with no reference in this test`);
+        lines.push(`${name} (native): ${NATIVES[name] ?? '?'}`);
+        continue;
+      }
+      const entry = catalogueEntry(name);
+      if (!entry) {
+        problems.push(`${name}: not in the catalogue`);
+        continue;
+      }
+      const known = (p: string) => {
+        const lower = p.toLowerCase();
+        const names = [...entry.parameters.values(), ...COMMON, ...(entry.shouldProcess ? ['WhatIf', 'Confirm'] : [])];
+        const aliases = Object.values(entry.aliases).flat();
+        return (
+          names.some((n) => n.toLowerCase() === lower) ||
+          aliases.some((a) => a.toLowerCase() === lower) ||
+          names.filter((n) => n.toLowerCase().startsWith(lower)).length === 1
+        );
+      };
+      for (const p of parameters) if (!known(p)) problems.push(`${name} -${p}: not a parameter of ${entry.doc}`);
+      lines.push(
+        `${name} ${[...parameters]
+          .sort()
+          .map((p) => `-${p}`)
+          .join(' ')}\n    ${entry.doc}`.replace(/ \n/, '\n'),
+      );
+    }
+    expect(problems).toEqual([]);
+    const text = `${lines.join('\n')}\n`;
+    if (process.env.UPDATE_EMITTED) writeFileSync(LIST, text);
+    expect(text).toBe(readFileSync(LIST, 'utf8'));
+    expect(used.size).toBeGreaterThan(40);
+  });
+});
