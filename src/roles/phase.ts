@@ -98,11 +98,21 @@ export async function testPhases(exec: Executor, phases: Phase[], opts: PhaseOpt
     }
   const secrets = [...new Set(phases.flatMap((p) => p.resources.map((r) => r.factsStdin)).filter((v): v is string => v !== undefined))];
   if (secrets.length > 1) throw new Error('only one resource may send a secret with its facts');
-  const facts = await gatherFacts(exec, [...queries.values()], {
-    label: phases.map((p) => p.name).join('+'),
-    signal: opts.signal,
-    stdin: secrets[0],
-  });
+  let facts: Facts;
+  try {
+    facts = await gatherFacts(exec, [...queries.values()], {
+      label: phases.map((p) => p.name).join('+'),
+      signal: opts.signal,
+      stdin: secrets[0],
+    });
+  } catch (err) {
+    // Every phase's facts in one script can outgrow a Windows command line (-EncodedCommand, 32,000 characters);
+    // the wire refuses it before anything is sent, and each phase is read on its own instead, as a pass reads it.
+    if (!(err instanceof GroundcrewError && err.code === errors.GC_COMMAND_TOO_LONG.code) || phases.length < 2) throw err;
+    const each: PhaseTest[] = [];
+    for (const phase of phases) each.push(...(await testPhases(exec, [phase], opts)));
+    return each;
+  }
   return phases.map((p) => {
     const results = new Map(p.resources.map((r) => [r.name, r.test(facts)]));
     return { phase: p.name, inDesiredState: [...results.values()].every((t) => t.inDesiredState), results };
