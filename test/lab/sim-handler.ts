@@ -6,7 +6,7 @@ import { docker } from '../../src/sim/linux/docker.js';
 import { LinuxHost } from '../../src/sim/linux/linux-host.js';
 import { systemctl } from '../../src/sim/linux/systemctl.js';
 import type { SimRequest, SimResponse } from '../../src/sim/transports/socket-server.js';
-import { splitWindowsCommandLine } from '../../src/sim/windows/windows-shell.js';
+import { splitCommandLine } from '../../src/sim/windows/command-line.js';
 import type { Lab, LabHost } from './lab.js';
 
 /** How long a Windows host takes from answering Restart-Computer to going down. */
@@ -24,7 +24,7 @@ function readHostFile(host: LabHost, path: string): string | undefined {
 }
 
 function decodedScript(commandLine: string): string {
-  const argv = splitWindowsCommandLine(commandLine);
+  const argv = splitCommandLine(commandLine);
   const at = argv.findIndex((a) => /^-(encodedcommand|enc|e)$/i.test(a));
   const encoded = at >= 0 ? argv[at + 1] : undefined;
   return encoded ? Buffer.from(encoded, 'base64').toString('utf16le') : commandLine;

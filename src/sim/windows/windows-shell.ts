@@ -7,6 +7,7 @@ import { loadPowerShellParser } from '../shells/powershell/parser.js';
 import { UTILITY_CMDLETS } from '../shells/powershell/utility-cmdlets.js';
 import { ParseCache } from '../shells/tree-sitter.js';
 import { catalogued } from './catalogued.js';
+import { splitCommandLine } from './command-line.js';
 import { CONTAINER_CMDLETS } from './container-cmdlets.js';
 import { DOCKER_NATIVE } from './docker.js';
 import { FILE_CMDLETS } from './file-cmdlets.js';
@@ -71,30 +72,6 @@ const ENV = {
   TEMP: 'C:\\Windows\\Temp',
 };
 
-/** Splits a command line the way Windows programs do (quotes group, backslashes before quotes escape). */
-export function splitWindowsCommandLine(line: string): string[] {
-  const args: string[] = [];
-  let current = '';
-  let quoted = false;
-  let has = false;
-  for (let i = 0; i < line.length; i++) {
-    const ch = line[i];
-    if (ch === '"') {
-      quoted = !quoted;
-      has = true;
-    } else if (!quoted && (ch === ' ' || ch === '\t')) {
-      if (has) args.push(current);
-      current = '';
-      has = false;
-    } else {
-      current += ch;
-      has = true;
-    }
-  }
-  if (has) args.push(current);
-  return args;
-}
-
 export class WindowsShell {
   readonly #registry = registry();
 
@@ -126,7 +103,7 @@ export class WindowsShell {
 
   /** The command an SSH client asked for, as cmd.exe (Windows OpenSSH's default shell) would run it. */
   runCommandLine(host: WindowsHost, commandLine: string, stdin = ''): CommandResult {
-    const argv = splitWindowsCommandLine(commandLine);
+    const argv = splitCommandLine(commandLine);
     const program = (argv[0] ?? '').toLowerCase().replace(/^.*\\/, '');
     if (program !== 'powershell.exe' && program !== 'powershell') {
       // cmd.exe sets ERRORLEVEL 9009 here; a Unix exit status holds 8 bits, so the lab reports 1.
