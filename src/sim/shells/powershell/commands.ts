@@ -82,8 +82,38 @@ export interface RawArgument {
   text: string;
 }
 
-function bindingError(cmdlet: string, message: string, id: string): PsTerminatingError {
-  return new PsTerminatingError(message, `${id},${cmdlet}`, 'InvalidArgument: (:) [], ParameterBindingException', cmdlet);
+/** A parameter binding failure, as PowerShell reports it for cmdlets and functions alike. */
+export function bindingError(command: string, message: string, id: string): PsTerminatingError {
+  return new PsTerminatingError(
+    message,
+    `${id},${command}`,
+    'InvalidArgument: (:) [], ParameterBindingException',
+    command,
+    'System.Management.Automation.ParameterBindingException',
+  );
+}
+
+/**
+ * The parameter a given name means, as the binder reads it: the exact name (or alias), else the one name it is
+ * a prefix of; two such names are ambiguous (an error). Undefined when none matches.
+ */
+export function matchParameterName(
+  command: string,
+  names: readonly string[],
+  given: string,
+  aliases: (name: string) => readonly string[] = () => [],
+): string | undefined {
+  const lower = given.toLowerCase();
+  const exact = names.find((n) => n.toLowerCase() === lower || aliases(n).some((a) => a.toLowerCase() === lower));
+  if (exact) return exact;
+  const prefixed = names.filter((n) => n.toLowerCase().startsWith(lower));
+  if (prefixed.length > 1)
+    throw bindingError(
+      command,
+      `Parameter cannot be processed because the parameter name '${given}' is ambiguous. Possible matches include: ${prefixed.map((p) => `-${p}`).join(' ')}.`,
+      'AmbiguousParameter',
+    );
+  return prefixed[0];
 }
 
 function convert(cmdlet: string, name: string, spec: ParamSpec, value: unknown): unknown {
@@ -132,17 +162,8 @@ export function bindArguments(spec: CmdletSpec<unknown>, raw: RawArgument[]): Bo
   const params: Record<string, ParamSpec> = { ...spec.params, ...COMMON, ...(spec.supportsShouldProcess ? SHOULD_PROCESS : {}) };
   const names = Object.keys(params);
   const resolve = (given: string): string => {
-    const lower = given.toLowerCase();
-    const exact = names.find((n) => n.toLowerCase() === lower || params[n]?.aliases?.some((a) => a.toLowerCase() === lower));
-    if (exact) return exact;
-    const prefixed = names.filter((n) => n.toLowerCase().startsWith(lower));
-    if (prefixed.length === 1 && prefixed[0]) return prefixed[0];
-    if (prefixed.length > 1)
-      throw bindingError(
-        spec.name,
-        `Parameter cannot be processed because the parameter name '${given}' is ambiguous. Possible matches include: ${prefixed.map((p) => `-${p}`).join(' ')}.`,
-        'AmbiguousParameter',
-      );
+    const name = matchParameterName(spec.name, names, given, (n) => params[n]?.aliases ?? []);
+    if (name !== undefined) return name;
     throw bindingError(spec.name, `A parameter cannot be found that matches parameter name '${given}'.`, 'NamedParameterNotFound');
   };
 

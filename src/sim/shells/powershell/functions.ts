@@ -2,8 +2,7 @@
 // `function f($a, $b)`, and how a call's arguments bind to them: by name (a unique prefix will do), -Name:value,
 // [switch], then by position; what is left is $args.
 
-import type { RawArgument } from './commands.js';
-import { PsTerminatingError } from './errors.js';
+import { bindingError, matchParameterName, type RawArgument } from './commands.js';
 import type { Node } from './parser.js';
 import { unsupported, variableName } from './syntax.js';
 
@@ -74,16 +73,6 @@ export function functionDefinition(node: Node): FunctionDef {
   return { name, params, body, advanced };
 }
 
-function bindingError(fn: string, message: string, id: string): PsTerminatingError {
-  return new PsTerminatingError(
-    message,
-    `${id},${fn}`,
-    'InvalidArgument: (:) [], ParameterBindingException',
-    fn,
-    'System.Management.Automation.ParameterBindingException',
-  );
-}
-
 const COMMON = ['ErrorAction', 'WarningAction', 'Verbose', 'Debug'];
 
 /** Binds a call's arguments: parameter name -> value (switches true/false), plus what is left for $args. */
@@ -98,18 +87,7 @@ export function bindFunction(def: FunctionDef, raw: RawArgument[]): { bound: Map
       positional.push(arg);
       continue;
     }
-    const lower = arg.parameter.toLowerCase();
-    const matches =
-      names.filter((n) => n.toLowerCase() === lower).length > 0
-        ? names.filter((n) => n.toLowerCase() === lower)
-        : names.filter((n) => n.toLowerCase().startsWith(lower));
-    if (matches.length > 1)
-      throw bindingError(
-        def.name,
-        `Parameter cannot be processed because the parameter name '${arg.parameter}' is ambiguous. Possible matches include: ${matches.map((m) => `-${m}`).join(' ')}.`,
-        'AmbiguousParameter',
-      );
-    const name = matches[0];
+    const name = matchParameterName(def.name, names, arg.parameter);
     if (name === undefined) {
       if (def.advanced)
         throw bindingError(
