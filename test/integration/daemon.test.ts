@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Daemon, startDaemon } from '../../src/cli/daemon.js';
 import { DaemonConfigSchema } from '../../src/cli/daemon-config.js';
 import type { WindowsHost } from '../../src/sim/windows/windows-host.js';
+import { gitIn } from '../support/git.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -33,11 +34,7 @@ let daemon: Daemon;
 let config: ReturnType<typeof DaemonConfigSchema.parse>;
 const start = () => startDaemon(config, { log: pino({ level: 'silent' }) });
 
-const git = (...args: string[]) =>
-  execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@groundcrew.invalid', ...args], {
-    cwd: work,
-    encoding: 'utf8',
-  }).trim();
+const git = (...args: string[]) => gitIn(work)(...args);
 const commit = (message: string) => {
   git('commit', '-qam', message);
   git('push', '-q', 'origin', 'main');

@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../browser/browser.js';
+import { gitIn } from '../support/git.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const BIN = join(ROOT, 'dist', 'src', 'cli', 'main.js');
@@ -105,11 +106,7 @@ function vmRssKiB(pid: number): number {
 describe('groundcrew run following a hostile Git repo', () => {
   const origin = join(dir, 'origin.git');
   const work = join(dir, 'work');
-  const git = (...args: string[]) =>
-    execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@groundcrew.invalid', ...args], {
-      cwd: work,
-      encoding: 'utf8',
-    }).trim();
+  const git = gitIn(work);
   const commit = (message: string) => {
     git('add', '-A');
     git('commit', '-qm', message);

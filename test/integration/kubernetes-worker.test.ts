@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Daemon, startDaemon } from '../../src/cli/daemon.js';
 import { DaemonConfigSchema } from '../../src/cli/daemon-config.js';
 import type { WindowsHost } from '../../src/sim/windows/windows-host.js';
+import { gitIn } from '../support/git.js';
 
 const HOOK_SECRET = 'hook-secret-for-k8s-tests';
 const BOOTSTRAP_TOKEN = 'abcdef.k8s0secret0token0';
@@ -39,11 +40,7 @@ instances:
     roles: { k8s_node: }
 `;
 
-const git = (...args: string[]) =>
-  execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@groundcrew.invalid', ...args], {
-    cwd: work,
-    encoding: 'utf8',
-  }).trim();
+const git = (...args: string[]) => gitIn(work)(...args);
 const write = (file: string, text: string) => writeFileSync(join(work, file), text);
 const host = (node: string) => daemon.sim?.executors.get(node)?.host as WindowsHost;
 

@@ -5,6 +5,7 @@ import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_pro
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gitIn } from './git.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 export const BIN = join(ROOT, 'dist', 'src', 'cli', 'main.js');
@@ -41,12 +42,7 @@ export async function startDaemonProcess(options: DaemonProcessOptions = {}): Pr
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'gc-api-'));
   const origin = join(dir, 'origin.git');
   const work = join(dir, 'work');
-  const git = (...args: string[]) =>
-    execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@groundcrew.invalid', ...args], {
-      cwd: work,
-      encoding: 'utf8',
-      env: { ...process.env, ...options.gitEnv },
-    }).trim();
+  const git = gitIn(work, options.gitEnv);
   execFileSync('git', ['init', '-q', '--bare', '--initial-branch=main', origin]);
   cpSync(join(ROOT, 'inventory-repo-example'), work, { recursive: true });
   execFileSync('git', ['init', '-q', '--initial-branch=main'], { cwd: work });
