@@ -10,6 +10,7 @@ import { runInventoryParse } from './inventory-parse.js';
 import { runNoopVsAnsible } from './noop-vs-ansible.js';
 import { runScale } from './scale.js';
 import { showSpread } from './stats.js';
+import { runStatusPage } from './status-page.js';
 import { runWebhookLatency } from './webhook-latency.js';
 
 mkdirSync('bench-results', { recursive: true });
@@ -79,6 +80,27 @@ if (wanted('noop-vs-ansible') || wanted('first-converge')) {
   }
 }
 
+if (wanted('status-page')) {
+  const r = await runStatusPage(Number(process.env.GC_BENCH_STATUS_NODES ?? 10_000));
+  console.log(
+    `status-page: ${r.nodes} node records (${r.stalled} stalled), Chromium ${r.chromium} headless, ${r.rounds} rounds, each load in a fresh context`,
+  );
+  for (const [what, p] of [
+    ['/', r.overview],
+    ['/?state=stalled', r.filter],
+    ['/?q=node-01234', r.search],
+  ] as const) {
+    console.log(`status-page: ${what} (${(p.bytes / 1024).toFixed(0)} KiB, ${p.rows} rows) first paint ${showSpread(p.firstPaintMs)}`);
+    console.log(
+      `status-page: ${what} first contentful paint ${showSpread(p.firstContentfulPaintMs)}; DOMContentLoaded ${showSpread(p.domContentLoadedMs)}`,
+    );
+  }
+  console.log(`status-page: filter in place (click on the stalled count to its rows) ${showSpread(r.filterInPlaceMs)}`);
+  console.log(`status-page: search in place (Enter to the one row) ${showSpread(r.searchInPlaceMs)}`);
+  console.log(`status-page: GET /api/nodes (${(r.apiNodesBytes / 1024).toFixed(0)} KiB) ${showSpread(r.apiNodesMs)}`);
+  save('status-page', r);
+}
+
 if (wanted('scale')) {
   const r = await runScale(Number(process.env.GC_BENCH_SCALE_NODES ?? 10_000));
   console.log(
@@ -107,7 +129,7 @@ if (wanted('scale')) {
   }
 }
 
-const known = ['inventory-parse', 'webhook-latency', 'noop-vs-ansible', 'first-converge', 'scale'];
+const known = ['inventory-parse', 'webhook-latency', 'noop-vs-ansible', 'first-converge', 'status-page', 'scale'];
 if (!known.includes(name)) {
   console.error(`bench/one.ts: no benchmark "${name}" (one of ${known.join(', ')})`);
   process.exitCode = 2;
