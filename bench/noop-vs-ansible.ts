@@ -18,7 +18,7 @@ import { testPhases } from '../src/roles/phase.js';
 import { planNode } from '../src/roles/plan.js';
 import { Lab } from '../test/lab/lab.js';
 import { ssh } from '../test/lab/ssh.js';
-import { countForks, type FloorResult, factsScript, floorOnce, floorScript } from './noop-floor.js';
+import { countForks, type FloorResult, factsScript, floorOnce, floorScript, floorWithToolsScript, toolCommands } from './noop-floor.js';
 import { median, type Spread, spread } from './stats.js';
 
 export interface PairResult {
@@ -174,9 +174,14 @@ export async function runNoopVsAnsible(hosts = 20, pairs = 5): Promise<NoopResul
     const perHost = await countForks(firstExec, facts.script, facts.stdin);
     const script = floorScript(perHost.paths);
     const floorForks = (await countForks(firstExec, script)).forks;
+    const commands = toolCommands(state, first);
+    const tools = floorWithToolsScript(perHost.paths, commands);
+    const toolForks = (await countForks(firstExec, tools)).forks;
     await floorOnce(executors, script);
-    const floorPairs: { g: number; f: number }[] = [];
-    for (let i = 0; i < pairs; i++) floorPairs.push({ g: (await groundcrew()).ms, f: await floorOnce(executors, script) });
+    await floorOnce(executors, tools);
+    const floorPairs: { g: number; f: number; t: number }[] = [];
+    for (let i = 0; i < pairs; i++)
+      floorPairs.push({ g: (await groundcrew()).ms, f: await floorOnce(executors, script), t: await floorOnce(executors, tools) });
     const floor: FloorResult = {
       perHost,
       floorForks,
@@ -184,6 +189,12 @@ export async function runNoopVsAnsible(hosts = 20, pairs = 5): Promise<NoopResul
       floorMs: spread(floorPairs.map((p) => p.f)),
       groundcrewMs: spread(floorPairs.map((p) => p.g)),
       ratio: spread(floorPairs.map((p) => p.g / p.f)),
+      withTools: {
+        commands,
+        forks: toolForks,
+        ms: spread(floorPairs.map((p) => p.t)),
+        ratio: spread(floorPairs.map((p) => p.g / p.t)),
+      },
     };
     return {
       floor,
