@@ -40,6 +40,8 @@ export interface FloorResult {
    * lab, `docker` is a shim answered by the simulator in the benchmark's process, so this holds its cost too.
    */
   withTools: { commands: string[]; forks: number; ms: Spread; ratio: Spread };
+  /** The same without the lab's `docker` shim (the simulator's cost): the floor plus the real tools only. */
+  withRealTools: { commands: string[]; ms: Spread; ratio: Spread };
 }
 
 /** The script testPhases sends to `node` for a re-verify (and its standard input), without running it. */

@@ -65,6 +65,9 @@ if (wanted('noop-vs-ansible') || wanted('first-converge')) {
       console.log(
         `noop-vs-ansible: floor with the ${f.withTools.commands.length} commands no builtin replaces (${f.withTools.forks} forks: ${f.withTools.commands.map((c) => c.split(' ').slice(0, 2).join(' ')).join(', ')}): ${showSpread(f.withTools.ms)}; groundcrew / it ${showSpread(f.withTools.ratio, 'x')}`,
       );
+      console.log(
+        `noop-vs-ansible: floor with only the real tools (${f.withRealTools.commands.map((c) => c.split(' ').slice(0, 2).join(' ')).join(', ')}; no docker shim): ${showSpread(f.withRealTools.ms)}; groundcrew / it ${showSpread(f.withRealTools.ratio, 'x')}`,
+      );
       const execs = Object.entries(f.perHost.execs)
         .sort((a, b) => b[1] - a[1])
         .map(([n, c]) => `${n} ${c}`)
