@@ -177,6 +177,15 @@ describe('what the simulated bash refuses', () => {
     );
   });
 
+  it('read with an IFS other than the default or empty, or -d without -r, is refused, not read some other way', () => {
+    expect(shell.run(LinuxHost.fresh('sim'), 'IFS=: read -r a b <<< \'x:y\'; echo "$a"')).toEqual({
+      stdout: '',
+      stderr: 'bash: groundcrew sim: read with IFS=":" is outside the simulated subset (docs/simulator.md)\n',
+      exitCode: 2,
+    });
+    expect(shell.run(LinuxHost.fresh('sim'), "read -d '' v <<< x").stderr).toMatch(/read -d without -r is outside the simulated subset/);
+  });
+
   it('awk and sed programs outside their subsets: status 2 and the construct named', () => {
     const host = LinuxHost.fresh('sim');
     expect(shell.run(host, "echo a b | awk '{ for (i = 1; i <= NF; i++) print $i }'")).toEqual({
