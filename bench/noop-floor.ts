@@ -1,7 +1,8 @@
 // The no-op floor of a re-verify (issue 18, docs/BENCHMARKS.md): one SSH round trip per host, over the same
 // persistent connections, 20 hosts in parallel, running a script that does the facts script's file reads with
-// bash builtins only (no process is started). And what groundcrew's facts script forks on a host, counted by
-// running it once under strace on each host (clone/fork/vfork calls, and which programs are executed).
+// bash builtins only (no process is started); beside it, the floor plus the commands no builtin can replace.
+// And what groundcrew's facts script forks on a host, counted by running it once under strace on each host
+// (clone/fork/vfork calls, and which programs are executed).
 
 import { performance } from 'node:perf_hooks';
 import type { Command, Executor, RunOptions } from '../src/dataplane/executor.js';
@@ -33,6 +34,14 @@ export interface FloorResult {
   groundcrewMs: Spread;
   /** groundcrew / floor, per pair. */
   ratio: Spread;
+  /**
+   * The floor plus the commands groundcrew's facts still run (docker, ip, stat: the `sh` facts), each once as
+   * the facts script runs it: what a re-verify costs when only groundcrew's own work is taken away. On the
+   * lab, `docker` is a shim answered by the simulator in the benchmark's process, so this holds its cost too.
+   */
+  withTools: { commands: string[]; forks: number; ms: Spread; ratio: Spread };
+  /** The same without the lab's `docker` shim (the simulator's cost): the floor plus the real tools only. */
+  withRealTools: { commands: string[]; ms: Spread; ratio: Spread };
 }
 
 /** The script testPhases sends to `node` for a re-verify (and its standard input), without running it. */
@@ -97,6 +106,19 @@ export function floorScript(paths: readonly string[]): string {
   }
   lines.push('printf "%s\\n" "$out"');
   return lines.join('\n');
+}
+
+/** The floor script, then each command as the facts script runs one (`{ v=$(cmd); } 2>/dev/null`). */
+export function floorWithToolsScript(paths: readonly string[], commands: readonly string[]): string {
+  return [floorScript(paths), ...commands.map((c) => `{ v=$(${c}\n); } 2>/dev/null; printf '%s\\n' "\${#v}"`)].join('\n');
+}
+
+/** The commands (`sh` facts) of `name`'s re-verify: what no builtin can read. */
+export function toolCommands(state: DesiredState, name: string): string[] {
+  const node = state.nodes.find((n) => n.name === name);
+  if (!node) throw new Error(`no node ${name}`);
+  const queries = planNode(roleInput(state, node)).phases.flatMap((p) => p.resources.flatMap((r) => r.facts));
+  return [...new Map(queries.filter((q) => q.sh !== undefined).map((q) => [q.id, q.sh as string])).values()];
 }
 
 /** One run of the floor on every host at once, in ms. */

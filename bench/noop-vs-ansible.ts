@@ -18,7 +18,7 @@ import { testPhases } from '../src/roles/phase.js';
 import { planNode } from '../src/roles/plan.js';
 import { Lab } from '../test/lab/lab.js';
 import { ssh } from '../test/lab/ssh.js';
-import { countForks, type FloorResult, factsScript, floorOnce, floorScript } from './noop-floor.js';
+import { countForks, type FloorResult, factsScript, floorOnce, floorScript, floorWithToolsScript, toolCommands } from './noop-floor.js';
 import { median, type Spread, spread } from './stats.js';
 
 export interface PairResult {
@@ -174,9 +174,23 @@ export async function runNoopVsAnsible(hosts = 20, pairs = 5): Promise<NoopResul
     const perHost = await countForks(firstExec, facts.script, facts.stdin);
     const script = floorScript(perHost.paths);
     const floorForks = (await countForks(firstExec, script)).forks;
+    const commands = toolCommands(state, first);
+    const tools = floorWithToolsScript(perHost.paths, commands);
+    const toolForks = (await countForks(firstExec, tools)).forks;
+    // On the lab, docker is a shim into the simulator running in this process: not a cost groundcrew chose.
+    const realCommands = commands.filter((c) => !/^docker\b/.test(c));
+    const realTools = floorWithToolsScript(perHost.paths, realCommands);
     await floorOnce(executors, script);
-    const floorPairs: { g: number; f: number }[] = [];
-    for (let i = 0; i < pairs; i++) floorPairs.push({ g: (await groundcrew()).ms, f: await floorOnce(executors, script) });
+    await floorOnce(executors, tools);
+    await floorOnce(executors, realTools);
+    const floorPairs: { g: number; f: number; t: number; r: number }[] = [];
+    for (let i = 0; i < pairs; i++)
+      floorPairs.push({
+        g: (await groundcrew()).ms,
+        f: await floorOnce(executors, script),
+        t: await floorOnce(executors, tools),
+        r: await floorOnce(executors, realTools),
+      });
     const floor: FloorResult = {
       perHost,
       floorForks,
@@ -184,6 +198,17 @@ export async function runNoopVsAnsible(hosts = 20, pairs = 5): Promise<NoopResul
       floorMs: spread(floorPairs.map((p) => p.f)),
       groundcrewMs: spread(floorPairs.map((p) => p.g)),
       ratio: spread(floorPairs.map((p) => p.g / p.f)),
+      withTools: {
+        commands,
+        forks: toolForks,
+        ms: spread(floorPairs.map((p) => p.t)),
+        ratio: spread(floorPairs.map((p) => p.g / p.t)),
+      },
+      withRealTools: {
+        commands: realCommands,
+        ms: spread(floorPairs.map((p) => p.r)),
+        ratio: spread(floorPairs.map((p) => p.g / p.r)),
+      },
     };
     return {
       floor,

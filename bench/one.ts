@@ -10,6 +10,7 @@ import { runInventoryParse } from './inventory-parse.js';
 import { runNoopVsAnsible } from './noop-vs-ansible.js';
 import { runScale } from './scale.js';
 import { showSpread } from './stats.js';
+import { runStatusPage } from './status-page.js';
 import { runWebhookLatency } from './webhook-latency.js';
 
 mkdirSync('bench-results', { recursive: true });
@@ -61,6 +62,12 @@ if (wanted('noop-vs-ansible') || wanted('first-converge')) {
       console.log(
         `noop-vs-ansible: floor (${f.floorReads} reads by builtins, ${f.floorForks} forks, one round trip per host): ${showSpread(f.floorMs)}; groundcrew beside it ${showSpread(f.groundcrewMs)}; groundcrew / floor ${showSpread(f.ratio, 'x')}`,
       );
+      console.log(
+        `noop-vs-ansible: floor with the ${f.withTools.commands.length} commands no builtin replaces (${f.withTools.forks} forks: ${f.withTools.commands.map((c) => c.split(' ').slice(0, 2).join(' ')).join(', ')}): ${showSpread(f.withTools.ms)}; groundcrew / it ${showSpread(f.withTools.ratio, 'x')}`,
+      );
+      console.log(
+        `noop-vs-ansible: floor with only the real tools (${f.withRealTools.commands.map((c) => c.split(' ').slice(0, 2).join(' ')).join(', ')}; no docker shim): ${showSpread(f.withRealTools.ms)}; groundcrew / it ${showSpread(f.withRealTools.ratio, 'x')}`,
+      );
       const execs = Object.entries(f.perHost.execs)
         .sort((a, b) => b[1] - a[1])
         .map(([n, c]) => `${n} ${c}`)
@@ -77,6 +84,27 @@ if (wanted('noop-vs-ansible') || wanted('first-converge')) {
       save('first-converge', f);
     }
   }
+}
+
+if (wanted('status-page')) {
+  const r = await runStatusPage(Number(process.env.GC_BENCH_STATUS_NODES ?? 10_000));
+  console.log(
+    `status-page: ${r.nodes} node records (${r.stalled} stalled), Chromium ${r.chromium} headless, ${r.rounds} rounds, each load in a fresh context`,
+  );
+  for (const [what, p] of [
+    ['/', r.overview],
+    ['/?state=stalled', r.filter],
+    ['/?q=node-01234', r.search],
+  ] as const) {
+    console.log(`status-page: ${what} (${(p.bytes / 1024).toFixed(0)} KiB, ${p.rows} rows) first paint ${showSpread(p.firstPaintMs)}`);
+    console.log(
+      `status-page: ${what} first contentful paint ${showSpread(p.firstContentfulPaintMs)}; DOMContentLoaded ${showSpread(p.domContentLoadedMs)}`,
+    );
+  }
+  console.log(`status-page: filter in place (click on the stalled count to its rows) ${showSpread(r.filterInPlaceMs)}`);
+  console.log(`status-page: search in place (Enter to the one row) ${showSpread(r.searchInPlaceMs)}`);
+  console.log(`status-page: GET /api/nodes (${(r.apiNodesBytes / 1024).toFixed(0)} KiB) ${showSpread(r.apiNodesMs)}`);
+  save('status-page', r);
 }
 
 if (wanted('scale')) {
@@ -107,7 +135,7 @@ if (wanted('scale')) {
   }
 }
 
-const known = ['inventory-parse', 'webhook-latency', 'noop-vs-ansible', 'first-converge', 'scale'];
+const known = ['inventory-parse', 'webhook-latency', 'noop-vs-ansible', 'first-converge', 'status-page', 'scale'];
 if (!known.includes(name)) {
   console.error(`bench/one.ts: no benchmark "${name}" (one of ${known.join(', ')})`);
   process.exitCode = 2;

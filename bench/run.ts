@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { targetLines } from './targets.js';
 
 // Scale last: it is the longest, and the others are worth having when it is cut short.
-const ORDER = ['inventory-parse', 'webhook-latency', 'noop-vs-ansible', 'first-converge', 'scale'];
+const ORDER = ['inventory-parse', 'webhook-latency', 'noop-vs-ansible', 'first-converge', 'status-page', 'scale'];
 const only = process.env.GC_BENCH_ONLY?.split(',');
 const names = ORDER.filter((n) => !only || only.includes(n));
 const tsx = join(import.meta.dirname, '..', 'node_modules', '.bin', 'tsx');

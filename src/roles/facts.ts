@@ -1,10 +1,13 @@
 // Gathers the facts of many resources in one command: one PowerShell script answering JSON, or one bash
-// script answering tab-separated base64 lines.
+// script answering a length-prefixed record per fact (linux/fact-records.ts).
 
 import type { Executor } from '../dataplane/executor.js';
-import { bashQuote, psQuote } from '../dataplane/quote.js';
+import { psQuote } from '../dataplane/quote.js';
 import { errors } from '../errors.js';
+import { linuxFactsScript, readFactRecords, unreadableFact } from './linux/fact-records.js';
 import type { FactQuery, Facts } from './resource.js';
+
+export type { LinuxFact } from './linux/fact-records.js';
 
 /**
  * The script that reads `queries` on a Windows node; exported so tests can parse every one.
@@ -30,29 +33,6 @@ export function windowsFactsScript(queries: FactQuery[], withStdin = false): str
   return lines.join('\n');
 }
 
-/**
- * The script that reads `queries` on a Linux node: per fact, "id TAB exit-status TAB base64(stdout)".
- * Each fact runs in a command substitution of its own (one fork), not in a new bash.
- */
-export function linuxFactsScript(queries: FactQuery[], withStdin = false): string {
-  const lines = [
-    ...(withStdin ? ['GC_STDIN=$(cat)'] : []),
-    'gc_out() { printf \'%s\\t%s\\t\' "$1" "$2"; printf \'%s\' "$3" | base64 -w0; printf \'\\n\'; }',
-  ];
-  for (const q of queries) {
-    if (!q.sh) throw new Error(`fact ${q.id} has no bash form`);
-    lines.push(`out=$({ ${q.sh}\n} 2>/dev/null); gc_out ${bashQuote(q.id)} "$?" "$out"`);
-  }
-  return lines.join('\n');
-}
-
-export interface LinuxFact {
-  status: number;
-  stdout: string;
-  /** What the fact's command wrote on stderr (kept for failures' messages). */
-  stderr?: string;
-}
-
 /** The facts that could not be read, each with what the node said: the phase fails with this. */
 function unreadable(label: string, failed: [id: string, message: string][], stderr: string) {
   const list = failed.map(([id, message]) => `${id}: ${message.trim().split(/\r?\n/)[0]}`).join('; ');
@@ -60,13 +40,25 @@ function unreadable(label: string, failed: [id: string, message: string][], stde
   return errors.GC_FACTS_FAILED(`${failed.length} fact(s) of ${label} could not be read: ${list}${said}`);
 }
 
+/** Two resources may read one fact (one id, one query): it is read once. One id asked two ways is a bug. */
+export function oncePerId(queries: FactQuery[]): FactQuery[] {
+  const byId = new Map<string, FactQuery>();
+  for (const q of queries) {
+    const seen = byId.get(q.id);
+    if (seen && (seen.ps !== q.ps || seen.sh !== q.sh || seen.shBuiltin !== q.shBuiltin))
+      throw new Error(`fact ${q.id} is asked two different ways`);
+    byId.set(q.id, q);
+  }
+  return [...byId.values()];
+}
+
 export async function gatherFacts(
   exec: Executor,
   queries: FactQuery[],
   opts: { signal?: AbortSignal; timeoutMs?: number; label: string; stdin?: string },
 ): Promise<Facts> {
-  const facts = new Map<string, unknown>();
-  if (queries.length === 0) return facts;
+  if (queries.length === 0) return new Map();
+  queries = oncePerId(queries);
   const withStdin = opts.stdin !== undefined;
   const script = exec.os === 'windows' ? windowsFactsScript(queries, withStdin) : linuxFactsScript(queries, withStdin);
   const r = await exec.run(
@@ -90,25 +82,18 @@ export async function gatherFacts(
         failed.map(([id, message]) => [id, String(message)]),
         r.stderr,
       );
+    const facts = new Map<string, unknown>();
     for (const q of queries) {
       if (!(q.id in values)) throw errors.GC_FACTS_FAILED(`the facts of ${opts.label} lack ${q.id}`);
       facts.set(q.id, values[q.id] ?? null);
     }
     return facts;
   }
-  for (const line of r.stdout.split('\n')) {
-    const [id, status, encoded] = line.split('\t');
-    if (id === undefined || status === undefined) continue;
-    facts.set(id, { status: Number(status), stdout: Buffer.from(encoded ?? '', 'base64').toString('utf8') } satisfies LinuxFact);
-  }
-  for (const q of queries) if (!facts.has(q.id)) throw errors.GC_FACTS_FAILED(`the facts of ${opts.label} lack ${q.id}`);
-  // A tool that is not there (127) or cannot run (126) reads nothing: that is a failure, not an absence.
-  const failed = [...facts.entries()]
-    .filter(([, f]) => (f as LinuxFact).status === 126 || (f as LinuxFact).status === 127)
-    .map(([id, f]): [string, string] => [
-      id,
-      (f as LinuxFact).stderr || `exit ${(f as LinuxFact).status}: ${(f as LinuxFact).status === 127 ? 'command not found' : 'cannot run'}`,
-    ]);
+  const records = readFactRecords(r.stdout, new Set(queries.map((q) => q.id)), opts.label);
+  const failed = [...records.entries()].flatMap(([id, f]): [string, string][] => {
+    const why = unreadableFact(f);
+    return why === undefined ? [] : [[id, why]];
+  });
   if (failed.length > 0) throw unreadable(opts.label, failed, r.stderr);
-  return facts;
+  return records;
 }

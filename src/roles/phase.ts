@@ -2,8 +2,8 @@
 
 import type { Executor } from '../dataplane/executor.js';
 import { errors, GroundcrewError } from '../errors.js';
-import { gatherFacts } from './facts.js';
-import { CHANGED, type FactQuery, type Facts, type Resource, type SetResult, type TestResult } from './resource.js';
+import { gatherFacts, oncePerId } from './facts.js';
+import { CHANGED, type Facts, type Resource, type SetResult, type TestResult } from './resource.js';
 
 export interface Phase {
   name: string;
@@ -89,18 +89,12 @@ export interface PhaseTest {
  * Fact queries with one id must be the same query; secrets are sent as in testPhase (at most one).
  */
 export async function testPhases(exec: Executor, phases: Phase[], opts: PhaseOptions = {}): Promise<PhaseTest[]> {
-  const queries = new Map<string, FactQuery>();
-  for (const r of phases.flatMap((p) => p.resources))
-    for (const q of r.facts) {
-      const seen = queries.get(q.id);
-      if (seen && (seen.ps !== q.ps || seen.sh !== q.sh)) throw new Error(`fact ${q.id} is asked two different ways`);
-      queries.set(q.id, q);
-    }
+  const queries = oncePerId(phases.flatMap((p) => p.resources.flatMap((r) => r.facts)));
   const secrets = [...new Set(phases.flatMap((p) => p.resources.map((r) => r.factsStdin)).filter((v): v is string => v !== undefined))];
   if (secrets.length > 1) throw new Error('only one resource may send a secret with its facts');
   let facts: Facts;
   try {
-    facts = await gatherFacts(exec, [...queries.values()], {
+    facts = await gatherFacts(exec, queries, {
       label: phases.map((p) => p.name).join('+'),
       signal: opts.signal,
       stdin: secrets[0],

@@ -2,11 +2,16 @@
 
 import type { Executor } from '../dataplane/executor.js';
 
-/** One thing to read from a node. `ps` is a PowerShell expression; `sh` a bash command whose stdout is the value. */
+/**
+ * One thing to read from a node. `ps` is a PowerShell expression; on Linux, one of `sh` (bash commands whose
+ * stdout is the value: a process each) or `shBuiltin` (bash builtins only, run as a function in the facts
+ * script's own shell: they leave the value in `$gc_v` and `return` the status; no process is started).
+ */
 export interface FactQuery {
   id: string;
   ps?: string;
   sh?: string;
+  shBuiltin?: string;
 }
 
 /** Facts of a phase, gathered in one round trip: id -> value (JSON from PowerShell, text from bash). */

@@ -4,7 +4,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -338,7 +338,8 @@ export class Lab {
   async saveState(host: LabHost): Promise<void> {
     const tmp = `${host.paths.state}.tmp`;
     await writeFile(tmp, JSON.stringify(host.model.state));
-    await sh('mv', [tmp, host.paths.state]);
+    // A rename in this process: `mv` was a process start per saved state, one per docker shim call.
+    await rename(tmp, host.paths.state);
   }
 
   /** Power-cycles a host: every session drops, the boot id changes, sshd returns after rebootMs. */

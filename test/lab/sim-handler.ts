@@ -87,13 +87,18 @@ export async function handleSimRequest(lab: Lab, request: SimRequest): Promise<S
   if (request.kind === 'shim' && host.model instanceof LinuxHost) {
     const model = host.model;
     const [tool, ...argv] = request.argv;
+    const before = JSON.stringify(model.state);
     let result: SimResponse;
     if (tool === 'docker') result = docker(model, argv, (path) => readHostFile(host, path), request.cwd);
     else if (tool === 'systemctl') result = systemctl(model, argv);
     else if (tool === 'reboot') result = { stdout: '', stderr: '', exitCode: 0, after: () => void lab.reboot(host.name) };
     else result = { stdout: '', stderr: `${tool}: command not found\n`, exitCode: 127 };
-    await lab.saveState(host);
-    await lab.syncInterfaces(host);
+    // A call that changed nothing (docker version, compose ps) saves nothing and leaves the interfaces: the
+    // save and the interface sync start processes in the lab's own process, a cost no real docker CLI has.
+    if (JSON.stringify(model.state) !== before) {
+      await lab.saveState(host);
+      await lab.syncInterfaces(host);
+    }
     return result;
   }
   return { stdout: '', stderr: `groundcrew lab: ${request.kind} requests are not for ${host.os} host ${host.name}\n`, exitCode: 255 };

@@ -5,7 +5,7 @@ import { bashQuote } from '../../dataplane/quote.js';
 import type { OverlayInput } from '../input.js';
 import { applied, type Phase } from '../phase.js';
 import { compare, type Resource } from '../resource.js';
-import { fact } from './facts.js';
+import { fact, linkFact } from './facts.js';
 
 export const OVERLAY_BRIDGE = 'gc-overlay';
 /** `proto 157` marks the routes groundcrew owns (unassigned in /etc/iproute2/rt_protos). */
@@ -109,7 +109,8 @@ export function linuxOverlayAbsent(): Resource {
   return {
     name: 'overlay/absent',
     facts: [
-      { id: 'overlay.absent.bridge', sh: `ip -o link show dev ${OVERLAY_BRIDGE}` },
+      // Whether the bridge exists, from sysfs by builtins; the routes need netlink (their protocol): `ip`.
+      linkFact('overlay.absent.bridge', OVERLAY_BRIDGE, bashQuote),
       { id: 'overlay.absent.routes', sh: `ip -j -4 route show proto ${OVERLAY_PROTO}` },
     ],
     test: (facts) => {

@@ -5,7 +5,7 @@ import { errors } from '../../errors.js';
 import type { LinuxRoleInput } from '../input.js';
 import { applied, type Phase } from '../phase.js';
 import { compare, type Resource } from '../resource.js';
-import { fact, fileContent, fileFact } from './facts.js';
+import { dirFact, fact, fileContent, fileFact } from './facts.js';
 import { linuxOverlayAbsent } from './overlay.js';
 
 const SYSCTL_FILE = '/etc/sysctl.d/60-contrail.conf';
@@ -35,12 +35,13 @@ function sysctls(): Resource {
     name: 'sysctls',
     facts: [
       fileFact('sysctl.file', SYSCTL_FILE, bashQuote),
-      ...Object.keys(SYSCTLS).map((k) => ({ id: `sysctl.${k}`, sh: `sysctl -n ${bashQuote(k)}` })),
+      // What `sysctl -n` reads, read by a builtin: /proc/sys/net/ipv4/ip_forward for net.ipv4.ip_forward.
+      ...Object.keys(SYSCTLS).map((k) => fileFact(`sysctl.${k}`, `/proc/sys/${k.replace(/\./g, '/')}`, bashQuote)),
     ],
     test: (facts) =>
       compare({
         [SYSCTL_FILE]: [fileContent(facts, 'sysctl.file'), content],
-        ...Object.fromEntries(Object.entries(SYSCTLS).map(([k, v]) => [k, [fact(facts, `sysctl.${k}`).stdout.trim(), v]])),
+        ...Object.fromEntries(Object.entries(SYSCTLS).map(([k, v]) => [k, [fileContent(facts, `sysctl.${k}`)?.trim() ?? null, v]])),
       }),
     set({ exec, signal }) {
       const apply = Object.entries(SYSCTLS)
@@ -55,7 +56,7 @@ function sysctls(): Resource {
 export function directories(): Resource {
   return {
     name: 'directories',
-    facts: DIRS.map((d, i) => ({ id: `dir.${i}`, sh: `test -d ${bashQuote(d)}` })),
+    facts: DIRS.map((d, i) => dirFact(`dir.${i}`, d, bashQuote)),
     test: (facts) => compare(Object.fromEntries(DIRS.map((d, i) => [d, [fact(facts, `dir.${i}`).status === 0, true]]))),
     set: ({ exec, signal }) => applied(exec, `mkdir -p ${DIRS.map(bashQuote).join(' ')}`, 'create directories', { signal }),
   };

@@ -1,13 +1,13 @@
 // Verified on Linux: the containers its phases started are running at their images, vhost0 and pkt0 are up.
 
+import { bashQuote } from '../../dataplane/quote.js';
 import { errors } from '../../errors.js';
 import type { LinuxRoleInput } from '../input.js';
 import type { Phase } from '../phase.js';
 import { compare, type Resource } from '../resource.js';
 import { composeUpResource } from './compose.js';
-import { fact } from './facts.js';
+import { linkFact, linkUp } from './facts.js';
 import { OPENSTACK_COMPOSE, openstackServices } from './openstack.js';
-import { parseIpLinks } from './parsers.js';
 import { directories } from './prereqs.js';
 import { VROUTER_COMPOSE, vrouterServices } from './vrouter.js';
 
@@ -16,15 +16,12 @@ function check(resource: Resource, name: string, failure: string): Resource {
   return { ...resource, name, set: async () => Promise.reject(errors.GC_STILL_DIFFERENT(failure)) };
 }
 
+/** vhost0 and pkt0 up, read from sysfs by builtins (no `ip` started). */
 function interfacesUp(): Resource {
   return {
     name: 'verify/interfaces',
-    facts: [{ id: 'links', sh: 'ip -j link show' }],
-    test(facts) {
-      const links = parseIpLinks(fact(facts, 'links').stdout);
-      const up = (name: string) => links.some((l) => l.name === name && l.up);
-      return compare({ vhost0: [up('vhost0'), true], pkt0: [up('pkt0'), true] });
-    },
+    facts: [linkFact('link.vhost0', 'vhost0', bashQuote), linkFact('link.pkt0', 'pkt0', bashQuote)],
+    test: (facts) => compare({ vhost0: [linkUp(facts, 'link.vhost0'), true], pkt0: [linkUp(facts, 'link.pkt0'), true] }),
     async set() {
       throw errors.GC_STILL_DIFFERENT('vhost0 and pkt0 are not both up: the vRouter agent is not working');
     },

@@ -1,7 +1,8 @@
 // The files a simulated Linux host's commands see: its file system, and what the kernel serves instead
-// (/proc/sys as the host's sysctls, the boot id, /dev/null).
+// (/proc/sys as the host's sysctls, the boot id, /dev/null, each link's /sys/class/net/NAME/flags).
 
 import type { BashShell, ShellFiles } from '../shells/bash/bash-shell.js';
+import { sysfsFlags } from './ip-routes.js';
 import type { LinuxHost } from './linux-host.js';
 
 /** Files the kernel serves rather than the disk. */
@@ -9,6 +10,8 @@ function special(host: LinuxHost, path: string): string | undefined {
   if (path === '/proc/sys/kernel/random/boot_id') return `${host.state.bootId}\n`;
   if (path === '/etc/hostname') return `${host.state.hostname}\n`;
   if (path === '/dev/null') return '';
+  const link = /^\/sys\/class\/net\/([^/]+)\/flags$/.exec(path)?.[1];
+  if (link !== undefined) return sysfsFlags(host, link);
   if (path.startsWith('/proc/sys/')) {
     const key = path.slice('/proc/sys/'.length).replace(/\//g, '.');
     return key in host.state.sysctls ? `${host.state.sysctls[key]}\n` : undefined;

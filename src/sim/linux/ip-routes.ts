@@ -63,6 +63,13 @@ function link(host: LinuxHost, words: string[], json: boolean): CommandResult {
   return ok(list.map((n, i) => `${line(n, i)}\n`).join(''));
 }
 
+/** /sys/class/net/NAME/flags: the kernel's net_device flags in hex (IFF_UP 0x1, BROADCAST 0x2, MULTICAST 0x1000). */
+export function sysfsFlags(host: LinuxHost, name: string): string | undefined {
+  if (!linkNames(host).includes(name)) return undefined;
+  if (name === 'lo') return '0x9\n';
+  return isUp(host, name) ? '0x1003\n' : '0x1002\n';
+}
+
 function isUp(host: LinuxHost, name: string): boolean {
   return host.state.links[name]?.up ?? true;
 }

@@ -3,7 +3,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseIpLinks } from '../../../src/roles/linux/parsers.js';
 import { MSI_EXIT, msiOutcome } from '../../../src/roles/windows/msi.js';
 import {
   parseBcdTestSigning,
@@ -30,21 +29,6 @@ describe('parseBcdTestSigning', () => {
     expect(parseBcdTestSigning(on.split('\n'))).toBe(true);
     expect(parseBcdTestSigning(on.replace('testsigning             Yes', 'testsigning             No'))).toBe(false);
     expect(parseBcdTestSigning(null)).toBe(false);
-  });
-});
-
-describe('parseIpLinks', () => {
-  it('reads vhost0 up and pkt0 down from a capture', () => {
-    expect(parseIpLinks(fixture('linux/ip-j-link-vrouter.json'))).toEqual([
-      { name: 'lo', up: true },
-      { name: 'vhost0', up: true },
-      { name: 'pkt0', up: false },
-    ]);
-  });
-
-  it('reads the development machine interfaces (lo is always there) and refuses garbage quietly', () => {
-    expect(parseIpLinks(fixture('linux/ip-j-link.json')).find((l) => l.name === 'lo')).toEqual({ name: 'lo', up: true });
-    expect(parseIpLinks('Device "vhost0" does not exist.')).toEqual([]);
   });
 });
 

@@ -83,7 +83,13 @@ export abstract class BashCommands extends BashWords {
     return 0;
   }
 
-  protected command(node: Node, io: Io): number {
+  protected command(node: Node, given: Io): number {
+    let io = given;
+    // tree-sitter-bash keeps a here-string inside the command (`cat <<< "$x"`); other redirections wrap it.
+    for (const r of node.childrenForFieldName('redirect')) {
+      if (r?.type !== 'herestring_redirect') throw new Unsupported(`the redirection ${r?.text.slice(0, 40)} inside a command`);
+      io = { stdin: `${this.word(r.namedChild(0) as Node)}\n`, out: given.out, err: given.err };
+    }
     const assignments = node.namedChildren.filter((c): c is Node => c?.type === 'variable_assignment');
     const nameNode = node.childForFieldName('name');
     if (!nameNode) {
@@ -92,8 +98,19 @@ export abstract class BashCommands extends BashWords {
     }
     const argv = [nameNode, ...node.childrenForFieldName('argument')].filter((c): c is Node => c !== null).flatMap((c) => this.expand(c));
     const [name = '', ...args] = argv;
+    // Assignments before a command last only for it (`IFS= read ...`), special builtins too: bash is not in
+    // POSIX mode here (`X=1 :; echo $X` prints an empty line).
+    const saved = assignments.map((a) => [a.namedChild(0)?.text ?? '', this.env.get(a.namedChild(0)?.text ?? '')] as const);
     for (const a of assignments) this.assign(a);
-    const result = this.#invoke(name, args, io, node.startPosition.row + 1);
+    let result: CommandResult;
+    try {
+      result = this.#invoke(name, args, io, node.startPosition.row + 1);
+    } finally {
+      for (const [key, value] of saved.reverse()) {
+        if (value === undefined) this.env.delete(key);
+        else this.env.set(key, value);
+      }
+    }
     if (result.stdout) io.out.push(result.stdout);
     if (result.stderr) io.err.push(result.stderr);
     return result.exitCode;
@@ -165,28 +182,52 @@ export abstract class BashCommands extends BashWords {
     }
   }
 
-  /** read [-r] [name...]: one line of standard input, split on whitespace, the last name taking the rest. */
+  /**
+   * read [-r] [-d DELIM] [name...]: up to DELIM (a newline; `-d ''` is NUL) of standard input, split on IFS
+   * whitespace, the last name taking the rest; status 0 when DELIM was met, 1 at end of input. IFS is the
+   * default or empty (`IFS= read`: nothing split or trimmed); bash variables cannot hold NUL, so it is dropped.
+   */
   #read(args: string[], io: Io): CommandResult {
-    const raw = args[0] === '-r';
-    const names = raw ? args.slice(1) : args;
-    if (names.some((n) => n.startsWith('-'))) throw new Unsupported(`read ${names.join(' ')}`);
-    if (io.stdin === '') return { stdout: '', stderr: '', exitCode: 1 };
-    const end = io.stdin.indexOf('\n');
-    let line = end < 0 ? io.stdin : io.stdin.slice(0, end);
+    let raw = false;
+    let delim = '\n';
+    const names: string[] = [];
+    for (let i = 0; i < args.length; i++) {
+      const a = args[i] as string;
+      if (a === '-r') raw = true;
+      else if (a === '-d' && i + 1 < args.length) delim = (args[++i] as string).slice(0, 1) || '\0';
+      else if (a.startsWith('-')) throw new Unsupported(`read ${args.join(' ')}`);
+      else names.push(a);
+    }
+    if (delim !== '\n' && !raw) throw new Unsupported('read -d without -r');
+    const ifs = this.env.get('IFS');
+    if (ifs !== undefined && ifs !== '' && ifs !== ' \t\n') throw new Unsupported(`read with IFS=${JSON.stringify(ifs)}`);
+    if (io.stdin === '') {
+      for (const n of names.length > 0 ? names : ['REPLY']) this.env.set(n, '');
+      return { stdout: '', stderr: '', exitCode: 1 };
+    }
+    const end = io.stdin.indexOf(delim);
+    let line = (end < 0 ? io.stdin : io.stdin.slice(0, end)).replaceAll('\0', '');
     io.stdin = end < 0 ? '' : io.stdin.slice(end + 1);
     if (!raw) line = line.replace(/\\(.)/g, '$1');
     const targets = names.length > 0 ? names : ['REPLY'];
-    let rest = names.length > 0 ? line.replace(/^[ \t]+/, '') : line;
+    const space = ifs === '' ? '' : ' \t\n';
+    const lead = space ? new RegExp(`^[${space}]+`) : /^(?!)/;
+    let rest = names.length > 0 ? line.replace(lead, '') : line;
     targets.forEach((name, i) => {
       if (i === targets.length - 1) {
-        this.env.set(name, names.length > 0 ? rest.replace(/[ \t]+$/, '') : rest);
+        this.env.set(name, names.length > 0 && space ? rest.replace(new RegExp(`[${space}]+$`), '') : rest);
         return;
       }
-      const m = /^(\S*)[ \t]*/.exec(rest);
+      if (!space) {
+        this.env.set(name, rest);
+        rest = '';
+        return;
+      }
+      const m = /^(\S*)[ \t\n]*/.exec(rest);
       this.env.set(name, m?.[1] ?? '');
       rest = rest.slice(m?.[0].length ?? 0);
     });
-    // A last line without a newline is read, but read says end of file.
+    // A last line without its delimiter is read, but read says end of file.
     return { stdout: '', stderr: '', exitCode: end < 0 ? 1 : 0 };
   }
 

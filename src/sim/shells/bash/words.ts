@@ -158,11 +158,17 @@ export abstract class BashWords implements BashShell {
     return value ?? '';
   }
 
+  /** ${#v}: bytes in the C locale (no LC_ALL, LC_CTYPE or LANG naming UTF-8, as over SSH without PAM), else characters. */
+  #length(value: string): number {
+    const locale = this.env.get('LC_ALL') || this.env.get('LC_CTYPE') || this.env.get('LANG') || 'C';
+    return /utf-?8/i.test(locale) ? [...value].length : Buffer.byteLength(value, 'utf8');
+  }
+
   #variable(node: Node): string {
     if (node.type === 'simple_expansion') return this.#read(node.text.trim().slice(1));
     const name = node.namedChildren.find((c) => c?.type === 'variable_name' || c?.type === 'special_variable_name')?.text ?? '';
     const op = node.children.find((c) => c && !c.isNamed && !['${', '}'].includes(c.type))?.text;
-    if (node.text.startsWith('${#')) return String((this.env.get(name) ?? '').length);
+    if (node.text.startsWith('${#')) return String(this.#length(this.#read(name)));
     if (op === ':-' || op === '-' || op === ':=' || op === '=') {
       const value = this.env.get(name);
       const empty = value === undefined || (op.startsWith(':') && value === '');

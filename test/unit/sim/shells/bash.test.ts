@@ -5,6 +5,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { bashQuote } from '../../../../src/dataplane/quote.js';
+import { linuxFactsScript } from '../../../../src/roles/linux/fact-records.js';
+import { dirFact, fileFact } from '../../../../src/roles/linux/facts.js';
 import { LinuxHost } from '../../../../src/sim/linux/linux-host.js';
 import { LinuxShell } from '../../../../src/sim/linux/linux-shell.js';
 
@@ -73,8 +76,32 @@ const SCRIPTS: [string, string][] = [
   ['for without in walks the arguments', `f() { for a; do echo "<$a>"; done; }; f x 'y z'`],
   ['shift and "$@"', `f() { echo "$#: $1"; shift; for a in "$@"; do echo "[$a]"; done; }; f one 'two words' three`],
   [
-    'a fact line, as roles read them',
-    `gc_out() { printf '%s\\t%s\\t' "$1" "$2"; printf '%s' "$3" | base64 -w0; printf '\\n'; }\nout=$({ test -d /nonexistent\n} 2>/dev/null); gc_out 'dir' "$?" "$out"\nout=$({ echo value; printf 'two\\n'\n} 2>/dev/null); gc_out 'text' "$?" "$out"`,
+    'the facts wire, as roles send it (src/roles/linux/fact-records.ts)',
+    `printf 'a\\tb\\n\\n' > f; printf 'x\\0y' > z; printf 'h\u00e9\\n' > u\n${linuxFactsScript(
+      [
+        fileFact('file', 'f', bashQuote),
+        fileFact('utf8', 'u', bashQuote),
+        fileFact('none', 'nofile', bashQuote),
+        fileFact('nul', 'z', bashQuote),
+        dirFact('dir', '.', bashQuote),
+        dirFact('nodir', 'nodir', bashQuote),
+        { id: 'cmd', sh: "printf 'x\\n\\n'; exit 3" },
+        { id: 'stdin', shBuiltin: 'gc_v=$GC_STDIN' },
+      ],
+      true,
+    )}`,
+  ],
+  [
+    'read -d with IFS= keeps every byte; NUL ends it (bash manual, Bash Builtins: read)',
+    `printf ' a b\\n\\n c\\t\\n\\n' > f; IFS= read -r -d '' v < f; echo "$? [\${#v}]"; printf '%s|' "$v"; echo\nread -r -d '' w < f; printf '[%s]\\n' "$w"; printf 'x\\0y' > z; IFS= read -r -d '' n < z; echo "$? [$n]"\nread -r a b < /dev/null; echo "$? [$a$b]"; IFS= read -r one two <<< ' p q '; echo "[$one][$two]"`,
+  ],
+  [
+    'a length of a variable counts bytes in the C locale, characters in a UTF-8 one (bash manual, Shell Parameter Expansion)',
+    `v='h\u00e9llo'; echo \${#v}; LC_ALL=C.UTF-8; echo \${#v}; LC_ALL=C; echo \${#v}; f() { echo "\${#1}"; }; f abc`,
+  ],
+  [
+    'assignments before a command last only for it (bash manual, Simple Command Expansion)',
+    `X=3 :; echo "[$X]"; f() { echo "in:$V"; }; V=2 f; echo "after:\${V-unset}"; V=9 true; echo "\${V-unset}"; W=1; echo "$W"`,
   ],
   [
     'while, until, break and continue (bash manual, Looping Constructs)',
@@ -148,6 +175,15 @@ describe('what the simulated bash refuses', () => {
     expect(shell.run(LinuxHost.fresh('sim'), 'declare -A m; echo x').stderr).toMatch(
       /declare with options .* is outside the simulated subset/,
     );
+  });
+
+  it('read with an IFS other than the default or empty, or -d without -r, is refused, not read some other way', () => {
+    expect(shell.run(LinuxHost.fresh('sim'), 'IFS=: read -r a b <<< \'x:y\'; echo "$a"')).toEqual({
+      stdout: '',
+      stderr: 'bash: groundcrew sim: read with IFS=":" is outside the simulated subset (docs/simulator.md)\n',
+      exitCode: 2,
+    });
+    expect(shell.run(LinuxHost.fresh('sim'), "read -d '' v <<< x").stderr).toMatch(/read -d without -r is outside the simulated subset/);
   });
 
   it('awk and sed programs outside their subsets: status 2 and the construct named', () => {
