@@ -105,6 +105,7 @@ export class StatusStore extends EventEmitter<{ change: [StatusEvent] }> {
   readonly #reports = new Map<string, RunReport[]>();
   readonly #revisions: RevisionStatus[] = [];
   #seq = 0;
+  #sorted: string[] | undefined;
 
   constructor(private readonly now: () => Date = () => new Date()) {
     super();
@@ -113,7 +114,9 @@ export class StatusStore extends EventEmitter<{ change: [StatusEvent] }> {
 
   /** By name in code-point order, the order /api/nodes pages in (localeCompare cost 35-67 ms at 10,000 names). */
   list(): NodeStatus[] {
-    return [...this.#nodes.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    // The names' order changes only when a node comes or goes: sorted then, looked up on every call.
+    this.#sorted ??= [...this.#nodes.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    return this.#sorted.map((name) => this.#nodes.get(name) as NodeStatus);
   }
 
   get(name: string): NodeStatus | undefined {
@@ -161,6 +164,9 @@ export class StatusStore extends EventEmitter<{ change: [StatusEvent] }> {
     const moved = !before || before.state !== next.state || before.phase !== next.phase;
     if (before && before.state !== next.state) next.since = at;
     next.conditions = conditionsOf(next);
+    // A record is never changed once stored: the next change is a new record (the API's JSON cache keys on it).
+    Object.freeze(next);
+    if (!before) this.#sorted = undefined;
     this.#nodes.set(name, next);
     let transition: TransitionRecord | undefined;
     if (moved) {
@@ -203,6 +209,7 @@ export class StatusStore extends EventEmitter<{ change: [StatusEvent] }> {
   }
 
   forget(name: string): void {
+    this.#sorted = undefined;
     this.#nodes.delete(name);
     this.#history.delete(name);
     this.#reports.delete(name);

@@ -10,10 +10,11 @@ import type { Logger } from 'pino';
 import { errorSpec } from '../errors.js';
 import { redactSecrets } from '../inventory/secret.js';
 import { type RolloutHalt, rolloutOf } from '../reconciler/rollout-view.js';
-import type { StatusEvent, StatusStore } from '../reconciler/status-store.js';
+import type { NodeStatus, StatusEvent, StatusStore } from '../reconciler/status-store.js';
 import { DeliveryLog, HOOK_KINDS, type HookKind, verifyHook } from '../source/webhooks.js';
 import { type AccessPolicy, checkHost, requireToken } from './access.js';
 import type { Metrics } from './metrics.js';
+import { nodesJson } from './node-json.js';
 import { filtered, type NodeQuery, parseNodeQuery, queryNodes, queryString } from './node-query.js';
 import { type OverviewInput, overviewPage, overviewRegions, PAGE_SIZE } from './overview-page.js';
 import { PAGE_SCRIPT } from './page-script.js';
@@ -105,14 +106,15 @@ function routes(app: FastifyInstance, deps: ServerDeps): void {
   // No parameter: the full list, as ever. Filters, sort and paging: the page's nodes, the total and the next
   // page's link in headers (GitHub's style: X-Total-Count and Link rel="next"), the body still a list.
   app.get<{ Querystring: Query }>('/api/nodes', async (request, reply) => {
-    if (Object.keys(request.query).length === 0) return status.list();
+    const json = (nodes: readonly NodeStatus[]) => reply.type('application/json; charset=utf-8').send(nodesJson(nodes));
+    if (Object.keys(request.query).length === 0) return json(status.list());
     const parsed = parseNodeQuery(request.query);
     if ('error' in parsed) return reply.code(400).send({ error: parsed.error });
     const page = queryNodes(status.list(), parsed.query);
     if ('error' in page) return reply.code(400).send({ error: page.error });
     reply.header('x-total-count', String(page.total));
     if (page.next) reply.header('link', `</api/nodes${queryString(parsed.query, { cursor: page.next })}>; rel="next"`);
-    return page.nodes;
+    return json(page.nodes);
   });
   app.get<{ Params: { name: string } }>('/api/nodes/:name', async (request, reply) => {
     const node = status.get(request.params.name);
