@@ -20,7 +20,7 @@ import { compare, type FactQuery, type Facts, type Resource } from '../resource.
 import { VHOST_ADAPTER } from './contrail-config.js';
 import { driverNames } from './driver-names.js';
 import { installed, MSI_PACKAGES_FACT } from './msi-resource.js';
-import { factLines, parseVifList } from './parsers.js';
+import { factLines, parseNetworkIds, parseVifList } from './parsers.js';
 import { serviceStatus } from './queries.js';
 import { TEST_SIGNING_FACTS, testSigningState } from './test-signing.js';
 
@@ -142,7 +142,7 @@ function diagnostics(input: WindowsRoleInput): Resource[] {
         },
       ],
       (facts) => {
-        const owned = factLines(facts.get('verify.owned')).map((l) => l.trim());
+        const owned = parseNetworkIds(facts.get('verify.owned'));
         // Docker shortens network ids to 12 characters (the check's Substring(0, 12)).
         const orphans = factLines(facts.get('verify.hnsContrail')).filter((n) => !owned.includes((n.split(':')[1] ?? '').slice(0, 12)));
         return compare({

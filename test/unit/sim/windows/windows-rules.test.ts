@@ -1,6 +1,7 @@
 // The Windows rules the roles depend on, in the in-process simulator (the lab test repeats the key ones over SSH).
 
 import { beforeAll, describe, expect, it } from 'vitest';
+import { parseVifList } from '../../../../src/roles/windows/parsers.js';
 import { WindowsHost } from '../../../../src/sim/windows/windows-host.js';
 import { WindowsShell } from '../../../../src/sim/windows/windows-shell.js';
 
@@ -227,6 +228,12 @@ describe('driver, agent and the data plane', () => {
     expect(ps(host, "Test-Path -Path '\\\\.\\pipe\\pkt0'")).toBe('True');
     expect(ps(host, '(Get-NetTCPConnection -LocalPort 9091 -State Listen).LocalPort')).toBe('9091');
     expect(ps(host, 'vif --list')).toMatch(/vif0\/0 {6}OS: ethernet_32769[\s\S]*vif0\/1 {6}OS: ethernet_32777[\s\S]*vif0\/2 {6}OS: pkt0/);
+    // Read with the roles' parser, which test/unit/roles/parsers.test.ts runs on the real tool's output.
+    expect(parseVifList(ps(host, 'vif --list'))).toEqual([
+      { vif: 'vif0/0', attach: 'OS', name: 'ethernet_32769', type: 'Physical' },
+      { vif: 'vif0/1', attach: 'OS', name: 'ethernet_32777', type: 'Host' },
+      { vif: 'vif0/2', attach: 'OS', name: 'pkt0', type: 'Agent' },
+    ]);
   });
 
   it('a tag the registry does not have cannot be pulled', () => {

@@ -1,0 +1,138 @@
+// The roles' parsers on what the real tools print, and the simulator held to the same shape: each real output
+// (test/fixtures/ORIGIN.md says where each came from) and the simulator's answer to the same command are read
+// with the same parser, and their layouts compared line for line where the roles depend on it.
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { parseNetworkIds, parsePortProxies, parseScFailure, parseScQc } from '../../../src/roles/windows/parsers.js';
+import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
+import { WindowsShell } from '../../../src/sim/windows/windows-shell.js';
+
+const fixture = (path: string) => readFileSync(join(import.meta.dirname, '..', '..', 'fixtures', path), 'utf8');
+/** As PowerShell hands a native program's output over: one string a line, without the line ends. */
+const lines = (text: string) => text.split(/\r?\n/);
+
+let shell: WindowsShell;
+beforeAll(async () => {
+  shell = await WindowsShell.create();
+});
+
+function run(host: WindowsHost, script: string): string {
+  const r = shell.runScript(host, script);
+  if (r.exitCode !== 0) throw new Error(`script failed (${r.exitCode}):\n${script}\n${r.stdout}${r.stderr}`);
+  return r.stdout;
+}
+
+/** The field names of `sc.exe qc` in order (`TYPE`, `START_TYPE`, ...), the layout the parser relies on. */
+const scFields = (text: string) => lines(text).flatMap((l) => /^ {8}([A-Z_]+)\s+:/.exec(l)?.[1] ?? []);
+
+describe('sc.exe qc, as Windows prints it', () => {
+  it('reads a delayed automatic start as AUTO_START, and a quoted binary path whole', () => {
+    // A delayed start prints `2   AUTO_START  (DELAYED)`: the start type is the name after the code, not the last word.
+    expect(parseScQc(lines(fixture('windows/sc-qc-sense-delayed.txt')))).toEqual({
+      binaryPath: '"C:\\Program Files\\Windows Defender Advanced Threat Protection\\MsSense.exe"',
+      startType: 'AUTO_START',
+      dependencies: [],
+    });
+    expect(parseScQc(lines(fixture('windows/sc-qc-appreadiness.txt')))).toEqual({
+      binaryPath: 'C:\\Windows\\System32\\svchost.exe -k AppReadiness -p',
+      startType: 'DEMAND_START',
+      dependencies: [],
+    });
+  });
+
+  it('the simulator prints the same fields in the same order, and the parser reads it alike', () => {
+    const host = WindowsHost.fresh({ hostname: 'win1' });
+    run(host, "New-Service -Name 'kubelet' -BinaryPathName 'C:\\k\\kubelet.exe --windows-service' -StartupType Automatic | Out-Null");
+    run(host, 'sc.exe config kubelet start= demand depend= containerd/hns | Out-Null');
+    const sim = run(host, 'sc.exe qc kubelet');
+    expect(scFields(sim)).toEqual(scFields(fixture('windows/sc-qc-appreadiness.txt')));
+    expect(lines(sim).slice(0, 3)).toEqual(lines(fixture('windows/sc-qc-appreadiness.txt')).slice(0, 2).concat('SERVICE_NAME: kubelet'));
+    expect(parseScQc(lines(sim))).toEqual({
+      binaryPath: 'C:\\k\\kubelet.exe --windows-service',
+      startType: 'DEMAND_START',
+      dependencies: ['containerd', 'hns'],
+    });
+  });
+
+  it('a service that does not exist is no configuration, in the real wording and the simulator', () => {
+    const host = WindowsHost.fresh({ hostname: 'win1' });
+    const r = shell.runScript(host, 'sc.exe qc nosuch\nexit $LASTEXITCODE');
+    expect(r.exitCode).toBe(1060);
+    expect(r.stdout).toContain('[SC] OpenService FAILED 1060:');
+    expect(parseScQc(lines(r.stdout))).toBeNull();
+  });
+
+  it('sc.exe qfailure from the simulator reads back as the actions sc.exe failure was given', () => {
+    const host = WindowsHost.fresh({ hostname: 'win1' });
+    run(host, "New-Service -Name 'kubelet' -BinaryPathName 'C:\\k\\kubelet.exe' -StartupType Automatic | Out-Null");
+    run(host, 'sc.exe failure kubelet reset= 86400 actions= restart/10000/restart/30000 | Out-Null');
+    const sim = run(host, 'sc.exe qfailure kubelet');
+    expect(parseScFailure(lines(sim))).toEqual({ resetSeconds: 86400, actions: 'restart/10000/restart/30000' });
+    // The layout of the composed fixture (ORIGIN.md): the same lines but for the values.
+    const shape = (t: string) => lines(t).map((l) => l.replace(/: .*$/, ':').replace(/\d+/g, 'N'));
+    expect(shape(sim).slice(0, 6)).toEqual(shape(fixture('windows/sc-qfailure-kubelet.txt')).slice(0, 6));
+  });
+});
+
+describe('netsh interface portproxy show v4tov4, as Windows prints it', () => {
+  it('reads the real table', () => {
+    expect(parsePortProxies(lines(fixture('windows/netsh-portproxy-show-v4tov4-real.txt')))).toEqual([
+      { listenAddress: '10.129.42.198', listenPort: 8080, connectAddress: '172.16.5.25', connectPort: 3389 },
+    ]);
+  });
+
+  it('the simulator prints the same header lines, and its rows read back as added', () => {
+    const host = WindowsHost.fresh({ hostname: 'win1' });
+    run(
+      host,
+      'netsh interface portproxy add v4tov4 listenport=8080 listenaddress=10.129.42.198 connectport=3389 connectaddress=172.16.5.25',
+    );
+    const sim = run(host, 'netsh interface portproxy show v4tov4');
+    const real = fixture('windows/netsh-portproxy-show-v4tov4-real.txt');
+    const header = (t: string) => lines(t).slice(0, 5);
+    expect(header(sim)).toEqual(header(real));
+    expect(parsePortProxies(lines(sim))).toEqual(parsePortProxies(lines(real)));
+  });
+});
+
+describe('docker network ls, as the Docker CLI prints it', () => {
+  const ids = (table: string) =>
+    lines(table)
+      .slice(1)
+      .filter(Boolean)
+      .map((l) => l.split(/\s+/)[0]);
+
+  it('network IDs are 12 hex digits (the table of docker/cli network_ls.md); anything else is refused loudly', () => {
+    for (const table of ['windows/docker-network-ls.txt', 'windows/docker-network-ls-filter-driver.txt'])
+      expect(parseNetworkIds(ids(fixture(table)))).toEqual(ids(fixture(table)));
+    expect(parseNetworkIds(null)).toEqual([]);
+    expect(() => parseNetworkIds(['error during connect: open //./pipe/docker_engine'])).toThrow(
+      expect.objectContaining({ code: 'GC_FACTS_FAILED' }),
+    );
+    // A full ID (what --no-trunc prints) is not what the check compares HNS names with.
+    expect(() => parseNetworkIds(['18a2866682b85619a026c81b98a5e375bd33e1b0936a26cc497c283d27bae9b3'])).toThrow(/not a network ID/);
+  });
+
+  it('the simulator prints the same header, IDs the same way, and --quiet the IDs column', () => {
+    // Docker as the prereqs phase installs it (windows-rules.test.ts does the same).
+    const host = WindowsHost.fresh({ hostname: 'win1', features: ['Containers', 'Hyper-V'] });
+    run(
+      host,
+      [
+        "Install-PackageProvider -Name 'NuGet' -MinimumVersion '2.8.5.201' -Force | Out-Null",
+        "Install-Module -Name 'DockerMsftProvider' -Repository 'PSGallery' -Force",
+        "Install-Package -Name docker -ProviderName DockerMsftProvider -RequiredVersion '18.09' -Force | Out-Null",
+        "New-Item -ItemType Directory -Path 'C:\\ProgramData\\docker\\config' -Force | Out-Null",
+        'Set-Content -Path \'C:\\ProgramData\\docker\\config\\daemon.json\' -Value \'{"bridge":"none"}\'',
+        'Start-Service -Name docker',
+      ].join('\n'),
+    );
+    const table = { stdout: run(host, 'docker network ls') };
+    expect(lines(table.stdout)[0]?.replace(/\s+/g, ' ')).toBe(lines(fixture('windows/docker-network-ls.txt'))[0]?.replace(/\s+/g, ' '));
+    const quiet = run(host, 'docker network ls --quiet');
+    expect(parseNetworkIds(lines(quiet))).toEqual(ids(table.stdout));
+    expect(ids(table.stdout).length).toBeGreaterThan(0);
+  });
+});
