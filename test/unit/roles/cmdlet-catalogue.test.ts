@@ -1,5 +1,6 @@
 // Every cmdlet the Windows roles emit, with the reference page it follows: the scripts of every phase (facts
-// and sets, on a 2016 and a 2019 host, and each resource's set forced once) are parsed and each command and
+// and sets, on a 2016 and a 2019 host, and each resource's set forced once on no facts and once on the facts of a
+// host that already has things, some drifted) are parsed and each command and
 // named parameter looked up in the simulator's catalogue. A cmdlet or parameter the catalogue lacks fails
 // here; the list is kept in test/fixtures/windows/emitted-cmdlets.txt (UPDATE_EMITTED=1 rewrites it).
 
@@ -11,7 +12,7 @@ import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
 import { windowsFactsScript } from '../../../src/roles/facts.js';
 import type { WindowsRoleInput } from '../../../src/roles/input.js';
 import { checkReadiness, issueReboot, readBootId } from '../../../src/roles/node-commands.js';
-import { applyPhase, type Phase } from '../../../src/roles/phase.js';
+import { applyPhase, type Phase, testPhase } from '../../../src/roles/phase.js';
 import { windowsDeconfigure } from '../../../src/roles/windows/deconfigure.js';
 import { windowsPlan } from '../../../src/roles/windows/plan.js';
 import { loadPowerShellParser } from '../../../src/sim/shells/powershell/parser.js';
@@ -76,9 +77,31 @@ class Accepting implements Executor {
   async close() {}
 }
 
+/** An overlay the host had before: other peers and ports, so each variant's overlay finds stale ones to remove. */
+const OLD_OVERLAY: NonNullable<WindowsRoleInput['overlay']> = {
+  ...OVERLAY,
+  routes: [{ prefix: '10.244.3.0/24', via: '192.0.2.23', kind: 'peer' }],
+  ports: [{ port: 9090, toAddress: '10.244.1.6', toPort: 90 }],
+};
+
+/**
+ * Every resource's set on the facts of a host that already has things, some of them not as wanted: the
+ * converged host with an older overlay, and its services running. Sets take their other branches there (a config
+ * written while its service runs restarts it; a stale route or port proxy is removed), which the empty facts above
+ * never reach. The facts are the simulated host's real answers, read as a pass reads them.
+ */
+async function driftedSets(exec: Executor, accepting: Executor, phases: Phase[]): Promise<void> {
+  for (const phase of phases) {
+    // A fact that cannot be read fails the scan: it would otherwise lose the branches silently.
+    const { facts } = await testPhase(exec, phase);
+    for (const resource of phase.resources) await resource.set({ exec: accepting, facts }).catch(() => undefined);
+  }
+}
+
 let scripts: string[] = [];
 beforeAll(async () => {
   const shells = await SimShells.create();
+  const accepting = new Accepting();
   for (const build of [14393, 17763] as WindowsBuild[]) {
     const host = WindowsHost.fresh({ hostname: 'win1', build });
     const exec = new Recorder(new SimExecutor({ host, shells }));
@@ -93,11 +116,16 @@ beforeAll(async () => {
     }
     await readBootId(exec);
     await checkReadiness(exec, 'ready');
+    const old = windowsPlan(windowsInput({ overlay: OLD_OVERLAY })).phases.find((p) => p.name === 'overlay');
+    if (!old) throw new Error('no overlay phase for an input with an overlay');
+    const applied = await applyPhase(exec, old);
+    if (applied.resources.some((r) => r.status === 'failed'))
+      throw new Error(`the older overlay did not apply: ${JSON.stringify(applied)}`);
+    await driftedSets(exec, accepting, [...VARIANTS.flatMap((v) => windowsPlan(v).phases), windowsDeconfigure()]);
     await applyPhase(exec, windowsDeconfigure());
     await issueReboot(exec);
     scripts.push(...exec.scripts);
   }
-  const accepting = new Accepting();
   const phases: Phase[] = [...VARIANTS.flatMap((v) => windowsPlan(v).phases), windowsDeconfigure()];
   for (const phase of phases) {
     scripts.push(windowsFactsScript(phase.resources.flatMap((r) => r.facts)));
