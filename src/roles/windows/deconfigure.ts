@@ -7,14 +7,13 @@ import { applied, type Phase } from '../phase.js';
 import { compare, type Resource } from '../resource.js';
 import { DRIVER_SERVICES } from './driver-names.js';
 import { msiOutcome, runMsiexec } from './msi.js';
+import { REMOVAL_ORDER as PRODUCTS } from './msi-products.js';
 import { installed, MSI_PACKAGES_FACT } from './msi-resource.js';
 import { windowsOverlayAbsent } from './overlay.js';
 
 /** Services groundcrew defined itself (NSSM for Contrail's, as c-a-d does; the MSIs ship binaries only). */
 const DEFINED = [...DRIVER_SERVICES, 'contrail-vrouter-agent', 'contrail-vrouter-nodemgr', 'kubelet'];
 const STOPPED = ['kubelet', 'contrail-vrouter-agent', 'contrail-vrouter-nodemgr', ...DRIVER_SERVICES];
-/** Reverse install order: nothing is removed while something that needs it is still there. */
-const PRODUCTS = ['Contrail Docker Driver', 'Contrail vRouter Agent', 'Contrail vRouter Utilities', 'Contrail vRouter'];
 
 function servicesAbsent(): Resource {
   return {
