@@ -163,3 +163,28 @@ describe('choco list --local-only --limit-output (name|version lines; no capture
     expect(read(lines(listed).filter(Boolean)).inDesiredState).toBe(true);
   });
 });
+
+describe('whoami /groups, as Windows prints it', () => {
+  // The roles' check (roles/windows/queries.ts ELEVATED) joins the lines and looks for the High label's SID.
+  const elevated = (text: string) => lines(text).join(' ').includes('S-1-16-12288');
+  /** The section's header and the columns of its table: what the simulator must print alike. */
+  const header = (text: string) => [
+    ...lines(text).slice(0, 4),
+    lines(text)[4]
+      ?.trim()
+      .split(/\s{2,}/)
+      .join('|'),
+  ];
+
+  it('the real elevated token carries the High Mandatory Level label; the simulator prints the same section', () => {
+    const real = fixture('windows/whoami-groups-high.txt');
+    expect(elevated(real)).toBe(true);
+    const host = WindowsHost.fresh({ hostname: 'win1' });
+    const sim = run(host, 'whoami /groups');
+    expect(header(sim)).toEqual(header(real));
+    expect(header(sim)[4]).toBe('Group Name|Type|SID|Attributes');
+    expect(elevated(sim)).toBe(true);
+    host.state.elevated = false;
+    expect(elevated(run(host, 'whoami /groups'))).toBe(false);
+  });
+});
