@@ -16,6 +16,7 @@ import { applyPhase, type Phase, testPhase } from '../../../src/roles/phase.js';
 import { windowsDeconfigure } from '../../../src/roles/windows/deconfigure.js';
 import { windowsPlan } from '../../../src/roles/windows/plan.js';
 import { loadPowerShellParser } from '../../../src/sim/shells/powershell/parser.js';
+import { catalogued, typeFits } from '../../../src/sim/windows/catalogued.js';
 import { catalogueEntry } from '../../../src/sim/windows/cmdlet-catalogue.js';
 import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
 import type { WindowsBuild } from '../../../src/sim/windows/windows-state.js';
@@ -174,17 +175,37 @@ describe('the cmdlet catalogue covers what the Windows roles emit', () => {
         );
       };
       for (const p of parameters) if (!known(p)) problems.push(`${name} -${p}: not a parameter of ${entry.doc}`);
-      lines.push(
-        `${name} ${[...parameters]
-          .sort()
-          .map((p) => `-${p}`)
-          .join(' ')}\n    ${entry.doc}`.replace(/ \n/, '\n'),
-      );
+      // Each parameter with its type as the page gives it (cmdlet-catalogue-types.ts), where the page is in the corpus.
+      const typed = (p: string) => {
+        const type = entry.types.get(entry.parameters.get(p.toLowerCase())?.toLowerCase() ?? p.toLowerCase());
+        return type ? `-${p}:${type.replace(/^System\.(Management\.Automation\.)?/, '')}` : `-${p}`;
+      };
+      lines.push(`${name} ${[...parameters].sort().map(typed).join(' ')}\n    ${entry.doc}`.replace(/ \n/, '\n'));
     }
     expect(problems).toEqual([]);
     const text = `${lines.join('\n')}\n`;
     if (process.env.UPDATE_EMITTED) writeFileSync(LIST, text);
     expect(text).toBe(readFileSync(LIST, 'utf8'));
     expect(used.size).toBeGreaterThan(40);
+  });
+});
+
+describe('parameter types against the reference pages', () => {
+  it('a simulated parameter must take what the documented type takes', () => {
+    expect(typeFits('switch', 'System.Management.Automation.SwitchParameter')).toBe(true);
+    expect(typeFits('string', 'SwitchParameter')).toBe(false);
+    expect(typeFits('string[]', 'System.String[]')).toBe(true);
+    expect(typeFits('string[]', 'AddressFamily[]')).toBe(true);
+    // A documented list declared as one value would refuse what PowerShell accepts, and the reverse.
+    expect(typeFits('string', 'System.String[]')).toBe(false);
+    expect(typeFits('string[]', 'String')).toBe(false);
+    expect(typeFits('int', 'Int32')).toBe(true);
+    expect(typeFits('string', 'UInt32')).toBe(false);
+  });
+
+  it('a simulated cmdlet declaring a type its page does not have stops the simulator at start', () => {
+    const spec = { name: 'Get-VMSwitch', params: { Name: { type: 'string[]' as const } }, run: () => [] };
+    expect(() => catalogued(spec)).toThrow(/declares -Name as string\[\]; its reference page has String/);
+    expect(() => catalogued({ ...spec, params: { Name: { type: 'string' as const } } })).not.toThrow();
   });
 });
