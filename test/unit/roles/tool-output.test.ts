@@ -5,6 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { KubeletInput } from '../../../src/roles/input.js';
+import { windowsKubelet } from '../../../src/roles/windows/kubelet.js';
 import { parseNetworkIds, parsePortProxies, parseScFailure, parseScQc } from '../../../src/roles/windows/parsers.js';
 import { chocolateyPackages } from '../../../src/roles/windows/prereqs-tools.js';
 import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
@@ -186,5 +188,44 @@ describe('whoami /groups, as Windows prints it', () => {
     expect(elevated(sim)).toBe(true);
     host.state.elevated = false;
     expect(elevated(run(host, 'whoami /groups'))).toBe(false);
+  });
+});
+
+describe('kubelet --version, as the kubelet prints it', () => {
+  // Real output, quoted in public setup notes found through the code index (repository not named there):
+  // `root@srv001:~# kubelet --version` answered `Kubernetes v1.29.6`.
+  const REAL = 'Kubernetes v1.29.6';
+  const kubeletRunning = (version: string) => {
+    const input: KubeletInput = {
+      version,
+      binary: { sha256: 'ab', read: async () => Buffer.from('kubelet') },
+      apiServer: 'https://192.0.2.10:6443',
+      caData: 'CA',
+      bootstrapToken: 'abcdef.0123456789abcdef',
+      clusterDns: '10.96.0.10',
+      clusterDomain: 'cluster.local',
+    };
+    const resource = windowsKubelet(input, 'win1').resources.find((r) => r.name === 'kubelet/running');
+    if (!resource) throw new Error('no kubelet/running resource');
+    return resource;
+  };
+  const version = (v: string, reported: string | null) =>
+    kubeletRunning(v).test(
+      new Map<string, unknown>([
+        ['k8s.status', 'Running'],
+        ['k8s.version', reported],
+      ]),
+    );
+
+  it('the real line is the version the role wants, with or without the v in the inventory', () => {
+    expect(version('v1.29.6', REAL).inDesiredState).toBe(true);
+    expect(version('1.29.6', REAL).inDesiredState).toBe(true);
+    expect(version('1.29.4', REAL).differingProperties).toEqual(['Version']);
+  });
+
+  it('the simulated kubelet.exe prints the same line', () => {
+    const host = WindowsHost.fresh({ hostname: 'win1' });
+    host.fs.put('C:\\k\\kubelet.exe', 'groundcrew-sim kubelet v1.29.6');
+    expect(run(host, "@(& 'C:\\k\\kubelet.exe' --version) -join ' '").trim()).toBe(REAL);
   });
 });
