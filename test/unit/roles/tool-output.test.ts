@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { KubeletInput } from '../../../src/roles/input.js';
 import { windowsKubelet } from '../../../src/roles/windows/kubelet.js';
-import { parseNetworkIds, parsePortProxies, parseScFailure, parseScQc } from '../../../src/roles/windows/parsers.js';
+import { parseBcdTestSigning, parseNetworkIds, parsePortProxies, parseScFailure, parseScQc } from '../../../src/roles/windows/parsers.js';
 import { chocolateyPackages } from '../../../src/roles/windows/prereqs-tools.js';
 import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
 import { WindowsShell } from '../../../src/sim/windows/windows-shell.js';
@@ -227,5 +227,33 @@ describe('kubelet --version, as the kubelet prints it', () => {
     const host = WindowsHost.fresh({ hostname: 'win1' });
     host.fs.put('C:\\k\\kubelet.exe', 'groundcrew-sim kubelet v1.29.6');
     expect(run(host, "@(& 'C:\\k\\kubelet.exe' --version) -join ' '").trim()).toBe(REAL);
+  });
+});
+
+describe('bcdedit /enum, as Windows prints it', () => {
+  /** Each `key   value` line: its key and the column its value starts at. */
+  const entries = (text: string) =>
+    lines(text).flatMap((l) => {
+      const m = /^([a-z]+)(\s+)\S/.exec(l);
+      return m ? [{ key: m[1] as string, column: (m[1] as string).length + (m[2] as string).length }] : [];
+    });
+
+  it("the simulator's boot loader entry has the real listing's keys, values in the same column; test signing reads alike", () => {
+    const real = fixture('windows/bcdedit-win10.txt');
+    const realKeys = new Set(entries(real).map((e) => e.key));
+    const host = WindowsHost.fresh({ hostname: 'win1' });
+    const off = run(host, "bcdedit /enum '{current}'");
+    // testsigning is the one key the real listing lacks: it prints it only when set (ORIGIN.md).
+    expect(entries(off).filter((e) => !realKeys.has(e.key))).toEqual([]);
+    expect(new Set(entries(off).map((e) => e.column))).toEqual(new Set(entries(real).map((e) => e.column)));
+    expect(parseBcdTestSigning(lines(off))).toBe(false);
+    run(host, "bcdedit /set '{current}' testsigning on | Out-Null");
+    const on = run(host, "bcdedit /enum '{current}'");
+    expect(
+      entries(on)
+        .filter((e) => !realKeys.has(e.key))
+        .map((e) => e.key),
+    ).toEqual(['testsigning']);
+    expect(parseBcdTestSigning(lines(on))).toBe(true);
   });
 });
