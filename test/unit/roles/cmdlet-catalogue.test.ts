@@ -17,7 +17,7 @@ import { windowsDeconfigure } from '../../../src/roles/windows/deconfigure.js';
 import { windowsPlan } from '../../../src/roles/windows/plan.js';
 import { loadPowerShellParser } from '../../../src/sim/shells/powershell/parser.js';
 import { catalogued, typeFits } from '../../../src/sim/windows/catalogued.js';
-import { catalogueEntry } from '../../../src/sim/windows/cmdlet-catalogue.js';
+import { type CatalogueEntry, catalogueEntry, parameterSetProblem } from '../../../src/sim/windows/cmdlet-catalogue.js';
 import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
 import type { WindowsBuild } from '../../../src/sim/windows/windows-state.js';
 import { commandsOf, isCmdlet } from '../../support/cmdlet-scan.js';
@@ -99,6 +99,17 @@ async function driftedSets(exec: Executor, accepting: Executor, phases: Phase[])
   }
 }
 
+/** A parameter as written (exact, an alias or a unique prefix) to its proper name; as written when none fits. */
+function fullName(entry: CatalogueEntry, written: string): string {
+  const lower = written.toLowerCase();
+  const exact = entry.parameters.get(lower);
+  if (exact) return exact;
+  const alias = Object.entries(entry.aliases).find(([, list]) => list.some((a) => a.toLowerCase() === lower))?.[0];
+  if (alias) return alias;
+  const prefixed = [...entry.parameters.values()].filter((p) => p.toLowerCase().startsWith(lower));
+  return prefixed.length === 1 ? (prefixed[0] as string) : written;
+}
+
 let scripts: string[] = [];
 beforeAll(async () => {
   const shells = await SimShells.create();
@@ -140,6 +151,7 @@ describe('the cmdlet catalogue covers what the Windows roles emit', () => {
   it('every cmdlet and named parameter the roles send is in the catalogue, with its reference', async () => {
     const parser = await loadPowerShellParser();
     const used = new Map<string, Set<string>>();
+    const problems: string[] = [];
     for (const script of scripts) {
       const tree = parser.parse(script);
       if (!tree) throw new Error(`unparsable script:\n${script}`);
@@ -148,10 +160,18 @@ describe('the cmdlet catalogue covers what the Windows roles emit', () => {
         const set = used.get(key) ?? new Set<string>();
         for (const p of c.parameters) set.add(p);
         used.set(key, set);
+        // Each call's named parameters together must fit one parameter set of its page.
+        const entry = isCmdlet(c.name) ? catalogueEntry(c.name) : undefined;
+        const problem =
+          entry &&
+          parameterSetProblem(
+            entry.name,
+            c.parameters.map((p) => fullName(entry, p)),
+          );
+        if (problem) problems.push(`${entry.name} ${c.parameters.map((p) => `-${p}`).join(' ')}: ${problem}`);
       }
       tree.delete();
     }
-    const problems: string[] = [];
     const lines: string[] = [];
     for (const [name, parameters] of [...used].sort(([a], [b]) => a.localeCompare(b))) {
       if (!isCmdlet(name)) {
@@ -201,6 +221,11 @@ describe('parameter types against the reference pages', () => {
     expect(typeFits('string[]', 'String')).toBe(false);
     expect(typeFits('int', 'Int32')).toBe(true);
     expect(typeFits('string', 'UInt32')).toBe(false);
+  });
+
+  it('a call mixing parameters of two sets fits none (what the scan checks for each emitted call)', () => {
+    expect(parameterSetProblem('Get-Content', ['Path', 'LiteralPath'])).toMatch(/Parameter set cannot be resolved/);
+    expect(parameterSetProblem('Get-Content', ['LiteralPath', 'Raw', 'ErrorAction'])).toBeUndefined();
   });
 
   it('a simulated cmdlet declaring a type its page does not have stops the simulator at start', () => {
