@@ -1,8 +1,9 @@
 // Every cmdlet the Windows roles emit, with the reference page it follows: the scripts of every phase (facts
 // and sets, on a 2016 and a 2019 host, and each resource's set forced once on no facts and once on the facts of a
-// host that already has things, some drifted) are parsed and each command and
-// named parameter looked up in the simulator's catalogue. A cmdlet or parameter the catalogue lacks fails
-// here; the list is kept in test/fixtures/windows/emitted-cmdlets.txt (UPDATE_EMITTED=1 rewrites it).
+// host that already has things, some drifted) are parsed; each command and named parameter is looked up in the
+// simulator's catalogue, and each call's parameters must fit one of its sets. A cmdlet or parameter the catalogue
+// lacks fails here; the list, with each parameter's type, is kept in test/fixtures/windows/emitted-cmdlets.txt
+// (UPDATE_EMITTED=1 rewrites it).
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
