@@ -68,7 +68,7 @@ describe('groundcrew explain', () => {
     const out = run.stdout;
     expect(out).toMatch(/^win-compute-1 \(windows; [^)]+\): stalled/);
     expect(out).toMatch(/ since \d{4}-\d\d-\d\dT[\d:.]+Z \(\d+s ago\)/);
-    expect(out).toContain('why: GC_MSI_FAILED: installing Contrail vRouter 5.1.0');
+    expect(out).toContain('why: GC_MSI_FAILED: installing vRouter 5.1.0');
     expect(out).toContain('what to do: read those lines');
     expect(out).toContain(`work asked by: ${bad.slice(0, 12)} "win-compute-1 to 5.1.0" (its desired revision)`);
     expect(out).toContain('conditions: Ready=False (GC_MSI_FAILED)');

@@ -43,7 +43,8 @@ const commit = (message: string) => {
 const setVersion = (node: string, v: string) => writeFileSync(join(work, 'nodes', `${node}.yaml`), `versions:\n  contrail: "${v}"\n`);
 const commands = (node: string) => daemon.sim?.executors.get(node)?.stats.commands ?? 0;
 const host = (node: string) => daemon.sim?.executors.get(node)?.host as WindowsHost;
-const vrouter = (node: string) => Object.values(host(node).state.products).find((p) => p.name === 'Contrail vRouter')?.version;
+/** The Contrail build the vRouter MSI was installed from (its product version is fixed: sim/windows/msi-products.ts). */
+const vrouter = (node: string) => Object.values(host(node).state.products).find((p) => p.name === 'vRouter')?.build;
 const sign = (body: string, secret = SECRET) => createHmac('sha256', secret).update(body).digest('hex');
 const pushBody = (ref = 'refs/heads/main') => JSON.stringify({ ref, after: git('rev-parse', 'HEAD') });
 

@@ -3,18 +3,17 @@
 // uninstalled, driver first.
 
 import { psQuote } from '../../dataplane/quote.js';
-import { applied, type Phase } from '../phase.js';
+import { applied, change, type Phase } from '../phase.js';
 import { compare, type Resource } from '../resource.js';
 import { DRIVER_SERVICES } from './driver-names.js';
 import { msiOutcome, runMsiexec } from './msi.js';
-import { installed, MSI_PACKAGES_FACT } from './msi-resource.js';
+import { REMOVAL_ORDER as PRODUCTS } from './msi-products.js';
+import { installed, MSI_PACKAGES_FACT, MSI_RECORD_DIR } from './msi-resource.js';
 import { windowsOverlayAbsent } from './overlay.js';
 
 /** Services groundcrew defined itself (NSSM for Contrail's, as c-a-d does; the MSIs ship binaries only). */
 const DEFINED = [...DRIVER_SERVICES, 'contrail-vrouter-agent', 'contrail-vrouter-nodemgr', 'kubelet'];
 const STOPPED = ['kubelet', 'contrail-vrouter-agent', 'contrail-vrouter-nodemgr', ...DRIVER_SERVICES];
-/** Reverse install order: nothing is removed while something that needs it is still there. */
-const PRODUCTS = ['Contrail Docker Driver', 'Contrail vRouter Agent', 'Contrail vRouter Utilities', 'Contrail vRouter'];
 
 function servicesAbsent(): Resource {
   return {
@@ -56,6 +55,16 @@ function productsAbsent(): Resource {
         rebootRequested =
           msiOutcome('uninstall', out.exitCode, `removing ${product} ${current.version}`, out.logTail).rebootRequested || rebootRequested;
       }
+      // With the products gone, so are groundcrew's records of the builds they came from (msi-resource.ts).
+      const records = psQuote(MSI_RECORD_DIR);
+      await change(
+        exec,
+        `if (Test-Path -LiteralPath ${records}) { Remove-Item -LiteralPath ${records} -Recurse -Force }`,
+        'remove the MSI build records',
+        {
+          signal,
+        },
+      );
       return { changed: true, rebootRequested };
     },
   };

@@ -57,7 +57,7 @@ export function windowsDriver(input: WindowsRoleInput): Phase {
     resources: [
       artifacts('cnm-plugin', cnmImage(input), [names.msi]),
       msiResource({
-        product: 'Contrail Docker Driver',
+        product: names.product,
         file: `${ARTIFACTS}\\${names.msi}`,
         version: input.contrailVersion,
         disruptive: true,

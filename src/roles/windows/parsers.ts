@@ -1,5 +1,7 @@
 // Parsers of what Windows tools print, tested against real output (test/fixtures/windows/).
 
+import { errors } from '../../errors.js';
+
 /** `bcdedit /enum {current}` lines: is `testsigning Yes` set? (Absent means No.) */
 export function parseBcdTestSigning(lines: string[] | string | null): boolean {
   const text = Array.isArray(lines) ? lines.join('\n') : (lines ?? '');
@@ -60,7 +62,8 @@ export function parseScQc(lines: unknown): { binaryPath: string; startType: stri
     dependencies.push((text[i] as string).replace(/^\s+:\s*/, '').trim());
   return {
     binaryPath: field('BINARY_PATH_NAME').value,
-    startType: field('START_TYPE').value.split(/\s+/).pop() ?? '',
+    // `2   AUTO_START`, or `2   AUTO_START  (DELAYED)` for a delayed start (sc-qc-sense-delayed.txt): the name after the code.
+    startType: /^\d+\s+(\S+)/.exec(field('START_TYPE').value)?.[1] ?? '',
     dependencies,
   };
 }
@@ -96,4 +99,19 @@ export function parseVifList(lines: unknown): Vif[] {
   for (let m = re.exec(text); m !== null; m = re.exec(text))
     out.push({ vif: m[1] as string, attach: m[2] as string, name: m[3] as string, type: m[4] as string });
   return out;
+}
+
+/**
+ * `docker network ls --quiet`: one network ID a line, shortened to 12 hex digits (docker/cli
+ * docs/reference/commandline/network_ls.md: `-q, --quiet  Only display network IDs`, the IDs column). Any other
+ * line is refused: the orphan check compares these with HNS names, and a line that is not an ID would make
+ * every Contrail network look orphaned.
+ */
+export function parseNetworkIds(lines: unknown): string[] {
+  const ids = factLines(lines)
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
+  const bad = ids.find((l) => !/^[0-9a-f]{12}$/.test(l));
+  if (bad !== undefined) throw errors.GC_FACTS_FAILED(`docker network ls --quiet printed ${JSON.stringify(bad)}, not a network ID`);
+  return ids;
 }

@@ -37,7 +37,14 @@ export function chocolateyPackages(): Resource {
     test(facts) {
       const have = installed(facts.get(id));
       return compare(
-        Object.fromEntries(CHOCO_PACKAGES.map((p) => [p.name, [have.get(p.name) ? (p.version ?? 'any') : null, p.version ?? 'any']])),
+        // A pinned package is compared by the version installed (`name|version` lines of --limit-output); the
+        // others by being there at all.
+        Object.fromEntries(
+          CHOCO_PACKAGES.map((p) => {
+            const version = have.get(p.name);
+            return [p.name, [version === undefined ? null : p.version ? version : 'any', p.version ?? 'any']];
+          }),
+        ),
       );
     },
     async set({ exec, facts, signal }) {

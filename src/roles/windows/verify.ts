@@ -10,7 +10,7 @@
 // - nodemgr running; the CNM plugin running, its \\.\pipe\Contrail, and the ContrailRootNetwork network
 // - WinNAT stopped and disabled, no NetNat (the IP fragmentation workaround)
 // - Docker running, no Contrail networks left with the transparent driver, no orphaned Contrail HNS networks
-// and, beyond the check: the MSI versions as desired, test signing active when it is wanted.
+// and, beyond the check: the MSIs from the desired Contrail build, test signing active when it is wanted.
 
 import { psQuote } from '../../dataplane/quote.js';
 import { errors } from '../../errors.js';
@@ -19,12 +19,12 @@ import type { Phase } from '../phase.js';
 import { compare, type FactQuery, type Facts, type Resource } from '../resource.js';
 import { VHOST_ADAPTER } from './contrail-config.js';
 import { driverNames } from './driver-names.js';
-import { installed, MSI_PACKAGES_FACT } from './msi-resource.js';
-import { factLines, parseVifList } from './parsers.js';
+import { AGENT_MSI, UTILS_MSI, VROUTER_MSI } from './msi-products.js';
+import { buildFact, installedBuild, MSI_PACKAGES_FACT } from './msi-resource.js';
+import { factLines, parseNetworkIds, parseVifList } from './parsers.js';
 import { serviceStatus } from './queries.js';
 import { TEST_SIGNING_FACTS, testSigningState } from './test-signing.js';
 
-const PRODUCTS = ['Contrail vRouter', 'Contrail vRouter Utilities', 'Contrail vRouter Agent', 'Contrail Docker Driver'];
 export const EXTENSION = 'vRouter forwarding extension';
 
 function check(name: string, facts: FactQuery[], test: Resource['test']): Resource {
@@ -142,7 +142,7 @@ function diagnostics(input: WindowsRoleInput): Resource[] {
         },
       ],
       (facts) => {
-        const owned = factLines(facts.get('verify.owned')).map((l) => l.trim());
+        const owned = parseNetworkIds(facts.get('verify.owned'));
         // Docker shortens network ids to 12 characters (the check's Substring(0, 12)).
         const orphans = factLines(facts.get('verify.hnsContrail')).filter((n) => !owned.includes((n.split(':')[1] ?? '').slice(0, 12)));
         return compare({
@@ -161,10 +161,12 @@ export function windowsVerify(input: WindowsRoleInput): Phase {
     const docker = check('services', [service('docker')], (facts) => compare({ docker: [facts.get('verify.docker'), 'Running'] }));
     return { name: 'verified', resources: [docker] };
   }
+  // The Contrail build each product was installed from (msi-resource.ts: Windows Installer's version is fixed).
+  const products = [VROUTER_MSI.product, UTILS_MSI.product, AGENT_MSI.product, driverNames(input.contrailVersion).product];
   const resources: Resource[] = [
     ...diagnostics(input),
-    check('versions', [MSI_PACKAGES_FACT], (facts) =>
-      compare(Object.fromEntries(PRODUCTS.map((p) => [p, [installed(facts, p)?.version ?? null, input.contrailVersion]]))),
+    check('versions', [MSI_PACKAGES_FACT, ...products.map(buildFact)], (facts) =>
+      compare(Object.fromEntries(products.map((p) => [p, [installedBuild(facts, p), input.contrailVersion]]))),
     ),
   ];
   if (input.testSigning) {

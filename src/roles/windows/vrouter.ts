@@ -9,6 +9,7 @@ import { ARTIFACTS, artifacts } from './artifacts.js';
 import { AGENT_CONFIG, LOG_DIR, NODEMGR_CONFIG, nodemgrConfig } from './contrail-config.js';
 import { debugDlls } from './debug-dlls.js';
 import { serviceRunning } from './driver.js';
+import { AGENT_MSI, UTILS_MSI, VROUTER_MSI } from './msi-products.js';
 import { msiResource } from './msi-resource.js';
 import { virtualRouterRegistered } from './registration.js';
 import { configFile, nssmService } from './service-resources.js';
@@ -67,17 +68,11 @@ export function windowsVrouter(input: WindowsRoleInput): Phase {
   return {
     name: 'vrouter',
     resources: [
-      artifacts('vrouter', vrouterImage(input), [
-        'vrouter\\vRouter.msi',
-        'vrouter\\utils.msi',
-        'agent\\contrail-vrouter-agent.msi',
-        'vrouter\\vRouter.cer',
-        'nodemgr',
-      ]),
+      artifacts('vrouter', vrouterImage(input), [VROUTER_MSI.file, UTILS_MSI.file, AGENT_MSI.file, 'vrouter\\vRouter.cer', 'nodemgr']),
       ...(input.testSigning ? [certificate()] : []),
-      msiResource({ product: 'Contrail vRouter', file: `${ARTIFACTS}\\vrouter\\vRouter.msi`, version: v, disruptive: true }),
-      msiResource({ product: 'Contrail vRouter Utilities', file: `${ARTIFACTS}\\vrouter\\utils.msi`, version: v }),
-      msiResource({ product: 'Contrail vRouter Agent', file: `${ARTIFACTS}\\agent\\contrail-vrouter-agent.msi`, version: v }),
+      msiResource({ product: VROUTER_MSI.product, file: `${ARTIFACTS}\\${VROUTER_MSI.file}`, version: v, disruptive: true }),
+      msiResource({ product: UTILS_MSI.product, file: `${ARTIFACTS}\\${UTILS_MSI.file}`, version: v }),
+      msiResource({ product: AGENT_MSI.product, file: `${ARTIFACTS}\\${AGENT_MSI.file}`, version: v }),
       nodemgrInstalled(),
       configFile('nodemgr', NODEMGR_CONFIG, () => nodemgrConfig(input), 'contrail-vrouter-nodemgr'),
       // contrail-windows-ci Service.ps1 New-NodeMgrService; c-a-d contrail_vrouter_windows (win_nssm, auto).

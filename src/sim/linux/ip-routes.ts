@@ -119,7 +119,9 @@ function route(host: LinuxHost, words: string[], json: boolean): CommandResult {
   if (verb === 'show' || verb === 'list') {
     const list = routes.filter((r) => !proto || r.protocol === proto);
     if (!json) return ok(list.map((r) => `${shown(r.dst)}${r.gateway ? ` via ${r.gateway}` : ''} dev ${r.dev}\n`).join(''));
-    return ok(`${JSON.stringify(list.map((r) => ({ ...r, dst: shown(r.dst), flags: [] })))}\n`);
+    // As iproute2 6.1 prints it (test/fixtures/linux/ip-j-route-proto-157.json): no `protocol` when the listing is
+    // filtered by it, `scope: link` on a route with no gateway, then `flags`.
+    return ok(`${JSON.stringify(list.map((r) => routeJson(r, proto !== undefined)))}\n`);
   }
   if (verb === 'flush') {
     if (!proto) return fail('"ip route flush" requires arguments.\n', 255);
@@ -156,6 +158,18 @@ function route(host: LinuxHost, words: string[], json: boolean): CommandResult {
   else routes.push(next);
   host.record(`ip route ${verb} ${next.dst}`);
   return ok();
+}
+
+function routeJson({ protocol, ...r }: SimRoute, filteredByProto: boolean) {
+  return {
+    dst: shown(r.dst),
+    ...(r.gateway ? { gateway: r.gateway } : {}),
+    dev: r.dev,
+    ...(protocol && !filteredByProto ? { protocol } : {}),
+    ...(r.gateway ? {} : { scope: 'link' }),
+    ...(r.prefsrc ? { prefsrc: r.prefsrc } : {}),
+    flags: [],
+  };
 }
 
 /** `ip [-j] [-4] [-o] [-br] OBJECT ...` for link, addr and route (-o prints one line per link anyway). */

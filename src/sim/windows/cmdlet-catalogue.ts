@@ -8,6 +8,7 @@
 //
 
 import { type Entry, GENERATED } from './cmdlet-catalogue-data.js';
+import { TYPES } from './cmdlet-catalogue-types.js';
 
 const WRITTEN: Record<string, Entry> = {
   // https://learn.microsoft.com/powershell/module/packagemanagement/get-package?view=powershell-5.1
@@ -65,9 +66,11 @@ export interface CatalogueEntry {
   parameters: Map<string, string>;
   aliases: Record<string, string[]>;
   shouldProcess: boolean;
+  /** Parameter, lower case -> its type as the page gives it (cmdlet-catalogue-types.ts); empty for written entries. */
+  types: Map<string, string>;
 }
 
-function decode([doc, sets, aliases, shouldProcess]: Entry): CatalogueEntry {
+function decode([doc, sets, aliases, shouldProcess]: Entry, typeList = ''): CatalogueEntry {
   const bySet = Object.fromEntries(
     sets.split(';').map((s) => {
       const [name = 'Default', list = ''] = s.split(':');
@@ -84,11 +87,20 @@ function decode([doc, sets, aliases, shouldProcess]: Entry): CatalogueEntry {
         return [p, list.split('|')];
       }),
   );
-  return { doc, sets: bySet, parameters, aliases: aliasMap, shouldProcess };
+  const types = new Map(
+    typeList
+      .split(',')
+      .filter(Boolean)
+      .map((t) => {
+        const [p = '', type = ''] = t.split(':');
+        return [p.toLowerCase(), type] as const;
+      }),
+  );
+  return { doc, sets: bySet, parameters, aliases: aliasMap, shouldProcess, types };
 }
 
 const CATALOGUE = new Map(
-  Object.entries({ ...GENERATED, ...WRITTEN }).map(([name, entry]) => [name.toLowerCase(), { name, ...decode(entry) }]),
+  Object.entries({ ...GENERATED, ...WRITTEN }).map(([name, entry]) => [name.toLowerCase(), { name, ...decode(entry, TYPES[name]) }]),
 );
 
 export function catalogueEntry(cmdlet: string): (CatalogueEntry & { name: string }) | undefined {

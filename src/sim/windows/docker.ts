@@ -2,7 +2,7 @@
 // the Contrail images, which leaves that build's MSIs and certificate in the mounted directory.
 
 import type { NativeResult, NativeSpec } from '../shells/powershell/commands.js';
-import { productCode } from './identifiers.js';
+import { networkId, productCode } from './identifiers.js';
 import { msiContent, testCertificate } from './msi.js';
 import type { WindowsHost } from './windows-host.js';
 import { DOCKER_EXE } from './windows-paths.js';
@@ -63,7 +63,7 @@ function listNetworks(host: WindowsHost, args: string[]): NativeResult {
   if (filter && !driver)
     return { stdout: '', stderr: `groundcrew sim: docker network ls --filter ${filter} is outside the simulated subset\r\n`, exitCode: 1 };
   const nets = [
-    { id: 'none', name: 'none', driver: 'null' },
+    { id: networkId('none'), name: 'none', driver: 'null' },
     ...host.state.hnsNetworks
       .filter((n) => n.driver)
       .map((n) => ({ id: n.id.replace(/-/g, '').toLowerCase(), name: n.name, driver: n.driver as string })),

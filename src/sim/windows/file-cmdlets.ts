@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { type CmdletSpec, obj } from '../shells/powershell/commands.js';
 import { PsError } from '../shells/powershell/errors.js';
 import { toItems, toText } from '../shells/powershell/values.js';
+import { perPath } from './per-path.js';
 import type { WindowsHost } from './windows-host.js';
 
 type Spec = CmdletSpec<WindowsHost>;
@@ -258,4 +259,4 @@ const getFileHash: Spec = {
   },
 };
 
-export const FILE_CMDLETS: Spec[] = [newItem, setContent, getContent, removeItem, copyItem, moveItem, getChildItem, getFileHash];
+export const FILE_CMDLETS: Spec[] = [newItem, setContent, getContent, removeItem, copyItem, perPath(moveItem), getChildItem, getFileHash];

@@ -10,3 +10,8 @@ export function productCode(name: string, version: string): string {
 export function thumbprintOf(content: string): string {
   return createHash('sha1').update(content).digest('hex').toUpperCase();
 }
+
+/** A Docker network ID: 64 lowercase hex digits, printed shortened to 12 (docker/cli network_ls.md). */
+export function networkId(name: string): string {
+  return createHash('sha256').update(`network:${name}`).digest('hex');
+}

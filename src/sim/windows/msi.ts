@@ -1,8 +1,9 @@
 // msiexec in the simulator: install, uninstall and their exit codes, with a verbose log like the real one.
 
 import { productCode, thumbprintOf } from './identifiers.js';
+import { MSI_PRODUCTS } from './msi-products.js';
 import type { WindowsHost } from './windows-host.js';
-import { FLOW_EXE, PRODUCT_NAMES, SERVICE_DIR, VIF_EXE } from './windows-paths.js';
+import { FLOW_EXE, SERVICE_DIR, VIF_EXE } from './windows-paths.js';
 import type { MsiPackage } from './windows-state.js';
 
 export const MSI = {
@@ -32,13 +33,16 @@ export function testCertificate(version: string): string {
   return `-----BEGIN CERTIFICATE-----\r\nCN=Contrail Test Signing ${version}\r\n-----END CERTIFICATE-----\r\n`;
 }
 
-export function msiContent(product: MsiPackage['product'], version: string, signed = false, layout?: 'docker-driver'): string {
-  const signer = product === 'vrouter' ? { signed, ...(signed ? {} : { signerThumbprint: thumbprintOf(testCertificate(version)) }) } : {};
+/** An MSI of `product` from the Contrail image of `build`: registered under its real name and version. */
+export function msiContent(product: MsiPackage['product'], build: string, signed = false, layout?: 'docker-driver'): string {
+  const signer = product === 'vrouter' ? { signed, ...(signed ? {} : { signerThumbprint: thumbprintOf(testCertificate(build)) }) } : {};
+  const identity = MSI_PRODUCTS[layout ?? product];
   const pkg: MsiPackage = {
     msi: 'groundcrew-sim',
     product,
-    name: PRODUCT_NAMES[product],
-    version,
+    name: identity.name,
+    version: identity.version,
+    build,
     ...signer,
     ...(layout ? { layout } : {}),
   };
@@ -114,33 +118,39 @@ function install(host: WindowsHost, { target, log }: Parsed): number {
     );
     return MSI.OPEN_FAILED;
   }
-  const installed = host.productOf(pkg.product);
-  if (installed && installed.version === pkg.version) {
-    writeLog(host, log, pkg.name, 'The product is already installed at this version.', MSI.SUCCESS);
+  // Every build of an MSI has the same product code and version (msi-products.ts); only its package differs.
+  const code = MSI_PRODUCTS[pkg.layout ?? pkg.product].productCode ?? productCode(pkg.name, pkg.build);
+  const installed = Object.values(host.state.products).find((p) => p.name === pkg.name);
+  if (installed && installed.build === pkg.build) {
+    writeLog(host, log, pkg.name, 'The product is already installed from this package.', MSI.SUCCESS);
     return MSI.SUCCESS;
   }
+  if (installed && pkg.layout === 'docker-driver') {
+    // go-msi's template: an Upgrade table with OnlyDetect from this version up, and a launch condition on it.
+    writeLog(host, log, pkg.name, 'A newer version of this software is already installed.', MSI.INSTALL_FAILURE);
+    return MSI.INSTALL_FAILURE;
+  }
   if (installed) {
-    const message = `Error 1638. Another version of this product (${installed.version}) is already installed. Installation of this version cannot continue.`;
+    const message = 'Error 1638. Another version of this product is already installed. Installation of this version cannot continue.';
     writeLog(host, log, pkg.name, message, MSI.ANOTHER_VERSION);
     return MSI.ANOTHER_VERSION;
   }
   const fileName = target.replace(/^.*[\\/]/, '');
   const failure = host.state.faults.failMsi?.some((f) => f.toLowerCase() === fileName.toLowerCase())
     ? 'CustomAction InstallDriver returned actual error code 1603 (injected fault)'
-    : pkg.product === 'vrouter' && host.state.faults.failVersions?.includes(pkg.version)
-      ? `CustomAction InstallDriver returned actual error code 1603: vRouter ${pkg.version} driver failed to start (injected fault: a bad build)`
+    : pkg.product === 'vrouter' && host.state.faults.failVersions?.includes(pkg.build)
+      ? `CustomAction InstallDriver returned actual error code 1603: vRouter ${pkg.build} driver failed to start (injected fault: a bad build)`
       : pkg.product === 'vrouter'
         ? vrouterProblem(host, pkg)
         : undefined;
   if (failure) {
     writeLog(host, log, pkg.name, failure, MSI.INSTALL_FAILURE);
-    host.record(`msi-failed ${pkg.name} ${pkg.version}`);
+    host.record(`msi-failed ${pkg.name} ${pkg.build}`);
     return MSI.INSTALL_FAILURE;
   }
-  const code = productCode(pkg.name, pkg.version);
-  host.state.products[code] = { productCode: code, name: pkg.name, version: pkg.version, msiFile: target };
+  host.state.products[code] = { productCode: code, name: pkg.name, version: pkg.version, build: pkg.build, msiFile: target };
   placeFiles(host, pkg, code);
-  host.record(`msi-install ${pkg.name} ${pkg.version}`);
+  host.record(`msi-install ${pkg.name} ${pkg.build}`);
   const reboot = host.state.faults.rebootMsi?.some((f) => f.toLowerCase() === fileName.toLowerCase());
   if (reboot) host.state.pending.fileRename = true;
   writeLog(host, log, pkg.name, reboot ? 'A restart is required to complete the install.' : '', reboot ? MSI.REBOOT_REQUIRED : MSI.SUCCESS);
@@ -160,7 +170,7 @@ function vrouterProblem(host: WindowsHost, pkg: MsiPackage): string | undefined 
 }
 
 function placeFiles(host: WindowsHost, pkg: MsiPackage, code: string): void {
-  const stamp = JSON.stringify({ product: code, version: pkg.version });
+  const stamp = JSON.stringify({ product: code, build: pkg.build });
   switch (pkg.product) {
     case 'vrouter':
       host.fs.put('C:\\Windows\\System32\\drivers\\vrouter.sys', stamp);
@@ -184,7 +194,7 @@ function uninstall(host: WindowsHost, { target, log }: Parsed): number {
   const byCode = host.state.products[target.toUpperCase()];
   const pkg = byCode ? undefined : readMsi(host, target);
   const product =
-    byCode ?? (pkg ? Object.values(host.state.products).find((p) => p.name === pkg.name && p.version === pkg.version) : undefined);
+    byCode ?? (pkg ? Object.values(host.state.products).find((p) => p.name === pkg.name && p.build === pkg.build) : undefined);
   if (!product) {
     writeLog(host, log, target, 'Error 1605. This action is only valid for products that are currently installed.', MSI.UNKNOWN_PRODUCT);
     return MSI.UNKNOWN_PRODUCT;
@@ -199,7 +209,7 @@ function uninstall(host: WindowsHost, { target, log }: Parsed): number {
     if (file.content.includes(product.productCode)) host.fs.remove(file.path, false);
   }
   delete host.state.products[product.productCode];
-  host.record(`msi-uninstall ${product.name} ${product.version}`);
+  host.record(`msi-uninstall ${product.name} ${product.build}`);
   writeLog(host, log, product.name, 'Removal completed successfully.', MSI.SUCCESS);
   return MSI.SUCCESS;
 }

@@ -134,11 +134,12 @@ const like = (pattern: string, text: string) =>
 
 const getVMSwitch: Spec = {
   name: 'Get-VMSwitch',
-  params: { Name: { type: 'string[]', position: 0, aliases: ['SwitchName'] }, SwitchType: { type: 'string[]' } },
+  // -Name is one String (Get-VMSwitch.md), wildcards allowed.
+  params: { Name: { type: 'string', position: 0, aliases: ['SwitchName'] }, SwitchType: { type: 'string[]' } },
   run(host, args, _input, ctx) {
     const name = contrailSwitch(host);
     const all = name ? [obj({ Name: name, SwitchType: 'External', NetAdapterInterfaceDescription: host.contrailAdapter() })] : [];
-    const wanted = args.Name as string[] | undefined;
+    const wanted = args.Name === undefined ? undefined : [toText(args.Name)];
     if (!wanted) return all;
     const found = all.filter((sw) => wanted.some((w) => like(w, toText(sw.get('Name')))));
     for (const w of wanted) if (!/[*?]/.test(w) && !found.some((sw) => like(w, toText(sw.get('Name'))))) ctx.error(noSwitch(w));
@@ -174,9 +175,32 @@ const getVMSwitchExtension: Spec = {
 
 const getNetTCPConnection: Spec = {
   name: 'Get-NetTCPConnection',
-  params: { LocalPort: { type: 'int' }, State: { type: 'string' } },
+  // LocalPort is UInt16[] and State State[] (Get-NetTCPConnection.md); every connection the host has listens.
+  params: {
+    LocalPort: { type: 'object' },
+    State: {
+      type: 'string[]',
+      values: [
+        'Closed',
+        'Listen',
+        'SynSent',
+        'SynReceived',
+        'Established',
+        'FinWait1',
+        'FinWait2',
+        'CloseWait',
+        'Closing',
+        'LastAck',
+        'TimeWait',
+        'DeleteTCB',
+        'Bound',
+      ],
+    },
+  },
   run(host, args, _input, ctx) {
-    const found = host.listeningPorts().filter((p) => args.LocalPort === undefined || p === args.LocalPort);
+    const ports = args.LocalPort === undefined ? undefined : [args.LocalPort].flat().map((p) => Number(toText(p)));
+    const listening = args.State === undefined || (args.State as string[]).includes('Listen');
+    const found = host.listeningPorts().filter((p) => listening && (!ports || ports.includes(p)));
     if (found.length === 0)
       ctx.error(
         new PsError(

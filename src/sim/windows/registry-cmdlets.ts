@@ -4,6 +4,7 @@
 import type { CmdletSpec } from '../shells/powershell/commands.js';
 import { PsError } from '../shells/powershell/errors.js';
 import { PsObject, toText } from '../shells/powershell/values.js';
+import { perPath } from './per-path.js';
 import type { WindowsHost } from './windows-host.js';
 
 type Spec = CmdletSpec<WindowsHost>;
@@ -105,4 +106,4 @@ const setItemProperty: Spec = {
   },
 };
 
-export const REGISTRY_CMDLETS: Spec[] = [getItemProperty, setItemProperty];
+export const REGISTRY_CMDLETS: Spec[] = [perPath(getItemProperty), perPath(setItemProperty)];

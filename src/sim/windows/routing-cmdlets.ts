@@ -28,9 +28,10 @@ function needInterface(host: WindowsHost, alias: string, cmdlet: string, ctx: Cm
 
 const getNetRoute: Spec = {
   name: 'Get-NetRoute',
-  params: { AddressFamily: { type: 'string', values: ['IPv4', 'IPv6'] }, DestinationPrefix: { type: 'string[]' } },
+  params: { AddressFamily: { type: 'string[]', values: ['IPv4', 'IPv6'] }, DestinationPrefix: { type: 'string[]' } },
   run(host, args, _input, ctx) {
-    if (args.AddressFamily === 'IPv6') return [];
+    // The host has IPv4 addresses and routes only.
+    if (args.AddressFamily !== undefined && !(args.AddressFamily as string[]).includes('IPv4')) return [];
     const wanted = args.DestinationPrefix as string[] | undefined;
     const found = host.state.routes.filter((r) => !wanted || wanted.includes(r.destinationPrefix));
     if (wanted && found.length === 0) ctx.error(noMatch('MSFT_NetRoute', 'Get-NetRoute', `(DestinationPrefix LIKE '${wanted[0]}')`));
@@ -99,9 +100,10 @@ const removeNetRoute: Spec = {
 
 const getNetIPAddress: Spec = {
   name: 'Get-NetIPAddress',
-  params: { InterfaceAlias: { type: 'string[]' }, AddressFamily: { type: 'string', values: ['IPv4', 'IPv6'] } },
+  params: { InterfaceAlias: { type: 'string[]' }, AddressFamily: { type: 'string[]', values: ['IPv4', 'IPv6'] } },
   run(host, args, _input, ctx) {
-    if (args.AddressFamily === 'IPv6') return [];
+    // The host has IPv4 addresses and routes only.
+    if (args.AddressFamily !== undefined && !(args.AddressFamily as string[]).includes('IPv4')) return [];
     const aliases = (args.InterfaceAlias as string[] | undefined)?.map((a) => a.toLowerCase());
     const found = [...host.adapterAddresses(), ...host.state.ipAddresses].filter(
       (a) => !aliases || aliases.includes(a.interfaceAlias.toLowerCase()),

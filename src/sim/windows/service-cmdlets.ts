@@ -32,7 +32,7 @@ function notFound(name: string, cmdlet: string): PsError {
 
 /** Service names from -Name or from piped service objects. */
 function names(args: Record<string, unknown>, input: unknown[]): string[] {
-  if (args.Name !== undefined) return args.Name as string[];
+  if (args.Name !== undefined) return [args.Name as string | string[]].flat();
   return input.map((item) => toText((item as { get?: (k: string) => unknown }).get?.('Name') ?? item));
 }
 
@@ -96,7 +96,8 @@ const restartService: Spec = {
 const setService: Spec = {
   name: 'Set-Service',
   params: {
-    Name: { type: 'string[]', position: 0 },
+    // One String (Set-Service.md), unlike Get-, Start-, Stop- and Restart-Service.
+    Name: { type: 'string', position: 0 },
     StartupType: { type: 'string', values: START_TYPES },
     Status: { type: 'string', values: ['Running', 'Stopped'] },
   },

@@ -2,10 +2,11 @@
 // changes it (services follow service-rules.ts; a reboot lands pending work).
 
 import type { SimNetwork } from '../network.js';
+import { productNames } from './msi-products.js';
 import { startService, stopService } from './service-rules.js';
 import { HYPERV_TOOLS, SERVER_FEATURES } from './windows-features.js';
 import { WindowsFs } from './windows-fs.js';
-import { AGENT_PORT, CHOCO_EXE, CNM_CONFIG, CONTAINERD_EXE, PRODUCT_NAMES, TCPIP_PARAMETERS, VHOST_ADAPTER } from './windows-paths.js';
+import { AGENT_PORT, CHOCO_EXE, CNM_CONFIG, CONTAINERD_EXE, TCPIP_PARAMETERS, VHOST_ADAPTER } from './windows-paths.js';
 import {
   DEFAULT_CATALOG,
   executableOf,
@@ -158,8 +159,8 @@ export class WindowsHost {
   }
 
   productOf(kind: MsiPackage['product']): InstalledProduct | undefined {
-    const name = PRODUCT_NAMES[kind];
-    return Object.values(this.state.products).find((p) => p.name === name);
+    const names = productNames(kind);
+    return Object.values(this.state.products).find((p) => names.includes(p.name));
   }
 
   /** The data adapter the CNM plugin's config names (`Adapter=` of [DRIVER]), if it has one. */

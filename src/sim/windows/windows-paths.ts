@@ -1,20 +1,11 @@
 // Where things live on a simulated Windows host, and the names Windows shows for them.
 
-import type { MsiPackage } from './windows-state.js';
-
 export const VROUTER_EXTENSION = 'vRouter forwarding extension';
 export const VHOST_ADAPTER = 'vEthernet (HNSTransparent)';
 export const AGENT_PORT = 9091;
 export const SERVICE_DIR = 'C:\\Program Files\\Juniper Networks';
 export const TCPIP_PARAMETERS = 'hklm:\\system\\currentcontrolset\\services\\tcpip\\parameters';
 export const CONTAINERD_EXE = 'C:\\Program Files\\containerd\\containerd.exe';
-
-export const PRODUCT_NAMES: Record<MsiPackage['product'], string> = {
-  vrouter: 'Contrail vRouter',
-  utils: 'Contrail vRouter Utilities',
-  agent: 'Contrail vRouter Agent',
-  'cnm-plugin': 'Contrail Docker Driver',
-};
 
 const CONTRAIL_DATA = 'C:\\ProgramData\\Contrail';
 export const CNM_CONFIG = `${CONTRAIL_DATA}\\etc\\contrail\\contrail-cnm-plugin.conf`;

@@ -45,7 +45,10 @@ export interface PortProxy {
 export interface InstalledProduct {
   productCode: string;
   name: string;
+  /** The ProductVersion of the MSI's source (msi-products.ts): the same for every Contrail build. */
   version: string;
+  /** The Contrail build the MSI came from: it stands for the package code, which Windows keeps per build. */
+  build: string;
   msiFile: string;
 }
 
@@ -55,6 +58,8 @@ export interface MsiPackage {
   product: 'vrouter' | 'utils' | 'agent' | 'cnm-plugin';
   name: string;
   version: string;
+  /** The Contrail version of the image that shipped it. */
+  build: string;
   /** vRouter only: a production-signed driver needs no test signing. */
   signed?: boolean;
   /** vRouter only, test-signed builds: the certificate Windows must trust to load the driver. */

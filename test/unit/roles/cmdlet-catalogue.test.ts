@@ -1,7 +1,9 @@
 // Every cmdlet the Windows roles emit, with the reference page it follows: the scripts of every phase (facts
-// and sets, on a 2016 and a 2019 host, and each resource's set forced once) are parsed and each command and
-// named parameter looked up in the simulator's catalogue. A cmdlet or parameter the catalogue lacks fails
-// here; the list is kept in test/fixtures/windows/emitted-cmdlets.txt (UPDATE_EMITTED=1 rewrites it).
+// and sets, on a 2016 and a 2019 host, and each resource's set forced once on no facts and once on the facts of a
+// host that already has things, some drifted) are parsed; each command and named parameter is looked up in the
+// simulator's catalogue, and each call's parameters must fit one of its sets. A cmdlet or parameter the catalogue
+// lacks fails here; the list, with each parameter's type, is kept in test/fixtures/windows/emitted-cmdlets.txt
+// (UPDATE_EMITTED=1 rewrites it).
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,11 +13,12 @@ import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
 import { windowsFactsScript } from '../../../src/roles/facts.js';
 import type { WindowsRoleInput } from '../../../src/roles/input.js';
 import { checkReadiness, issueReboot, readBootId } from '../../../src/roles/node-commands.js';
-import { applyPhase, type Phase } from '../../../src/roles/phase.js';
+import { applyPhase, type Phase, testPhase } from '../../../src/roles/phase.js';
 import { windowsDeconfigure } from '../../../src/roles/windows/deconfigure.js';
 import { windowsPlan } from '../../../src/roles/windows/plan.js';
 import { loadPowerShellParser } from '../../../src/sim/shells/powershell/parser.js';
-import { catalogueEntry } from '../../../src/sim/windows/cmdlet-catalogue.js';
+import { catalogued, typeFits } from '../../../src/sim/windows/catalogued.js';
+import { type CatalogueEntry, catalogueEntry, parameterSetProblem } from '../../../src/sim/windows/cmdlet-catalogue.js';
 import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
 import type { WindowsBuild } from '../../../src/sim/windows/windows-state.js';
 import { commandsOf, isCmdlet } from '../../support/cmdlet-scan.js';
@@ -76,9 +79,42 @@ class Accepting implements Executor {
   async close() {}
 }
 
+/** An overlay the host had before: other peers and ports, so each variant's overlay finds stale ones to remove. */
+const OLD_OVERLAY: NonNullable<WindowsRoleInput['overlay']> = {
+  ...OVERLAY,
+  routes: [{ prefix: '10.244.3.0/24', via: '192.0.2.23', kind: 'peer' }],
+  ports: [{ port: 9090, toAddress: '10.244.1.6', toPort: 90 }],
+};
+
+/**
+ * Every resource's set on the facts of a host that already has things, some of them not as wanted: the
+ * converged host with an older overlay, and its services running. Sets take their other branches there (a config
+ * written while its service runs restarts it; a stale route or port proxy is removed), which the empty facts above
+ * never reach. The facts are the simulated host's real answers, read as a pass reads them.
+ */
+async function driftedSets(exec: Executor, accepting: Executor, phases: Phase[]): Promise<void> {
+  for (const phase of phases) {
+    // A fact that cannot be read fails the scan: it would otherwise lose the branches silently.
+    const { facts } = await testPhase(exec, phase);
+    for (const resource of phase.resources) await resource.set({ exec: accepting, facts }).catch(() => undefined);
+  }
+}
+
+/** A parameter as written (exact, an alias or a unique prefix) to its proper name; as written when none fits. */
+function fullName(entry: CatalogueEntry, written: string): string {
+  const lower = written.toLowerCase();
+  const exact = entry.parameters.get(lower);
+  if (exact) return exact;
+  const alias = Object.entries(entry.aliases).find(([, list]) => list.some((a) => a.toLowerCase() === lower))?.[0];
+  if (alias) return alias;
+  const prefixed = [...entry.parameters.values()].filter((p) => p.toLowerCase().startsWith(lower));
+  return prefixed.length === 1 ? (prefixed[0] as string) : written;
+}
+
 let scripts: string[] = [];
 beforeAll(async () => {
   const shells = await SimShells.create();
+  const accepting = new Accepting();
   for (const build of [14393, 17763] as WindowsBuild[]) {
     const host = WindowsHost.fresh({ hostname: 'win1', build });
     const exec = new Recorder(new SimExecutor({ host, shells }));
@@ -93,11 +129,16 @@ beforeAll(async () => {
     }
     await readBootId(exec);
     await checkReadiness(exec, 'ready');
+    const old = windowsPlan(windowsInput({ overlay: OLD_OVERLAY })).phases.find((p) => p.name === 'overlay');
+    if (!old) throw new Error('no overlay phase for an input with an overlay');
+    const applied = await applyPhase(exec, old);
+    if (applied.resources.some((r) => r.status === 'failed'))
+      throw new Error(`the older overlay did not apply: ${JSON.stringify(applied)}`);
+    await driftedSets(exec, accepting, [...VARIANTS.flatMap((v) => windowsPlan(v).phases), windowsDeconfigure()]);
     await applyPhase(exec, windowsDeconfigure());
     await issueReboot(exec);
     scripts.push(...exec.scripts);
   }
-  const accepting = new Accepting();
   const phases: Phase[] = [...VARIANTS.flatMap((v) => windowsPlan(v).phases), windowsDeconfigure()];
   for (const phase of phases) {
     scripts.push(windowsFactsScript(phase.resources.flatMap((r) => r.facts)));
@@ -111,6 +152,7 @@ describe('the cmdlet catalogue covers what the Windows roles emit', () => {
   it('every cmdlet and named parameter the roles send is in the catalogue, with its reference', async () => {
     const parser = await loadPowerShellParser();
     const used = new Map<string, Set<string>>();
+    const problems: string[] = [];
     for (const script of scripts) {
       const tree = parser.parse(script);
       if (!tree) throw new Error(`unparsable script:\n${script}`);
@@ -119,10 +161,18 @@ describe('the cmdlet catalogue covers what the Windows roles emit', () => {
         const set = used.get(key) ?? new Set<string>();
         for (const p of c.parameters) set.add(p);
         used.set(key, set);
+        // Each call's named parameters together must fit one parameter set of its page.
+        const entry = isCmdlet(c.name) ? catalogueEntry(c.name) : undefined;
+        const problem =
+          entry &&
+          parameterSetProblem(
+            entry.name,
+            c.parameters.map((p) => fullName(entry, p)),
+          );
+        if (problem) problems.push(`${entry.name} ${c.parameters.map((p) => `-${p}`).join(' ')}: ${problem}`);
       }
       tree.delete();
     }
-    const problems: string[] = [];
     const lines: string[] = [];
     for (const [name, parameters] of [...used].sort(([a], [b]) => a.localeCompare(b))) {
       if (!isCmdlet(name)) {
@@ -146,17 +196,42 @@ describe('the cmdlet catalogue covers what the Windows roles emit', () => {
         );
       };
       for (const p of parameters) if (!known(p)) problems.push(`${name} -${p}: not a parameter of ${entry.doc}`);
-      lines.push(
-        `${name} ${[...parameters]
-          .sort()
-          .map((p) => `-${p}`)
-          .join(' ')}\n    ${entry.doc}`.replace(/ \n/, '\n'),
-      );
+      // Each parameter with its type as the page gives it (cmdlet-catalogue-types.ts), where the page is in the corpus.
+      const typed = (p: string) => {
+        const type = entry.types.get(entry.parameters.get(p.toLowerCase())?.toLowerCase() ?? p.toLowerCase());
+        return type ? `-${p}:${type.replace(/^System\.(Management\.Automation\.)?/, '')}` : `-${p}`;
+      };
+      lines.push(`${name} ${[...parameters].sort().map(typed).join(' ')}\n    ${entry.doc}`.replace(/ \n/, '\n'));
     }
     expect(problems).toEqual([]);
     const text = `${lines.join('\n')}\n`;
     if (process.env.UPDATE_EMITTED) writeFileSync(LIST, text);
     expect(text).toBe(readFileSync(LIST, 'utf8'));
     expect(used.size).toBeGreaterThan(40);
+  });
+});
+
+describe('parameter types against the reference pages', () => {
+  it('a simulated parameter must take what the documented type takes', () => {
+    expect(typeFits('switch', 'System.Management.Automation.SwitchParameter')).toBe(true);
+    expect(typeFits('string', 'SwitchParameter')).toBe(false);
+    expect(typeFits('string[]', 'System.String[]')).toBe(true);
+    expect(typeFits('string[]', 'AddressFamily[]')).toBe(true);
+    // A documented list declared as one value would refuse what PowerShell accepts, and the reverse.
+    expect(typeFits('string', 'System.String[]')).toBe(false);
+    expect(typeFits('string[]', 'String')).toBe(false);
+    expect(typeFits('int', 'Int32')).toBe(true);
+    expect(typeFits('string', 'UInt32')).toBe(false);
+  });
+
+  it('a call mixing parameters of two sets fits none (what the scan checks for each emitted call)', () => {
+    expect(parameterSetProblem('Get-Content', ['Path', 'LiteralPath'])).toMatch(/Parameter set cannot be resolved/);
+    expect(parameterSetProblem('Get-Content', ['LiteralPath', 'Raw', 'ErrorAction'])).toBeUndefined();
+  });
+
+  it('a simulated cmdlet declaring a type its page does not have stops the simulator at start', () => {
+    const spec = { name: 'Get-VMSwitch', params: { Name: { type: 'string[]' as const } }, run: () => [] };
+    expect(() => catalogued(spec)).toThrow(/declares -Name as string\[\]; its reference page has String/);
+    expect(() => catalogued({ ...spec, params: { Name: { type: 'string' as const } } })).not.toThrow();
   });
 });

@@ -59,8 +59,8 @@ describe('MSI exit codes', () => {
 
 describe('parseMsiPackages', () => {
   it('takes one package or a list, as ConvertTo-Json gives either', () => {
-    const one = { Name: 'Contrail vRouter', Version: '5.0.1', FastPackageReference: '{ABC}' };
-    expect(parseMsiPackages(one)).toEqual([{ name: 'Contrail vRouter', version: '5.0.1', productCode: '{ABC}' }]);
+    const one = { Name: 'vRouter', Version: '1.0.0', FastPackageReference: '{CB877445-6E69-4BA8-9C8F-DDA1C92539B3}' };
+    expect(parseMsiPackages(one)).toEqual([{ name: 'vRouter', version: '1.0.0', productCode: '{CB877445-6E69-4BA8-9C8F-DDA1C92539B3}' }]);
     expect(parseMsiPackages([one, one])).toHaveLength(2);
     expect(parseMsiPackages(null)).toEqual([]);
   });

@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
 import { applyPhase } from '../../../src/roles/phase.js';
 import { windowsDeconfigure } from '../../../src/roles/windows/deconfigure.js';
+import { MSI_RECORD_DIR } from '../../../src/roles/windows/msi-resource.js';
 import { OVERLAY_RECORD, windowsOverlayAbsent } from '../../../src/roles/windows/overlay.js';
 import { windowsPlan } from '../../../src/roles/windows/plan.js';
 import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
@@ -25,11 +26,14 @@ describe('Windows deconfigure', () => {
     const present = () => CONTRAIL_SERVICES.filter((s) => host.service(s));
     expect(present().length).toBeGreaterThan(0);
     expect(host.service('kubelet')).toBeUndefined();
+    // The builds the MSIs were installed from are recorded (msi-resource.ts), and go with them.
+    expect(host.fs.read(`${MSI_RECORD_DIR}\\vRouter.build`)?.trim()).toBe('5.0.1');
 
     const outcome = await applyPhase(exec, windowsDeconfigure());
     expect(outcome.inDesiredState).toBe(true);
     expect(present()).toEqual([]);
     expect(Object.values(host.state.products).map((p) => p.name)).toEqual([]);
+    expect(host.fs.isDir(MSI_RECORD_DIR)).toBe(false);
     // Once more: nothing left to take off, one read and nothing set.
     expect(await applyPhase(exec, windowsDeconfigure())).toMatchObject({ inDesiredState: true, commands: 1 });
   });

@@ -7,8 +7,11 @@ import { POWERSHELL_PRELUDE } from '../../../src/dataplane/wire.js';
 import { windowsFactsScript } from '../../../src/roles/facts.js';
 import type { WindowsRoleInput } from '../../../src/roles/input.js';
 import { applyPhase, type Phase, type PhaseOutcome, passPhase } from '../../../src/roles/phase.js';
+import { AGENT_MSI, CNM_PLUGIN_MSI, DOCKER_DRIVER_MSI, UTILS_MSI, VROUTER_MSI } from '../../../src/roles/windows/msi-products.js';
+import { MSI_RECORD_DIR, UNKNOWN_BUILD } from '../../../src/roles/windows/msi-resource.js';
 import { windowsPlan } from '../../../src/roles/windows/plan.js';
 import { loadPowerShellParser } from '../../../src/sim/shells/powershell/parser.js';
+import { MSI_PRODUCTS } from '../../../src/sim/windows/msi-products.js';
 import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
 import { windowsInput } from '../../support/inputs.js';
 import { Recorder } from '../../support/recorder.js';
@@ -56,7 +59,7 @@ async function converge(
 
 const versions = (host: WindowsHost) =>
   Object.values(host.state.products)
-    .map((p) => `${p.name} ${p.version}`)
+    .map((p) => `${p.name} ${p.version} from ${p.build}`)
     .sort();
 
 describe('Windows phases on a simulated host', () => {
@@ -71,11 +74,12 @@ describe('Windows phases on a simulated host', () => {
       ['driver', true],
       ['verified', true],
     ]);
+    // The real products' names and fixed versions (msi-products.ts); the build is what groundcrew records.
     expect(versions(host)).toEqual([
-      'Contrail Docker Driver 5.0.1',
-      'Contrail vRouter 5.0.1',
-      'Contrail vRouter Agent 5.0.1',
-      'Contrail vRouter Utilities 5.0.1',
+      'Agent 0.0.1 from 5.0.1',
+      'Contrail Docker Driver 0.1 from 5.0.1',
+      'vRouter 1.0.0 from 5.0.1',
+      'vRouter utilities 0.0.1 from 5.0.1',
     ]);
     expect(host.pipes().sort()).toEqual(['Contrail', 'docker_engine', 'ksync', 'pkt0']);
   });
@@ -121,20 +125,54 @@ describe('Windows phases on a simulated host', () => {
     await converge(host, exec, input({ testSigning: false }));
     await converge(host, exec, input({ testSigning: false, contrailVersion: '5.0.2' }));
     expect(versions(host)).toEqual([
-      'Contrail Docker Driver 5.0.2',
-      'Contrail vRouter 5.0.2',
-      'Contrail vRouter Agent 5.0.2',
-      'Contrail vRouter Utilities 5.0.2',
+      'Agent 0.0.1 from 5.0.2',
+      'Contrail Docker Driver 0.1 from 5.0.2',
+      'vRouter 1.0.0 from 5.0.2',
+      'vRouter utilities 0.0.1 from 5.0.2',
     ]);
     const { outcomes } = await converge(host, exec, input({ testSigning: false, contrailVersion: '5.0.1' }));
     expect(versions(host)).toEqual([
-      'Contrail Docker Driver 5.0.1',
-      'Contrail vRouter 5.0.1',
-      'Contrail vRouter Agent 5.0.1',
-      'Contrail vRouter Utilities 5.0.1',
+      'Agent 0.0.1 from 5.0.1',
+      'Contrail Docker Driver 0.1 from 5.0.1',
+      'vRouter 1.0.0 from 5.0.1',
+      'vRouter utilities 0.0.1 from 5.0.1',
     ]);
     expect(outcomes.at(-1)?.inDesiredState).toBe(true);
     expect(host.state.journal.filter((j) => j.startsWith('msi-uninstall')).length).toBe(8);
+  });
+
+  it('after 5.0 the driver is the Contrail CNM Plugin product; the MSIs registered under the names the roles check', async () => {
+    const { host, exec } = simHost({ features: ['Containers', 'Hyper-V'], signed: true });
+    const { outcomes } = await converge(host, exec, input({ testSigning: false, contrailVersion: '5.1.0' }));
+    expect(outcomes.at(-1)?.inDesiredState).toBe(true);
+    expect(versions(host)).toEqual([
+      'Agent 0.0.1 from 5.1.0',
+      'Contrail CNM Plugin 1.0.0 from 5.1.0',
+      'vRouter 1.0.0 from 5.1.0',
+      'vRouter utilities 0.0.1 from 5.1.0',
+    ]);
+    // The roles' names and the simulator's are each taken from the WiX sources: they must be the same.
+    const simulated = Object.values(MSI_PRODUCTS).map((p) => p.name);
+    expect([VROUTER_MSI, UTILS_MSI, AGENT_MSI, CNM_PLUGIN_MSI, DOCKER_DRIVER_MSI].map((m) => m.product).sort()).toEqual(simulated.sort());
+  });
+
+  it('an MSI installed without groundcrew (no record of its build) is reinstalled from the wanted build', async () => {
+    const { host, exec } = simHost({ features: ['Containers', 'Hyper-V'], signed: true });
+    await converge(host, exec, input({ testSigning: false }));
+    // As if c-a-d or an operator had installed the utilities: the product is there, groundcrew's record is not.
+    host.fs.remove(`${MSI_RECORD_DIR}\\vRouter-utilities.build`, false);
+    const vrouter = windowsPlan(input({ testSigning: false })).phases.find((p) => p.name === 'vrouter') as Phase;
+    const journal = host.state.journal.length;
+    const outcome = await applyPhase(exec, vrouter);
+    expect(outcome.resources.find((r) => r.resource === 'msi/utils')).toMatchObject({
+      status: 'changed',
+      before: { actual: { Build: UNKNOWN_BUILD }, desired: { Build: '5.0.1' } },
+    });
+    expect(host.state.journal.slice(journal).filter((j) => j.startsWith('msi-'))).toEqual([
+      'msi-uninstall vRouter utilities 5.0.1',
+      'msi-install vRouter utilities 5.0.1',
+    ]);
+    expect((await applyPhase(exec, vrouter)).inDesiredState).toBe(true);
   });
 
   it('MSI 1603 is GC_MSI_FAILED, terminal, with the tail of the MSI log', async () => {
@@ -143,7 +181,7 @@ describe('Windows phases on a simulated host', () => {
     const err = await converge(host, exec, input({ testSigning: false })).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'GC_MSI_FAILED', retryable: false });
     expect((err as Error).message).toMatch(
-      /installing Contrail vRouter Utilities 5.0.1: msiexec install failed with 1603; the MSI log ends:\n.*injected fault/s,
+      /installing vRouter utilities 5.0.1: msiexec install failed with 1603; the MSI log ends:\n.*injected fault/s,
     );
     // The pass's outcome (the run report) records the failed resource and the failure with it.
     const vrouter = windowsPlan(input({ testSigning: false })).phases.find((p) => p.name === 'vrouter');

@@ -226,14 +226,18 @@ export function bindArguments(spec: CmdletSpec<unknown>, raw: RawArgument[]): Bo
   for (const [name, p] of Object.entries(params)) {
     const value = bound[name];
     if (p.values && value !== undefined) {
-      const match = p.values.find((v) => v.toLowerCase() === toText(value).toLowerCase());
-      if (!match)
-        throw bindingError(
-          spec.name,
-          `Cannot validate argument on parameter '${name}'. The argument "${toText(value)}" does not belong to the set "${p.values.join(',')}" specified by the ValidateSet attribute. Supply an argument that is in the set and then try the command again.`,
-          'ParameterArgumentValidationError',
-        );
-      bound[name] = match;
+      // Each element of an array parameter is validated on its own, as ValidateSet does.
+      const matches = (Array.isArray(value) ? value : [value]).map((item) => {
+        const match = p.values?.find((v) => v.toLowerCase() === toText(item).toLowerCase());
+        if (!match)
+          throw bindingError(
+            spec.name,
+            `Cannot validate argument on parameter '${name}'. The argument "${toText(item)}" does not belong to the set "${p.values?.join(',')}" specified by the ValidateSet attribute. Supply an argument that is in the set and then try the command again.`,
+            'ParameterArgumentValidationError',
+          );
+        return match;
+      });
+      bound[name] = Array.isArray(value) ? matches : matches[0];
     }
   }
   return bound;

@@ -130,10 +130,20 @@ const outNull: Spec = { name: 'Out-Null', params: { InputObject: { type: 'object
 
 const sortObject: Spec = {
   name: 'Sort-Object',
-  params: { Property: { type: 'string', position: 0 }, Descending: { type: 'switch' } },
+  // -Property is Object[] (Sort-Object.md): property names, compared in order.
+  params: { Property: { type: 'object', position: 0 }, Descending: { type: 'switch' } },
   run(_host, args, input) {
-    const by = (item: unknown) => toText(args.Property ? getMember(item, args.Property as string) : item);
-    const sorted = [...input].sort((a, b) => by(a).localeCompare(by(b)));
+    const properties = args.Property === undefined ? [] : [args.Property].flat().map((p) => toText(p));
+    const keys = (item: unknown) => (properties.length === 0 ? [toText(item)] : properties.map((p) => toText(getMember(item, p))));
+    const compare = (a: unknown, b: unknown) => {
+      const [x, y] = [keys(a), keys(b)];
+      for (let i = 0; i < x.length; i++) {
+        const order = (x[i] as string).localeCompare(y[i] as string);
+        if (order !== 0) return order;
+      }
+      return 0;
+    };
+    const sorted = [...input].sort(compare);
     return args.Descending ? sorted.reverse() : sorted;
   },
 };

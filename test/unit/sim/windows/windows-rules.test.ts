@@ -1,6 +1,7 @@
 // The Windows rules the roles depend on, in the in-process simulator (the lab test repeats the key ones over SSH).
 
 import { beforeAll, describe, expect, it } from 'vitest';
+import { parseVifList } from '../../../../src/roles/windows/parsers.js';
 import { WindowsHost } from '../../../../src/sim/windows/windows-host.js';
 import { WindowsShell } from '../../../../src/sim/windows/windows-shell.js';
 
@@ -117,7 +118,8 @@ describe('test signing and the unsigned vRouter', () => {
     expect(ps(host, "Get-Content -Path 'C:\\Windows\\Temp\\msi.log' -Raw")).toMatch(/test signing is not active/);
     host.reboot();
     expect(msi(host, 'C:\\Artifacts\\vrouter\\vRouter.msi')).toBe(0);
-    expect(ps(host, "(Get-Package -ProviderName 'msi' -Name 'Contrail vRouter').Version")).toBe('5.0.1');
+    // vrouter_msi.wxs fixes Name="vRouter" Version="1.0.0": every Contrail build registers the same (msi-products.ts).
+    expect(ps(host, "(Get-Package -ProviderName 'msi' -Name 'vRouter').Version")).toBe('1.0.0');
   });
 
   it('a production-signed vRouter installs with neither', () => {
@@ -127,16 +129,22 @@ describe('test signing and the unsigned vRouter', () => {
 });
 
 describe('MSI exit codes', () => {
-  it('another version installed: 1638; uninstall first, then the downgrade installs', () => {
+  it('another build installed: 1638 (the same product code and version); uninstall first, then the downgrade installs', () => {
     const host = prepared('5.0.2');
     expect(msi(host, 'C:\\Artifacts\\vrouter\\utils.msi')).toBe(0);
     ps(host, "docker run --rm -v 'C:\\Artifacts:C:\\Artifacts' 'opencontrailnightly/contrail-windows-vrouter:5.0.1' | Out-Null");
     expect(msi(host, 'C:\\Artifacts\\vrouter\\utils.msi')).toBe(1638);
-    const code = ps(host, "(Get-Package -ProviderName 'msi' -Name 'Contrail vRouter Utilities').FastPackageReference");
+    const code = ps(host, "(Get-Package -ProviderName 'msi' -Name 'vRouter utilities').FastPackageReference");
+    expect(code).toBe('{299D687A-3C91-4202-92D2-47C83FD7122D}');
     expect(msi(host, code, '/x')).toBe(0);
     expect(msi(host, code, '/x')).toBe(1605);
     expect(msi(host, 'C:\\Artifacts\\vrouter\\utils.msi')).toBe(0);
-    expect(ps(host, "(Get-Package -ProviderName 'msi' -Name 'Contrail vRouter Utilities').Version")).toBe('5.0.1');
+    expect(ps(host, "(Get-Package -ProviderName 'msi' -Name 'vRouter utilities').Version")).toBe('0.0.1');
+    expect(host.state.journal.filter((j) => j.startsWith('msi-'))).toEqual([
+      'msi-install vRouter utilities 5.0.2',
+      'msi-uninstall vRouter utilities 5.0.2',
+      'msi-install vRouter utilities 5.0.1',
+    ]);
   });
 
   it('1618 while another install runs, 3010 when the MSI asks for a reboot, 1603 for a failing MSI', () => {
@@ -227,6 +235,12 @@ describe('driver, agent and the data plane', () => {
     expect(ps(host, "Test-Path -Path '\\\\.\\pipe\\pkt0'")).toBe('True');
     expect(ps(host, '(Get-NetTCPConnection -LocalPort 9091 -State Listen).LocalPort')).toBe('9091');
     expect(ps(host, 'vif --list')).toMatch(/vif0\/0 {6}OS: ethernet_32769[\s\S]*vif0\/1 {6}OS: ethernet_32777[\s\S]*vif0\/2 {6}OS: pkt0/);
+    // Read with the roles' parser, which test/unit/roles/parsers.test.ts runs on the real tool's output.
+    expect(parseVifList(ps(host, 'vif --list'))).toEqual([
+      { vif: 'vif0/0', attach: 'OS', name: 'ethernet_32769', type: 'Physical' },
+      { vif: 'vif0/1', attach: 'OS', name: 'ethernet_32777', type: 'Host' },
+      { vif: 'vif0/2', attach: 'OS', name: 'pkt0', type: 'Agent' },
+    ]);
   });
 
   it('a tag the registry does not have cannot be pulled', () => {
