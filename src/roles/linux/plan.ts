@@ -27,7 +27,7 @@ export function linuxPlan(input: LinuxRoleInput): NodePlan {
   const openstack = linuxOpenstack(input);
   if (openstack) phases.push(planned(openstack, openstackReason(input), keystoneGates(input.keystone)));
   if (input.vrouter) {
-    const images = `${input.registry}/contrail-{node-init,nodemgr,vrouter-kernel-init,vrouter-agent}:${input.contrailVersion}`;
+    const images = `${input.registry}/contrail-{node-init,nodemgr,vrouter-kernel[-build]-init,vrouter-agent}:${input.contrailVersion}`;
     phases.push(planned(linuxVrouter(input), `role vrouter: common_vrouter.env, c-a-d's compose project, ${images} up`));
   }
   const verified = input.vrouter
