@@ -199,7 +199,11 @@ describe('the lab', () => {
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
       expect(JSON.parse(r.stdout.split('\n')[0] ?? '')).toMatchObject({ Names: 'vrouter-vrouter-agent-1', State: 'running' });
-      const init = await ssh(lab, 'lin1', "docker ps -a --filter label=com.docker.compose.service=vrouter-kernel-init --format '{{json .}}'");
+      const init = await ssh(
+        lab,
+        'lin1',
+        "docker ps -a --filter label=com.docker.compose.service=vrouter-kernel-init --format '{{json .}}'",
+      );
       expect(JSON.parse(init.stdout)).toMatchObject({ Status: expect.stringMatching(/^Exited \(0\)/) });
       expect(r.stdout).toMatch(/^vhost0 +UNKNOWN/m);
       expect((await ssh(lab, 'lin2', 'docker ps -a --format "{{json .}}" | wc -l')).stdout).toBe('0\n');
