@@ -1,7 +1,8 @@
 // OpenStack on Linux is checked, never deployed: the controller (Keystone, nova-api, ...) is kolla-ansible's,
 // run by contrail-ansible-deployer's install_openstack playbook, and so is nova_compute on a compute
-// (Juniper/contrail-kolla-ansible, ansible/roles/nova/tasks/deploy.yml with its config.json templates). This
-// phase asks Keystone for a token from the node, as the node's services will (docs/roles.md, Linux).
+// (Juniper/contrail-kolla-ansible ansible/roles/nova: tasks/config.yml renders templates/nova.conf.j2 and
+// nova-compute.json.j2, the container's config.json). This phase asks Keystone for a token from the node, as
+// the node's services will (docs/roles.md, Linux).
 
 import type { LinuxRoleInput } from '../input.js';
 import { keystoneToken } from '../keystone.js';
