@@ -158,4 +158,17 @@ describe('Linux phases on a simulated host', () => {
     expect(outcomes.every((o) => o.inDesiredState)).toBe(true);
     expect(host.interfaces()).toEqual(['vhost0', 'pkt0']);
   });
+
+  it('a host of a family c-a-d does not deploy the vRouter on fails the vrouter phase, naming what it found', async () => {
+    const host = LinuxHost.fresh('alpine1');
+    host.fs.write('/etc/os-release', 'NAME="Alpine Linux"\nID=alpine\n');
+    const exec = new SimExecutor({ host, shells });
+    const [prereqs, vrouter] = linuxPlan(compute()).phases;
+    expect((await applyPhase(exec, prereqs as never)).inDesiredState).toBe(true);
+    await expect(applyPhase(exec, vrouter as never)).rejects.toMatchObject({
+      code: 'GC_SET_FAILED',
+      message: expect.stringMatching(/not one contrail-ansible-deployer deploys the vRouter on \(RedHat or Debian\): ID=alpine/),
+    });
+    expect(host.fs.read('/etc/contrail/vrouter/docker-compose.yaml')).toBeUndefined();
+  });
 });
