@@ -154,6 +154,8 @@ export function roleInput(state: DesiredState, node: NodeSpec, env: RoleEnvironm
       hostsKeystone: node.hostsKeystone,
       environment,
       ...(keystone ? { keystone } : {}),
+      // nova-api sits with Keystone on the controller kolla-ansible deployed (or behind the same VIP).
+      ...(keystone && node.roles.includes('openstack_compute') ? { novaApi: { address: keystone.address } } : {}),
       ...(overlay ? { overlay } : {}),
     },
   };

@@ -14,6 +14,12 @@ export interface KeystoneInput {
   domain: string;
 }
 
+/** The OpenStack controller's nova-api a Linux compute checks (kolla-ansible's; groundcrew deploys none). */
+export interface NovaApiInput {
+  address: string;
+  port?: number;
+}
+
 /** The Contrail config API the Windows vRouter registers with. */
 export interface ConfigApiInput {
   address: string;
@@ -91,6 +97,8 @@ export interface LinuxRoleInput {
   environment: Record<string, string>;
   /** Keystone this node must get a token from: a compute's, or its own on the node that hosts it. */
   keystone?: KeystoneInput;
+  /** Role openstack_compute with Keystone: nova-api on the Keystone host must answer from the node. */
+  novaApi?: NovaApiInput;
   overlay?: OverlayInput;
 }
 

@@ -300,7 +300,7 @@ export class Lab {
     const bridge = join(import.meta.dirname, 'http-bridge.mjs');
     const child = spawn(
       'ip',
-      ['netns', 'exec', host.netns, process.execPath, bridge, join(this.dir, 'http.sock'), host.address, '5000', '8082'],
+      ['netns', 'exec', host.netns, process.execPath, bridge, join(this.dir, 'http.sock'), host.address, '5000', '8082', '8774'],
       {
         stdio: 'ignore',
       },

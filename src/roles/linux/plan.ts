@@ -25,7 +25,10 @@ export function linuxPlan(input: LinuxRoleInput): NodePlan {
     phases.push(planned(linuxOverlay(input.overlay), overlayReason(input.overlay, how)));
   }
   const openstack = linuxOpenstack(input);
-  if (openstack) phases.push(planned(openstack, openstackReason(input), keystoneGates(input.keystone)));
+  if (openstack) {
+    const nova = input.novaApi ? `; role openstack_compute: nova-api at ${input.novaApi.address} lists its versions (kolla-ansible's)` : '';
+    phases.push(planned(openstack, `${openstackReason(input)}${nova}`, keystoneGates(input.keystone)));
+  }
   if (input.vrouter) {
     const images = `${input.registry}/contrail-{node-init,nodemgr,vrouter-kernel[-build]-init,vrouter-agent}:${input.contrailVersion}`;
     phases.push(planned(linuxVrouter(input), `role vrouter: common_vrouter.env, c-a-d's compose project, ${images} up`));

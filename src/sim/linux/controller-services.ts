@@ -1,5 +1,5 @@
 // The external controller a simulated Linux host may stand for: Keystone as kolla-ansible deploys it (port
-// 5000) and the Contrail config API (8082). Neither is anything groundcrew deploys: the host is made with them.
+// 5000) with nova-api's version list beside it (8774), and the Contrail config API (8082). Neither is anything groundcrew deploys: the host is made with them.
 
 import { createHash } from 'node:crypto';
 import type { HttpRequest, HttpResponse } from '../network.js';
@@ -50,6 +50,12 @@ function configApi(api: NonNullable<ControllerState['configApi']>, request: Http
   return json(200, { 'virtual-router': { fq_name: ['default-global-system-config', name] } });
 }
 
+/** nova-api's version list (GET /, no token needed), as the controller kolla-ansible deployed serves it with Keystone. */
+function novaVersions(request: HttpRequest): HttpResponse {
+  if (request.method !== 'GET' || request.path !== '/') return json(404, { itemNotFound: { code: 404, message: 'Not found' } });
+  return json(200, { versions: [{ id: 'v2.1', status: 'CURRENT' }] });
+}
+
 /** What the controller answers on a port; undefined when it serves nothing there (connection refused). */
 export function serveController(
   state: ControllerState,
@@ -58,6 +64,7 @@ export function serveController(
   ctx: { token: string; record: (change: string) => void },
 ): HttpResponse | undefined {
   if (port === 5000 && state.keystone) return keystone(state.keystone, request, ctx.token);
+  if (port === 8774 && state.keystone) return novaVersions(request);
   if (port === 8082 && state.configApi) return configApi(state.configApi, request, ctx.record);
   return undefined;
 }

@@ -89,9 +89,13 @@ describe('Keystone from the nodes', () => {
     const ctrlExec = c.exec(c.controller);
     await converge(ctrlExec, linuxPlan(ctrlInput).phases);
     const computeExec = c.exec(c.compute);
-    const outcomes = await converge(computeExec, linuxPlan(linuxInput({ node: 'compute-l1', vrouter: true, keystone: keystone() })).phases);
+    const compute = linuxInput({ node: 'compute-l1', vrouter: true, keystone: keystone(), novaApi: { address: '192.0.2.10' } });
+    const outcomes = await converge(computeExec, linuxPlan(compute).phases);
     const openstack = outcomes.find((o) => o.phase === 'openstack');
-    expect(openstack?.resources.find((r) => r.resource === 'keystone/token')).toMatchObject({ status: 'ok' });
+    expect(openstack?.resources.map((r) => [r.resource, r.status])).toEqual([
+      ['keystone/token', 'ok'],
+      ['nova-api/versions', 'ok'],
+    ]);
     const winExec = c.exec(c.win);
     const winOutcomes = await converge(winExec, windowsPlan(windowsInput()).phases);
     expect(winOutcomes.map((o) => [o.phase, o.inDesiredState])).toEqual([
@@ -131,6 +135,19 @@ describe('Keystone from the nodes', () => {
     await expect(converge(c.exec(c.win), windowsPlan(windowsInput({ keystone: keystone('wrong') })).phases)).rejects.toMatchObject({
       code: 'GC_KEYSTONE_AUTH',
       message: expect.stringMatching(/\(401\) Unauthorized/),
+    });
+  });
+});
+
+describe("the controller's nova-api from a compute", () => {
+  it('a compute whose nova-api does not answer is GC_NOVA_API_UNAVAILABLE, retryable, with what curl said', async () => {
+    const c = cluster();
+    // Keystone answers; nothing serves 8774 at the address given (the compute itself).
+    const input = linuxInput({ node: 'compute-l1', keystone: keystone(), novaApi: { address: '192.0.2.21' } });
+    await expect(converge(c.exec(c.compute), linuxPlan(input).phases)).rejects.toMatchObject({
+      code: 'GC_NOVA_API_UNAVAILABLE',
+      retryable: true,
+      message: expect.stringMatching(/nova-api at http:\/\/192\.0\.2\.21:8774\/ did not list its versions from this node: curl exit 7/),
     });
   });
 });
