@@ -155,13 +155,15 @@ export function compose(host: LinuxHost, flavour: ComposeFlavour, args: string[]
       return result;
     }
     case 'ps': {
-      const mine = Object.values(host.state.containers).filter((c) => c.project === name);
+      // v2 lists running containers unless asked for all (-a); v1 lists them all.
+      const all = flavour === 'v1' || flags.includes('-a') || flags.includes('--all');
+      const mine = Object.values(host.state.containers).filter((c) => c.project === name && (all || c.state !== 'exited'));
       if (flags.includes('--format')) {
         if (flavour === 'v1') return fail('Usage: ps [options] [SERVICE...]\n');
-        if (flags[flags.indexOf('--format') + 1] === 'json')
-          return ok(
-            `${mine.map((c) => JSON.stringify({ Name: c.name, Service: c.service, Image: c.image, State: c.state, Project: c.project })).join('\n')}\n`,
-          );
+        // One JSON array, as Compose 2.20 prints it (2.21 and later print one object per line).
+        const entry = (c: (typeof mine)[number]) =>
+          JSON.stringify({ Name: c.name, Service: c.service, Image: c.image, State: c.state, Project: c.project });
+        if (flags[flags.indexOf('--format') + 1] === 'json') return ok(`[${mine.map(entry).join(',')}]\n`);
       }
       return ok(`NAME   IMAGE   SERVICE   STATUS\n${mine.map((c) => `${c.name}   ${c.image}   ${c.service}   ${c.state}`).join('\n')}\n`);
     }

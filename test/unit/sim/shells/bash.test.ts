@@ -231,6 +231,15 @@ describe('the Linux host model behind it', () => {
       'recreate vrouter-vrouter-kernel-init-1 opencontrailnightly/contrail-vrouter-kernel-init:5.0.2 -> exited (0)',
       'recreate vrouter-vrouter-agent-1 opencontrailnightly/contrail-vrouter-agent:5.0.2',
     ]);
+    // compose v2's ps lists running containers (one JSON array, as 2.20 prints it); -a adds the exited init.
+    const ps = (flags: string) =>
+      (
+        JSON.parse(shell.run(host, `docker compose -f /etc/contrail/vrouter/docker-compose.yaml ps ${flags}--format json`).stdout) as {
+          Service: string;
+        }[]
+      ).map((c) => c.Service);
+    expect(ps('')).toEqual(['vrouter-agent']);
+    expect(ps('-a ').sort()).toEqual(['vrouter-agent', 'vrouter-kernel-init']);
     const missing = write(both('9.9.9'));
     expect(missing.exitCode).toBe(1);
     expect(missing.stderr).toMatch(/manifest unknown/);
