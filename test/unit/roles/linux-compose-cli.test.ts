@@ -84,5 +84,6 @@ describe('docker compose (v2) and docker-compose (v1)', () => {
       code: 'GC_SET_FAILED',
       message: expect.stringMatching(/neither `docker compose` \(the v2 plugin\) nor `docker-compose` \(v1\) is installed/),
     });
+    expect(host.fs.read('/etc/sysctl.d/60-contrail.conf')).toBeUndefined();
   });
 });
