@@ -93,6 +93,8 @@ export interface UpOptions {
   runsOnce?: readonly string[];
   /** What `desired` reads (the OS family). */
   facts?: FactQuery[];
+  /** A check only (the verified phase): its set never runs, so which Compose the node has is not read. */
+  checkOnly?: boolean;
 }
 
 export function composeUpResource(project: string, path: string, desired: DesiredServices, options: UpOptions = {}): Resource {
@@ -102,7 +104,11 @@ export function composeUpResource(project: string, path: string, desired: Desire
   return {
     name: `compose/${project}/up`,
     ...(options.disruptive ? { disruptive: true } : {}),
-    facts: [...(options.facts ?? []), COMPOSE_CLI_QUERY, { id, sh: `docker ps -a --filter ${label} --format '{{json .}}'` }],
+    facts: [
+      ...(options.facts ?? []),
+      ...(options.checkOnly ? [] : [COMPOSE_CLI_QUERY]),
+      { id, sh: `docker ps -a --filter ${label} --format '{{json .}}'` },
+    ],
     test(facts) {
       const have = projectContainers(fact(facts, id).stdout);
       const services = desired(facts);

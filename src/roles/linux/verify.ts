@@ -34,7 +34,7 @@ export function linuxVerify(input: LinuxRoleInput): Phase {
   const resources: Resource[] = [];
   if (input.vrouter) {
     const up = check(
-      vrouterUp(input),
+      vrouterUp(input, true),
       'verify/vrouter-containers',
       'vRouter containers are not as deployed (init done, agent and nodemgr running)',
     );

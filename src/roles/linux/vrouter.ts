@@ -125,8 +125,10 @@ export function desiredVrouter(input: LinuxRoleInput): DesiredServices {
   };
 }
 
-export function vrouterUp(input: LinuxRoleInput) {
+/** `checkOnly`: the verified phase's check, which never runs compose. */
+export function vrouterUp(input: LinuxRoleInput, checkOnly = false) {
   return composeUpResource(VROUTER_PROJECT, VROUTER_COMPOSE, desiredVrouter(input), {
+    ...(checkOnly ? { checkOnly } : {}),
     disruptive: true,
     runsOnce: VROUTER_RUNS_ONCE,
     facts: [OS_RELEASE_QUERY],

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { composeFile, containerState, projectContainers } from '../../../src/roles/linux/compose.js';
 import { parseOsFamily } from '../../../src/roles/linux/os-family.js';
-import { vrouterServices } from '../../../src/roles/linux/vrouter.js';
+import { linuxVerify } from '../../../src/roles/linux/verify.js';
+import { linuxVrouter, vrouterServices } from '../../../src/roles/linux/vrouter.js';
 import { linuxComputeInput } from '../../support/inputs.js';
 
 type Service = Record<string, unknown> & { volumes?: string[] };
@@ -126,5 +127,13 @@ describe('reading a host', () => {
     expect(containerState('Up 2 minutes (healthy)')).toBe('running');
     expect(containerState('Exited (137) 5 seconds ago')).toBe('exited (137)');
     expect(containerState('Created')).toBe('created');
+  });
+
+  it('the vrouter phase reads which Compose the node has; the verified check, which never runs it, does not', () => {
+    const ids = (phase: { resources: { facts: { id: string }[] }[] }) => phase.resources.flatMap((r) => r.facts.map((f) => f.id));
+    const input = linuxComputeInput();
+    expect(ids(linuxVrouter(input))).toContain('compose.cli');
+    expect(ids(linuxVerify(input))).not.toContain('compose.cli');
+    expect(ids(linuxVerify(input))).toContain('compose.vrouter.ps');
   });
 });
