@@ -119,6 +119,12 @@ export const ERROR_REGISTRY = {
     meaning: 'Keystone refused the configured credentials (401)',
     todo: 'fix `KEYSTONE_AUTH_ADMIN_PASSWORD` (or the secrets file)',
   },
+  GC_NOVA_API_UNAVAILABLE: {
+    retryable: true,
+    meaning:
+      "the OpenStack controller's nova-api (deployed by kolla-ansible, not groundcrew) did not answer its version list from a compute",
+    todo: 'check that kolla-ansible deployed the controller and that port 8774 of the Keystone host is reachable from the node',
+  },
   GC_RUNTIME_MISSING: {
     retryable: false,
     meaning: 'a `k8s_node` Windows node has no containerd service: the kubelet needs a container runtime',

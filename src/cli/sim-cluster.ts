@@ -3,6 +3,7 @@
 
 import type { Executor } from '../dataplane/executor.js';
 import { SimExecutor, type SimShells, SocketSimExecutor } from '../dataplane/sim-executor.js';
+import { configText } from '../inventory/configuration.js';
 import type { DesiredState, NodeSpec } from '../inventory/desired-state.js';
 import { usesSignedVrouter } from '../reconciler/role-input.js';
 import { type HostDescription, SimHosts } from '../sim/cluster.js';
@@ -35,8 +36,16 @@ function hostFor(node: NodeSpec): HostDescription {
       },
     };
   }
-  // A node with the config role stands for a Contrail control plane deployed outside groundcrew.
-  return { name: node.name, os: 'linux', address: node.address, configApi: node.roles.includes('config') };
+  // A node with the config role stands for a Contrail control plane deployed outside groundcrew; one with an
+  // openstack role for the OpenStack controller kolla-ansible deployed, its Keystone admin as the inventory says.
+  const password = node.hostsKeystone ? configText(node.configuration, 'KEYSTONE_AUTH_ADMIN_PASSWORD') : undefined;
+  const user = configText(node.configuration, 'KEYSTONE_AUTH_ADMIN_USER') ?? 'admin';
+  return {
+    name: node.name,
+    os: 'linux',
+    address: node.address,
+    linux: { configApi: node.roles.includes('config'), ...(password !== undefined ? { keystone: { user, password } } : {}) },
+  };
 }
 
 /** Simulated hosts made on demand, one per node, on one simulated network (the daemon's `transport: sim`). */

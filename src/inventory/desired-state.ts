@@ -63,7 +63,7 @@ export interface NodeSpec {
   credentials: Credentials;
   /** Set when the node needs Keystone (AUTH_MODE keystone, or an OpenStack compute). */
   keystone?: KeystoneTarget;
-  /** True when this node runs Keystone itself. */
+  /** True when kolla-ansible runs Keystone on this node (role openstack or openstack_control): groundcrew checks it, never deploys it. */
   hostsKeystone: boolean;
 }
 

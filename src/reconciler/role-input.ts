@@ -9,12 +9,17 @@ import { type NodeOverlay, planOverlay } from '../inventory/overlay.js';
 import type { KeystoneInput, KubeletBinary, KubeletInput, OverlayInput, RoleInput } from '../roles/input.js';
 
 function keystoneFor(node: NodeSpec): KeystoneInput | undefined {
-  if (!node.keystone) return undefined;
   const c = node.configuration;
+  // The node kolla-ansible put Keystone on checks that it answers there (groundcrew deploys no controller).
+  const own = node.hostsKeystone
+    ? { address: configText(c, 'KEYSTONE_AUTH_HOST') ?? node.address, source: 'this node has an openstack role' }
+    : undefined;
+  const target = node.keystone ?? own;
+  if (!target) return undefined;
   return {
-    address: node.keystone.address,
-    source: node.keystone.source,
-    ...(node.keystone.hostNode ? { hostNode: node.keystone.hostNode } : {}),
+    address: target.address,
+    source: target.source,
+    ...(node.keystone?.hostNode ? { hostNode: node.keystone.hostNode } : {}),
     user: configText(c, 'KEYSTONE_AUTH_ADMIN_USER') ?? 'admin',
     password: configText(c, 'KEYSTONE_AUTH_ADMIN_PASSWORD') ?? '',
     project: configText(c, 'KEYSTONE_AUTH_ADMIN_TENANT') ?? 'admin',
@@ -138,7 +143,6 @@ export function roleInput(state: DesiredState, node: NodeSpec, env: RoleEnvironm
   const environment: Record<string, string> = {};
   for (const key of Object.keys(node.configuration)) environment[key] = configText(node.configuration, key) ?? '';
   const overlay = overlayFor(state, node);
-  const release = (state.kolla as { kolla_globals?: { openstack_release?: unknown } } | undefined)?.kolla_globals?.openstack_release;
   return {
     os: 'linux',
     input: {
@@ -147,12 +151,11 @@ export function roleInput(state: DesiredState, node: NodeSpec, env: RoleEnvironm
       contrailVersion: node.versions.contrail.version,
       registry: node.registry,
       vrouter: node.roles.includes('vrouter'),
-      openstackCompute: node.roles.includes('openstack_compute'),
       hostsKeystone: node.hostsKeystone,
-      openstackRelease: typeof release === 'string' ? release : 'ocata',
       environment,
       ...(keystone ? { keystone } : {}),
-      ...(node.hostsKeystone ? { keystoneAdminPassword: configText(node.configuration, 'KEYSTONE_AUTH_ADMIN_PASSWORD') ?? '' } : {}),
+      // nova-api sits with Keystone on the controller kolla-ansible deployed (or behind the same VIP).
+      ...(keystone && node.roles.includes('openstack_compute') ? { novaApi: { address: keystone.address } } : {}),
       ...(overlay ? { overlay } : {}),
     },
   };
@@ -160,14 +163,13 @@ export function roleInput(state: DesiredState, node: NodeSpec, env: RoleEnvironm
 
 /**
  * What every node's role input reads from the revision beyond its own NodeSpec: the config nodes, the Kubernetes
- * control plane, the OpenStack release, and each overlay subnet with the address routed to it. Two revisions
+ * control plane, and each overlay subnet with the address routed to it. Two revisions
  * with the same shared inputs give a node whose NodeSpec is unchanged the same role input (and digest).
  */
 export function sharedInputs(state: DesiredState): string {
   const subnets = [...overlayPlans(state)].map(([name, plan]) => [name, plan.subnet, plan.routes.length]);
   const addresses = state.nodes.filter((n) => overlayPlans(state).has(n.name)).map((n) => [n.name, n.address]);
-  const release = (state.kolla as { kolla_globals?: { openstack_release?: unknown } } | undefined)?.kolla_globals?.openstack_release;
-  return JSON.stringify([configAddresses(state), controlPlane(state) ?? null, release ?? null, subnets, addresses]);
+  return JSON.stringify([configAddresses(state), controlPlane(state) ?? null, subnets, addresses]);
 }
 
 /**

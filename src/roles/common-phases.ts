@@ -10,14 +10,10 @@ export function overlayReason(overlay: OverlayInput, how: string): string {
   return `${SUBNET_LABEL} ${overlay.subnet}: ${how}`;
 }
 
-/** Why a node gets its openstack phase; empty when nothing on it needs OpenStack. */
-export function openstackReason(what: { hostsKeystone?: boolean; keystone?: KeystoneInput; openstackCompute?: boolean }): string {
-  const parts: string[] = [];
-  if (what.hostsKeystone) parts.push('hosts Keystone (role openstack): its container must run and answer');
-  if (what.keystone)
-    parts.push(`needs Keystone at ${what.keystone.address} (${what.keystone.source}): it must answer and the credentials get a token`);
-  if (what.openstackCompute) parts.push('role openstack_compute: Kolla nova_compute');
-  return parts.join('; ');
+/** Why a node gets its openstack phase: a check of the external controller's Keystone, never a deployment. */
+export function openstackReason({ keystone }: { keystone?: KeystoneInput }): string {
+  if (!keystone) return '';
+  return `needs Keystone at ${keystone.address} (${keystone.source}; deployed by kolla-ansible, not groundcrew): it must answer and the credentials get a token`;
 }
 
 /** A compute's openstack phase waits for the inventory node that hosts Keystone to be verified. */

@@ -14,6 +14,12 @@ export interface KeystoneInput {
   domain: string;
 }
 
+/** The OpenStack controller's nova-api a Linux compute checks (kolla-ansible's; groundcrew deploys none). */
+export interface NovaApiInput {
+  address: string;
+  port?: number;
+}
+
 /** The Contrail config API the Windows vRouter registers with. */
 export interface ConfigApiInput {
   address: string;
@@ -85,18 +91,14 @@ export interface LinuxRoleInput {
   registry: string;
   /** Role vrouter: the vRouter containers run here. */
   vrouter: boolean;
-  /** Role openstack_compute: Kolla's nova_compute runs here. */
-  openstackCompute: boolean;
-  /** Role openstack / openstack_control: Keystone runs here. */
+  /** Role openstack / openstack_control: kolla-ansible runs Keystone here (groundcrew only checks it answers). */
   hostsKeystone: boolean;
-  /** OpenStack release of the Kolla images (kolla_config.kolla_globals.openstack_release). */
-  openstackRelease: string;
   /** common_vrouter.env: the merged configuration, as KEY=value lines (secrets revealed by the caller). */
   environment: Record<string, string>;
-  /** Keystone this node must get a token from (computes). */
+  /** Keystone this node must get a token from: a compute's, or its own on the node that hosts it. */
   keystone?: KeystoneInput;
-  /** Keystone's admin password, on the node that hosts it (written to its env file through stdin). */
-  keystoneAdminPassword?: string;
+  /** Role openstack_compute with Keystone: nova-api on the Keystone host must answer from the node. */
+  novaApi?: NovaApiInput;
   overlay?: OverlayInput;
 }
 

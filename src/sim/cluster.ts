@@ -4,7 +4,7 @@
 
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LinuxHost, type LinuxState } from './linux/linux-host.js';
+import { type FreshLinuxOptions, LinuxHost, type LinuxState } from './linux/linux-host.js';
 import { SimNetwork } from './network.js';
 import { WindowsHost } from './windows/windows-host.js';
 import type { WindowsState } from './windows/windows-state.js';
@@ -17,8 +17,8 @@ export interface HostDescription {
   os: 'linux' | 'windows';
   /** Where the other hosts reach it on the simulated network. */
   address: string;
-  /** Linux: it also serves the Contrail config API (a control plane deployed outside groundcrew). */
-  configApi?: boolean;
+  /** Linux: its distribution, and the external controller it stands for (Keystone, the config API). */
+  linux?: FreshLinuxOptions;
   windows?: {
     /** The vRouter builds it pulls are production-signed. */
     signedVrouter?: boolean;
@@ -40,7 +40,7 @@ function freshHost(description: HostDescription): SimHost {
       containerd: windows.containerd ?? false,
     });
   }
-  return LinuxHost.fresh(description.name, {}, { configApi: description.configApi ?? false });
+  return LinuxHost.fresh(description.name, {}, description.linux ?? {});
 }
 
 export class SimHosts {

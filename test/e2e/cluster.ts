@@ -44,9 +44,11 @@ export class E2eCluster {
   static async start(): Promise<E2eCluster> {
     const lab = await Lab.start({
       hosts: [
-        { name: 'ctrl1', os: 'linux', linux: { configApi: true } },
+        // The external controller kolla-ansible and c-a-d deployed: the config API, Keystone with the example's password.
+        { name: 'ctrl1', os: 'linux', linux: { configApi: true, keystone: { password: 'c0ntrail123' } } },
         { name: 'compute-l1', os: 'linux' },
-        { name: 'compute-l2', os: 'linux' },
+        // A CentOS 7 era host: docker-compose v1 only.
+        { name: 'compute-l2', os: 'linux', linux: { profile: 'centos-7' } },
         { name: 'win-compute-1', os: 'windows' },
         { name: 'win-compute-2', os: 'windows' },
         // Prepared by hand and on the signed vRouter: nothing to reboot for.

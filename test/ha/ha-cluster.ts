@@ -23,7 +23,8 @@ const EXAMPLE_ADDRESSES: Record<string, string> = {
 };
 export const NODES = Object.keys(EXAMPLE_ADDRESSES);
 const HOSTS: LabHostSpec[] = [
-  { name: 'ctrl1', os: 'linux', linux: { configApi: true } },
+  // The external controller: the config API and Keystone as kolla-ansible deployed it (the example's admin password).
+  { name: 'ctrl1', os: 'linux', linux: { configApi: true, keystone: { password: 'c0ntrail123' } } },
   { name: 'compute-l1', os: 'linux' },
   { name: 'compute-l2', os: 'linux' },
   { name: 'win-compute-1', os: 'windows' },

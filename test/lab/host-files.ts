@@ -20,6 +20,8 @@ export interface HostPaths {
   faults: string;
   shims: string;
   state: string;
+  /** The host's own /etc/os-release (its distribution, as the model says), bind-mounted over the machine's. */
+  osRelease: string;
   /** Directories of the host's own that are bind-mounted over the same path inside it. */
   mounts: { inside: string; outside: string }[];
 }
@@ -43,6 +45,7 @@ export function hostPaths(dir: string): HostPaths {
     faults: join(dir, 'faults'),
     shims: join(dir, 'shims'),
     state: join(dir, 'state.json'),
+    osRelease: join(dir, 'os-release'),
     mounts: PRIVATE_DIRS.map((inside) => ({ inside, outside: join(dir, 'fs', inside.slice(1).replace(/\//g, '-')) })),
   };
 }
@@ -61,6 +64,8 @@ export interface HostFilesOptions {
   socket: string;
   /** More client keys, each naming its caller in the call log (GC_CALLER, set by authorized_keys). */
   callers?: { name: string; publicKey: string }[];
+  /** Linux: the host's /etc/os-release, and whether it has the standalone docker-compose (v1). */
+  linux?: { osRelease: string; composeV1: boolean };
 }
 
 /** `gc-exec`, sshd's ForceCommand on Linux hosts: records the command, applies faults, runs real bash. */
@@ -125,7 +130,9 @@ export async function writeHostFiles(p: HostPaths, o: HostFilesOptions): Promise
   if (o.os === 'linux') {
     await writeFile(join(p.dir, 'gc-exec'), execWrapper(p));
     await chmod(join(p.dir, 'gc-exec'), 0o755);
-    for (const tool of ['docker', 'systemctl', 'reboot']) {
+    await writeFile(p.osRelease, o.linux?.osRelease ?? '');
+    // docker-compose exists only on a host whose model has it: elsewhere bash says command not found.
+    for (const tool of ['docker', 'systemctl', 'reboot', ...(o.linux?.composeV1 ? ['docker-compose'] : [])]) {
       await writeFile(join(p.shims, tool), `#!/bin/sh\nexec ${o.clientBinary} ${o.socket} ${o.name} shim ${tool} "$@"\n`);
       await chmod(join(p.shims, tool), 0o755);
     }
@@ -142,7 +149,7 @@ export function sshdLaunch(p: HostPaths, name: string, os: 'linux' | 'windows'):
     bind(p.bootId, '/proc/sys/kernel/random/boot_id'),
   ];
   if (os === 'linux') {
-    mounts.push(bind(p.shims, '/usr/local/bin'), bind(p.shims, '/usr/local/sbin'));
+    mounts.push(bind(p.shims, '/usr/local/bin'), bind(p.shims, '/usr/local/sbin'), bind(p.osRelease, '/etc/os-release'));
     for (const m of p.mounts) mounts.push(bind(m.outside, m.inside));
   }
   return `hostname '${name}' && ${mounts.join(' && ')} && exec /usr/sbin/sshd -D -e -f '${p.sshdConfig}'`;

@@ -1,5 +1,5 @@
 // Runs inside a Linux lab host's network namespace: real TCP listeners on the ports the host's modelled
-// containers serve (Keystone 5000, the config API 8082), each request handed to the lab over a unix socket,
+// containers serve (Keystone 5000, the config API 8082, nova-api 8774), each request handed to the lab over a unix socket,
 // where the host's model answers it. Real curl on other hosts talks real HTTP to this.
 // argv: <lab http socket> <host address> <port>...
 

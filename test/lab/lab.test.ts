@@ -174,12 +174,21 @@ describe('the lab', () => {
     });
 
     it('have shims for docker and compose whose state lives with the host; the agent brings up vhost0 and pkt0', async () => {
+      // kernel-init installs vrouter.ko under the host's /lib/modules; the agent then loads it and makes vhost0.
       const compose = [
+        "version: '2'",
         'services:',
+        '  vrouter-kernel-init:',
+        '    image: opencontrailnightly/contrail-vrouter-kernel-init:5.0.1',
+        '    privileged: true',
+        '    volumes: [/lib/modules:/lib/modules]',
         '  vrouter-agent:',
         '    image: opencontrailnightly/contrail-vrouter-agent:5.0.1',
         '    restart: always',
+        '    privileged: true',
         '    network_mode: host',
+        '    volumes: [/lib/modules:/lib/modules]',
+        '    depends_on: [vrouter-kernel-init]',
       ].join('\n');
       const r = await ssh(
         lab,
@@ -189,6 +198,12 @@ describe('the lab', () => {
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
       expect(JSON.parse(r.stdout.split('\n')[0] ?? '')).toMatchObject({ Names: 'vrouter-vrouter-agent-1', State: 'running' });
+      const init = await ssh(
+        lab,
+        'lin1',
+        "docker ps -a --filter label=com.docker.compose.service=vrouter-kernel-init --format '{{json .}}'",
+      );
+      expect(JSON.parse(init.stdout)).toMatchObject({ Status: expect.stringMatching(/^Exited \(0\)/) });
       expect(r.stdout).toMatch(/^vhost0 +UNKNOWN/m);
       expect((await ssh(lab, 'lin2', 'docker ps -a --format "{{json .}}" | wc -l')).stdout).toBe('0\n');
       const missing = await ssh(lab, 'lin1', 'docker pull opencontrailnightly/contrail-vrouter-agent:9.9.9');

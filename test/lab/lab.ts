@@ -8,7 +8,7 @@ import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promise
 import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { LinuxHost } from '../../src/sim/linux/linux-host.js';
+import { type FreshLinuxOptions, LinuxHost } from '../../src/sim/linux/linux-host.js';
 import { SimNetwork } from '../../src/sim/network.js';
 import { SimSocketServer } from '../../src/sim/transports/socket-server.js';
 import { WindowsHost } from '../../src/sim/windows/windows-host.js';
@@ -28,8 +28,8 @@ export interface LabHostSpec {
   os: 'linux' | 'windows';
   /** Windows only: features already installed, and whether its vRouter builds are production-signed. */
   windows?: Omit<FreshWindowsOptions, 'hostname'>;
-  /** Linux only: the host also runs a Contrail config API (a controller deployed outside groundcrew). */
-  linux?: { configApi?: boolean };
+  /** Linux only: its distribution (Docker, Compose, os-release), and the external controller it stands for. */
+  linux?: FreshLinuxOptions;
 }
 
 export interface LabOptions {
@@ -219,6 +219,14 @@ export class Lab {
             clientBinary: client,
             socket,
             callers,
+            ...(host.model instanceof LinuxHost
+              ? {
+                  linux: {
+                    osRelease: host.model.fs.read('/etc/os-release') ?? '',
+                    composeV1: host.model.state.composeV1Version !== undefined,
+                  },
+                }
+              : {}),
           });
           await lab.saveState(host);
           if (host.model instanceof LinuxHost) await writeFile(host.paths.bootId, `${host.model.state.bootId}\n`);
@@ -292,7 +300,7 @@ export class Lab {
     const bridge = join(import.meta.dirname, 'http-bridge.mjs');
     const child = spawn(
       'ip',
-      ['netns', 'exec', host.netns, process.execPath, bridge, join(this.dir, 'http.sock'), host.address, '5000', '8082'],
+      ['netns', 'exec', host.netns, process.execPath, bridge, join(this.dir, 'http.sock'), host.address, '5000', '8082', '8774'],
       {
         stdio: 'ignore',
       },

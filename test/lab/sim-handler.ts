@@ -2,6 +2,7 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { compose } from '../../src/sim/linux/compose.js';
 import { docker } from '../../src/sim/linux/docker.js';
 import { LinuxHost } from '../../src/sim/linux/linux-host.js';
 import { systemctl } from '../../src/sim/linux/systemctl.js';
@@ -90,6 +91,8 @@ export async function handleSimRequest(lab: Lab, request: SimRequest): Promise<S
     const before = JSON.stringify(model.state);
     let result: SimResponse;
     if (tool === 'docker') result = docker(model, argv, (path) => readHostFile(host, path), request.cwd);
+    else if (tool === 'docker-compose' && model.state.composeV1Version !== undefined)
+      result = compose(model, 'v1', argv, (path) => readHostFile(host, path), request.cwd ?? '/root');
     else if (tool === 'systemctl') result = systemctl(model, argv);
     else if (tool === 'reboot') result = { stdout: '', stderr: '', exitCode: 0, after: () => void lab.reboot(host.name) };
     else result = { stdout: '', stderr: `${tool}: command not found\n`, exitCode: 127 };

@@ -23,9 +23,7 @@ export function linuxComputeInput(overrides: Partial<LinuxRoleInput> = {}): Linu
     contrailVersion: '5.0.1',
     registry: 'opencontrailnightly',
     vrouter: true,
-    openstackCompute: true,
     hostsKeystone: false,
-    openstackRelease: 'ocata',
     environment: { CONTROLLER_NODES: '192.0.2.10' },
     ...overrides,
   };

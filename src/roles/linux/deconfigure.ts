@@ -4,14 +4,15 @@
 import { bashQuote } from '../../dataplane/quote.js';
 import { applied, type Phase } from '../phase.js';
 import { compare, type Resource } from '../resource.js';
+import { COMPOSE_CLI_QUERY, requireComposeCli } from './compose-cli.js';
 import { fileContent, fileFact } from './facts.js';
 import { linuxOverlayAbsent } from './overlay.js';
-import { ENV_FILE, VROUTER_COMPOSE } from './vrouter.js';
+import { ENV_FILE, VROUTER_COMPOSE, VROUTER_PROJECT } from './vrouter.js';
 
 function vrouterAbsent(): Resource {
   return {
     name: 'absent/vrouter',
-    facts: [fileFact('absent.compose', VROUTER_COMPOSE, bashQuote), fileFact('absent.env', ENV_FILE, bashQuote)],
+    facts: [COMPOSE_CLI_QUERY, fileFact('absent.compose', VROUTER_COMPOSE, bashQuote), fileFact('absent.env', ENV_FILE, bashQuote)],
     disruptive: true,
     test: (facts) =>
       compare({
@@ -19,8 +20,11 @@ function vrouterAbsent(): Resource {
         EnvFile: [fileContent(facts, 'absent.env') !== null, false],
       }),
     async set({ exec, facts, signal }) {
-      const down =
-        fileContent(facts, 'absent.compose') !== null ? `docker compose -f ${bashQuote(VROUTER_COMPOSE)} down --remove-orphans && ` : '';
+      let down = '';
+      if (fileContent(facts, 'absent.compose') !== null) {
+        const cli = requireComposeCli(facts);
+        down = `${cli.command} -p ${bashQuote(VROUTER_PROJECT)} -f ${bashQuote(VROUTER_COMPOSE)} down --remove-orphans && `;
+      }
       return applied(exec, `${down}rm -f ${bashQuote(VROUTER_COMPOSE)} ${bashQuote(ENV_FILE)}`, 'remove the vRouter containers and files', {
         signal,
       });

@@ -19,19 +19,22 @@ const planned = (phase: Phase, reason: string, gates: PlannedPhase['gates'] = []
 });
 
 export function linuxPlan(input: LinuxRoleInput): NodePlan {
-  const phases = [planned(linuxPrereqs(input), 'docker and compose present, sysctls, /etc/contrail directories')];
+  const phases = [planned(linuxPrereqs(input), 'docker and compose (v2 or v1) present, sysctls, /etc/contrail directories')];
   if (input.overlay) {
     const how = 'bridge gc-overlay with the gateway, IP forwarding, a route to each other subnet via its node';
     phases.push(planned(linuxOverlay(input.overlay), overlayReason(input.overlay, how)));
   }
   const openstack = linuxOpenstack(input);
-  if (openstack) phases.push(planned(openstack, openstackReason(input), keystoneGates(input.keystone)));
+  if (openstack) {
+    const nova = input.novaApi ? `; role openstack_compute: nova-api at ${input.novaApi.address} lists its versions (kolla-ansible's)` : '';
+    phases.push(planned(openstack, `${openstackReason(input)}${nova}`, keystoneGates(input.keystone)));
+  }
   if (input.vrouter) {
-    const images = `${input.registry}/contrail-vrouter-*:${input.contrailVersion}`;
-    phases.push(planned(linuxVrouter(input), `role vrouter: common_vrouter.env, compose project, ${images} images up`));
+    const images = `${input.registry}/contrail-{node-init,nodemgr,vrouter-kernel[-build]-init,vrouter-agent}:${input.contrailVersion}`;
+    phases.push(planned(linuxVrouter(input), `role vrouter: common_vrouter.env, c-a-d's compose project, ${images} up`));
   }
   const verified = input.vrouter
-    ? 'vrouter containers running, vhost0 and pkt0 up'
+    ? 'vrouter init containers done, agent and nodemgr running, vhost0 and pkt0 up'
     : `${input.roles.filter((r) => r !== 'vrouter').join(', ')} present`;
   phases.push(planned(linuxVerify(input), verified));
   return { os: 'linux', phases };

@@ -1,10 +1,11 @@
-// Linux prereqs: Docker and compose present (groundcrew does not install them), sysctls, directories.
+// Linux prereqs: Docker and Compose (v2 plugin or v1) present (groundcrew does not install them), sysctls, directories.
 
 import { bashQuote } from '../../dataplane/quote.js';
 import { errors } from '../../errors.js';
 import type { LinuxRoleInput } from '../input.js';
 import { applied, type Phase } from '../phase.js';
 import { compare, type Resource } from '../resource.js';
+import { composePresent } from './compose-cli.js';
 import { dirFact, fact, fileContent, fileFact } from './facts.js';
 import { linuxOverlayAbsent } from './overlay.js';
 
@@ -20,9 +21,7 @@ function tool(name: string, sh: string): Resource {
     facts: [{ id, sh }],
     test: (facts) => compare({ Present: [fact(facts, id).status === 0, true] }),
     async set() {
-      throw errors.GC_SET_FAILED(
-        `${name} is not installed on the node: install it (groundcrew expects Docker with the compose plugin on Linux nodes)`,
-      );
+      throw errors.GC_SET_FAILED(`${name} is not installed on the node: install it (groundcrew does not install Docker on Linux nodes)`);
     },
   };
 }
@@ -70,7 +69,7 @@ export function linuxPrereqs(input: LinuxRoleInput): Phase {
       // it needs nothing else, and a set before it would make the phase read its facts once more.
       ...(input.overlay ? [] : [linuxOverlayAbsent()]),
       tool('docker', "docker version --format '{{.Server.Version}}'"),
-      tool('compose', 'docker compose version --short'),
+      composePresent(),
       sysctls(),
       directories(),
     ],

@@ -1,15 +1,14 @@
-// Verified on Linux: the containers its phases started are running at their images, vhost0 and pkt0 are up.
+// Verified on Linux: the vRouter's containers are as c-a-d leaves them (init containers done, agent and
+// nodemgr running at their images), vhost0 and pkt0 are up, the Contrail directories exist.
 
 import { bashQuote } from '../../dataplane/quote.js';
 import { errors } from '../../errors.js';
 import type { LinuxRoleInput } from '../input.js';
 import type { Phase } from '../phase.js';
 import { compare, type Resource } from '../resource.js';
-import { composeUpResource } from './compose.js';
 import { linkFact, linkUp } from './facts.js';
-import { OPENSTACK_COMPOSE, openstackServices } from './openstack.js';
 import { directories } from './prereqs.js';
-import { VROUTER_COMPOSE, vrouterServices } from './vrouter.js';
+import { vrouterUp } from './vrouter.js';
 
 /** A check of the verified phase: a difference is an error, repaired by the phase that owns it at the next pass. */
 function check(resource: Resource, name: string, failure: string): Resource {
@@ -31,14 +30,12 @@ function interfacesUp(): Resource {
 export function linuxVerify(input: LinuxRoleInput): Phase {
   const resources: Resource[] = [];
   if (input.vrouter) {
-    const up = composeUpResource('vrouter', VROUTER_COMPOSE, vrouterServices(input));
-    resources.push(check(up, 'verify/vrouter-containers', 'vRouter containers are not all running at the desired images'));
-    resources.push(interfacesUp());
-  }
-  const openstack = openstackServices(input);
-  if (Object.keys(openstack).length > 0) {
-    const up = composeUpResource('openstack', OPENSTACK_COMPOSE, openstack);
-    resources.push(check(up, 'verify/openstack-containers', 'OpenStack containers are not all running'));
+    const up = check(
+      vrouterUp(input, true),
+      'verify/vrouter-containers',
+      'vRouter containers are not as deployed (init done, agent and nodemgr running)',
+    );
+    resources.push(up, interfacesUp());
   }
   resources.push(check(directories(), 'verify/directories', 'Contrail log and data directories are missing'));
   return { name: 'verified', resources };

@@ -1,17 +1,27 @@
 // A simulated Linux compute or controller: what cannot run on this machine (Docker engine, systemd, reboot).
 
 import { randomUUID } from 'node:crypto';
+import { type CommandResult, fail, ok } from '../command-result.js';
 import type { HttpEndpoint, HttpRequest, HttpResponse, SimNetwork } from '../network.js';
+import type { HostKernel } from './contrail-containers.js';
+import { type ControllerState, passwordDigest, serveController } from './controller-services.js';
 import type { SimRoute } from './ip-routes.js';
+import { LINUX_PROFILES, type LinuxProfile } from './linux-profiles.js';
 import { PosixFs, type PosixFsState } from './posix-fs.js';
 
 export interface ContainerState {
   name: string;
   image: string;
-  state: 'running' | 'exited';
+  /** `restarting`: its entrypoint failed and its restart policy keeps starting it again. */
+  state: 'running' | 'exited' | 'restarting';
+  exitCode?: number;
   project?: string;
   service?: string;
   restart?: string;
+  privileged?: boolean;
+  networkMode?: string;
+  /** Short-syntax volumes it was started with (`host:container`). */
+  volumes?: string[];
   /** A digest of what the container was created from, so `compose up` recreates only what changed. */
   config: string;
   /** Its environment (from env_file and environment), which the simulated services read. */
@@ -29,7 +39,12 @@ export interface LinuxState {
   bootId: string;
   bootCount: number;
   dockerVersion: string;
-  composeVersion: string;
+  /** The Compose v2 plugin's version; absent, docker refuses `compose`. */
+  composeVersion?: string;
+  /** The standalone docker-compose (v1) binary's version; absent, the command is not found. */
+  composeV1Version?: string;
+  /** Kernel modules installed under /lib/modules by containers (kernel-init's vrouter.ko): kept across reboots. */
+  kernelModules?: string[];
   images: string[];
   containers: Record<string, ContainerState>;
   units: Record<string, { active: boolean; enabled: boolean }>;
@@ -38,8 +53,8 @@ export interface LinuxState {
   /** Files of the in-process simulator; lab hosts have a real file system instead. */
   fs: PosixFsState;
   catalog: LinuxCatalog;
-  /** Objects the simulated Contrail config API holds (a controller deployed outside groundcrew). */
-  configApi?: { virtualRouters: Record<string, { ip: string }> };
+  /** The external controller this host stands for (Keystone, the config API): deployed outside groundcrew. */
+  controller?: ControllerState;
   /** Bridges made with `ip link add` and their addresses; the main routing table. Both lost at reboot. */
   links: Record<string, { up: boolean; addrs: string[] }>;
   routes: SimRoute[];
@@ -66,11 +81,14 @@ const DEFAULT_SYSCTLS: Record<string, string> = {
   'kernel.core_pattern': 'core',
 };
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}): HttpResponse => ({
-  status,
-  headers: { 'content-type': 'application/json', ...headers },
-  body: JSON.stringify(body),
-});
+export interface FreshLinuxOptions {
+  /** Which distribution (its Docker and Compose); default ubuntu-20.04. */
+  profile?: LinuxProfile;
+  /** The host also runs a Contrail config API (a controller deployed outside groundcrew). */
+  configApi?: boolean;
+  /** The host also runs Keystone as kolla-ansible deployed it, with this admin user and password. */
+  keystone?: { user?: string; password: string };
+}
 
 export class LinuxHost implements HttpEndpoint {
   readonly fs: PosixFs;
@@ -81,26 +99,43 @@ export class LinuxHost implements HttpEndpoint {
 
   constructor(readonly state: LinuxState) {
     this.fs = new PosixFs(state.fs);
-    // States saved before links and routes were modelled load without them.
+    // States saved before links, routes, modules, os-release and the controller were modelled load without them.
     state.links ??= {};
     state.routes ??= [];
+    state.kernelModules ??= [];
+    if (!this.fs.isFile('/etc/os-release')) this.fs.write('/etc/os-release', LINUX_PROFILES['ubuntu-20.04'].osRelease, 0o644);
+    const legacy = state as LinuxState & { configApi?: ControllerState['configApi'] };
+    if (legacy.configApi) {
+      state.controller = { ...state.controller, configApi: legacy.configApi };
+      delete legacy.configApi;
+    }
   }
 
-  /** `configApi`: this host also runs a Contrail config API (a controller deployed outside groundcrew). */
-  static fresh(hostname: string, catalog: Partial<LinuxCatalog> = {}, options: { configApi?: boolean } = {}): LinuxHost {
-    return new LinuxHost({
+  static fresh(hostname: string, catalog: Partial<LinuxCatalog> = {}, options: FreshLinuxOptions = {}): LinuxHost {
+    const profile = LINUX_PROFILES[options.profile ?? 'ubuntu-20.04'];
+    const controller: ControllerState = {
       ...(options.configApi ? { configApi: { virtualRouters: {} } } : {}),
+      ...(options.keystone
+        ? { keystone: { user: options.keystone.user ?? 'admin', passwordSha256: passwordDigest(options.keystone.password) } }
+        : {}),
+    };
+    const fs = PosixFs.initial();
+    fs.files['/etc/os-release'] = { content: profile.osRelease, mode: 0o644 };
+    return new LinuxHost({
+      ...(Object.keys(controller).length > 0 ? { controller } : {}),
       os: 'linux',
       hostname,
       bootId: randomUUID(),
       bootCount: 1,
-      dockerVersion: '20.10.24',
-      composeVersion: '2.20.2',
+      dockerVersion: profile.dockerVersion,
+      ...(profile.composeVersion ? { composeVersion: profile.composeVersion } : {}),
+      ...(profile.composeV1Version ? { composeV1Version: profile.composeV1Version } : {}),
+      kernelModules: [],
       images: [],
       containers: {},
       units: { docker: { active: true, enabled: true }, containerd: { active: true, enabled: true } },
       sysctls: { ...DEFAULT_SYSCTLS },
-      fs: PosixFs.initial(),
+      fs,
       catalog: { ...DEFAULT_LINUX_CATALOG, ...catalog },
       links: {},
       routes: [],
@@ -124,54 +159,49 @@ export class LinuxHost implements HttpEndpoint {
     return false;
   }
 
-  /** Interfaces that exist because a container made them (the vRouter agent makes vhost0 and pkt0). */
+  /** The host's kernel as containers see it (kernel-init installs vrouter.ko under /lib/modules). */
+  get kernel(): HostKernel {
+    this.state.kernelModules ??= [];
+    return { kernelModules: this.state.kernelModules, record: (change) => this.record(change) };
+  }
+
+  /** `docker pull`: only tags the catalog publishes exist. */
+  pull(image: string): CommandResult {
+    if (!this.published(image))
+      return fail(`Error response from daemon: manifest for ${image} not found: manifest unknown: manifest unknown\n`);
+    if (!this.state.images.includes(image)) {
+      this.state.images.push(image);
+      this.record(`docker-pull ${image}`);
+    }
+    return ok(`Status: Image is up to date for ${image}\n`);
+  }
+
+  /** Removes a compose project's containers whose service `which` picks. */
+  removeContainers(project: string, which: (service: string) => boolean): void {
+    for (const c of Object.values(this.state.containers)) {
+      if (c.project === project && which(c.service ?? '')) {
+        delete this.state.containers[c.name];
+        this.record(`remove ${c.name}`);
+      }
+    }
+  }
+
+  /**
+   * Interfaces that exist because a container made them: a running vRouter agent (it runs only once the
+   * vrouter module is installed, privileged, on the host network) makes vhost0 and pkt0.
+   */
   interfaces(): string[] {
     const agentUp = Object.values(this.state.containers).some((c) => c.state === 'running' && /contrail-vrouter-agent:/.test(c.image));
     return agentUp ? AGENT_INTERFACES : [];
   }
 
-  #running(image: RegExp): ContainerState | undefined {
-    return Object.values(this.state.containers).find((c) => c.state === 'running' && image.test(c.image));
-  }
-
-  /** Keystone (port 5000) while its container runs; the config API (8082) on a controller that has one. */
+  /** The external controller's services, when the host stands for one (src/sim/linux/controller-services.ts). */
   serve(port: number, request: HttpRequest): HttpResponse | undefined {
-    if (port === 5000) {
-      const keystone = this.#running(/keystone:/);
-      if (!keystone) return undefined;
-      if (request.method !== 'POST' || request.path !== '/v3/auth/tokens') return json(404, { error: { code: 404, message: 'Not Found' } });
-      let body: { auth?: { identity?: { password?: { user?: { name?: string; password?: string } } } } };
-      try {
-        body = JSON.parse(request.body) as typeof body;
-      } catch {
-        return json(400, { error: { code: 400, message: 'Malformed request body' } });
-      }
-      const user = body.auth?.identity?.password?.user;
-      const wanted = keystone.env?.KEYSTONE_ADMIN_PASSWORD;
-      if (user?.name !== 'admin' || wanted === undefined || user.password !== wanted) {
-        return json(401, { error: { code: 401, message: 'The request you have made requires authentication.', title: 'Unauthorized' } });
-      }
-      return json(
-        201,
-        { token: { methods: ['password'], user: { name: 'admin' } } },
-        { 'x-subject-token': `gAAAA${this.state.bootId.slice(0, 8)}` },
-      );
-    }
-    if (port === 8082 && this.state.configApi) {
-      const match = /^\/virtual-routers\/?$/.exec(request.path);
-      if (!match || request.method !== 'POST') return json(404, { error: 'not found' });
-      const vr = (JSON.parse(request.body || '{}') as { 'virtual-router'?: { fq_name?: string[]; virtual_router_ip_address?: string } })[
-        'virtual-router'
-      ];
-      const name = vr?.fq_name?.at(-1);
-      if (!name || !vr?.virtual_router_ip_address)
-        return json(400, { error: 'virtual-router needs fq_name and virtual_router_ip_address' });
-      if (name in this.state.configApi.virtualRouters) return json(409, { error: `virtual-router ${name} already exists` });
-      this.state.configApi.virtualRouters[name] = { ip: vr.virtual_router_ip_address };
-      this.record(`config-api create virtual-router ${name}`);
-      return json(200, { 'virtual-router': { fq_name: ['default-global-system-config', name] } });
-    }
-    return undefined;
+    if (!this.state.controller) return undefined;
+    return serveController(this.state.controller, port, request, {
+      token: `gAAAA${this.state.bootId.slice(0, 8)}`,
+      record: (change) => this.record(change),
+    });
   }
 
   /** key = value lines of /etc/sysctl.d/*.conf (in name order) and /etc/sysctl.conf. */
@@ -197,7 +227,13 @@ export class LinuxHost implements HttpEndpoint {
     this.state.bootCount += 1;
     this.state.bootId = randomUUID();
     for (const c of Object.values(this.state.containers)) {
-      c.state = c.restart === 'always' || c.restart === 'unless-stopped' ? 'running' : 'exited';
+      // An init container that ran to completion stays exited with its code; a restarting one keeps restarting.
+      if (c.restart === 'always' || c.restart === 'unless-stopped') {
+        if (c.state !== 'restarting') c.state = 'running';
+      } else if (c.state === 'running') {
+        c.state = 'exited';
+        c.exitCode = 0;
+      }
     }
     for (const unit of Object.values(this.state.units)) unit.active = unit.enabled;
     // Runtime sysctls are lost; what /etc/sysctl.d and /etc/sysctl.conf say is applied at boot.

@@ -2,6 +2,7 @@
 // "command not found" (exit 127), as on a host without that tool.
 
 import type { Utility } from '../shells/bash/bash-shell.js';
+import { compose } from './compose.js';
 import { addCurl } from './curl.js';
 import { docker } from './docker.js';
 import { addFileUtilities } from './file-utilities.js';
@@ -22,6 +23,9 @@ export function linuxUtilities(host: LinuxHost): Map<string, Utility> {
   addSystemUtilities(u, host);
   u.set('ip', (args) => ipCommand(host, args));
   u.set('docker', (args, _stdin, shell) => docker(host, args, (path) => files.read(path), shell.cwd));
+  // The standalone Compose v1 exists only on hosts that have it (a CentOS 7 era host); elsewhere: not found.
+  if (host.state.composeV1Version !== undefined)
+    u.set('docker-compose', (args, _stdin, shell) => compose(host, 'v1', args, (path) => files.read(path), shell.cwd));
   u.set('systemctl', (args) => systemctl(host, args));
   addCurl(u, host);
   return u;

@@ -6,6 +6,7 @@ import type { LinuxRoleInput } from '../../../src/roles/input.js';
 import { linuxPlan } from '../../../src/roles/linux/plan.js';
 import { applyPhase, testPhase } from '../../../src/roles/phase.js';
 import { LinuxHost } from '../../../src/sim/linux/linux-host.js';
+import { SimNetwork } from '../../../src/sim/network.js';
 import { linuxComputeInput } from '../../support/inputs.js';
 
 let shells: SimShells;
@@ -54,11 +55,13 @@ describe('Linux phases on a simulated host', () => {
         .map((c) => `${c.image} ${c.state}`)
         .sort(),
     ).toEqual([
-      'kolla/centos-binary-nova-compute:ocata running',
+      // node-init and kernel-init run once and exit; groundcrew deploys nothing of OpenStack (kolla-ansible does).
+      'opencontrailnightly/contrail-node-init:5.0.1 exited',
       'opencontrailnightly/contrail-nodemgr:5.0.1 running',
       'opencontrailnightly/contrail-vrouter-agent:5.0.1 running',
-      'opencontrailnightly/contrail-vrouter-kernel-init:5.0.1 running',
+      'opencontrailnightly/contrail-vrouter-kernel-build-init:5.0.1 exited',
     ]);
+    expect(host.state.kernelModules).toEqual(['vrouter']);
     expect(host.fs.read('/etc/contrail/common_vrouter.env')).toBe(
       'CONTROLLER_NODES=192.0.2.10\nKEYSTONE_AUTH_ADMIN_PASSWORD=s3cret\nPHYSICAL_INTERFACE=ens4\nVROUTER_GATEWAY=192.0.2.1\n',
     );
@@ -75,7 +78,6 @@ describe('Linux phases on a simulated host', () => {
     const outcomes = await convergeAll(exec, compute());
     expect(outcomes.map((o) => [o.phase, o.commands, o.resources.every((r) => r.status === 'ok')])).toEqual([
       ['prereqs', 1, true],
-      ['openstack', 1, true],
       ['vrouter', 1, true],
       ['verified', 1, true],
     ]);
@@ -94,7 +96,7 @@ describe('Linux phases on a simulated host', () => {
     expect(host.fs.read('/etc/contrail/common_vrouter.env')).toContain('s3cret');
   });
 
-  it('a version bump recreates the vRouter containers at the new images, and sets survive a reboot', async () => {
+  it('a version bump recreates the vRouter containers at the new images, and a reboot needs only nodemgr started', async () => {
     const host = LinuxHost.fresh('compute-l1');
     const exec = new SimExecutor({ host, shells });
     await convergeAll(exec, compute());
@@ -103,19 +105,70 @@ describe('Linux phases on a simulated host', () => {
       Object.values(host.state.containers)
         .filter((c) => c.project === 'vrouter')
         .map((c) => c.image.split(':')[1]),
-    ).toEqual(['5.0.2', '5.0.2', '5.0.2']);
+    ).toEqual(['5.0.2', '5.0.2', '5.0.2', '5.0.2']);
     host.reboot();
+    // The agent (restart: always) is back with vhost0, the module stays installed; nodemgr (restart: on-failure,
+    // as c-a-d has it) is not, so the vrouter phase starts it again: only its up differs.
+    expect(host.interfaces()).toEqual(['vhost0', 'pkt0']);
     const outcomes = await convergeAll(exec, compute({ contrailVersion: '5.0.2' }));
-    expect(outcomes.every((o) => o.resources.every((r) => r.status === 'ok'))).toBe(true);
+    expect(outcomes.every((o) => o.inDesiredState)).toBe(true);
+    expect(outcomes.flatMap((o) => o.resources.filter((r) => r.status !== 'ok').map((r) => `${o.phase} ${r.resource}`))).toEqual([
+      'vrouter compose/vrouter/up',
+    ]);
   });
 
-  it('a controller gets prereqs, openstack (Keystone) and verified', async () => {
-    const host = LinuxHost.fresh('ctrl1');
+  it('a controller gets prereqs, openstack (a check that its Keystone answers) and verified: nothing deployed', async () => {
+    const host = LinuxHost.fresh('ctrl1', {}, { keystone: { password: 'adm1n' } });
+    const network = new SimNetwork();
+    network.attach('192.0.2.10', host);
+    host.network = network;
     const exec = new SimExecutor({ host, shells });
-    const input = compute({ node: 'ctrl1', vrouter: false, openstackCompute: false, hostsKeystone: true, keystoneAdminPassword: 'adm1n' });
+    const keystone = {
+      address: '192.0.2.10',
+      source: 'this node has an openstack role',
+      user: 'admin',
+      password: 'adm1n',
+      project: 'admin',
+      domain: 'Default',
+    };
+    const input = compute({ node: 'ctrl1', roles: ['openstack'], vrouter: false, hostsKeystone: true, keystone });
     expect(linuxPlan(input).phases.map((p) => p.name)).toEqual(['prereqs', 'openstack', 'verified']);
     const outcomes = await convergeAll(exec, input);
     expect(outcomes.every((o) => o.inDesiredState)).toBe(true);
-    expect(Object.values(host.state.containers).map((c) => c.image)).toEqual(['kolla/centos-binary-keystone:ocata']);
+    expect(host.state.containers).toEqual({});
+    await expect(convergeAll(exec, compute({ ...input, keystone: { ...keystone, password: 'wrong' } }))).rejects.toMatchObject({
+      code: 'GC_KEYSTONE_AUTH',
+    });
+  });
+
+  it('a compose file without the kernel mounts leaves the agent restarting and the node unverified', async () => {
+    const host = LinuxHost.fresh('compute-l1');
+    const exec = new SimExecutor({ host, shells });
+    await convergeAll(exec, compute());
+    // Someone edits the file by hand: kernel-init without /lib/modules, on a host whose module was never installed.
+    host.state.kernelModules = [];
+    const path = '/etc/contrail/vrouter/docker-compose.yaml';
+    host.fs.write(path, (host.fs.read(path) ?? '').replace(/- \/lib\/modules:\/lib\/modules\n/g, ''));
+    await exec.run({ script: `docker compose -p vrouter -f ${path} up -d` }, { timeoutMs: 5000 });
+    expect(host.state.containers['vrouter-vrouter-agent-1']).toMatchObject({ state: 'restarting', exitCode: 1 });
+    const verified = linuxPlan(compute()).phases.at(-1);
+    await expect(applyPhase(exec, verified as never)).rejects.toMatchObject({ code: 'GC_STILL_DIFFERENT' });
+    // The vrouter phase puts c-a-d's file back: kernel-init installs the module, the agent comes up.
+    const outcomes = await convergeAll(exec, compute());
+    expect(outcomes.every((o) => o.inDesiredState)).toBe(true);
+    expect(host.interfaces()).toEqual(['vhost0', 'pkt0']);
+  });
+
+  it('a host of a family c-a-d does not deploy the vRouter on fails the vrouter phase, naming what it found', async () => {
+    const host = LinuxHost.fresh('alpine1');
+    host.fs.write('/etc/os-release', 'NAME="Alpine Linux"\nID=alpine\n');
+    const exec = new SimExecutor({ host, shells });
+    const [prereqs, vrouter] = linuxPlan(compute()).phases;
+    expect((await applyPhase(exec, prereqs as never)).inDesiredState).toBe(true);
+    await expect(applyPhase(exec, vrouter as never)).rejects.toMatchObject({
+      code: 'GC_SET_FAILED',
+      message: expect.stringMatching(/not one contrail-ansible-deployer deploys the vRouter on \(RedHat or Debian\): ID=alpine/),
+    });
+    expect(host.fs.read('/etc/contrail/vrouter/docker-compose.yaml')).toBeUndefined();
   });
 });

@@ -1,4 +1,5 @@
-// Keystone and the config API across simulated hosts: the openstack phases and the vRouter's registration.
+// Keystone and the config API across simulated hosts: the openstack phases (checks of the external controller
+// kolla-ansible deployed, which the simulated ctrl1 stands for) and the vRouter's registration.
 
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Executor } from '../../../src/dataplane/executor.js';
@@ -27,9 +28,10 @@ const keystone = (password = PASSWORD): KeystoneInput => ({
   domain: 'Default',
 });
 
-function cluster() {
+/** `keystoneUp: false`: the controller's Keystone is not deployed yet (kolla-ansible has not run). */
+function cluster({ keystoneUp = true } = {}) {
   const network = new SimNetwork();
-  const controller = LinuxHost.fresh('ctrl1', {}, { configApi: true });
+  const controller = LinuxHost.fresh('ctrl1', {}, { configApi: true, ...(keystoneUp ? { keystone: { password: PASSWORD } } : {}) });
   const compute = LinuxHost.fresh('compute-l1');
   const win = WindowsHost.fresh({ hostname: 'win1', features: ['Containers', 'Hyper-V'], catalog: { signedVrouter: true } });
   for (const [address, host] of [
@@ -49,9 +51,7 @@ const linuxInput = (overrides: Partial<LinuxRoleInput>): LinuxRoleInput => ({
   contrailVersion: '5.0.1',
   registry: 'opencontrailnightly',
   vrouter: false,
-  openstackCompute: false,
   hostsKeystone: false,
-  openstackRelease: 'ocata',
   environment: {},
   ...overrides,
 });
@@ -70,6 +70,13 @@ const windowsInput = (overrides: Partial<WindowsRoleInput> = {}): WindowsRoleInp
   ...overrides,
 });
 
+/** The Keystone host checks its own Keystone (it deploys nothing: kolla-ansible did). */
+const ctrlInput = linuxInput({
+  node: 'ctrl1',
+  hostsKeystone: true,
+  keystone: { ...keystone(), source: 'this node has an openstack role' },
+});
+
 async function converge(exec: Executor, phases: { name: string; resources: unknown[] }[]) {
   const outcomes = [];
   for (const phase of phases) outcomes.push(await applyPhase(exec, phase as never));
@@ -80,14 +87,15 @@ describe('Keystone from the nodes', () => {
   it('computes get a token from the controller that hosts Keystone; the password never appears in a script', async () => {
     const c = cluster();
     const ctrlExec = c.exec(c.controller);
-    await converge(ctrlExec, linuxPlan(linuxInput({ node: 'ctrl1', hostsKeystone: true, keystoneAdminPassword: PASSWORD })).phases);
+    await converge(ctrlExec, linuxPlan(ctrlInput).phases);
     const computeExec = c.exec(c.compute);
-    const outcomes = await converge(
-      computeExec,
-      linuxPlan(linuxInput({ node: 'compute-l1', vrouter: true, openstackCompute: true, keystone: keystone() })).phases,
-    );
+    const compute = linuxInput({ node: 'compute-l1', vrouter: true, keystone: keystone(), novaApi: { address: '192.0.2.10' } });
+    const outcomes = await converge(computeExec, linuxPlan(compute).phases);
     const openstack = outcomes.find((o) => o.phase === 'openstack');
-    expect(openstack?.resources.find((r) => r.resource === 'keystone/token')).toMatchObject({ status: 'ok' });
+    expect(openstack?.resources.map((r) => [r.resource, r.status])).toEqual([
+      ['keystone/token', 'ok'],
+      ['nova-api/versions', 'ok'],
+    ]);
     const winExec = c.exec(c.win);
     const winOutcomes = await converge(winExec, windowsPlan(windowsInput()).phases);
     expect(winOutcomes.map((o) => [o.phase, o.inDesiredState])).toEqual([
@@ -101,9 +109,10 @@ describe('Keystone from the nodes', () => {
   });
 
   it('Keystone not up yet is GC_KEYSTONE_UNAVAILABLE and retryable', async () => {
-    const c = cluster();
+    const c = cluster({ keystoneUp: false });
+    await expect(converge(c.exec(c.controller), linuxPlan(ctrlInput).phases)).rejects.toMatchObject({ code: 'GC_KEYSTONE_UNAVAILABLE' });
     await expect(
-      converge(c.exec(c.compute), linuxPlan(linuxInput({ node: 'compute-l1', keystone: keystone(), openstackCompute: true })).phases),
+      converge(c.exec(c.compute), linuxPlan(linuxInput({ node: 'compute-l1', keystone: keystone() })).phases),
     ).rejects.toMatchObject({
       code: 'GC_KEYSTONE_UNAVAILABLE',
       retryable: true,
@@ -116,15 +125,9 @@ describe('Keystone from the nodes', () => {
 
   it('wrong credentials are GC_KEYSTONE_AUTH and terminal', async () => {
     const c = cluster();
-    await converge(
-      c.exec(c.controller),
-      linuxPlan(linuxInput({ node: 'ctrl1', hostsKeystone: true, keystoneAdminPassword: PASSWORD })).phases,
-    );
+    await converge(c.exec(c.controller), linuxPlan(ctrlInput).phases);
     await expect(
-      converge(
-        c.exec(c.compute),
-        linuxPlan(linuxInput({ node: 'compute-l1', keystone: keystone('wrong'), openstackCompute: true })).phases,
-      ),
+      converge(c.exec(c.compute), linuxPlan(linuxInput({ node: 'compute-l1', keystone: keystone('wrong') })).phases),
     ).rejects.toMatchObject({
       code: 'GC_KEYSTONE_AUTH',
       retryable: false,
@@ -136,16 +139,26 @@ describe('Keystone from the nodes', () => {
   });
 });
 
+describe("the controller's nova-api from a compute", () => {
+  it('a compute whose nova-api does not answer is GC_NOVA_API_UNAVAILABLE, retryable, with what curl said', async () => {
+    const c = cluster();
+    // Keystone answers; nothing serves 8774 at the address given (the compute itself).
+    const input = linuxInput({ node: 'compute-l1', keystone: keystone(), novaApi: { address: '192.0.2.21' } });
+    await expect(converge(c.exec(c.compute), linuxPlan(input).phases)).rejects.toMatchObject({
+      code: 'GC_NOVA_API_UNAVAILABLE',
+      retryable: true,
+      message: expect.stringMatching(/nova-api at http:\/\/192\.0\.2\.21:8774\/ did not list its versions from this node: curl exit 7/),
+    });
+  });
+});
+
 describe('the virtual router in the config API', () => {
   it('is created once; a lost marker meets 409, which also means done', async () => {
     const c = cluster();
-    await converge(
-      c.exec(c.controller),
-      linuxPlan(linuxInput({ node: 'ctrl1', hostsKeystone: true, keystoneAdminPassword: PASSWORD })).phases,
-    );
+    await converge(c.exec(c.controller), linuxPlan(ctrlInput).phases);
     const exec = c.exec(c.win);
     await converge(exec, windowsPlan(windowsInput()).phases);
-    expect(c.controller.state.configApi?.virtualRouters).toEqual({ win1: { ip: '192.0.2.31' } });
+    expect(c.controller.state.controller?.configApi?.virtualRouters).toEqual({ win1: { ip: '192.0.2.31' } });
     const created = c.controller.state.journal.filter((j) => j.startsWith('config-api')).length;
     await converge(exec, windowsPlan(windowsInput()).phases);
     expect(c.controller.state.journal.filter((j) => j.startsWith('config-api')).length).toBe(created);
@@ -183,10 +196,7 @@ describe('what these phases send', () => {
     const { POWERSHELL_PRELUDE } = await import('../../../src/dataplane/wire.js');
     const parser = await loadPowerShellParser();
     const c = cluster();
-    await converge(
-      c.exec(c.controller),
-      linuxPlan(linuxInput({ node: 'ctrl1', hostsKeystone: true, keystoneAdminPassword: PASSWORD })).phases,
-    );
+    await converge(c.exec(c.controller), linuxPlan(ctrlInput).phases);
     const exec = c.exec(c.win);
     await converge(exec, windowsPlan(windowsInput({ debugDlls: [{ name: 'a.dll', content: Buffer.from('MZ') }] })).phases);
     expect(exec.scripts.some((s) => s.includes('virtual-routers'))).toBe(true);

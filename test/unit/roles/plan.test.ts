@@ -69,10 +69,11 @@ describe('the phases of a plan', () => {
     expect(names(cluster.get('lin'))).toEqual(['prereqs', 'openstack', 'vrouter', 'verified']);
   });
 
-  it('gives a controller prereqs, openstack (it hosts Keystone) and verified', () => {
+  it('gives a controller prereqs, openstack (a check of the Keystone kolla-ansible runs there) and verified', () => {
     const ctrl = cluster.get('ctrl');
     expect(names(ctrl)).toEqual(['prereqs', 'openstack', 'verified']);
-    expect(ctrl && phasesFor(ctrl)[1]?.reason).toMatch(/hosts Keystone/);
+    expect(ctrl && phasesFor(ctrl)[1]?.reason).toMatch(/this node has an openstack role; deployed by kolla-ansible, not groundcrew/);
+    expect(ctrl?.plan.phases[1]?.resources.map((r) => r.name)).toEqual(['keystone/token']);
   });
 
   it('says why each phase is there', () => {

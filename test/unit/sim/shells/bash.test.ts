@@ -230,24 +230,72 @@ describe('the Linux host model behind it', () => {
 
   it('compose up from the file actually written: containers, recreate on change, vhost0 with the agent', () => {
     const host = LinuxHost.fresh('sim');
-    const write = (tag: string) =>
+    const agent = (tag: string) =>
+      `  vrouter-agent:\n    image: opencontrailnightly/contrail-vrouter-agent:${tag}\n    network_mode: host\n    privileged: true\n    volumes:\n      - /lib/modules:/lib/modules\n    restart: always\n`;
+    const kernelInit = (tag: string) =>
+      `  vrouter-kernel-init:\n    image: opencontrailnightly/contrail-vrouter-kernel-init:${tag}\n    privileged: true\n    volumes:\n      - /lib/modules:/lib/modules\n`;
+    const write = (services: string) =>
       shell.run(
         host,
-        `mkdir -p /etc/contrail/vrouter && cat > /etc/contrail/vrouter/docker-compose.yaml <<'EOF'\nservices:\n  vrouter-agent:\n    image: opencontrailnightly/contrail-vrouter-agent:${tag}\n    restart: always\nEOF\ndocker compose -f /etc/contrail/vrouter/docker-compose.yaml up -d`,
+        `mkdir -p /etc/contrail/vrouter && cat > /etc/contrail/vrouter/docker-compose.yaml <<'EOF'\nversion: '2'\nservices:\n${services}EOF\ndocker compose -f /etc/contrail/vrouter/docker-compose.yaml up -d`,
       );
-    expect(write('5.0.1').exitCode).toBe(0);
+    // The agent alone: no vrouter module under /lib/modules, so its entrypoint fails and it keeps restarting.
+    expect(write(agent('5.0.1')).exitCode).toBe(0);
+    expect(host.state.containers['vrouter-vrouter-agent-1']).toMatchObject({ state: 'restarting', exitCode: 1 });
+    expect(shell.run(host, 'ip -br link show vhost0').exitCode).not.toBe(0);
+    // With kernel-init (which it depends on) the module is installed first, then the agent makes vhost0.
+    expect(
+      write(`${agent('5.0.1').replace('    restart', '    depends_on: [vrouter-kernel-init]\n    restart')}${kernelInit('5.0.1')}`)
+        .exitCode,
+    ).toBe(0);
+    expect(host.state.containers['vrouter-vrouter-kernel-init-1']).toMatchObject({ state: 'exited', exitCode: 0 });
     expect(shell.run(host, 'ip -br link show vhost0').stdout).toMatch(/^vhost0 +UP/);
+    const both = (tag: string) =>
+      `${agent(tag).replace('    restart', '    depends_on: [vrouter-kernel-init]\n    restart')}${kernelInit(tag)}`;
     const journal = host.state.journal.length;
-    expect(write('5.0.1').exitCode).toBe(0);
-    expect(host.state.journal.slice(journal)).toEqual([]);
-    expect(write('5.0.2').exitCode).toBe(0);
+    expect(write(both('5.0.1')).exitCode).toBe(0);
+    // Unchanged: the agent stays; the init container, exited, is started again (as compose does).
     expect(host.state.journal.slice(journal)).toEqual([
+      'start vrouter-vrouter-kernel-init-1 opencontrailnightly/contrail-vrouter-kernel-init:5.0.1 -> exited (0)',
+    ]);
+    const before = host.state.journal.length;
+    expect(write(both('5.0.2')).exitCode).toBe(0);
+    expect(host.state.journal.slice(before)).toEqual([
       'write /etc/contrail/vrouter/docker-compose.yaml',
+      'docker-pull opencontrailnightly/contrail-vrouter-kernel-init:5.0.2',
       'docker-pull opencontrailnightly/contrail-vrouter-agent:5.0.2',
+      'recreate vrouter-vrouter-kernel-init-1 opencontrailnightly/contrail-vrouter-kernel-init:5.0.2 -> exited (0)',
       'recreate vrouter-vrouter-agent-1 opencontrailnightly/contrail-vrouter-agent:5.0.2',
     ]);
-    const missing = write('9.9.9');
+    // compose v2's ps lists running containers (one JSON array, as 2.20 prints it); -a adds the exited init.
+    const ps = (flags: string) =>
+      (
+        JSON.parse(shell.run(host, `docker compose -f /etc/contrail/vrouter/docker-compose.yaml ps ${flags}--format json`).stdout) as {
+          Service: string;
+        }[]
+      ).map((c) => c.Service);
+    expect(ps('')).toEqual(['vrouter-agent']);
+    expect(ps('-a ').sort()).toEqual(['vrouter-agent', 'vrouter-kernel-init']);
+    const missing = write(both('9.9.9'));
     expect(missing.exitCode).toBe(1);
     expect(missing.stderr).toMatch(/manifest unknown/);
+  });
+
+  it('docker-compose v1 refuses a file without a version, and ps --format; a depends_on naming no service is refused', () => {
+    const host = LinuxHost.fresh('c7', {}, { profile: 'centos-7' });
+    const run = (file: string, command: string) =>
+      shell.run(host, `mkdir -p /etc/x && cat > /etc/x/docker-compose.yaml <<'EOF'\n${file}EOF\n${command}`);
+    const noVersion = run(
+      'services:\n  a:\n    image: opencontrailnightly/contrail-nodemgr:5.0.1\n',
+      'docker-compose -f /etc/x/docker-compose.yaml up -d',
+    );
+    expect(noVersion).toMatchObject({ exitCode: 1, stderr: expect.stringMatching(/Unsupported config option for services: 'a'/) });
+    const dangling = run(
+      "version: '2'\nservices:\n  a:\n    image: opencontrailnightly/contrail-nodemgr:5.0.1\n    depends_on: [b]\n",
+      'docker-compose -f /etc/x/docker-compose.yaml up -d',
+    );
+    expect(dangling).toMatchObject({ exitCode: 1, stderr: expect.stringMatching(/depends on service 'b' which is undefined/) });
+    expect(shell.run(host, 'docker-compose -f /etc/x/docker-compose.yaml ps --format json').exitCode).toBe(1);
+    expect(shell.run(host, 'docker compose version').stderr).toMatch(/'compose' is not a docker command/);
   });
 });

@@ -1,0 +1,139 @@
+// The vRouter compose file against c-a-d's template (Juniper/contrail-ansible-deployer, tag v5.1,
+// playbooks/roles/contrail_vrouter/templates/contrail-vrouter.yaml.j2 and contrail/defaults/main.yml):
+// the facts below were read from those files, service by service.
+
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { composeFile, containerState, projectContainers } from '../../../src/roles/linux/compose.js';
+import { parseOsFamily } from '../../../src/roles/linux/os-family.js';
+import { linuxVerify } from '../../../src/roles/linux/verify.js';
+import { linuxVrouter, vrouterServices } from '../../../src/roles/linux/vrouter.js';
+import { linuxComputeInput } from '../../support/inputs.js';
+
+type Service = Record<string, unknown> & { volumes?: string[] };
+
+const file = (family: 'RedHat' | 'Debian', environment: Record<string, string> = {}) =>
+  parse(composeFile(vrouterServices(linuxComputeInput({ environment, contrailVersion: '5.0.1' }), family))) as {
+    version: string;
+    services: Record<string, Service>;
+  };
+
+describe('the vRouter compose file, as c-a-d writes it', () => {
+  it('format 2 with node-init, nodemgr, vrouter-kernel-init and vrouter-agent at the registry and tag', () => {
+    const f = file('RedHat');
+    expect(f.version).toBe('2');
+    expect(Object.keys(f.services)).toEqual(['node-init', 'nodemgr', 'vrouter-kernel-init', 'vrouter-agent']);
+    expect(Object.fromEntries(Object.entries(f.services).map(([k, s]) => [k, s.image]))).toEqual({
+      'node-init': 'opencontrailnightly/contrail-node-init:5.0.1',
+      nodemgr: 'opencontrailnightly/contrail-nodemgr:5.0.1',
+      'vrouter-kernel-init': 'opencontrailnightly/contrail-vrouter-kernel-init:5.0.1',
+      'vrouter-agent': 'opencontrailnightly/contrail-vrouter-agent:5.0.1',
+    });
+    for (const s of Object.values(f.services)) {
+      expect(s.env_file).toBe('/etc/contrail/common_vrouter.env');
+      expect(s.network_mode).toBe('host');
+    }
+  });
+
+  it('kernel-init and the agent get /usr/src, /lib/modules and /bin; RedHat also the network scripts', () => {
+    const redhat = file('RedHat').services;
+    const debian = file('Debian').services;
+    expect(redhat['vrouter-kernel-init']?.volumes).toEqual([
+      '/usr/src:/usr/src',
+      '/lib/modules:/lib/modules',
+      '/bin:/host/bin',
+      '/etc/sysconfig/network-scripts:/etc/sysconfig/network-scripts',
+    ]);
+    expect(debian['vrouter-kernel-init']?.volumes).toEqual(['/usr/src:/usr/src', '/lib/modules:/lib/modules', '/bin:/host/bin']);
+    // Debian hosts build the module: tasks/main.yml "set vrouter kernel init image name".
+    expect(debian['vrouter-kernel-init']?.image).toBe('opencontrailnightly/contrail-vrouter-kernel-build-init:5.0.1');
+    expect(redhat['vrouter-agent']?.volumes).toEqual([
+      '/usr/src:/usr/src',
+      '/lib/modules:/lib/modules',
+      '/bin:/host/bin',
+      '/var/lib/contrail:/var/lib/contrail',
+      '/var/run:/var/run',
+      '/etc/sysconfig/network-scripts:/etc/sysconfig/network-scripts',
+      '/dev/log:/dev/log',
+    ]);
+    expect(debian['vrouter-agent']?.volumes).not.toContain('/etc/sysconfig/network-scripts:/etc/sysconfig/network-scripts');
+  });
+
+  it('privileges, pid, restart, dependencies and environment per service', () => {
+    const s = file('RedHat').services;
+    const pick = (name: string) => {
+      const x = s[name] ?? {};
+      return [x.privileged ?? false, x.pid ?? null, x.restart ?? null, x.depends_on ?? [], x.volumes_from ?? [], x.environment ?? []];
+    };
+    expect(pick('node-init')).toEqual([true, 'host', null, [], [], ['CONTRAIL_STATUS_IMAGE=opencontrailnightly/contrail-status:5.0.1']]);
+    expect(pick('nodemgr')).toEqual([false, null, 'on-failure', ['node-init'], ['node-init'], ['NODE_TYPE=vrouter']]);
+    expect(pick('vrouter-kernel-init')).toEqual([true, 'host', null, ['node-init'], ['node-init'], []]);
+    expect(pick('vrouter-agent')).toEqual([true, 'host', 'always', ['vrouter-kernel-init', 'node-init'], ['node-init'], []]);
+    expect(s.nodemgr?.volumes).toEqual(['/var/run/docker.sock:/var/run/docker.sock']);
+  });
+
+  it("node-init mounts c-a-d's common_volumes, plus the stats collector's directory when configured", () => {
+    const common = [
+      '/usr/bin:/host/usr/bin',
+      '/etc/contrail/ssl:/etc/contrail/ssl',
+      '/etc/sysctl.d:/etc/sysctl.d',
+      '/etc/hosts:/etc/hosts',
+      '/etc/timezone:/etc/timezone',
+      '/etc/localtime:/etc/localtime',
+      '/var/log/contrail:/var/log/contrail',
+      '/var/crashes:/var/crashes',
+    ];
+    expect(file('Debian').services['node-init']?.volumes).toEqual(common);
+    const stats = file('Debian', { STATS_COLLECTOR_DESTINATION_PATH: '/var/stats/out.log' }).services['node-init']?.volumes;
+    expect(stats).toEqual([...common, '/var/stats:/var/stats']);
+  });
+
+  it('logging and the interactive flags follow the configuration, with c-a-d defaults', () => {
+    const defaults = file('RedHat').services['vrouter-agent'];
+    expect([defaults?.logging, defaults?.stdin_open, defaults?.tty]).toEqual([
+      { driver: 'json-file', options: { 'max-size': '50m', 'max-file': '10' } },
+      true,
+      true,
+    ]);
+    const set = file('RedHat', { COMPUTE_LOG_DRIVER: 'syslog', DEFAULT_DOCKER_LOG_MAX_FILE: '3', TTY: 'false' }).services.nodemgr;
+    expect([set?.logging, set?.tty]).toEqual([{ driver: 'syslog', options: { 'max-size': '50m', 'max-file': '3' } }, false]);
+  });
+});
+
+describe('reading a host', () => {
+  it('the OS family from os-release (ID, then ID_LIKE), as Ansible names it', () => {
+    expect(parseOsFamily('NAME="CentOS Linux"\nID="centos"\nID_LIKE="rhel fedora"\n')).toBe('RedHat');
+    expect(parseOsFamily('ID=rocky\nID_LIKE="rhel centos fedora"\n')).toBe('RedHat');
+    expect(parseOsFamily('ID=ubuntu\nID_LIKE=debian\n')).toBe('Debian');
+    expect(parseOsFamily('ID=debian\n')).toBe('Debian');
+    expect(parseOsFamily('ID=alpine\n')).toBeUndefined();
+    expect(parseOsFamily('')).toBeUndefined();
+  });
+
+  it("a project's containers from docker ps labels, whatever compose made them; Status as a state", () => {
+    // Shape of `docker ps -a --format '{{json .}}'` (Docker 20.10); a v1-made container's name has underscores.
+    const lines = [
+      '{"Command":"\\"/entrypoint.sh\\"","ID":"1","Image":"r/contrail-vrouter-agent:5.0.1","Labels":"com.docker.compose.config-hash=ab,com.docker.compose.project=vrouter,com.docker.compose.service=vrouter-agent","Names":"vrouter_vrouter-agent_1","Status":"Up 3 hours"}',
+      '{"ID":"2","Image":"r/contrail-node-init:5.0.1","Labels":"com.docker.compose.project=vrouter,com.docker.compose.service=node-init","Names":"vrouter-node-init-1","Status":"Exited (0) 3 hours ago"}',
+      '{"ID":"3","Image":"r/contrail-nodemgr:5.0.1","Labels":"com.docker.compose.project=vrouter,com.docker.compose.service=nodemgr","Status":"Restarting (1) 2 seconds ago"}',
+      'not json',
+      '{"ID":"4","Image":"x","Labels":""}',
+    ].join('\n');
+    expect(Object.fromEntries(projectContainers(lines))).toEqual({
+      'vrouter-agent': 'r/contrail-vrouter-agent:5.0.1 running',
+      'node-init': 'r/contrail-node-init:5.0.1 exited (0)',
+      nodemgr: 'r/contrail-nodemgr:5.0.1 restarting (1)',
+    });
+    expect(containerState('Up 2 minutes (healthy)')).toBe('running');
+    expect(containerState('Exited (137) 5 seconds ago')).toBe('exited (137)');
+    expect(containerState('Created')).toBe('created');
+  });
+
+  it('the vrouter phase reads which Compose the node has; the verified check, which never runs it, does not', () => {
+    const ids = (phase: { resources: { facts: { id: string }[] }[] }) => phase.resources.flatMap((r) => r.facts.map((f) => f.id));
+    const input = linuxComputeInput();
+    expect(ids(linuxVrouter(input))).toContain('compose.cli');
+    expect(ids(linuxVerify(input))).not.toContain('compose.cli');
+    expect(ids(linuxVerify(input))).toContain('compose.vrouter.ps');
+  });
+});
