@@ -35,6 +35,13 @@ if (wanted('webhook-latency')) {
   );
   console.log(`webhook-latency: spread ${showSpread(r.spread)}`);
   console.log(`webhook-latency: commands on the other nodes meanwhile: ${r.otherNodesCommands}`);
+  for (const [stage, sp] of Object.entries(r.stages)) console.log(`webhook-latency: stage ${stage}: ${showSpread(sp)}`);
+  for (const row of r.slowest)
+    console.log(
+      `webhook-latency: slow round ${Object.entries(row)
+        .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+        .join(', ')} ms`,
+    );
   save('webhook-latency', r);
 }
 
@@ -89,7 +96,9 @@ if (wanted('scale')) {
   console.log(
     `scale: simulated hosts ${r.sim === 'process' ? `in a process of their own (peak RSS ${r.simPeakRssMiB} MiB), not counted above` : 'in this process, counted above'}`,
   );
-  console.log(`scale: settled (after a full GC): RSS ${r.settledRssMiB} MiB, heap ${r.settledHeapMiB} MiB in use of ${r.settledHeapTotalMiB} MiB`);
+  console.log(
+    `scale: settled (after a full GC): RSS ${r.settledRssMiB} MiB, heap ${r.settledHeapMiB} MiB in use of ${r.settledHeapTotalMiB} MiB`,
+  );
   console.log(
     `scale: GET /api/nodes median ${ms(r.apiNodesMedianMs)} (${(r.apiNodesBytes / 1024).toFixed(0)} KiB), ${showSpread(r.apiNodesSpread)}`,
   );
