@@ -36,6 +36,13 @@ if (wanted('webhook-latency')) {
   );
   console.log(`webhook-latency: spread ${showSpread(r.spread)}`);
   console.log(`webhook-latency: commands on the other nodes meanwhile: ${r.otherNodesCommands}`);
+  for (const [stage, sp] of Object.entries(r.stages)) console.log(`webhook-latency: stage ${stage}: ${showSpread(sp)}`);
+  for (const row of r.slowest)
+    console.log(
+      `webhook-latency: slow round ${Object.entries(row)
+        .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+        .join(', ')} ms`,
+    );
   save('webhook-latency', r);
 }
 
@@ -113,10 +120,13 @@ if (wanted('scale')) {
     `scale: ${r.nodes} simulated nodes (${r.windows} Windows), ${r.latencyMsPerCommand} ms per command: converged in ${r.convergeSeconds.toFixed(1)} s (${r.commands} commands)`,
   );
   console.log(`scale: peak RSS ${r.peakRssMiB} MiB (${r.rssPerNodeKiB} KiB per node), event-loop delay p99 ${ms(r.eventLoopDelayP99Ms)}`);
+  console.log(`scale: at the RSS peak V8's heap was ${r.peakHeapTotalMiB} MiB reserved, ${r.peakHeapUsedMiB} MiB in use`);
   console.log(
     `scale: simulated hosts ${r.sim === 'process' ? `in a process of their own (peak RSS ${r.simPeakRssMiB} MiB), not counted above` : 'in this process, counted above'}`,
   );
-  console.log(`scale: settled (after a full GC): RSS ${r.settledRssMiB} MiB, heap ${r.settledHeapMiB} MiB`);
+  console.log(
+    `scale: settled (after a full GC): RSS ${r.settledRssMiB} MiB, heap ${r.settledHeapMiB} MiB in use of ${r.settledHeapTotalMiB} MiB`,
+  );
   console.log(
     `scale: GET /api/nodes median ${ms(r.apiNodesMedianMs)} (${(r.apiNodesBytes / 1024).toFixed(0)} KiB), ${showSpread(r.apiNodesSpread)}`,
   );

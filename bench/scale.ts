@@ -4,6 +4,8 @@
 // their own (sim/transports/host-worker.ts) unless GC_BENCH_SCALE_SIM=inline, so the figures are the daemon's.
 
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -30,10 +32,14 @@ export interface ScaleResult {
   convergeSeconds: number;
   commands: number;
   peakRssMiB: number;
+  /** V8's heap at the RSS peak's sample, reserved and in use: how much of the peak is heap grown into. */
+  peakHeapTotalMiB: number;
+  peakHeapUsedMiB: number;
   rssPerNodeKiB: number;
   /** After the converge, once the garbage is collected: what the process holds for the settled cluster. */
   settledRssMiB: number;
   settledHeapMiB: number;
+  settledHeapTotalMiB: number;
   eventLoopDelayP99Ms: number;
   /** Where the simulated hosts ran: `process` (their own) or `inline` (this one, as before issue 18). */
   sim: 'process' | 'inline';
@@ -106,13 +112,24 @@ export async function runScale(nodes: number, latencyMs = 5): Promise<ScaleResul
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/api/nodes`;
 
   let peak = 0;
+  let peakHeap = { total: 0, used: 0 };
   let simPeak = 0;
   const sampler = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage().rss);
+    const m = process.memoryUsage();
+    if (m.rss > peak) [peak, peakHeap] = [m.rss, { total: m.heapTotal, used: m.heapUsed }];
     simPeak = Math.max(simPeak, hosts?.rss() ?? 0);
   }, 100);
   const delay = monitorEventLoopDelay({ resolution: 10 });
   delay.enable();
+  // GC_BENCH_CPU_PROFILE=FILE: a CPU profile of this process during the converge (.cpuprofile, for the
+  // event-loop delay: which functions hold the loop). It slows the converge, so its figures are not the run's.
+  const profileFile = process.env.GC_BENCH_CPU_PROFILE;
+  const profiler = profileFile ? new Session() : undefined;
+  if (profiler) {
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.start');
+  }
   try {
     const started = performance.now();
     reconciler.apply({ sha: 'r1', state });
@@ -121,10 +138,30 @@ export async function runScale(nodes: number, latencyMs = 5): Promise<ScaleResul
     // By name: status.list() sorts 10,000 names with localeCompare (35 to 67 ms a call, measured here while loaded).
     const still = new Set(['verified', 'stalled', 'unreachable', 'paused']);
     const names = state.nodes.map((n) => n.name);
-    while (names.some((n) => !still.has(status.get(n)?.state ?? ''))) await sleep(500);
+    // GC_BENCH_MID_SNAPSHOT=FILE: once half the nodes have settled, a full collection and a heap snapshot: what is
+    // live in the middle of the converge (the peak's heap is mostly garbage not yet collected). Off by default:
+    // it stops the loop for seconds.
+    const midSnapshot = process.env.GC_BENCH_MID_SNAPSHOT;
+    let midLiveHeap: number | undefined;
+    for (;;) {
+      const unsettled = names.filter((n) => !still.has(status.get(n)?.state ?? '')).length;
+      if (unsettled === 0) break;
+      if (midSnapshot && midLiveHeap === undefined && unsettled <= names.length / 2) {
+        collectGarbage();
+        midLiveHeap = process.memoryUsage().heapUsed;
+        writeHeapSnapshot(midSnapshot);
+        console.log(`scale: half the nodes settled: live heap ${Math.round(midLiveHeap / 1048576)} MiB, snapshot ${midSnapshot}`);
+      }
+      await sleep(500);
+    }
     await reconciler.settled();
     const convergeSeconds = (performance.now() - started) / 1000;
     delay.disable();
+    if (profiler && profileFile) {
+      const { profile } = await profiler.post('Profiler.stop');
+      writeFileSync(profileFile, JSON.stringify(profile));
+      profiler.disconnect();
+    }
     const states = new Set(status.list().map((n) => n.state));
     if (states.size !== 1 || !states.has('verified')) throw new Error(`not all verified: ${[...states].join(', ')}`);
     let commands = 0;
@@ -132,7 +169,7 @@ export async function runScale(nodes: number, latencyMs = 5): Promise<ScaleResul
 
     collectGarbage();
     const settledRss = process.memoryUsage().rss;
-    const settledHeap = process.memoryUsage().heapUsed;
+    const { heapUsed: settledHeap, heapTotal: settledHeapTotal } = process.memoryUsage();
 
     const apiTimes: number[] = [];
     let apiNodesBytes = 0;
@@ -189,9 +226,12 @@ export async function runScale(nodes: number, latencyMs = 5): Promise<ScaleResul
       convergeSeconds,
       commands,
       peakRssMiB: Math.round(peak / 1048576),
+      peakHeapTotalMiB: Math.round(peakHeap.total / 1048576),
+      peakHeapUsedMiB: Math.round(peakHeap.used / 1048576),
       rssPerNodeKiB: Math.round((peak - baseline) / 1024 / nodes),
       settledRssMiB: Math.round(settledRss / 1048576),
       settledHeapMiB: Math.round(settledHeap / 1048576),
+      settledHeapTotalMiB: Math.round(settledHeapTotal / 1048576),
       eventLoopDelayP99Ms: delay.percentile(99) / 1e6,
       sim: hosts ? 'process' : 'inline',
       simPeakRssMiB: Math.round(simPeak / 1048576),

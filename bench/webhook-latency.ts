@@ -21,7 +21,18 @@ export interface WebhookLatencyResult {
   spread: Spread;
   /** Commands other nodes received during the rounds: a change to one node must not touch the others. */
   otherNodesCommands: number;
+  /**
+   * Where each round's time went, from the daemon's own log lines (at info, as a daemon runs): request to
+   * `new head` (HTTP, git fetch, the ref and commit read), to `revision accepted` (files read, parse), to the
+   * node's `new desired state` (the work queue), to its first command.
+   */
+  stages: Record<Stage, Spread>;
+  /** The slowest rounds (the p99's), their stages in ms. */
+  slowest: ({ totalMs: number } & Record<Stage, number>)[];
 }
+
+const STAGES = ['fetch', 'intake', 'queue', 'command'] as const;
+type Stage = (typeof STAGES)[number];
 
 export async function runWebhookLatency(rounds = 200): Promise<WebhookLatencyResult> {
   const root = join(import.meta.dirname, '..');
@@ -48,7 +59,16 @@ export async function runWebhookLatency(rounds = 200): Promise<WebhookLatencyRes
     reboot: { timeout: '30s', settle: '50ms', poll: '50ms' },
     resyncInterval: '1h',
   });
-  const daemon = await startDaemon(config, { log: pino({ level: 'silent' }) });
+  // Log lines stamped on arrival (pino writes to an object stream synchronously, in the logging call).
+  const marks = new Map<string, number>();
+  const sink = {
+    write(line: string) {
+      const msg = (JSON.parse(line) as { msg?: string; node?: string }).msg ?? '';
+      if (msg === 'new head' || msg === 'revision accepted' || (msg === 'new desired state' && line.includes('"compute-l1"')))
+        marks.set(msg, performance.now());
+    },
+  };
+  const daemon = await startDaemon(config, { log: pino({ level: 'info' }, sink) });
   try {
     await daemon.reconciler.settled();
     const target = 'compute-l1';
@@ -65,6 +85,7 @@ export async function runWebhookLatency(rounds = 200): Promise<WebhookLatencyRes
       [...(daemon.sim?.executors.entries() ?? [])].filter(([n]) => n !== target).reduce((sum, [, e]) => sum + e.stats.commands, 0);
     const othersBefore = others();
     const latencies: number[] = [];
+    const rows: ({ totalMs: number } & Record<Stage, number>)[] = [];
     for (let i = 0; i < rounds; i++) {
       writeFileSync(join(work, 'nodes', `${target}.yaml`), `versions:\n  contrail: "${i % 2 === 0 ? '5.0.2' : '5.0.1'}"\n`);
       git('commit', '-qam', `round ${i}`);
@@ -81,7 +102,19 @@ export async function runWebhookLatency(rounds = 200): Promise<WebhookLatencyRes
         headers: { 'content-type': 'application/json', 'x-signature': signature, 'x-delivery-id': `round-${i}` },
       });
       if (res.status !== 202) throw new Error(`webhook answered ${res.status}`);
-      latencies.push((await reached) - started);
+      marks.clear();
+      const at = await reached;
+      latencies.push(at - started);
+      const head = marks.get('new head') ?? Number.NaN;
+      const accepted = marks.get('revision accepted') ?? Number.NaN;
+      const desired = marks.get('new desired state') ?? Number.NaN;
+      rows.push({
+        totalMs: at - started,
+        fetch: head - started,
+        intake: accepted - head,
+        queue: desired - accepted,
+        command: at - desired,
+      });
       await daemon.reconciler.settled();
     }
     const sorted = [...latencies].sort((a, b) => a - b);
@@ -92,6 +125,8 @@ export async function runWebhookLatency(rounds = 200): Promise<WebhookLatencyRes
       maxMs: sorted.at(-1) ?? Number.NaN,
       spread: spread(latencies),
       otherNodesCommands: others() - othersBefore,
+      stages: Object.fromEntries(STAGES.map((k) => [k, spread(rows.map((r) => r[k]))])) as Record<Stage, Spread>,
+      slowest: [...rows].sort((a, b) => b.totalMs - a.totalMs).slice(0, Math.max(1, Math.ceil(rows.length / 50))),
     };
   } finally {
     await daemon.stop();

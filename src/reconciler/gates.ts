@@ -24,16 +24,12 @@ export function checkGates(phase: PlannedPhase, entries: ReadonlyMap<string, Ent
   }
 }
 
-/** The nodes a plan's gates wait for, worked out once per plan: every settle looks at every node's plan. */
-const gateNodes = new WeakMap<NodePlan, ReadonlySet<string>>();
+const NO_GATES: ReadonlySet<string> = new Set();
 
-function waitsFor(plan: NodePlan): ReadonlySet<string> {
-  let nodes = gateNodes.get(plan);
-  if (!nodes) {
-    nodes = new Set(planGates(plan).map((g) => g.node));
-    gateNodes.set(plan, nodes);
-  }
-  return nodes;
+/** The nodes a plan's gates wait for, kept on the node's entry: every settle looks at every node's. */
+export function gateNodes(plan: NodePlan): ReadonlySet<string> {
+  const gates = planGates(plan);
+  return gates.length === 0 ? NO_GATES : new Set(gates.map((g) => g.node));
 }
 
 /**
@@ -42,7 +38,7 @@ function waitsFor(plan: NodePlan): ReadonlySet<string> {
  */
 export function wakeDependents(name: string, entries: ReadonlyMap<string, Entry>): void {
   for (const other of entries.values()) {
-    if (!waitsFor(other.runtime.plan).has(name)) continue;
+    if (!other.gates.has(name)) continue;
     const snapshot = other.actor.getSnapshot();
     const code = snapshot.context.lastError?.code ?? '';
     if ((snapshot.matches('backoff') || snapshot.matches('stalled')) && GATE_CODES.has(code))

@@ -12,8 +12,12 @@ import type { PhaseResult, RunPhaseInput } from '../state-machines/node-machine.
 
 export interface NodeRuntime {
   exec: Executor;
-  /** The node's plan, built from the same role input as the machine's list of phases. */
-  plan: NodePlan;
+  /**
+   * The node's plan, built from the same role input as the machine's list of phases. A function: the
+   * reconciler builds it for each phase run rather than keep one per node (about 24 KiB a node, half the
+   * daemon's heap at 10,000 nodes).
+   */
+  plan: () => NodePlan;
   /** Boot-id polling after a reboot: capped exponential backoff with jitter. */
   poll?: { initialMs: number; maxMs: number };
   /** Throws (GC_GATE_*) when the phase may not run yet: a node it waits for is not verified. */
@@ -37,7 +41,7 @@ export function sharedNodeActors(runtimeOf: (node: string) => NodeRuntime) {
   return {
     runPhase: fromPromise<PhaseResult, RunPhaseInput>(async ({ input, signal }) => {
       const rt = runtimeOf(input.node);
-      const phase = rt.plan.phases.find((p) => p.name === input.phase);
+      const phase = rt.plan().phases.find((p) => p.name === input.phase);
       if (!phase) throw errors.GC_INTERNAL(`${input.node} has no phase ${input.phase} in its plan`);
       rt.gate?.(phase);
       const { workers, beforeDisruptive } = rt;

@@ -4,6 +4,7 @@
 import type { Logger } from 'pino';
 import type { Actor, SnapshotFrom } from 'xstate';
 import type { NodeSpec } from '../inventory/desired-state.js';
+import type { RoleInput } from '../roles/input.js';
 import { observedVersions } from '../roles/observed-versions.js';
 import type { PhaseOutcome } from '../roles/phase.js';
 import type { nodeMachine, RunPhaseInput } from '../state-machines/node-machine.js';
@@ -18,6 +19,10 @@ export interface Entry {
   /** What the node is asked to be, and the commit that last changed it: the node's desired revision. */
   digest: string;
   revision: string;
+  /** What its plan is built from, on demand (the plan itself is not kept: see NodeRuntime.plan). */
+  role: RoleInput;
+  /** The nodes its plan's gates wait for. */
+  gates: ReadonlySet<string>;
   runtime: NodeRuntime;
   actor: NodeActor;
   log: Logger;

@@ -5,12 +5,13 @@
 import pino, { type Logger } from 'pino';
 import { Limiter } from '../dataplane/limiter.js';
 import type { DesiredState, NodeSpec } from '../inventory/desired-state.js';
+import type { RoleInput } from '../roles/input.js';
 import { linuxDeconfigure } from '../roles/linux/deconfigure.js';
 import type { Phase } from '../roles/phase.js';
-import { type NodePlan, planNode, planOrder } from '../roles/plan.js';
+import { planNode, planOrder } from '../roles/plan.js';
 import { windowsDeconfigure } from '../roles/windows/deconfigure.js';
 import { type Limits, type NodeMachineInput, nodeMachine } from '../state-machines/node-machine.js';
-import { checkGates, GATE_CODES, wakeDependents } from './gates.js';
+import { checkGates, GATE_CODES, gateNodes, wakeDependents } from './gates.js';
 import { type NodeRuntime, sharedNodeActors } from './node-actors.js';
 import { launchNode, noteSetAside } from './node-launch.js';
 import type { NodeScope } from './node-scope.js';
@@ -203,7 +204,7 @@ export class Reconciler {
     const role = roleInput(revision.state, spec, this.options.roles);
     const digest = inputDigest(role);
     if (!entry) {
-      this.#spawn(revision, spec, digest, planNode(role));
+      this.#spawn(revision, spec, role, digest);
       this.#requested.delete(name);
       return;
     }
@@ -213,7 +214,7 @@ export class Reconciler {
       entry.spec = spec;
       entry.digest = digest;
       entry.revision = revision.sha;
-      entry.runtime.plan = planNode(role);
+      entry.role = role;
       this.#reachDesired(entry);
     } else if (context.mode !== spec.mode || context.paused !== spec.paused) {
       entry.spec = spec;
@@ -224,7 +225,9 @@ export class Reconciler {
 
   #reachDesired(entry: Entry): void {
     const { mode, paused } = entry.spec;
-    entry.actor.send({ type: 'desired.changed', revision: entry.revision, ...planOrder(entry.runtime.plan), mode, paused });
+    const plan = planNode(entry.role);
+    entry.gates = gateNodes(plan);
+    entry.actor.send({ type: 'desired.changed', revision: entry.revision, ...planOrder(plan), mode, paused });
     if (!paused && entry.actor.getSnapshot().matches('paused')) entry.actor.send({ type: 'resume' });
     this.#observe(entry, entry.actor.getSnapshot());
   }
@@ -243,12 +246,14 @@ export class Reconciler {
     return entry.runtime;
   }
 
-  #spawn(revision: InForce, spec: NodeSpec, digest: string, plan: NodePlan): void {
+  #spawn(revision: InForce, spec: NodeSpec, role: RoleInput, digest: string): void {
     const name = spec.name;
     const log = this.#log.child({ node: name });
+    // The plan is built here for the machine's list of phases, then again for each phase run, never kept.
+    const plan = planNode(role);
     const runtime: NodeRuntime = {
       ...this.options.access(spec),
-      plan,
+      plan: () => planNode(entry.role),
       deconfigure: spec.os === 'windows' ? WINDOWS_DECONFIGURE : LINUX_DECONFIGURE,
       gate: (phase) => checkGates(phase, this.#entries, this.options.scope),
       beforeDisruptive: async (what, rev, signal) => {
@@ -273,6 +278,8 @@ export class Reconciler {
       spec,
       digest,
       revision: input.revision,
+      role,
+      gates: gateNodes(plan),
       runtime,
       log,
       ...(saved?.observed ? { observed: saved.observed } : {}),

@@ -3,8 +3,10 @@
 
 import { EventEmitter } from 'node:events';
 import type { Os } from '../os.js';
-import type { ResourceOutcome } from '../roles/phase.js';
-import type { TestResult } from '../roles/resource.js';
+import { NodeHistory } from './node-history.js';
+import { type PhaseReport, type RunReport, RunReports } from './run-reports.js';
+
+export type { PhaseReport, RunReport } from './run-reports.js';
 
 export interface Condition {
   type: 'Ready' | 'Reconciling' | 'Stalled' | 'SnapshotSetAside';
@@ -56,25 +58,6 @@ export interface TransitionRecord {
   detail?: string;
 }
 
-export interface PhaseReport {
-  phase: string;
-  resources: ResourceOutcome[];
-  commands: number;
-  durationMs: number;
-  at: string;
-}
-
-export interface RunReport {
-  node: string;
-  revision: string;
-  /** Drift fixed on a revision already applied (autocorrect), as opposed to a new commit's change. */
-  corrective: boolean;
-  startedAt: string;
-  finishedAt?: string;
-  result?: string;
-  phases: PhaseReport[];
-}
-
 /** What became of a revision: accepted, or rejected with its problems. */
 export interface RevisionStatus {
   sha: string;
@@ -95,14 +78,12 @@ export type StatusEvent =
   | { type: 'revision'; revision: RevisionStatus }
   | { type: 'report'; report: RunReport };
 
-const HISTORY_LIMIT = 200;
-const REPORTS_LIMIT = 10;
 const REVISIONS_LIMIT = 100;
 
 export class StatusStore extends EventEmitter<{ change: [StatusEvent] }> {
   readonly #nodes = new Map<string, NodeStatus>();
-  readonly #history = new Map<string, TransitionRecord[]>();
-  readonly #reports = new Map<string, RunReport[]>();
+  readonly #history = new NodeHistory();
+  readonly #reports = new RunReports();
   readonly #revisions: RevisionStatus[] = [];
   #seq = 0;
   #sorted: string[] | undefined;
@@ -123,12 +104,14 @@ export class StatusStore extends EventEmitter<{ change: [StatusEvent] }> {
     return this.#nodes.get(name);
   }
 
+  /** The node's last 200 transitions, oldest first. */
   history(name: string): TransitionRecord[] {
-    return this.#history.get(name) ?? [];
+    return this.#history.list(name);
   }
 
+  /** Oldest first; the newest keeps the values its resources read, older ones are summaries. */
   reports(name: string): RunReport[] {
-    return this.#reports.get(name) ?? [];
+    return this.#reports.list(name);
   }
 
   revisions(): RevisionStatus[] {
@@ -178,7 +161,7 @@ export class StatusStore extends EventEmitter<{ change: [StatusEvent] }> {
         ...(next.desiredRevision ? { revision: next.desiredRevision } : {}),
         ...(detail ? { detail } : {}),
       };
-      this.#push(name, transition);
+      this.#history.push(name, transition);
     }
     this.emit('change', { type: 'node', node: next, ...(transition ? { transition } : {}) });
     return next;
@@ -197,47 +180,28 @@ export class StatusStore extends EventEmitter<{ change: [StatusEvent] }> {
       ...(node.desiredRevision ? { revision: node.desiredRevision } : {}),
       detail,
     };
-    this.#push(name, transition);
+    this.#history.push(name, transition);
     this.emit('change', { type: 'node', node, transition });
-  }
-
-  #push(name: string, transition: TransitionRecord): void {
-    const history = this.#history.get(name) ?? [];
-    history.push(transition);
-    if (history.length > HISTORY_LIMIT) history.splice(0, history.length - HISTORY_LIMIT);
-    this.#history.set(name, history);
   }
 
   forget(name: string): void {
     this.#sorted = undefined;
     this.#nodes.delete(name);
-    this.#history.delete(name);
-    this.#reports.delete(name);
+    this.#history.forget(name);
+    this.#reports.forget(name);
   }
 
   /** The run report of the node's current pass on `revision`: a new one when the pass is new. */
   report(name: string, revision: string, corrective: boolean, phase: PhaseReport): RunReport {
-    const reports = this.#reports.get(name) ?? [];
-    let current = reports.at(-1);
-    if (!current || current.finishedAt || current.revision !== revision || current.corrective !== corrective) {
-      if (current) summarize(current);
-      current = { node: name, revision, corrective, startedAt: phase.at, phases: [] };
-      reports.push(current);
-      if (reports.length > REPORTS_LIMIT) reports.shift();
-      this.#reports.set(name, reports);
-    }
-    current.phases.push(phase);
+    const current = this.#reports.add(name, revision, corrective, phase);
     this.emit('change', { type: 'report', report: current });
     return current;
   }
 
   /** Closes the node's open run report with how the pass ended. */
   finishReport(name: string, result: string): void {
-    const current = this.#reports.get(name)?.at(-1);
-    if (!current || current.finishedAt) return;
-    current.finishedAt = this.now().toISOString();
-    current.result = result;
-    this.emit('change', { type: 'report', report: current });
+    const report = this.#reports.finish(name, result, this.now().toISOString());
+    if (report) this.emit('change', { type: 'report', report });
   }
 
   recordRevision(revision: Omit<RevisionStatus, 'at'>): RevisionStatus {
@@ -247,17 +211,6 @@ export class StatusStore extends EventEmitter<{ change: [StatusEvent] }> {
     this.emit('change', { type: 'revision', revision: record });
     return record;
   }
-}
-
-/**
- * An older run report keeps what each resource was (status, what differed, errors, times) but not the values
- * read (`actual`, `desired`: file contents, command output): a node's newest report has them. At 10,000 nodes
- * with ten reports each, those values were most of the daemon's memory.
- */
-function summarize(report: RunReport): void {
-  const kept = (t: TestResult): TestResult => ({ inDesiredState: t.inDesiredState, differingProperties: t.differingProperties });
-  for (const phase of report.phases)
-    phase.resources = phase.resources.map((r) => ({ ...r, before: kept(r.before), ...(r.after ? { after: kept(r.after) } : {}) }));
 }
 
 const RECONCILING = new Set(['pending', 'converging', 'rebooting', 'backoff', 'removing', 'waiting']);

@@ -11,6 +11,7 @@ import { errors } from '../errors.js';
 import { GitInventoryReader } from './git-inventory.js';
 import { GitObjects } from './git-objects.js';
 import type { OnRevision, Source } from './source.js';
+import { SpareFetch } from './spare-fetch.js';
 
 /** How many poll intervals a look may run before the source says it is stalled (and /readyz goes red). */
 const STALLED_POLLS = 3;
@@ -36,6 +37,8 @@ export class GitSource implements Source {
   /** One `git cat-file --batch` for the daemon's life: each revision's files come from it, not a checkout. */
   #objects?: GitObjects;
   #reader?: GitInventoryReader;
+  /** The fetch, started ahead of the look that needs it. */
+  #fetch?: SpareFetch;
   #head?: string;
   #timer?: NodeJS.Timeout;
   #running?: Promise<void>;
@@ -82,6 +85,7 @@ export class GitSource implements Source {
       this.#git = git(checkout);
     }
     this.#objects = new GitObjects(checkout, env);
+    this.#fetch = new SpareFetch(checkout, fetchArgs(branch), env);
     this.#reader = new GitInventoryReader(this.#objects, this.options.path, this.#inventoryDir());
     await this.trigger('start');
     this.#schedule();
@@ -141,6 +145,7 @@ export class GitSource implements Source {
     await Promise.race([this.#running, late]);
     clearTimeout(timer);
     this.#objects?.close();
+    this.#fetch?.close();
   }
 
   /**
@@ -188,18 +193,16 @@ export class GitSource implements Source {
     this.#timer.unref();
   }
 
-  // The hot path of a webhook: one process start (the fetch, without the maintenance it would start after),
-  // then the ref read as a file and the commit and its files read through the object reader. No checkout.
+  // The hot path of a webhook: the fetch (started ahead, without the maintenance it would start after), then the
+  // ref read as a file and the commit and its files read through the object reader. No checkout.
   async #look(trigger: string): Promise<void> {
     const git = this.#git;
     const reader = this.#reader;
-    if (!git || !reader) return;
+    const fetch = this.#fetch;
+    if (!git || !reader || !fetch) return;
     const { branch, log } = this.options;
     try {
-      await git.raw([
-        ...['-c', 'maintenance.auto=false', '-c', 'gc.auto=0', 'fetch', '--prune', '--no-tags', '--no-write-fetch-head'],
-        ...['--no-recurse-submodules', '--no-show-forced-updates', 'origin', `+refs/heads/${branch}:refs/remotes/origin/${branch}`],
-      ]);
+      await fetch.run(this.#abort.signal);
     } catch (err) {
       log.warn({ err, trigger }, `fetch of ${branch} failed; staying on ${this.#head?.slice(0, 12) ?? 'nothing yet'}`);
       return;
@@ -225,6 +228,13 @@ export class GitSource implements Source {
     // After the revision is handed on: nothing on the hot path waits for a log line.
     if (previous) void this.#noteForcePush(previous, sha);
   }
+}
+
+function fetchArgs(branch: string): string[] {
+  return [
+    ...['-c', 'maintenance.auto=false', '-c', 'gc.auto=0', 'fetch', '--prune', '--no-tags', '--no-write-fetch-head'],
+    ...['--no-recurse-submodules', '--no-show-forced-updates', 'origin', `+refs/heads/${branch}:refs/remotes/origin/${branch}`],
+  ];
 }
 
 function firstLine(text: string): string {

@@ -22,7 +22,7 @@ const LIMITS = { settleMs: 50, rebootTimeoutMs: 5_000, backoffBaseMs: 50, backof
 
 /** The machine steps through the plan's phases, as the reconciler drives it. */
 function drive(exec: SimExecutor, plan: NodePlan) {
-  const machine = nodeMachine.provide({ actors: nodeActors({ exec, plan, poll: { initialMs: 20, maxMs: 100 } }) });
+  const machine = nodeMachine.provide({ actors: nodeActors({ exec, plan: () => plan, poll: { initialMs: 20, maxMs: 100 } }) });
   const actor = createActor(machine, {
     input: { node: exec.host.state.hostname, revision: 'r1', ...planOrder(plan), mode: 'autocorrect', paused: false, limits: LIMITS },
   });
@@ -92,7 +92,7 @@ describe('a node converged by its machine', () => {
     exec.neverReturnFromReboot = true;
     const input = windowsInput({ node: 'win2', dockerVersion: undefined, testSigning: false });
     const plan = windowsPlan(input);
-    const machine = nodeMachine.provide({ actors: nodeActors({ exec, plan, poll: { initialMs: 20, maxMs: 50 } }) });
+    const machine = nodeMachine.provide({ actors: nodeActors({ exec, plan: () => plan, poll: { initialMs: 20, maxMs: 50 } }) });
     const actor = createActor(machine, {
       input: {
         node: 'win2',
