@@ -1,10 +1,13 @@
 // One benchmark in a process of its own (bench/run.ts starts one per benchmark, so one's heap never slows the
 // next): its summary lines, with the spread of its samples, and bench-results/<name>.json.
-// Usage: tsx bench/one.ts NAME; GC_BENCH_SCALE_NODES sets the scale benchmark's size.
+// Usage: tsx bench/one.ts NAME; GC_BENCH_SCALE_NODES sets the scale benchmark's size, GC_BENCH_HA_NODES ha-scale's.
 
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { runFirstConverge } from './first-converge.js';
+import { runHaScale } from './ha-scale.js';
 import { heapBreakdown, showBreakdown } from './heap-breakdown.js';
 import { runInventoryParse } from './inventory-parse.js';
 import { runNoopVsAnsible } from './noop-vs-ansible.js';
@@ -107,7 +110,39 @@ if (wanted('scale')) {
   }
 }
 
-const known = ['inventory-parse', 'webhook-latency', 'noop-vs-ansible', 'first-converge', 'scale'];
+if (wanted('ha-scale')) {
+  // GC_BENCH_HA_NODES (10,000), GC_BENCH_HA_ROUNDS (converge rounds per member count, 1), GC_BENCH_HA_FAILOVERS (3).
+  const env = (key: string, fallback: number) => Number(process.env[key] ?? fallback);
+  const dir = mkdtempSync(join(tmpdir(), 'gc-ha-scale-'));
+  const r = await runHaScale(env('GC_BENCH_HA_NODES', 10_000), env('GC_BENCH_HA_ROUNDS', 1), env('GC_BENCH_HA_FAILOVERS', 3), dir);
+  const s = (v: number) => `${v.toFixed(1)} s`;
+  console.log(
+    `ha-scale: ${r.nodes} simulated nodes (${r.windows} Windows), ${r.latencyMsPerCommand} ms per command, ${r.workersPerMember} workers per member, lease TTL ${r.leaseTtlMs / 1000} s, a three-member etcd on loopback`,
+  );
+  for (const c of r.converge) {
+    const each = (record: Record<string, number>) =>
+      Object.entries(record)
+        .map(([m, v]) => `${m} ${v}`)
+        .join(' / ');
+    console.log(
+      `ha-scale: ${c.members} member(s): converged in ${s(c.seconds)}; nodes ${each(c.shares)}; peak RSS ${each(c.peakRssMiB)} MiB, hosts' process ${c.hostsPeakRssMiB} MiB; etcd db ${c.etcdDbMiB} MiB; m1's /api/nodes counts ${c.apiVerifiedAtFirstMember} verified; load ${c.loadBefore} -> ${c.loadAfter}`,
+    );
+  }
+  for (const [members, sp] of Object.entries(r.convergeSpread))
+    console.log(`ha-scale: converge, ${members} member(s): ${showSpread(sp, 's')}`);
+  console.log(`ha-scale: one member's median / three members' median: ${r.speedupThreeOverOne.toFixed(2)}x`);
+  for (const f of r.failover)
+    console.log(
+      `ha-scale: failover: ${f.killed} killed (owned ${f.orphaned} nodes) on ${f.node}'s second command; ${f.newOwner}'s first command to it after ${ms(f.firstCommandMs)}, verified after ${ms(f.verifiedMs)}; the commit converged ${s(f.commitConvergedSeconds)} after its push; rebalanced ${s(f.rebalanceSeconds)} after ${f.killed} restarted; load ${f.load}`,
+    );
+  if (r.failover.length > 0) {
+    console.log(`ha-scale: failover, killed -> next command from the new owner: ${showSpread(r.firstCommandSpread)}`);
+    console.log(`ha-scale: failover, killed -> node verified: ${showSpread(r.verifiedSpread)}`);
+  }
+  save('ha-scale', r);
+}
+
+const known = ['inventory-parse', 'webhook-latency', 'noop-vs-ansible', 'first-converge', 'scale', 'ha-scale'];
 if (!known.includes(name)) {
   console.error(`bench/one.ts: no benchmark "${name}" (one of ${known.join(', ')})`);
   process.exitCode = 2;
