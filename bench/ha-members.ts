@@ -191,13 +191,22 @@ cluster:
     return owners;
   }
 
-  /** Nodes whose status, as their owners wrote it to etcd, is verified on `sha`. */
-  async verifiedOn(sha: string): Promise<number> {
+  /**
+   * From the statuses the owners wrote to etcd: nodes verified on `sha`, and nodes verified on their desired
+   * revision (a commit that does not touch a node leaves its applied revision as it was).
+   */
+  async verified(sha: string): Promise<{ onSha: number; settled: number }> {
     const out = await this.ctl(['get', '--prefix', `${PREFIX}status/`, '--print-value-only']);
-    let verified = 0;
-    for (const line of out.split('\n'))
-      if (line.includes('"state":"verified"') && line.includes(`"lastAppliedRevision":"${sha}"`)) verified++;
-    return verified;
+    let onSha = 0;
+    let settled = 0;
+    for (const line of out.split('\n')) {
+      if (!line.startsWith('{')) continue;
+      const n = JSON.parse(line) as { state: string; lastAppliedRevision?: string; desiredRevision?: string };
+      if (n.state !== 'verified') continue;
+      if (n.lastAppliedRevision === sha) onSha++;
+      if (n.lastAppliedRevision !== undefined && n.lastAppliedRevision === n.desiredRevision) settled++;
+    }
+    return { onSha, settled };
   }
 
   /** The size of etcd's database (the largest of the three), in MiB. */
@@ -214,6 +223,13 @@ cluster:
     const exited = new Promise((resolve) => m.proc.once('exit', resolve));
     m.proc.kill('SIGKILL');
     await exited;
+  }
+
+  /** Kills every process of the round at once, without waiting (the benchmark is being stopped). */
+  abandon(): void {
+    for (const m of this.members.values()) m.proc.kill('SIGKILL');
+    this.hosts.stop();
+    void this.etcd.stop();
   }
 
   async stop(): Promise<void> {
