@@ -209,6 +209,18 @@ cluster:
     return { onSha, settled };
   }
 
+  /** Nodes whose status in etcd carries an error: `name state phase: code message`, for a failure's message. */
+  async errors(limit = 8): Promise<string[]> {
+    const out = await this.ctl(['get', '--prefix', `${PREFIX}status/`, '--print-value-only']).catch(() => '');
+    const found: string[] = [];
+    for (const line of out.split('\n')) {
+      if (!line.startsWith('{') || found.length >= limit) continue;
+      const n = JSON.parse(line) as { name: string; state: string; phase?: string; lastError?: { code: string; message: string } };
+      if (n.lastError) found.push(`${n.name} ${n.state} ${n.phase ?? ''}: ${n.lastError.code} ${n.lastError.message.slice(0, 300)}`);
+    }
+    return found;
+  }
+
   /** The size of etcd's database (the largest of the three), in MiB. */
   async etcdDbMiB(): Promise<number> {
     const out = await this.ctl(['endpoint', 'status', '-w', 'json']);

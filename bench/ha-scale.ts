@@ -67,6 +67,8 @@ export interface HaScaleResult {
   /** Median with one member / median with three: 1 or more means three are not slower. */
   speedupThreeOverOne: number;
   failover: FailoverRound[];
+  /** Why a failover round did not finish (the rounds before it stand). */
+  failoverFailure?: string;
   firstCommandSpread: Spread;
   verifiedSpread: Spread;
 }
@@ -75,6 +77,9 @@ const load = () => Number(loadavg()[0]?.toFixed(2));
 const progress = (line: string) => {
   if (process.env.GC_BENCH_HA_PROGRESS) console.error(`ha-scale: ${line}`);
 };
+
+/** How often the statuses are read from etcd: every read is the whole cluster's (about 0.7 KiB a node). */
+const pollMs = (nodes: number) => (nodes > 1000 ? 3000 : 1000);
 
 function nodeNames(nodes: number): string[] {
   return ['ctrl', ...Array.from({ length: nodes - 1 }, (_, i) => `node-${i}`)];
@@ -93,7 +98,7 @@ async function convergedOn(
   timeoutMs: number,
 ): Promise<number> {
   let lastShown = performance.now();
-  for (const deadline = performance.now() + timeoutMs; ; await sleep(1000)) {
+  for (const deadline = performance.now() + timeoutMs; ; await sleep(pollMs(nodes))) {
     round.checkAlive();
     const { onSha, settled } = await round.verified(sha).catch(() => ({ onSha: 0, settled: 0 }));
     if (onSha >= changed && settled >= nodes) return (performance.now() - from) / 1000;
@@ -109,6 +114,13 @@ async function convergedOn(
 async function apiVerified(url: string, sha: string): Promise<number> {
   const res = await fetch(`${url}/api/nodes?state=verified&revision=${sha}&limit=1`, { signal: AbortSignal.timeout(30_000) });
   return Number(res.headers.get('x-total-count') ?? -1);
+}
+
+interface NodeView {
+  state: string;
+  lastAppliedRevision?: string;
+  history?: unknown[];
+  reports?: unknown;
 }
 
 interface Setup {
@@ -200,7 +212,8 @@ async function failoverRound(setup: Setup, round: BenchRound, index: number): Pr
       });
     }
   };
-  const version = `5.1.${index}`;
+  // Versions the simulated registries hold (src/sim: contrailVersions), each other than the inventory's 5.0.1.
+  const version = ['5.1.0', '5.0.2', '5.0.0'][index % 3] as string;
   const files = Object.fromEntries(subset.map((n) => [`nodes/${n}.yaml`, `versions:\n  contrail: "${version}"\n`]));
   const pushedAt = Date.now();
   const pushed = performance.now();
@@ -217,9 +230,15 @@ async function failoverRound(setup: Setup, round: BenchRound, index: number): Pr
   for (const deadline = Date.now() + 10 * LEASE_TTL_MS; Number.isNaN(verifiedMs); await sleep(100)) {
     round.checkAlive();
     const res = await fetch(`${member?.url}/api/nodes/${node}`, { signal: AbortSignal.timeout(5000) }).catch(() => undefined);
-    const status = res?.ok ? ((await res.json()) as { state: string; lastAppliedRevision?: string }) : undefined;
+    const status = res?.ok ? ((await res.json()) as NodeView) : undefined;
     if (status?.state === 'verified' && status.lastAppliedRevision === sha) verifiedMs = Date.now() - killedAt;
-    else if (Date.now() > deadline) throw new Error(`failover: ${node} not verified on ${sha} at ${newOwner}`);
+    else if (Date.now() > deadline) {
+      const seen = calls.filter((c) => c.at >= pushedAt).map((c) => `${c.at - killedAt} ms pid ${c.pid}`);
+      const { history, reports, ...rest } = status ?? {};
+      throw new Error(
+        `failover: ${node} not verified on ${sha} at ${newOwner} (owner in etcd: ${(await round.owners()).get(node)}; ${killed} pid ${victim.proc.pid} killed); calls since the push: ${seen.join(', ')}\nstatus: ${JSON.stringify(rest)}\nhistory: ${JSON.stringify(history?.slice(-12))}\nerrors in etcd:\n${(await round.errors()).join('\n')}`,
+      );
+    }
   }
   const commitConvergedSeconds = await convergedOn(round, sha, subset.length, setup.nodes, pushed, setup.timeoutMs);
   const loadNow = load();
@@ -229,7 +248,7 @@ async function failoverRound(setup: Setup, round: BenchRound, index: number): Pr
   const members = [...round.members.keys()];
   await round.registered(members);
   const all = nodeNames(setup.nodes);
-  for (const deadline = performance.now() + setup.timeoutMs; ; await sleep(1000)) {
+  for (const deadline = performance.now() + setup.timeoutMs; ; await sleep(pollMs(setup.nodes))) {
     round.checkAlive();
     const now = await round.owners();
     const { onSha, settled } = await round.verified(sha);
@@ -273,6 +292,7 @@ export async function runHaScale(nodes: number, rounds: number, failovers: numbe
   };
   process.once('SIGINT', abandon);
   process.once('SIGTERM', abandon);
+  let failureOf: string | undefined;
   // Sizes alternate within each round (1, 2, 3, 1, 2, 3, ...): the machine's load drifts over a run.
   let index = 0;
   for (let r = 0; r < rounds; r++) {
@@ -288,6 +308,10 @@ export async function runHaScale(nodes: number, rounds: number, failovers: numbe
       }
       try {
         for (let f = 0; f < failovers; f++) failover.push(await failoverRound(setup, round, f));
+      } catch (err) {
+        // The converge figures stand; the failover that did not finish is said, with what was seen.
+        failureOf = (err as Error).message;
+        console.error(`ha-scale: failover ${failover.length} did not finish: ${failureOf}`);
       } finally {
         await round.stop();
       }
@@ -305,6 +329,7 @@ export async function runHaScale(nodes: number, rounds: number, failovers: numbe
     convergeSpread: Object.fromEntries(SIZES.map((s) => [String(s), spread(seconds(s))])),
     speedupThreeOverOne: median(seconds(1)) / median(seconds(3)),
     failover,
+    ...(failureOf ? { failoverFailure: failureOf } : {}),
     firstCommandSpread: spread(failover.map((f) => f.firstCommandMs)),
     verifiedSpread: spread(failover.map((f) => f.verifiedMs)),
   };

@@ -135,6 +135,8 @@ if (wanted('ha-scale')) {
     console.log(
       `ha-scale: failover: ${f.killed} killed (owned ${f.orphaned} nodes) on ${f.node}'s second command; ${f.newOwner}'s first command to it after ${ms(f.firstCommandMs)}, verified after ${ms(f.verifiedMs)}; the commit converged ${s(f.commitConvergedSeconds)} after its push; rebalanced ${s(f.rebalanceSeconds)} after ${f.killed} restarted; load ${f.load}`,
     );
+  if (r.failoverFailure)
+    console.log(`ha-scale: failover round ${r.failover.length + 1} did not finish (see above); ${r.failover.length} did`);
   if (r.failover.length > 0) {
     console.log(`ha-scale: failover, killed -> next command from the new owner: ${showSpread(r.firstCommandSpread)}`);
     console.log(`ha-scale: failover, killed -> node verified: ${showSpread(r.verifiedSpread)}`);
