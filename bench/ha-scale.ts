@@ -16,7 +16,8 @@ import { bigInventory } from './inventory-parse.js';
 import { median, type Spread, spread } from './stats.js';
 
 export const LEASE_TTL_MS = 10_000;
-const SIZES = [1, 2, 3] as const;
+/** Member counts to converge with: GC_BENCH_HA_MEMBERS=1,2,3 by default; failover needs the 3. */
+const SIZES = (process.env.GC_BENCH_HA_MEMBERS ?? '1,2,3').split(',').map(Number);
 const LATENCY_MS = 5;
 const WORKERS = 64;
 /** Nodes a failover round's commit changes (the chosen node is the first). */
@@ -35,6 +36,11 @@ export interface ConvergeRound {
   apiVerifiedAtFirstMember: number;
   loadBefore: number;
   loadAfter: number;
+  /** Per member: how often its /readyz said not ready during the converge (one look a poll), and the last reason. */
+  notReady: Record<string, { samples: number; notReady: number; lastReason?: string }>;
+  /** Set when the round did not converge within GC_BENCH_HA_TIMEOUT_S: what was seen, and each member's log's end. */
+  failure?: string;
+  logTails?: Record<string, string[]>;
 }
 
 export interface FailoverRound {
@@ -116,6 +122,25 @@ async function apiVerified(url: string, sha: string): Promise<number> {
   return Number(res.headers.get('x-total-count') ?? -1);
 }
 
+/** Looks at each member's /readyz every few seconds while a converge runs: a fenced member says why. */
+function watchReadiness(round: BenchRound): { notReady: ConvergeRound['notReady']; stop: () => void } {
+  const notReady: ConvergeRound['notReady'] = {};
+  const timer = setInterval(() => {
+    for (const m of round.members.values()) {
+      void fetch(`${m.url}/readyz`, { signal: AbortSignal.timeout(2000) })
+        .then(async (res) => {
+          const seen = (notReady[m.name] ??= { samples: 0, notReady: 0 });
+          seen.samples++;
+          if (res.ok) return;
+          seen.notReady++;
+          seen.lastReason = ((await res.json()) as { reason?: string }).reason;
+        })
+        .catch(() => undefined);
+    }
+  }, 3000);
+  return { notReady, stop: () => clearInterval(timer) };
+}
+
 interface NodeView {
   state: string;
   lastAppliedRevision?: string;
@@ -158,7 +183,17 @@ async function convergeRound(
     const loadBefore = load();
     const sha = repo.commit(`round ${index}: ${nodes} nodes`, { 'instances.yaml': setup.inventory });
     const pushed = performance.now();
-    const seconds = await convergedOn(round, sha, nodes, nodes, pushed, setup.timeoutMs);
+    const readiness = watchReadiness(round);
+    let seconds = Number.NaN;
+    let failure: string | undefined;
+    try {
+      seconds = await convergedOn(round, sha, nodes, nodes, pushed, setup.timeoutMs);
+    } catch (err) {
+      // Said, with what each member reported, and the next member count still runs.
+      failure = (err as Error).message;
+    } finally {
+      readiness.stop();
+    }
     const loadAfter = load();
     const shares: Record<string, number> = Object.fromEntries(names.map((n) => [n, 0]));
     for (const owner of (await round.owners()).values()) shares[owner] = (shares[owner] ?? 0) + 1;
@@ -173,8 +208,12 @@ async function convergeRound(
       apiVerifiedAtFirstMember: first ? await apiVerified(first.url, sha).catch(() => -1) : -1,
       loadBefore,
       loadAfter,
+      notReady: readiness.notReady,
+      ...(failure
+        ? { failure, logTails: Object.fromEntries([...round.members.values()].map((m) => [m.name, m.log.trim().split('\n').slice(-8)])) }
+        : {}),
     };
-    progress(`${size} member(s): ${seconds.toFixed(1)} s, shares ${JSON.stringify(shares)}`);
+    progress(`${size} member(s): ${failure ?? `${seconds.toFixed(1)} s`}, shares ${JSON.stringify(shares)}`);
     return { result, round };
   } catch (err) {
     await round.stop();
@@ -302,7 +341,7 @@ export async function runHaScale(nodes: number, rounds: number, failovers: numbe
         current = r;
       });
       converge.push(result);
-      if (!last || failovers === 0) {
+      if (!last || failovers === 0 || result.failure) {
         await round.stop();
         continue;
       }
@@ -317,7 +356,7 @@ export async function runHaScale(nodes: number, rounds: number, failovers: numbe
       }
     }
   }
-  const seconds = (size: number) => converge.filter((c) => c.members === size).map((c) => c.seconds);
+  const seconds = (size: number) => converge.filter((c) => c.members === size && Number.isFinite(c.seconds)).map((c) => c.seconds);
   return {
     nodes,
     windows: nodeNames(nodes).filter((_, i) => i > 0 && (i - 1) % 5 === 0).length,

@@ -3,7 +3,7 @@
 // Usage: tsx bench/one.ts NAME; GC_BENCH_SCALE_NODES sets the scale benchmark's size, GC_BENCH_HA_NODES ha-scale's.
 
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runFirstConverge } from './first-converge.js';
@@ -120,12 +120,20 @@ if (wanted('ha-scale')) {
     `ha-scale: ${r.nodes} simulated nodes (${r.windows} Windows), ${r.latencyMsPerCommand} ms per command, ${r.workersPerMember} workers per member, lease TTL ${r.leaseTtlMs / 1000} s, a three-member etcd on loopback`,
   );
   for (const c of r.converge) {
+    const waits = Object.entries(c.notReady)
+      .filter(([, w]) => w.notReady > 0)
+      .map(([m, w]) => `${m} not ready in ${w.notReady} of ${w.samples} looks (last: ${w.lastReason})`);
+    if (c.failure) {
+      console.log(`ha-scale: ${c.members} member(s): did NOT converge: ${c.failure}; ${waits.join('; ')}`);
+      for (const [m, lines] of Object.entries(c.logTails ?? {}))
+        for (const line of lines) console.log(`ha-scale:   ${m}: ${line.slice(0, 300)}`);
+    } else if (waits.length > 0) console.log(`ha-scale: ${c.members} member(s): ${waits.join('; ')}`);
     const each = (record: Record<string, number>) =>
       Object.entries(record)
         .map(([m, v]) => `${m} ${v}`)
         .join(' / ');
     console.log(
-      `ha-scale: ${c.members} member(s): converged in ${s(c.seconds)}; nodes ${each(c.shares)}; peak RSS ${each(c.peakRssMiB)} MiB, hosts' process ${c.hostsPeakRssMiB} MiB; etcd db ${c.etcdDbMiB} MiB; m1's /api/nodes counts ${c.apiVerifiedAtFirstMember} verified; load ${c.loadBefore} -> ${c.loadAfter}`,
+      `ha-scale: ${c.members} member(s): ${c.failure ? 'not converged' : `converged in ${s(c.seconds)}`}; nodes ${each(c.shares)}; peak RSS ${each(c.peakRssMiB)} MiB, hosts' process ${c.hostsPeakRssMiB} MiB; etcd db ${c.etcdDbMiB} MiB; m1's /api/nodes counts ${c.apiVerifiedAtFirstMember} verified; load ${c.loadBefore} -> ${c.loadAfter}`,
     );
   }
   for (const [members, sp] of Object.entries(r.convergeSpread))
@@ -142,6 +150,7 @@ if (wanted('ha-scale')) {
     console.log(`ha-scale: failover, killed -> node verified: ${showSpread(r.verifiedSpread)}`);
   }
   save('ha-scale', r);
+  rmSync(dir, { recursive: true, force: true });
 }
 
 const known = ['inventory-parse', 'webhook-latency', 'noop-vs-ansible', 'first-converge', 'scale', 'ha-scale'];
