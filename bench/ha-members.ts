@@ -1,7 +1,7 @@
 // The HA benchmark's cluster (bench/ha-scale.ts measures it): a Git repo of N simulated nodes, a three-member
 // etcd on loopback (test/ha/etcd-cluster.ts), one process of simulated hosts that every member reaches through
 // its socket (`sim.socket`: the members share the hosts, as they would share real ones), and groundcrew daemons
-// as processes run from the sources through tsx, each a cluster member that can be killed with SIGKILL.
+// as processes (dist/, built first), each a cluster member that can be killed with SIGKILL.
 
 import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +14,11 @@ import { EtcdCluster } from '../test/ha/etcd-cluster.js';
 const ROOT = join(import.meta.dirname, '..');
 const ETCDCTL = process.env.GC_ETCDCTL ?? '/usr/bin/etcdctl';
 export const PREFIX = '/gc-bench/';
+
+/** Builds dist/ from the sources, so the members run this working tree's code as `groundcrew run` would. */
+export function buildDaemon(): void {
+  execFileSync(join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: 'inherit' });
+}
 
 /** A free loopback port, for a member's listen address (its URL is then known before it logs anything). */
 async function freePort(): Promise<number> {
@@ -146,7 +151,8 @@ cluster:
   etcd: { endpoints: [${this.etcd.endpoints.join(', ')}] }
 `,
     );
-    const proc = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'cli', 'main.ts'), 'run', '--config', config], {
+    // As an operator runs it (`groundcrew run`: dist/, no source maps), built by buildDaemon().
+    const proc = spawn(process.execPath, [join(ROOT, 'dist', 'src', 'cli', 'main.js'), 'run', '--config', config], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, GROUNDCREW_RUNTIME_DIR: join(dir, `run-${name}`) },

@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ownerOf } from '../src/cluster/rendezvous.js';
 import type { HostCall } from '../src/sim/transports/host-process.js';
-import { BenchRepo, BenchRound, peakRssMiB } from './ha-members.js';
+import { BenchRepo, BenchRound, buildDaemon, peakRssMiB } from './ha-members.js';
 import { bigInventory } from './inventory-parse.js';
 import { median, type Spread, spread } from './stats.js';
 
@@ -311,6 +311,7 @@ async function failoverRound(setup: Setup, round: BenchRound, index: number): Pr
 }
 
 export async function runHaScale(nodes: number, rounds: number, failovers: number, dir: string): Promise<HaScaleResult> {
+  buildDaemon();
   const inventory = bigInventory(nodes - 1);
   const setup: Setup = {
     dir,
