@@ -37,7 +37,7 @@ export interface ConvergeRound {
   loadBefore: number;
   loadAfter: number;
   /** Per member: how often its /readyz said not ready during the converge (one look a poll), and the last reason. */
-  notReady: Record<string, { samples: number; notReady: number; lastReason?: string }>;
+  notReady: Record<string, { samples: number; notReady: number; noAnswer?: number; lastReason?: string }>;
   /** Set when the round did not converge within GC_BENCH_HA_TIMEOUT_S: what was seen, and each member's log's end. */
   failure?: string;
   logTails?: Record<string, string[]>;
@@ -135,7 +135,12 @@ function watchReadiness(round: BenchRound): { notReady: ConvergeRound['notReady'
           seen.notReady++;
           seen.lastReason = ((await res.json()) as { reason?: string }).reason;
         })
-        .catch(() => undefined);
+        .catch(() => {
+          // No answer within 2 s: the member's event loop was held that long.
+          const seen = (notReady[m.name] ??= { samples: 0, notReady: 0 });
+          seen.samples++;
+          seen.noAnswer = (seen.noAnswer ?? 0) + 1;
+        });
     }
   }, 3000);
   return { notReady, stop: () => clearInterval(timer) };

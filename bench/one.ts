@@ -121,8 +121,11 @@ if (wanted('ha-scale')) {
   );
   for (const c of r.converge) {
     const waits = Object.entries(c.notReady)
-      .filter(([, w]) => w.notReady > 0)
-      .map(([m, w]) => `${m} not ready in ${w.notReady} of ${w.samples} looks (last: ${w.lastReason})`);
+      .filter(([, w]) => w.notReady > 0 || (w.noAnswer ?? 0) > 0)
+      .map(
+        ([m, w]) =>
+          `${m} not ready in ${w.notReady} and silent (2 s) in ${w.noAnswer ?? 0} of ${w.samples} looks (last reason: ${w.lastReason})`,
+      );
     if (c.failure) {
       console.log(`ha-scale: ${c.members} member(s): did NOT converge: ${c.failure}; ${waits.join('; ')}`);
       for (const [m, lines] of Object.entries(c.logTails ?? {}))
