@@ -127,9 +127,10 @@ function watchReadiness(round: BenchRound): { notReady: ConvergeRound['notReady'
   const notReady: ConvergeRound['notReady'] = {};
   const timer = setInterval(() => {
     for (const m of round.members.values()) {
+      const seen = notReady[m.name] ?? { samples: 0, notReady: 0 };
+      notReady[m.name] = seen;
       void fetch(`${m.url}/readyz`, { signal: AbortSignal.timeout(2000) })
         .then(async (res) => {
-          const seen = (notReady[m.name] ??= { samples: 0, notReady: 0 });
           seen.samples++;
           if (res.ok) return;
           seen.notReady++;
@@ -137,7 +138,6 @@ function watchReadiness(round: BenchRound): { notReady: ConvergeRound['notReady'
         })
         .catch(() => {
           // No answer within 2 s: the member's event loop was held that long.
-          const seen = (notReady[m.name] ??= { samples: 0, notReady: 0 });
           seen.samples++;
           seen.noAnswer = (seen.noAnswer ?? 0) + 1;
         });
