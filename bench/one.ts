@@ -1,10 +1,13 @@
 // One benchmark in a process of its own (bench/run.ts starts one per benchmark, so one's heap never slows the
 // next): its summary lines, with the spread of its samples, and bench-results/<name>.json.
-// Usage: tsx bench/one.ts NAME; GC_BENCH_SCALE_NODES sets the scale benchmark's size.
+// Usage: tsx bench/one.ts NAME; GC_BENCH_SCALE_NODES sets the scale benchmark's size, GC_BENCH_HA_NODES ha-scale's.
 
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { runFirstConverge } from './first-converge.js';
+import { runHaScale } from './ha-scale.js';
 import { heapBreakdown, showBreakdown } from './heap-breakdown.js';
 import { runInventoryParse } from './inventory-parse.js';
 import { runNoopVsAnsible } from './noop-vs-ansible.js';
@@ -145,7 +148,53 @@ if (wanted('scale')) {
   }
 }
 
-const known = ['inventory-parse', 'webhook-latency', 'noop-vs-ansible', 'first-converge', 'status-page', 'scale'];
+if (wanted('ha-scale')) {
+  // GC_BENCH_HA_NODES (10,000), GC_BENCH_HA_ROUNDS (converge rounds per member count, 1), GC_BENCH_HA_FAILOVERS (3).
+  const env = (key: string, fallback: number) => Number(process.env[key] ?? fallback);
+  const dir = mkdtempSync(join(tmpdir(), 'gc-ha-scale-'));
+  const r = await runHaScale(env('GC_BENCH_HA_NODES', 10_000), env('GC_BENCH_HA_ROUNDS', 1), env('GC_BENCH_HA_FAILOVERS', 3), dir);
+  const s = (v: number) => `${v.toFixed(1)} s`;
+  console.log(
+    `ha-scale: ${r.nodes} simulated nodes (${r.windows} Windows), ${r.latencyMsPerCommand} ms per command, ${r.workersPerMember} workers per member, lease TTL ${r.leaseTtlMs / 1000} s, a three-member etcd on loopback`,
+  );
+  for (const c of r.converge) {
+    const waits = Object.entries(c.notReady)
+      .filter(([, w]) => w.notReady > 0 || (w.noAnswer ?? 0) > 0)
+      .map(
+        ([m, w]) =>
+          `${m} not ready in ${w.notReady} and silent (2 s) in ${w.noAnswer ?? 0} of ${w.samples} looks (last reason: ${w.lastReason})`,
+      );
+    if (c.failure) {
+      console.log(`ha-scale: ${c.members} member(s): did NOT converge: ${c.failure}; ${waits.join('; ')}`);
+      for (const [m, lines] of Object.entries(c.logTails ?? {}))
+        for (const line of lines) console.log(`ha-scale:   ${m}: ${line.slice(0, 300)}`);
+    } else if (waits.length > 0) console.log(`ha-scale: ${c.members} member(s): ${waits.join('; ')}`);
+    const each = (record: Record<string, number>) =>
+      Object.entries(record)
+        .map(([m, v]) => `${m} ${v}`)
+        .join(' / ');
+    console.log(
+      `ha-scale: ${c.members} member(s): ${c.failure ? 'not converged' : `converged in ${s(c.seconds)}`}; nodes ${each(c.shares)}; peak RSS ${each(c.peakRssMiB)} MiB, hosts' process ${c.hostsPeakRssMiB} MiB; etcd db ${c.etcdDbMiB} MiB; m1's /api/nodes counts ${c.apiVerifiedAtFirstMember} verified; load ${c.loadBefore} -> ${c.loadAfter}`,
+    );
+  }
+  for (const [members, sp] of Object.entries(r.convergeSpread))
+    console.log(`ha-scale: converge, ${members} member(s): ${showSpread(sp, 's')}`);
+  console.log(`ha-scale: one member's median / three members' median: ${r.speedupThreeOverOne.toFixed(2)}x`);
+  for (const f of r.failover)
+    console.log(
+      `ha-scale: failover: ${f.killed} killed (owned ${f.orphaned} nodes) on ${f.node}'s second command; ${f.newOwner}'s first command to it after ${ms(f.firstCommandMs)}, verified after ${ms(f.verifiedMs)}; the commit converged ${s(f.commitConvergedSeconds)} after its push; rebalanced ${s(f.rebalanceSeconds)} after ${f.killed} restarted; load ${f.load}`,
+    );
+  if (r.failoverFailure)
+    console.log(`ha-scale: failover round ${r.failover.length + 1} did not finish (see above); ${r.failover.length} did`);
+  if (r.failover.length > 0) {
+    console.log(`ha-scale: failover, killed -> next command from the new owner: ${showSpread(r.firstCommandSpread)}`);
+    console.log(`ha-scale: failover, killed -> node verified: ${showSpread(r.verifiedSpread)}`);
+  }
+  save('ha-scale', r);
+  rmSync(dir, { recursive: true, force: true });
+}
+
+const known = ['inventory-parse', 'webhook-latency', 'noop-vs-ansible', 'first-converge', 'status-page', 'scale', 'ha-scale'];
 if (!known.includes(name)) {
   console.error(`bench/one.ts: no benchmark "${name}" (one of ${known.join(', ')})`);
   process.exitCode = 2;

@@ -1,14 +1,14 @@
 // `npm run bench`: every benchmark, each in a process of its own (one's heap never slows the next; the scale
 // benchmark's once slowed the SSH ones after it to 11.3x from 22.8x), then every target with met or not met.
-// GC_BENCH_ONLY=name[,name] runs some; GC_BENCH_SCALE_NODES sets the scale benchmark's size.
+// GC_BENCH_ONLY=name[,name] runs some; GC_BENCH_SCALE_NODES sets the scale benchmark's size, GC_BENCH_HA_NODES ha-scale's.
 
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { targetLines } from './targets.js';
 
-// Scale last: it is the longest, and the others are worth having when it is cut short.
-const ORDER = ['inventory-parse', 'webhook-latency', 'noop-vs-ansible', 'first-converge', 'status-page', 'scale'];
+// Scale and ha-scale last: they are the longest, and the others are worth having when they are cut short.
+const ORDER = ['inventory-parse', 'webhook-latency', 'noop-vs-ansible', 'first-converge', 'status-page', 'scale', 'ha-scale'];
 const only = process.env.GC_BENCH_ONLY?.split(',');
 const names = ORDER.filter((n) => !only || only.includes(n));
 const tsx = join(import.meta.dirname, '..', 'node_modules', '.bin', 'tsx');

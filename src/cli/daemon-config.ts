@@ -67,6 +67,10 @@ export const DaemonConfigSchema = z.strictObject({
       latencyMs: z.number().nonnegative().default(20),
       // The simulated hosts in a process of their own (sim/transports/host-worker.ts), not in the daemon's.
       ownProcess: z.boolean().default(false),
+      // A host process already running (host-worker.ts): several daemons drive the same simulated hosts, as
+      // cluster members share real ones (the HA benchmark). Wins over ownProcess; its hosts
+      // reboot for as long as that process was told (rebootSeconds is not read).
+      socket: z.string().optional(),
     })
     .default({ rebootSeconds: 2, latencyMs: 20, ownProcess: false }),
   workers: z.number().int().min(1).default(32),
@@ -192,6 +196,7 @@ export function loadDaemonConfig(file: string, env: NodeJS.ProcessEnv = process.
   if (c.secretsFile) c.secretsFile = abs(c.secretsFile);
   if (c.source.verify?.gpg) c.source.verify.gpg.keyring = abs(c.source.verify.gpg.keyring) as string;
   if (c.source.verify?.ssh) c.source.verify.ssh.allowedSigners = abs(c.source.verify.ssh.allowedSigners) as string;
+  if (c.sim.socket) c.sim.socket = abs(c.sim.socket);
   if (c.kubernetes.binaries) c.kubernetes.binaries = abs(c.kubernetes.binaries);
   for (const sink of c.notifications.sinks) {
     sink.urlFile = abs(sink.urlFile);

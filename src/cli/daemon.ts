@@ -63,10 +63,13 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const simDir = join(config.stateDir, 'sim-hosts');
   const rebootMs = config.sim.rebootSeconds * 1000;
   const hostProcess =
-    simulated && config.sim.ownProcess ? await HostProcess.start({ socketDir: config.stateDir, rebootMs, stateDir: simDir }) : undefined;
+    simulated && config.sim.ownProcess && !config.sim.socket
+      ? await HostProcess.start({ socketDir: config.stateDir, rebootMs, stateDir: simDir })
+      : undefined;
+  const hosts = config.sim.socket ? { socket: config.sim.socket } : hostProcess;
   const sim = simulated
     ? new SimCluster({
-        ...(hostProcess ? { process: hostProcess } : { shells: await SimShells.create() }),
+        ...(hosts ? { process: hosts } : { shells: await SimShells.create() }),
         rebootMs,
         latencyMs: config.sim.latencyMs,
         dir: simDir,

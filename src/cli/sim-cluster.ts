@@ -12,8 +12,8 @@ import type { HostProcess } from '../sim/transports/host-process.js';
 export interface SimClusterOptions {
   /** The shells of hosts simulated in this process; not needed when `process` holds them. */
   shells?: SimShells;
-  /** A process of simulated hosts (sim.ownProcess, the scale benchmark): the hosts run there, not here. */
-  process?: HostProcess;
+  /** A process of simulated hosts (sim.ownProcess, sim.socket, the scale benchmark): the hosts run there, not here. */
+  process?: Pick<HostProcess, 'socket'>;
   rebootMs: number;
   latencyMs: number;
   /** Where host states live; none keeps them in memory. */

@@ -193,7 +193,13 @@ export class SocketSimExecutor implements Executor {
         signal.removeEventListener('abort', onAbort);
         if (!done) reject(new Error(signal.aborted ? 'ended' : 'the connection closed before an exit status'));
       });
-      const head = [frame('h', host.name), frame('k', host.os === 'windows' ? 'windows' : 'bash'), frame('a', JSON.stringify(host))];
+      // p: this process, so a host process shared by several daemons can tell who sent each command.
+      const head = [
+        frame('h', host.name),
+        frame('k', host.os === 'windows' ? 'windows' : 'bash'),
+        frame('a', JSON.stringify(host)),
+        frame('p', String(process.pid)),
+      ];
       socket.write(Buffer.concat([...head, frame('a', stdin !== undefined ? 'stdin' : ''), frame('c', command), frame('g', '')]));
     });
   }

@@ -15,6 +15,13 @@ export interface HostProcessOptions {
   stateDir?: string;
 }
 
+/** A request to a watched host: when the host process received it, and the pid of the process that sent it. */
+export interface HostCall {
+  host: string;
+  at: number;
+  pid?: number;
+}
+
 export class HostProcess {
   private constructor(
     private readonly child: ChildProcess,
@@ -46,6 +53,14 @@ export class HostProcess {
 
   get pid(): number | undefined {
     return this.child.pid;
+  }
+
+  /** From now on, `onCall` hears of every request to these hosts (no caller is slowed: IPC, after the fact). */
+  watch(hosts: string[], onCall: (call: HostCall) => void): void {
+    this.child.on('message', (message: { call?: HostCall }) => {
+      if (message.call) onCall(message.call);
+    });
+    this.child.send({ watch: hosts });
   }
 
   /** The process's resident set, in bytes (from /proc). */

@@ -14,6 +14,12 @@ const [socket = '', rebootText = '1000', dir] = process.argv.slice(2);
 const rebootMs = Number(rebootText);
 const hosts = new SimHosts(dir);
 const [linux, windows] = await Promise.all([LinuxShell.create(), WindowsShell.create()]);
+// Hosts the parent asked to hear of ({ watch: [names] }): each request to one is reported over IPC when it
+// arrives, with the pid of the process that sent it (the HA benchmark times a failover by these).
+const watched = new Set<string>();
+process.on('message', (message: { watch?: string[] }) => {
+  for (const name of message.watch ?? []) watched.add(name);
+});
 
 /** Down while a reboot runs; kept in the host's state (as SimExecutor does), and back once the time is past. */
 function isDown(host: SimHost, name: string): boolean {
@@ -27,6 +33,7 @@ function isDown(host: SimHost, name: string): boolean {
 }
 
 async function answer(request: SimRequest): Promise<SimResponse> {
+  if (watched.has(request.host)) process.send?.({ call: { host: request.host, at: Date.now(), pid: request.parentPid } });
   const description = JSON.parse(request.argv[0] ?? '{}') as HostDescription;
   if (description.name !== request.host) return { stdout: '', stderr: `host-worker: no description of ${request.host}\n`, exitCode: 255 };
   const host = hosts.host(description);

@@ -11,7 +11,7 @@ export interface SimRequest {
   /** SSH_ORIGINAL_COMMAND, when the client runs as a ForceCommand. */
   command?: string;
   cwd?: string;
-  /** The client's parent: on a lab host, the sshd process serving this session. */
+  /** The client's parent: on a lab host, the sshd process serving this session; from SocketSimExecutor, the daemon. */
   parentPid?: number;
   /** Asks the client for its standard input (read to the end); only when a command needs it. */
   readStdin(): Promise<string>;

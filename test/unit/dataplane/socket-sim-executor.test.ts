@@ -59,6 +59,18 @@ describe('SocketSimExecutor and the host process', () => {
     expect(await bootId()).not.toBe(before);
   });
 
+  it('a watched host is reported with each request and the pid of its sender; other hosts are not', async () => {
+    const calls: { host: string; at: number; pid?: number }[] = [];
+    hosts.watch(['l6'], (call) => calls.push(call));
+    const before = Date.now();
+    await linux('l7').run({ script: 'true' }, { timeoutMs: 5000 });
+    await linux('l6').run({ script: 'true' }, { timeoutMs: 5000 });
+    for (let i = 0; i < 50 && calls.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({ host: 'l6', pid: process.pid });
+    expect(calls[0]?.at).toBeGreaterThanOrEqual(before);
+  });
+
   it('latency counts against the timeout, a cancel ends the command, and a process that is not there is unreachable', async () => {
     const slow = linux('l4', 200);
     await expect(slow.run({ script: 'true' }, { timeoutMs: 50 })).rejects.toMatchObject({ code: 'GC_COMMAND_TIMEOUT' });
