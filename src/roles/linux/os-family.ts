@@ -2,18 +2,19 @@
 // compose file differs by family (Juniper/contrail-ansible-deployer, tag v5.1,
 // playbooks/roles/contrail_vrouter/tasks/main.yml "set vrouter kernel init image name").
 
+import { bashQuote } from '../../dataplane/quote.js';
 import type { Facts } from '../resource.js';
-import { fact } from './facts.js';
+import { fact, fileFact } from './facts.js';
 
 export type OsFamily = 'RedHat' | 'Debian';
 
 const OS_RELEASE_FACT = 'os.release';
 
 /**
- * The fact, declared by every resource that reads it: a phase re-reads only the facts of the resources still to
+ * The fact (read by builtins, no `cat`: a process less per read), declared by every resource that reads it: a phase re-reads only the facts of the resources still to
  * come after a change, so a fact another resource declared may be gone by then.
  */
-export const OS_RELEASE_QUERY = { id: OS_RELEASE_FACT, sh: 'cat /etc/os-release' };
+export const OS_RELEASE_QUERY = fileFact(OS_RELEASE_FACT, '/etc/os-release', bashQuote);
 
 /** A value of os-release(5): `KEY=value`, `KEY="value"` or `KEY='value'`. */
 function osReleaseValue(text: string, key: string): string {
