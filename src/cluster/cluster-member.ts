@@ -77,7 +77,14 @@ export class ClusterMember {
       onChange: () => hooks()?.rescope(),
     });
     const ownership = this.ownership;
-    this.writes = new FencedWrites({ client, keys, ownerValue: (node) => ownership.ownerValue(node), timeoutMs, log });
+    this.writes = new FencedWrites({
+      client,
+      keys,
+      ownerValue: (node) => ownership.ownerValue(node),
+      holds: (node) => ownership.holds(node),
+      timeoutMs,
+      log,
+    });
     snapshots = new EtcdSnapshots({ client, keys, writes: this.writes, timeoutMs, log });
     this.snapshots = snapshots;
     this.budget = new GlobalBudget({ client, keys, membership: this.membership, log });
@@ -138,6 +145,9 @@ export class ClusterMember {
    * written so far is in etcd: the next owner resumes from what was recorded before this command.
    */
   async guard(node: string): Promise<void> {
+    // Fenced: refused at once, not after waiting for writes that cannot land until the fence opens.
+    const early = this.membership.fencedReason();
+    if (early) throw errors.GC_CLUSTER_FENCED(`${node}: ${early}`);
     const recorded = await this.writes.flush(node);
     const fenced = this.membership.fencedReason();
     const refused = fenced
