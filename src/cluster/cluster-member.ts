@@ -68,12 +68,17 @@ export class ClusterMember {
     this.renewer = new LeaseRenewer(settings.etcd, Math.max(50, Math.floor(ttlMs / 9)));
     this.membership = new Membership({ client, keys, member: settings.member, ttlMs, log, renewer: this.renewer });
     let snapshots: EtcdSnapshots | undefined;
+    let budget: GlobalBudget | undefined;
     this.ownership = new Ownership({
       client,
       keys,
       membership: this.membership,
       log,
-      prepare: (node) => snapshots?.prime(node) ?? Promise.resolve(),
+      // Before the node is driven: its snapshot from etcd, and the disruption slot its last owner left it.
+      prepare: async (node) => {
+        await snapshots?.prime(node);
+        await budget?.adopt(node);
+      },
       onChange: () => hooks()?.rescope(),
     });
     const ownership = this.ownership;
@@ -87,7 +92,15 @@ export class ClusterMember {
     });
     snapshots = new EtcdSnapshots({ client, keys, writes: this.writes, timeoutMs, log });
     this.snapshots = snapshots;
-    this.budget = new GlobalBudget({ client, keys, membership: this.membership, log });
+    budget = new GlobalBudget({
+      client,
+      keys,
+      membership: this.membership,
+      log,
+      nodes: () => this.#nodes,
+      owned: (node) => ownership.owners.has(node),
+    });
+    this.budget = budget;
     this.relay = new FetchRelay({ client, keys, member: settings.member, timeoutMs, log, onFetch: (reason) => fetchNow()?.(reason) });
     this.shared = new SharedStatus({
       client,

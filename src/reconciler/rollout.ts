@@ -22,6 +22,7 @@ export interface GlobalSlots {
   acquire(node: string, limit: number, signal?: AbortSignal, onWait?: (holders: string[]) => void): Promise<void>;
   /** Takes a slot if one is free, without waiting (a node found mid-reboot is down already). */
   take(node: string, limit: number): void;
+  /** Gives back the node's slot, if it holds one (taken here, or inherited with the node). */
   release(node: string): void;
 }
 
@@ -124,9 +125,10 @@ export class Rollout {
   }
 
   release(node: string): void {
+    // A cluster-wide slot may be the node's without a local one: inherited from the node's last owner.
+    this.options.global?.release(node);
     if (!this.#budget.holders.includes(node)) return;
     this.#budget.release(node);
-    this.options.global?.release(node);
     this.options.onHold?.(node, false);
   }
 
