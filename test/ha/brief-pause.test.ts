@@ -1,9 +1,9 @@
 // Cluster mode, issue 19: a member that stalls past TTL/2 but not past its TTL (a loaded machine: a renewal
 // late, the event loop held) while its Windows node reboots. The fence closes, then opens again at the next
-// renewal: the member finishes the reboot itself, one reboot, no other member involved. This is the HA tests'
-// old flake made to happen on purpose: the node's snapshot write on entering the reboot wait found the fence
-// closed, was dropped instead of retried, and every boot-id read after it was refused ("its state could not be
-// recorded") until the reboot timed out 20 s later.
+// renewal: the member finishes the reboot itself, one reboot, no other member involved. (Written to chase the
+// HA tests' old flake, a state write dropped while the fence was closed; on the old code this passed too: the
+// renewal's `resumed` resyncs the node, and its state is written again. test/unit/cluster/fenced-writes.test.ts
+// shows the dropped write itself.)
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LabHost } from '../lab/lab.js';
