@@ -25,6 +25,8 @@ export interface GlobalBudgetOptions {
   /** The nodes of the revision in force, and who owns each: a slot of a node in neither is stale. */
   nodes: () => readonly string[];
   owned: (node: string) => boolean;
+  /** Resolves once the node's state writes queued so far are done (a failure it recorded lands before its slot is freed). */
+  flushed?: (node: string) => Promise<unknown>;
 }
 
 export class GlobalBudget implements GlobalSlots {
@@ -131,6 +133,7 @@ export class GlobalBudget implements GlobalSlots {
   async #giveBack(node: string, held: { key: string; value: string }, lease = (JSON.parse(held.value) as Slot).lease): Promise<void> {
     const { client, membership, log } = this.options;
     const everyMs = membership.options.ttlMs / 6;
+    await this.options.flushed?.(node);
     for (let attempt = 1; membership.leaseId === lease; attempt++) {
       try {
         await within(client.if(held.key, 'Value', '==', held.value).then(client.delete().key(held.key)).commit(), everyMs * 2, 'slot');

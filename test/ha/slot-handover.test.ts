@@ -63,7 +63,9 @@ describe('cluster mode: a disruption slot outlives the member that took it', () 
       expect(rebooted.length).toBeGreaterThanOrEqual(2);
       const heirs = [...ha.members.values()].filter((m) => m.log.includes('still holds a disruption slot: inherited')).map((m) => m.name);
       expect(heirs.length).toBe(1);
-      console.log(`slot hand-over: ${owner} killed while ${first} rebooted; ${heirs[0]} inherited its slot; rebooted one at a time: ${rebooted.join(', ')}`);
+      console.log(
+        `slot hand-over: ${owner} killed while ${first} rebooted; ${heirs[0]} inherited its slot; rebooted one at a time: ${rebooted.join(', ')}`,
+      );
     } finally {
       sampling = false;
       await samplers;

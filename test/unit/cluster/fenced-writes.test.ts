@@ -16,6 +16,7 @@ function fakeEtcd(owner: string) {
     put: (key: string) => ({ value: (value: string) => ({ apply: () => kv.set(key, value) }) }),
     delete: () => ({ key: (key: string) => ({ apply: () => kv.delete(key) }) }),
     if: (key: string, _field: string, _op: string, value: string) => ({
+      // biome-ignore lint/suspicious/noThenProperty: etcd3's comparison builder is spelled if().then().commit()
       then: (change: { apply: () => void }) => ({
         commit: async () => {
           if (fail > 0) {
