@@ -134,7 +134,7 @@ export class ClusterMember<R extends Commit = Commit> {
       keys,
       membership: this.membership,
       log,
-      onChange: () => this.revisions.kick(),
+      onChange: () => void this.revisions.kick(),
     });
     this.revisions = new RevisionInForce<R>({
       client,

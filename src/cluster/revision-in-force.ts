@@ -66,23 +66,24 @@ export class RevisionInForce<R extends Commit> {
   /** A new head from this member's source: the leader puts it in force; any member may need it. */
   offer(revision: R): void {
     this.#head = revision;
-    this.kick();
+    void this.kick();
   }
 
   start(everyMs: number): void {
-    this.#timer = setInterval(() => this.kick(), everyMs);
+    this.#timer = setInterval(() => void this.kick(), everyMs);
     this.#timer.unref();
-    this.kick();
+    void this.kick();
   }
 
   stop(): void {
     if (this.#timer) clearInterval(this.#timer);
   }
 
-  kick(): void {
+  /** A pass now, or right after the one running; resolves when the pass it started (or found) ends. */
+  kick(): Promise<void> {
     if (this.#running) {
       this.#again = true;
-      return;
+      return this.#running;
     }
     this.#running = this.#pass()
       .catch((err: Error) => this.options.log.warn({ err: err.message }, 'cluster: revision in force: etcd call failed'))
@@ -90,9 +91,10 @@ export class RevisionInForce<R extends Commit> {
         this.#running = undefined;
         if (this.#again) {
           this.#again = false;
-          this.kick();
+          void this.kick();
         }
       });
+    return this.#running;
   }
 
   async #pass(): Promise<void> {
