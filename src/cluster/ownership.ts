@@ -159,7 +159,20 @@ export class Ownership implements NodeScope {
       const owner = owners.get(node);
       // Taken by this lease in a pass whose preparation failed (etcd slow): prepared again, not left undriven.
       const ours = owner?.member === me && owner.lease === lease;
-      if (this.#held.has(node) || (owner && !ours) || this.#target(node) !== me) continue;
+      if (this.#held.has(node) || (owner && !ours)) continue;
+      if (this.#target(node) !== me) {
+        // Taken, never prepared, and hashed elsewhere now: given back rather than held undriven.
+        if (ours)
+          await within(
+            client
+              .if(keys.owner(node), 'Value', '==', mine)
+              .then(client.delete().key(keys.owner(node)))
+              .commit(),
+            ttlMs / 3,
+            'give a node back',
+          );
+        continue;
+      }
       if (!ours) {
         const taken = await within(
           client
