@@ -2,8 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 // Cluster mode's tests (test/ha: real etcd, daemons as processes) run with the lab's, one file at a time.
 // `npm run test:ha` runs only them. (They were outside the default run while a Windows node was sometimes not seen
-// back within 20 s of its reboot: a state write that did not land was dropped, and every command to the node
-// refused until it changed state; fixed in issue 19.)
+// back within 20 s of its reboot; the cause found: a state write that did not land was dropped, and every command
+// to the node refused until it changed state, which a reboot wait does not do. Fixed in issue 19.)
 const HA = ['test/ha/**/*.test.ts'];
 
 export default defineConfig({
