@@ -30,11 +30,17 @@ export async function clusterStatusCommand(options: { config: string; json?: boo
     io.out(JSON.stringify(view, null, 2));
     return 0;
   }
+  io.out(inertLines(`leader: ${view.leader ?? 'none elected'}`));
+  const inForce = view.revision;
+  io.out(
+    inertLines(`revision in force: ${inForce ? `${inForce.sha.slice(0, 12)} (put by ${inForce.leader} at ${inForce.at})` : 'none yet'}`),
+  );
   io.out(`members: ${view.members.length}`);
   for (const m of view.members) {
+    const on = m.waiting ?? (m.applied ? `on ${m.applied.slice(0, 12)}` : 'no revision applied yet');
     io.out(
       inertLines(
-        `  ${m.name}  lease ${m.ttl}/${m.grantedTtl} s left  since ${m.since ?? '?'}  ${m.url ?? ''}\n    nodes (${m.nodes.length}): ${m.nodes.join(', ') || '-'}`,
+        `  ${m.name}${m.name === view.leader ? ' (leader)' : ''}  lease ${m.ttl}/${m.grantedTtl} s left  since ${m.since ?? '?'}  ${m.url ?? ''}\n    ${on}\n    nodes (${m.nodes.length}): ${m.nodes.join(', ') || '-'}`,
       ),
     );
   }

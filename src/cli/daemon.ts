@@ -80,7 +80,7 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   let reconcilerRef: Reconciler | undefined;
   let sourceRef: Source | undefined;
   const cluster = clusterConfig
-    ? new ClusterMember(
+    ? new ClusterMember<Revision>(
         { member: clusterConfig.member, ttlMs: durationMs(clusterConfig.leaseTtl), prefix: clusterConfig.prefix, etcd: clusterConfig.etcd },
         log.child({ component: 'cluster' }),
         status,
@@ -107,7 +107,7 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
           return { ...reached, exec: cluster.fenced(reached.exec, spec.name) };
         }
       : access,
-    ...(cluster ? { scope: cluster.scope, globalSlots: cluster.budget } : {}),
+    ...(cluster ? { scope: cluster.scope, globalSlots: cluster.budget, globalFailures: cluster.failures } : {}),
     store: cluster ? cluster.snapshots : new SnapshotStore(join(config.stateDir, 'snapshots'), (msg) => log.warn(msg)),
     limits: { rebootTimeoutMs: durationMs(config.reboot.timeout), settleMs: durationMs(config.reboot.settle) },
     concurrency: config.workers,
@@ -143,7 +143,9 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       : {}),
     onAccepted: (sha, nodes) => deps.notifier?.status(`revision ${sha.slice(0, 12)}, ${nodes} nodes`),
   });
-  const onRevision = (revision: Revision) => intake.receive(revision, source);
+  // Cluster mode: a head the source found goes to the revision in force (the leader writes it; every member
+  // applies only what is written there), not straight to intake.
+  const onRevision = async (revision: Revision) => (cluster ? cluster.revisions.offer(revision) : intake.receive(revision, source));
 
   const source: Source = config.source.url
     ? new GitSource({
@@ -164,6 +166,11 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       });
 
   sourceRef = source;
+  cluster?.flow({
+    lookup: (sha) => source.revision?.(sha, 'revision in force') ?? Promise.resolve(undefined),
+    fetch: (reason) => source.trigger(reason),
+    deliver: (revision) => intake.receive(revision, source),
+  });
   const hookSecrets: Partial<Record<HookKind, string>> = {};
   for (const kind of HOOK_KINDS) {
     const ref = config.webhooks[kind];
@@ -186,7 +193,7 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     hookSecrets,
     access: accessPolicy(api.token, host, config.server.hosts),
     ready: () => {
-      const fenced = cluster?.membership.fencedReason();
+      const fenced = cluster?.membership.fencedReason() ?? cluster?.revisions.waiting;
       if (fenced) return { ready: false, reason: fenced };
       const stalled = source.stalled?.();
       if (stalled) return { ready: false, reason: stalled };
@@ -197,6 +204,7 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     ready: () => Boolean(reconciler.revision) && !source.stalled?.(),
     sourceStalled: () => Boolean(source.stalled?.()),
     halted: (sha) => reconciler.rollout.isHalted(sha),
+    ...(cluster ? { cluster: () => cluster.probe() } : {}),
   });
   await server.listen({ host, port });
   const address = server.server.address();

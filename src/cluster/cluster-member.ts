@@ -12,9 +12,12 @@ import { FencedExecutor } from './fenced-executor.js';
 import { FencedWrites } from './fenced-writes.js';
 import { FetchRelay } from './fetch-relay.js';
 import { GlobalBudget } from './global-budget.js';
+import { GlobalFailures } from './global-failures.js';
+import { LeaderElection } from './leader-election.js';
 import { LeaseRenewer } from './lease-renewer.js';
 import { Membership } from './membership.js';
 import { Ownership } from './ownership.js';
+import { type Commit, RevisionInForce } from './revision-in-force.js';
 import { SharedStatus, verifiedOnDesired } from './shared-status.js';
 
 export interface ClusterSettings {
@@ -30,12 +33,21 @@ export interface ClusterHooks {
   wake(node: string): void;
   /** A pass on these nodes now (the reconciler's `request`): they waited out a fence in backoff. */
   request(nodes: string[]): unknown;
+  /** The rollout: halted waiters look again when the shared failure record changes. */
+  readonly rollout: { refresh(): void };
 }
 
 /** What the cluster asks of the source: fetch now (a webhook reached another member). */
 export type FetchNow = (reason: string) => unknown;
 
-export class ClusterMember {
+/** Where revisions come from and go (the source and intake), given once the daemon has built them. */
+export interface RevisionFlow<R extends Commit> {
+  lookup(sha: string): Promise<R | undefined>;
+  fetch(reason: string): Promise<unknown>;
+  deliver(revision: R): Promise<unknown>;
+}
+
+export class ClusterMember<R extends Commit = Commit> {
   readonly client;
   readonly keys: ClusterKeys;
   readonly membership: Membership;
@@ -47,6 +59,13 @@ export class ClusterMember {
   readonly relay: FetchRelay;
   /** The disruption budget's slots, cluster-wide. */
   readonly budget: GlobalBudget;
+  /** Which member follows Git. */
+  readonly election: LeaderElection;
+  /** The one revision every member applies: the leader writes it, each member reads it from its own clone. */
+  readonly revisions: RevisionInForce<R>;
+  #flow: RevisionFlow<R> | undefined;
+  /** The failure budget's record, cluster-wide. */
+  readonly failures: GlobalFailures;
   /** Node snapshots, in etcd: the reconciler's store in cluster mode. */
   readonly snapshots: EtcdSnapshots;
   /** The reconciler's view: which nodes to drive, and the state of those driven elsewhere. */
@@ -68,19 +87,65 @@ export class ClusterMember {
     this.renewer = new LeaseRenewer(settings.etcd, Math.max(50, Math.floor(ttlMs / 9)));
     this.membership = new Membership({ client, keys, member: settings.member, ttlMs, log, renewer: this.renewer });
     let snapshots: EtcdSnapshots | undefined;
+    let budget: GlobalBudget | undefined;
     this.ownership = new Ownership({
       client,
       keys,
       membership: this.membership,
       log,
-      prepare: (node) => snapshots?.prime(node) ?? Promise.resolve(),
+      // Before the node is driven: its snapshot from etcd, and the disruption slot its last owner left it.
+      prepare: async (node) => {
+        await snapshots?.prime(node);
+        await budget?.adopt(node);
+      },
       onChange: () => hooks()?.rescope(),
     });
     const ownership = this.ownership;
-    this.writes = new FencedWrites({ client, keys, ownerValue: (node) => ownership.ownerValue(node), timeoutMs, log });
+    this.writes = new FencedWrites({
+      client,
+      keys,
+      ownerValue: (node) => ownership.ownerValue(node),
+      holds: (node) => ownership.holds(node),
+      timeoutMs,
+      log,
+    });
     snapshots = new EtcdSnapshots({ client, keys, writes: this.writes, timeoutMs, log });
     this.snapshots = snapshots;
-    this.budget = new GlobalBudget({ client, keys, membership: this.membership, log });
+    budget = new GlobalBudget({
+      client,
+      keys,
+      membership: this.membership,
+      log,
+      nodes: () => this.#nodes,
+      owned: (node) => ownership.owners.has(node),
+      flushed: (node) => this.writes.flush(node),
+    });
+    this.budget = budget;
+    this.failures = new GlobalFailures({
+      client,
+      keys,
+      writes: this.writes,
+      timeoutMs,
+      log,
+      onChange: () => hooks()?.rollout.refresh(),
+    });
+    this.election = new LeaderElection({
+      client,
+      keys,
+      membership: this.membership,
+      log,
+      onChange: () => void this.revisions.kick(),
+    });
+    this.revisions = new RevisionInForce<R>({
+      client,
+      keys,
+      membership: this.membership,
+      election: this.election,
+      log,
+      lookup: (sha) => this.#flow?.lookup(sha) ?? Promise.resolve(undefined),
+      fetch: (reason) => this.#flow?.fetch(reason) ?? Promise.resolve(),
+      deliver: (revision) => this.#flow?.deliver(revision) ?? Promise.resolve(),
+    });
     this.relay = new FetchRelay({ client, keys, member: settings.member, timeoutMs, log, onFetch: (reason) => fetchNow()?.(reason) });
     this.shared = new SharedStatus({
       client,
@@ -109,6 +174,11 @@ export class ClusterMember {
 
   #nodes: string[] = [];
 
+  /** The source and intake: revisions reach intake only through the revision in force. */
+  flow(flow: RevisionFlow<R>): void {
+    this.#flow = flow;
+  }
+
   /** The nodes of the revision in force. */
   setNodes(nodes: string[]): void {
     this.#nodes = [...nodes];
@@ -126,6 +196,21 @@ export class ClusterMember {
     this.ownership.start(this.settings.ttlMs / 3);
     this.shared.start(Math.min(1000, this.settings.ttlMs / 3));
     this.relay.start(Math.min(1000, this.settings.ttlMs / 3));
+    this.election.start(this.settings.ttlMs / 3);
+    this.failures.start(Math.min(1000, this.settings.ttlMs / 3));
+    this.revisions.start(Math.min(1000, this.settings.ttlMs / 3));
+  }
+
+  /** This member as /metrics shows it. */
+  probe(): { member: string; leader: boolean; ownedNodes: number; leaseAgeSeconds: number; waiting: boolean } {
+    const age = this.membership.renewalAgeMs;
+    return {
+      member: this.settings.member,
+      leader: this.election.isLeader(),
+      ownedNodes: this.#nodes.filter((n) => this.ownership.holds(n)).length,
+      leaseAgeSeconds: Number.isFinite(age) ? age / 1000 : -1,
+      waiting: this.revisions.waiting !== undefined,
+    };
   }
 
   /** This member may send commands to `node` now: it owns it, and renewed its lease less than TTL/2 ago. */
@@ -138,6 +223,9 @@ export class ClusterMember {
    * written so far is in etcd: the next owner resumes from what was recorded before this command.
    */
   async guard(node: string): Promise<void> {
+    // Fenced: refused at once, not after waiting for writes that cannot land until the fence opens.
+    const early = this.membership.fencedReason();
+    if (early) throw errors.GC_CLUSTER_FENCED(`${node}: ${early}`);
     const recorded = await this.writes.flush(node);
     const fenced = this.membership.fencedReason();
     const refused = fenced
@@ -161,6 +249,9 @@ export class ClusterMember {
     this.ownership.stop();
     this.shared.stop();
     this.relay.stop();
+    this.election.stop();
+    this.failures.stop();
+    this.revisions.stop();
     await this.membership.stop();
     this.client.close();
     this.renewer.close();

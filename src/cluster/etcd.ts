@@ -64,5 +64,16 @@ export class ClusterKeys {
   slot = (i: number) => `${this.slots()}${i}`;
   /** The last "fetch now" a member was asked (a webhook): every member fetches when it changes. */
   fetchNow = () => `${this.prefix}fetch-now`;
+  /** A node that failed on a revision, by its owner (a fenced write); the failure budget counts them all. */
+  failures = () => `${this.prefix}failures/`;
+  failure = (revision: string, node: string) => `${this.failures()}${revision}/${node}`;
+  /** Candidates for leader (etcd's election protocol), each under its member's lease; the oldest leads. */
+  candidates = () => `${this.prefix}election/leader/`;
+  candidate = (lease: string) => `${this.candidates()}${lease}`;
+  /** The revision in force, written by the leader: `{ sha, leader, at }`. Every member applies only that. */
+  inForce = () => `${this.prefix}revision`;
+  /** What each member applies, or waits for, under its lease: `{ sha, waiting? }` (for `cluster status`). */
+  applied = () => `${this.prefix}applied/`;
+  appliedBy = (member: string) => `${this.applied()}${member}`;
   setAside = (node: string, at: number) => `${this.prefix}set-aside/${node}/${at}`;
 }

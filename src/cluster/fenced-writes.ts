@@ -1,7 +1,12 @@
 // Writes of a node's state to etcd, each a transaction that succeeds only while this member still owns the
 // node (its owner key holds this member's lease): a member that lost a node can no longer change its record.
 // Writes to one key are coalesced (the newest value wins) and kept in order; `flush` waits for a node's.
+// A write that does not land while this member still holds the node (the fence closed for a late renewal, an
+// etcd call past its deadline) is tried again until it lands: dropped, it left the node's record behind and,
+// since no command may go out before its state is recorded, the node refused every command until its machine
+// next changed state (a reboot wait then timed out: the HA tests' flake).
 
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Etcd3 } from 'etcd3';
 import type { Logger } from 'pino';
 import type { ClusterKeys } from './etcd.js';
@@ -12,6 +17,8 @@ export interface FencedWritesOptions {
   keys: ClusterKeys;
   /** The owner key's value while this member owns `node`, else undefined (nothing is written). */
   ownerValue: (node: string) => string | undefined;
+  /** This member holds the node's owner key (fenced or not): a write that failed is worth trying again. */
+  holds: (node: string) => boolean;
   timeoutMs: number;
   log: Logger;
 }
@@ -49,15 +56,28 @@ export class FencedWrites {
   async #drain(key: string): Promise<void> {
     await Promise.resolve();
     try {
-      for (let next = this.#pending.get(key); next; next = this.#pending.get(key)) {
+      for (let next = this.#pending.get(key), attempt = 1; next; next = this.#pending.get(key)) {
         this.#pending.delete(key);
         const { node } = next;
         const landed = await this.#commit(key, next).catch((err: Error) => {
-          this.options.log.warn({ node, key, err: err.message }, 'cluster: state write failed');
+          if (attempt === 1) this.options.log.warn({ node, key, err: err.message }, 'cluster: state write failed; trying again');
           return false;
         });
-        if (landed) this.#failed.delete(node);
-        else this.#failed.add(node);
+        if (landed) {
+          this.#failed.delete(node);
+          attempt = 1;
+          continue;
+        }
+        if (!this.options.holds(node)) {
+          // The node is another member's now (or will be): its record is theirs to write.
+          this.#failed.add(node);
+          attempt = 1;
+          continue;
+        }
+        // Still this member's: the same value again (unless a newer one was queued meanwhile), after a pause.
+        if (!this.#pending.has(key)) this.#pending.set(key, next);
+        attempt++;
+        await sleep(Math.min(this.options.timeoutMs, 50 * attempt));
       }
     } finally {
       this.#running.delete(key);
@@ -66,6 +86,7 @@ export class FencedWrites {
 
   async #commit(key: string, { node, value }: Pending): Promise<boolean> {
     const { client, keys, ownerValue, timeoutMs, log } = this.options;
+    // Undefined while fenced, or once the node is not this member's.
     const owner = ownerValue(node);
     if (owner === undefined) return false;
     const change = value === null ? client.delete().key(key) : client.put(key).value(value);

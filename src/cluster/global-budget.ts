@@ -1,6 +1,8 @@
-// The disruption budget across members: maxUnavailable numbered slots in etcd, each a key created only if
-// absent, under the holder's lease (a dead member's slots go with its lease). A node takes a free slot in
-// a transaction, or waits and looks again; it gives the slot back by deleting the key it created.
+// The disruption budget across members: maxUnavailable numbered slots in etcd, each `{ node, member, lease }`,
+// created only if absent. A slot belongs to the node, not to the member: it is under no lease, so a member that
+// dies with a node down leaves the slot in place, and the node's next owner inherits it (`adopt`) and gives it
+// back when the node settles. (Under the holder's lease, a slot went with a dead member while its node was still
+// rebooting, and another node could go down at once: two down with maxUnavailable 1.)
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Etcd3 } from 'etcd3';
@@ -9,14 +11,81 @@ import type { GlobalSlots } from '../reconciler/rollout.js';
 import type { ClusterKeys } from './etcd.js';
 import { type Membership, within } from './membership.js';
 
+interface Slot {
+  node: string;
+  member: string;
+  lease: string;
+}
+
+export interface GlobalBudgetOptions {
+  client: Etcd3;
+  keys: ClusterKeys;
+  membership: Membership;
+  log: Logger;
+  /** The nodes of the revision in force, and who owns each: a slot of a node in neither is stale. */
+  nodes: () => readonly string[];
+  owned: (node: string) => boolean;
+  /** Resolves once the node's state writes queued so far are done (a failure it recorded lands before its slot is freed). */
+  flushed?: (node: string) => Promise<unknown>;
+}
+
 export class GlobalBudget implements GlobalSlots {
   /** Slot keys this member holds, by node, with the value it wrote. */
   readonly #held = new Map<string, { key: string; value: string }>();
-  /** Nodes asking for a slot now: a key of theirs may exist before the answer that says so arrives. */
+  /** Nodes asking for (or adopting) a slot now: a key of theirs may exist before the answer that says so arrives. */
   readonly #asking = new Set<string>();
 
-  constructor(private readonly options: { client: Etcd3; keys: ClusterKeys; membership: Membership; log: Logger }) {
+  constructor(private readonly options: GlobalBudgetOptions) {
     options.membership.on('lost', () => this.#held.clear());
+  }
+
+  /** Slots by key, as etcd has them now. */
+  async #slots(): Promise<Record<string, Slot>> {
+    const { client, keys, membership } = this.options;
+    const raw = await within(client.getAll().prefix(keys.slots()).strings(), membership.options.ttlMs / 3, 'budget');
+    return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, JSON.parse(v) as Slot]));
+  }
+
+  #value(node: string): string | undefined {
+    const { membership } = this.options;
+    if (!membership.leaseId || !membership.mayIssue()) return undefined;
+    return JSON.stringify({ node, member: membership.name, lease: membership.leaseId } satisfies Slot);
+  }
+
+  /**
+   * A node this member just took over: a slot its last owner took for it (the node is still down, or may be)
+   * becomes this member's, given back when the node settles here. Called before the node is driven.
+   */
+  async adopt(node: string): Promise<void> {
+    this.#asking.add(node);
+    try {
+      await this.#adopt(node, await this.#slots());
+    } finally {
+      this.#asking.delete(node);
+    }
+  }
+
+  async #adopt(node: string, slots: Record<string, Slot>): Promise<void> {
+    const found = Object.entries(slots).find(([, s]) => s.node === node);
+    const value = this.#value(node);
+    if (!found || !value) return;
+    const [key, slot] = found;
+    const { client, membership, log } = this.options;
+    // The value read (JSON.stringify of what JSON.parse read back from JSON.stringify: the same text).
+    const res = await within(
+      client.if(key, 'Value', '==', JSON.stringify(slot)).then(client.put(key).value(value)).commit(),
+      membership.options.ttlMs / 3,
+      'budget slot',
+    );
+    if (!res.succeeded) return;
+    this.#held.set(node, { key, value });
+    if (slot.member !== membership.name || slot.lease !== membership.leaseId)
+      log.info({ node, from: slot.member }, 'cluster: the node still holds a disruption slot: inherited');
+  }
+
+  /** Whether this member holds a slot for `node` (taken or inherited). */
+  holds(node: string): boolean {
+    return this.#held.has(node);
   }
 
   async acquire(node: string, limit: number, signal?: AbortSignal, onWait?: (holders: string[]) => void): Promise<void> {
@@ -44,9 +113,11 @@ export class GlobalBudget implements GlobalSlots {
   }
 
   take(node: string, limit: number): void {
+    if (this.#held.has(node)) return;
     void this.#tryTake(node, limit).catch(() => undefined);
   }
 
+  /** The node settled here: its slot (taken or inherited) is given back. */
   release(node: string): void {
     const held = this.#held.get(node);
     if (!held) return;
@@ -54,11 +125,16 @@ export class GlobalBudget implements GlobalSlots {
     void this.#giveBack(node, held);
   }
 
-  /** Deletes the slot key this member wrote, trying again while etcd does not answer (the lease would keep it). */
-  async #giveBack(node: string, held: { key: string; value: string }): Promise<void> {
+  /**
+   * Deletes a slot whose value is still the one this member wrote (under its lease of now: a member that lost
+   * its lease and came back never gives back a slot its node's next owner inherited), trying again while etcd
+   * does not answer.
+   */
+  async #giveBack(node: string, held: { key: string; value: string }, lease = (JSON.parse(held.value) as Slot).lease): Promise<void> {
     const { client, membership, log } = this.options;
     const everyMs = membership.options.ttlMs / 6;
-    for (let attempt = 1; membership.leaseId !== undefined; attempt++) {
+    await this.options.flushed?.(node);
+    for (let attempt = 1; membership.leaseId === lease; attempt++) {
       try {
         await within(client.if(held.key, 'Value', '==', held.value).then(client.delete().key(held.key)).commit(), everyMs * 2, 'slot');
         return;
@@ -71,37 +147,44 @@ export class GlobalBudget implements GlobalSlots {
 
   /** Takes a free slot: undefined once taken, else the nodes holding the slots. */
   async #tryTake(node: string, limit: number): Promise<string[] | undefined> {
-    const { client, keys, membership } = this.options;
-    const lease = membership.leaseId;
-    const timeoutMs = membership.options.ttlMs / 3;
-    if (!lease || !membership.mayIssue()) return ['(this member is fenced)'];
-    const raw = await within(client.getAll().prefix(keys.slots()).strings(), timeoutMs, 'budget');
-    const value = JSON.stringify({ node, member: membership.name });
-    // A slot of this member's that no node holds (taken by an answer that came too late): given back.
-    for (const [key, text] of Object.entries(raw)) {
-      const slot = JSON.parse(text) as { node: string; member: string };
-      if (slot.member !== membership.name || slot.node === node || this.#held.has(slot.node) || this.#asking.has(slot.node)) continue;
-      void this.#giveBack(slot.node, { key, value: text });
-      delete raw[key];
+    const { client, keys, membership, log } = this.options;
+    const value = this.#value(node);
+    if (!value) return ['(this member is fenced)'];
+    const slots = await this.#slots();
+    const nodes = new Set(this.options.nodes());
+    for (const [key, slot] of Object.entries(slots)) {
+      const text = JSON.stringify(slot);
+      // Taken by an answer that came too late (this lease, no node of this member's holds or asks for it),
+      // or stale (its node left the inventory and nobody owns it): given back.
+      const late = slot.lease === membership.leaseId && !this.#held.has(slot.node) && !this.#asking.has(slot.node);
+      const stale = nodes.size > 0 && !nodes.has(slot.node) && !this.options.owned(slot.node);
+      if (slot.node === node || !(late || stale)) continue;
+      if (stale) log.info({ node: slot.node }, 'cluster: a disruption slot of a node no longer in the inventory given back');
+      void this.#giveBack(slot.node, { key, value: text }, membership.leaseId).catch(() => undefined);
+      delete slots[key];
     }
-    for (let i = 0; i < limit; i++) {
-      const key = keys.slot(i);
-      const current = raw[key];
-      if (current === value) {
-        this.#held.set(node, { key, value });
-        return undefined;
-      }
-      if (current !== undefined) continue;
-      const taken = await within(
-        client.if(key, 'Create', '==', 0).then(client.put(key).value(value).lease(lease)).commit(),
-        timeoutMs,
-        'budget slot',
-      );
-      if (taken.succeeded) {
-        this.#held.set(node, { key, value });
-        return undefined;
+    const mine = Object.entries(slots).find(([, s]) => s.node === node);
+    if (mine) {
+      // Its own slot (a late answer, or one its last owner took): this member's now.
+      await this.#adopt(node, slots);
+      return this.#held.has(node) ? undefined : [node];
+    }
+    // Every slot counts, numbered past the limit or not (the limit may have shrunk with a new revision).
+    if (Object.keys(slots).length < limit) {
+      for (let i = 0; i < limit; i++) {
+        const key = keys.slot(i);
+        if (slots[key] !== undefined) continue;
+        const taken = await within(
+          client.if(key, 'Create', '==', 0).then(client.put(key).value(value)).commit(),
+          membership.options.ttlMs / 3,
+          'budget slot',
+        );
+        if (taken.succeeded) {
+          this.#held.set(node, { key, value });
+          return undefined;
+        }
       }
     }
-    return Object.values(raw).map((v) => (JSON.parse(v) as { node: string }).node);
+    return Object.values(slots).map((s) => s.node);
   }
 }

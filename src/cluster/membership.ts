@@ -100,9 +100,18 @@ export class Membership extends EventEmitter {
     await within(lease?.revoke() ?? Promise.resolve(), this.options.ttlMs / 3, 'revoke').catch(() => undefined);
   }
 
-  #schedule(): void {
+  /**
+   * Every TTL/3 from the start of one renewal to the start of the next: counted from its end, a renewal and
+   * the members read after it (slow on a loaded machine) came out of the fence's slack of TTL/6, and the fence
+   * closed for a renewal that was merely late.
+   */
+  #schedule(startedAt = performance.now()): void {
     if (this.#stopped) return;
-    this.#timer = setTimeout(() => void this.#tick().finally(() => this.#schedule()), this.options.ttlMs / 3);
+    const wait = Math.max(0, startedAt + this.options.ttlMs / 3 - performance.now());
+    this.#timer = setTimeout(() => {
+      const started = performance.now();
+      void this.#tick().finally(() => this.#schedule(started));
+    }, wait);
   }
 
   async #join(): Promise<void> {

@@ -156,17 +156,35 @@ export class Ownership implements NodeScope {
     }
     const mine = JSON.stringify({ member: me, lease } satisfies OwnerRecord);
     for (const node of this.#nodes) {
-      if (this.#held.has(node) || owners.has(node) || this.#target(node) !== me) continue;
-      const taken = await within(
-        client
-          .if(keys.owner(node), 'Create', '==', 0)
-          .then(client.put(keys.owner(node)).value(mine).lease(lease))
-          .commit(),
-        ttlMs / 3,
-        'take a node',
-      );
-      if (!taken.succeeded) continue;
-      owners.set(node, { member: me, lease });
+      const owner = owners.get(node);
+      // Taken by this lease in a pass whose preparation failed (etcd slow): prepared again, not left undriven.
+      const ours = owner?.member === me && owner.lease === lease;
+      if (this.#held.has(node) || (owner && !ours)) continue;
+      if (this.#target(node) !== me) {
+        // Taken, never prepared, and hashed elsewhere now: given back rather than held undriven.
+        if (ours)
+          await within(
+            client
+              .if(keys.owner(node), 'Value', '==', mine)
+              .then(client.delete().key(keys.owner(node)))
+              .commit(),
+            ttlMs / 3,
+            'give a node back',
+          );
+        continue;
+      }
+      if (!ours) {
+        const taken = await within(
+          client
+            .if(keys.owner(node), 'Create', '==', 0)
+            .then(client.put(keys.owner(node)).value(mine).lease(lease))
+            .commit(),
+          ttlMs / 3,
+          'take a node',
+        );
+        if (!taken.succeeded) continue;
+        owners.set(node, { member: me, lease });
+      }
       await this.options.prepare?.(node);
       this.#held.add(node);
       this.#ready.add(node);

@@ -18,7 +18,7 @@ import type { NodeScope } from './node-scope.js';
 import { type Entry, type NodeSnapshot, nodeStatus, recordPhase, SETTLED, where } from './node-status.js';
 import { type ObservedPlan, observePlans } from './observed-plan.js';
 import { inputDigest, type RoleEnvironment, roleInput, sharedInputs, touched } from './role-input.js';
-import { type GlobalSlots, Rollout } from './rollout.js';
+import { type GlobalFailures, type GlobalSlots, Rollout } from './rollout.js';
 import { loadSaved, type Restore, type SavedNode, SNAPSHOT_VERSION } from './saved-node.js';
 import { whenSettled } from './settled.js';
 import type { NodeSnapshots } from './snapshot-store.js';
@@ -39,6 +39,8 @@ export interface ReconcilerOptions {
   scope?: NodeScope;
   /** Cluster mode: the disruption budget's slots, shared by every member. */
   globalSlots?: GlobalSlots;
+  /** Cluster mode: the failure budget's record, shared by every member. */
+  globalFailures?: GlobalFailures;
   limits?: Partial<Limits>;
   /** Phases running at once across the cluster. */
   concurrency?: number;
@@ -78,6 +80,7 @@ export class Reconciler {
       maxUnavailable: 1,
       failureBudget: 1,
       ...(options.globalSlots ? { global: options.globalSlots } : {}),
+      ...(options.globalFailures ? { globalFailures: options.globalFailures } : {}),
       onHold: (node, held) =>
         this.options.status.note(
           node,
@@ -371,7 +374,6 @@ export class Reconciler {
   #settle(entry: Entry, state: string, snapshot: NodeSnapshot): void {
     const name = entry.spec.name;
     this.options.status.finishReport(name, state);
-    this.#rollout.release(name);
     const code = snapshot.context.lastError?.code ?? '';
     if (state === 'verified') {
       this.#rollout.clearFailure(name, entry.revision);
@@ -389,5 +391,7 @@ export class Reconciler {
       this.#forget(entry);
       this.options.status.update(name, { name, state: 'removed', phase: undefined }, 'deconfigured and removed from the inventory');
     }
+    // After a failure is recorded: in a cluster, whoever takes the slot next sees the failure first.
+    this.#rollout.release(name);
   }
 }

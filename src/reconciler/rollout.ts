@@ -14,6 +14,18 @@ export interface RolloutOptions {
   onWait?: (node: string, waiting: { revision: string; reason: string } | undefined) => void;
   /** Cluster mode: the budget's slots are shared by every member (src/cluster/); a node takes one of those too. */
   global?: GlobalSlots;
+  /** Cluster mode: the failure budget counts failures on every member. */
+  globalFailures?: GlobalFailures;
+}
+
+/** The failure budget's record shared across processes: failed nodes by revision. */
+export interface GlobalFailures {
+  record(node: string, revision: string): void;
+  clear(node: string, revision: string): void;
+  /** The failed nodes of `revision` as last read. */
+  list(revision: string): string[];
+  /** Reads the record now (after taking a slot: a failure recorded before the slot was freed is seen). */
+  refresh(): Promise<void>;
 }
 
 /** Disruption budget slots shared across processes: one is taken after the local slot, given back with it. */
@@ -22,6 +34,7 @@ export interface GlobalSlots {
   acquire(node: string, limit: number, signal?: AbortSignal, onWait?: (holders: string[]) => void): Promise<void>;
   /** Takes a slot if one is free, without waiting (a node found mid-reboot is down already). */
   take(node: string, limit: number): void;
+  /** Gives back the node's slot, if it holds one (taken here, or inherited with the node). */
   release(node: string): void;
 }
 
@@ -46,7 +59,13 @@ export class Rollout {
   }
 
   failures(revision: string): string[] {
-    return [...(this.#failed.get(revision) ?? [])];
+    const local = this.#failed.get(revision) ?? [];
+    return [...new Set([...local, ...(this.options.globalFailures?.list(revision) ?? [])])].sort();
+  }
+
+  /** The shared failure record changed (another member's node failed or recovered): halted waiters look again. */
+  refresh(): void {
+    for (const waiters of this.#halted.values()) for (const wake of waiters.splice(0)) wake();
   }
 
   isHalted(revision: string): boolean {
@@ -93,6 +112,16 @@ export class Rollout {
       return this.acquire(node, revision, signal);
     }
     await this.#acquireGlobal(node, revision, signal);
+    // A node of another member failed and freed this slot: its failure was recorded before the slot was.
+    const { globalFailures } = this.options;
+    if (globalFailures) {
+      await globalFailures.refresh().catch(() => undefined);
+      if (this.#haltedFor(node, revision)) {
+        this.#budget.release(node);
+        this.options.global?.release(node);
+        return this.acquire(node, revision, signal);
+      }
+    }
     this.options.onHold?.(node, true);
   }
 
@@ -124,9 +153,10 @@ export class Rollout {
   }
 
   release(node: string): void {
+    // A cluster-wide slot may be the node's without a local one: inherited from the node's last owner.
+    this.options.global?.release(node);
     if (!this.#budget.holders.includes(node)) return;
     this.#budget.release(node);
-    this.options.global?.release(node);
     this.options.onHold?.(node, false);
   }
 
@@ -136,12 +166,15 @@ export class Rollout {
     const set = this.#failed.get(revision) ?? new Set();
     set.add(node);
     this.#failed.set(revision, set);
+    this.options.globalFailures?.record(node, revision);
     return !before && this.isHalted(revision);
   }
 
   /** The node recovered on `revision` (it converged after all): it no longer counts against the budget. */
   clearFailure(node: string, revision: string): void {
-    if (!this.#failed.get(revision)?.delete(node)) return;
+    const shared = this.options.globalFailures;
+    if (shared?.list(revision).includes(node)) shared.clear(node, revision);
+    if (!this.#failed.get(revision)?.delete(node) && !shared) return;
     for (const wake of this.#halted.get(revision)?.splice(0) ?? []) wake();
   }
 

@@ -7,6 +7,18 @@ export interface MetricProbes {
   ready: () => boolean;
   sourceStalled: () => boolean;
   halted: (sha: string) => boolean;
+  /** Cluster mode: this member as it stands (every series below carries its `member` label). */
+  cluster?: () => ClusterProbe;
+}
+
+export interface ClusterProbe {
+  member: string;
+  leader: boolean;
+  ownedNodes: number;
+  /** Seconds since this member's lease was last renewed (the fence closes at TTL/2). */
+  leaseAgeSeconds: number;
+  /** Not on the revision in force (waiting to fetch it, or none written yet). */
+  waiting: boolean;
 }
 
 export class Metrics {
@@ -51,6 +63,9 @@ export class Metrics {
   /** The daemon's probes, once it has built them. */
   probe(probes: MetricProbes): void {
     this.#probes = probes;
+    // Cluster mode: every series of this member says which member it is (one Prometheus job scrapes them all).
+    const cluster = probes.cluster?.();
+    if (cluster) this.registry.setDefaultLabels({ member: cluster.member });
   }
 
   constructor(status: StatusStore) {
@@ -108,6 +123,35 @@ export class Metrics {
       collect() {
         this.set(status.list().filter((n) => n.desiredRevision && n.lastAppliedRevision !== n.desiredRevision).length);
       },
+    });
+    const cluster = (set: (c: ClusterProbe) => number) =>
+      function (this: Gauge) {
+        const c = probes()?.cluster?.();
+        if (c) this.set(set(c));
+      };
+    new Gauge({
+      name: 'groundcrew_cluster_leader',
+      help: 'Cluster mode: 1 while this member is the leader (it follows Git and writes the revision in force)',
+      registers: [this.registry],
+      collect: cluster((c) => (c.leader ? 1 : 0)),
+    });
+    new Gauge({
+      name: 'groundcrew_cluster_owned_nodes',
+      help: 'Cluster mode: nodes this member holds the owner key of',
+      registers: [this.registry],
+      collect: cluster((c) => c.ownedNodes),
+    });
+    new Gauge({
+      name: 'groundcrew_cluster_lease_age_seconds',
+      help: "Cluster mode: seconds since this member's etcd lease was last renewed (it stops changing nodes at TTL/2)",
+      registers: [this.registry],
+      collect: cluster((c) => c.leaseAgeSeconds),
+    });
+    new Gauge({
+      name: 'groundcrew_cluster_revision_waiting',
+      help: 'Cluster mode: 1 while this member is not on the revision in force (not fetched yet, or none written)',
+      registers: [this.registry],
+      collect: cluster((c) => (c.waiting ? 1 : 0)),
     });
     status.on('change', (e) => {
       if (e.type === 'report') {

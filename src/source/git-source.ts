@@ -10,7 +10,7 @@ import { type SimpleGit, simpleGit } from 'simple-git';
 import { errors } from '../errors.js';
 import { GitInventoryReader } from './git-inventory.js';
 import { GitObjects } from './git-objects.js';
-import type { OnRevision, Source } from './source.js';
+import type { OnRevision, Revision, Source } from './source.js';
 import { SpareFetch } from './spare-fetch.js';
 
 /** How many poll intervals a look may run before the source says it is stalled (and /readyz goes red). */
@@ -132,6 +132,27 @@ export class GitSource implements Source {
     return this.options.path && this.options.path !== '.' ? join(tree, this.options.path) : tree;
   }
 
+  /** Commit `sha` as a revision, when the clone has it (fetched with the branch); undefined when it does not. */
+  async revision(sha: string, trigger: string): Promise<Revision | undefined> {
+    const reader = this.#reader;
+    if (!reader) return undefined;
+    return this.#revision(reader, sha, trigger).catch(() => undefined);
+  }
+
+  async #revision(reader: GitInventoryReader, sha: string, trigger: string): Promise<Revision> {
+    const { subject, author, committedAt } = await reader.commit(sha);
+    return {
+      sha,
+      dir: this.#inventoryDir(),
+      root: this.options.checkout,
+      subject,
+      ...(author ? { author } : {}),
+      ...(committedAt ? { committedAt } : {}),
+      trigger,
+      files: () => reader.files(sha),
+    };
+  }
+
   async stop(): Promise<void> {
     this.#stopped = true;
     if (this.#timer) clearTimeout(this.#timer);
@@ -212,19 +233,10 @@ export class GitSource implements Source {
     const sha = (await readFile(join(this.options.checkout, '.git', ref), 'utf8').catch(() => git.revparse([ref]))).trim();
     if (sha === this.#head) return;
     const previous = this.#head;
-    const { subject, author, committedAt } = await reader.commit(sha);
+    const revision = await this.#revision(reader, sha, trigger);
     this.#head = sha;
-    log.info({ sha, trigger, subject }, 'new head');
-    await this.options.onRevision({
-      sha,
-      dir: this.#inventoryDir(),
-      root: this.options.checkout,
-      subject,
-      ...(author ? { author } : {}),
-      ...(committedAt ? { committedAt } : {}),
-      trigger,
-      files: () => reader.files(sha),
-    });
+    log.info({ sha, trigger, subject: revision.subject }, 'new head');
+    await this.options.onRevision(revision);
     // After the revision is handed on: nothing on the hot path waits for a log line.
     if (previous) void this.#noteForcePush(previous, sha);
   }

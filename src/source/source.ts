@@ -32,6 +32,8 @@ export interface Source {
   stalled?(): string | undefined;
   /** A separate working tree at `sha`, for reading an older revision again (Git only); its inventory dir. */
   checkoutAt?(sha: string, tree: string): Promise<string>;
+  /** Commit `sha` as a revision if this source already has it (Git: in the clone), else undefined. */
+  revision?(sha: string, trigger: string): Promise<Revision | undefined>;
 }
 
 /** Where a source hands each new revision (the reconciler's intake). */

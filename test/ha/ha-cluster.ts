@@ -215,6 +215,18 @@ cluster:
     return owners;
   }
 
+  /** The elected leader as etcd has it now: the value of the oldest candidate key (etcd's election protocol). */
+  async leader(): Promise<string | undefined> {
+    const out = await this.etcd.ctl(['get', '--prefix', '/gc-test/election/leader/', '--sort-by=CREATE', '--order=ASCEND', '--limit=1']);
+    return out.split('\n').filter(Boolean)[1];
+  }
+
+  /** The revision in force the leader wrote, if any. */
+  async inForce(): Promise<{ sha: string; leader: string } | undefined> {
+    const out = await this.etcd.ctl(['get', '--print-value-only', '/gc-test/revision']);
+    return out.trim() ? (JSON.parse(out) as { sha: string; leader: string }) : undefined;
+  }
+
   /** Each live member's /api/nodes. */
   async nodesByMember(): Promise<Map<string, NodeStatus[]>> {
     const out = new Map<string, NodeStatus[]>();

@@ -138,6 +138,8 @@ export class Lab {
   #server: SimSocketServer | undefined;
   #http: Server | undefined;
   #stopped = false;
+  /** Saves of host state so far: each writes a temporary file of its own. */
+  #saves = 0;
 
   private constructor(
     readonly prefix: string,
@@ -344,7 +346,10 @@ export class Lab {
 
   /** Persists a host's model (its state survives reboots and is what a test inspects). */
   async saveState(host: LabHost): Promise<void> {
-    const tmp = `${host.paths.state}.tmp`;
+    // A name of its own per save: a command's save and a reboot's can run at once, and with one shared name the
+    // second mv found the file gone, rejected inside reboot(), and the host never started sshd again ("did not
+    // come back with a new boot id within 20 s", seen in test/ha/leader under load).
+    const tmp = `${host.paths.state}.${++this.#saves}.tmp`;
     await writeFile(tmp, JSON.stringify(host.model.state));
     // A rename in this process: `mv` was a process start per saved state, one per docker shim call.
     await rename(tmp, host.paths.state);

@@ -1,0 +1,68 @@
+// The failure budget with a shared record (cluster mode): a failure another process recorded halts this one's
+// rollout, a cleared one lets it go on, and a node that got its slot only after another's failure freed it
+// reads the record again and does not go down.
+
+import { describe, expect, it } from 'vitest';
+import { type GlobalFailures, type GlobalSlots, Rollout } from '../../../src/reconciler/rollout.js';
+
+/** The shared record as etcd would hold it; `onRefresh` runs when a node reads it again. */
+function sharedFailures(onRefresh: () => void = () => undefined) {
+  const failed = new Map<string, Set<string>>();
+  const shared: GlobalFailures = {
+    record: (node, revision) => void failed.set(revision, new Set([...(failed.get(revision) ?? []), node])),
+    clear: (node, revision) => void failed.get(revision)?.delete(node),
+    list: (revision) => [...(failed.get(revision) ?? [])],
+    refresh: async () => onRefresh(),
+  };
+  return { failed, shared };
+}
+
+const settled = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('rollout with a shared failure record', () => {
+  it("another member's failure halts the revision here; its recovery wakes the waiting node", async () => {
+    const { failed, shared } = sharedFailures();
+    const rollout = new Rollout({ maxUnavailable: 1, failureBudget: 1, globalFailures: shared });
+    failed.set('rev', new Set(['win-2']));
+    expect(rollout.isHalted('rev')).toBe(true);
+    expect(rollout.haltReason('rev')).toContain('win-2 failed on it');
+    let granted = false;
+    const acquiring = rollout.acquire('win-1', 'rev').then(() => {
+      granted = true;
+    });
+    await settled();
+    expect(granted).toBe(false);
+    // Cleared elsewhere (win-2 recovered under another member): the shared record changes, waiters look again.
+    failed.get('rev')?.delete('win-2');
+    rollout.refresh();
+    await acquiring;
+    expect(rollout.holders).toEqual(['win-1']);
+  });
+
+  it('a failure recorded here is recorded in the shared record, and cleared there when the node recovers', () => {
+    const { failed, shared } = sharedFailures();
+    const rollout = new Rollout({ maxUnavailable: 1, failureBudget: 2, globalFailures: shared });
+    expect(rollout.recordFailure('win-1', 'rev')).toBe(false);
+    expect([...(failed.get('rev') ?? [])]).toEqual(['win-1']);
+    failed.get('rev')?.add('win-3');
+    expect(rollout.isHalted('rev')).toBe(true);
+    rollout.clearFailure('win-1', 'rev');
+    expect(rollout.failures('rev')).toEqual(['win-3']);
+  });
+
+  it('a slot freed by a failing node of another member: the record is read again and the node does not go down', async () => {
+    const { failed, shared } = sharedFailures(() => failed.set('rev', new Set(['win-2'])));
+    const released: string[] = [];
+    const slots: GlobalSlots = { acquire: async () => undefined, take: () => undefined, release: (node) => void released.push(node) };
+    const rollout = new Rollout({ maxUnavailable: 1, failureBudget: 1, global: slots, globalFailures: shared });
+    let granted = false;
+    void rollout.acquire('win-1', 'rev').then(() => {
+      granted = true;
+    });
+    await settled();
+    expect(granted).toBe(false);
+    expect(rollout.holders).toEqual([]);
+    expect(released).toContain('win-1');
+    expect(rollout.haltReason('rev')).toContain('win-2 failed on it');
+  });
+});
