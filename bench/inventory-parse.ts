@@ -17,8 +17,12 @@ export interface InventoryParseResult {
   incrementalSpread: Spread;
 }
 
-/** A cluster shaped like the scale target: 8,000 Linux and 2,000 Windows computes behind one controller. */
-export function bigInventory(nodes: number): string {
+/**
+ * A cluster shaped like the scale target: `nodes` computes (every `windowsEvery`th Windows: 8,000 Linux and
+ * 2,000 Windows at 10,000) behind one controller, which stands for the OpenStack controller kolla-ansible
+ * deployed: the simulated cluster gives it Keystone with the admin password below (groundcrew only checks it).
+ */
+export function bigInventory(nodes: number, { windowsEvery = 5, pad = 0 } = {}): string {
   const lines = [
     'provider_config:',
     '  bms: { ssh_user: root }',
@@ -30,9 +34,9 @@ export function bigInventory(nodes: number): string {
     '    roles: { config: , control: , webui: , openstack: }',
   ];
   for (let i = 0; i < nodes; i++) {
-    const windows = i % 5 === 0;
+    const windows = i % windowsEvery === 0;
     lines.push(
-      `  node-${i}:`,
+      `  node-${String(i).padStart(pad, '0')}:`,
       `    provider: ${windows ? 'bms_win' : 'bms'}`,
       `    ip: 10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
       `    roles: { vrouter: ${windows ? ', win_cnm_plugin: ' : ', openstack_compute: '}}`,
@@ -42,6 +46,7 @@ export function bigInventory(nodes: number): string {
     'contrail_configuration:',
     '  CONTRAIL_VERSION: "5.0.1"',
     '  AUTH_MODE: keystone',
+    '  KEYSTONE_AUTH_ADMIN_PASSWORD: c0ntrail123',
     '  WINDOWS_PHYSICAL_INTERFACE: Ethernet1',
     '  WINDOWS_ENABLE_TEST_SIGNING:',
   );

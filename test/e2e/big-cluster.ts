@@ -4,6 +4,7 @@
 
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
+import { bigInventory } from '../../bench/inventory-parse.js';
 import { SimCluster } from '../../src/cli/sim-cluster.js';
 import { type SimExecutor, SimShells } from '../../src/dataplane/sim-executor.js';
 import { parseInventory } from '../../src/inventory/parse-inventory.js';
@@ -24,41 +25,10 @@ export interface BigCluster {
   stop(): Promise<void>;
 }
 
-/** `nodes` compute nodes (every 50th Windows) and one controller, in instances.yaml form. */
-export function bigInventory(nodes: number): string {
-  const lines = [
-    'provider_config:',
-    '  bms: { ssh_user: root }',
-    '  bms_win: { ansible_user: Administrator, ansible_password: secret }',
-    'instances:',
-    '  ctrl:',
-    '    provider: bms',
-    '    ip: 10.255.255.254',
-    '    roles: { config: , control: , webui: , openstack: }',
-  ];
-  for (let i = 0; i < nodes; i++) {
-    const windows = i % 50 === 0;
-    lines.push(
-      `  node-${String(i).padStart(4, '0')}:`,
-      `    provider: ${windows ? 'bms_win' : 'bms'}`,
-      `    ip: 10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
-      `    roles: { vrouter: ${windows ? ', win_cnm_plugin: ' : ', openstack_compute: '}}`,
-    );
-  }
-  lines.push(
-    'contrail_configuration:',
-    '  CONTRAIL_VERSION: "5.0.1"',
-    '  AUTH_MODE: keystone',
-    '  WINDOWS_PHYSICAL_INTERFACE: Ethernet1',
-    '  WINDOWS_ENABLE_TEST_SIGNING:',
-  );
-  return `${lines.join('\n')}\n`;
-}
-
 /** Starts the cluster and waits until every node settled (verified, or stalled for the broken ones). */
 export async function startBigCluster(nodes: number, brokenEvery: number): Promise<BigCluster> {
   const result = parseInventory({
-    instances: { path: 'instances.yaml', text: bigInventory(nodes) },
+    instances: { path: 'instances.yaml', text: bigInventory(nodes, { windowsEvery: 50, pad: 4 }) },
     nodeFiles: [],
     repoFile: { path: 'groundcrew.yaml', text: 'rollout:\n  maxUnavailable: "100%"\n  failureBudget: "100%"\n' },
   });
