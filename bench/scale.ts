@@ -3,7 +3,6 @@
 // first command, and proof by counts that no other node did any work. The simulated hosts run in a process of
 // their own (sim/transports/host-worker.ts) unless GC_BENCH_SCALE_SIM=inline, so the figures are the daemon's.
 
-import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
@@ -11,17 +10,14 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { setFlagsFromString, writeHeapSnapshot } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import pino from 'pino';
 import { SimCluster } from '../src/cli/sim-cluster.js';
 import { type SimExecutor, SimShells, type SocketSimExecutor } from '../src/dataplane/sim-executor.js';
 import { parseInventory } from '../src/inventory/parse-inventory.js';
 import { ParseMemo } from '../src/inventory/parse-memo.js';
 import { Reconciler } from '../src/reconciler/reconciler.js';
 import { StatusStore } from '../src/reconciler/status-store.js';
-import { accessPolicy } from '../src/server/access.js';
-import { buildServer } from '../src/server/app.js';
-import { Metrics } from '../src/server/metrics.js';
 import { HostProcess } from '../src/sim/transports/host-process.js';
+import { listenOnLoopback, statusServer } from '../test/support/status-server.js';
 import { bigInventory } from './inventory-parse.js';
 import { median, type Spread, spread } from './stats.js';
 
@@ -95,21 +91,11 @@ export async function runScale(nodes: number, latencyMs = 5): Promise<ScaleResul
     limits: { settleMs: 100 },
     concurrency: 64,
   });
-  const server = buildServer({
-    status,
-    metrics: new Metrics(status),
-    log: pino({ level: 'silent' }),
-    branch: 'main',
-    fetchNow: async () => undefined,
+  const server = statusServer(status, {
     reconcile: (n) => reconciler.request(n),
     plan: (n) => reconciler.plan(n),
-    hookSecrets: {},
-    access: accessPolicy(randomBytes(32).toString('hex'), '127.0.0.1', []),
-    ready: () => ({ ready: true }),
   });
-  await server.listen({ host: '127.0.0.1', port: 0 });
-  const address = server.server.address();
-  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/api/nodes`;
+  const url = `${await listenOnLoopback(server)}/api/nodes`;
 
   let peak = 0;
   let peakHeap = { total: 0, used: 0 };

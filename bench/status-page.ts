@@ -7,13 +7,9 @@
 // done in place by the page's script (click on the stalled count, Enter in the search box) until the rows show.
 // Also GET /api/nodes over the same store.
 
-import { randomBytes } from 'node:crypto';
-import pino from 'pino';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { type NodeStatus, StatusStore } from '../src/reconciler/status-store.js';
-import { accessPolicy } from '../src/server/access.js';
-import { buildServer } from '../src/server/app.js';
-import { Metrics } from '../src/server/metrics.js';
+import { listenOnLoopback, statusServer } from '../test/support/status-server.js';
 import { type Spread, spread } from './stats.js';
 
 export interface PageLoad {
@@ -144,21 +140,8 @@ async function inPlace(browser: Browser, url: string, stalled: number, searched:
 export async function runStatusPage(nodes = 10_000, rounds = 7): Promise<StatusPageResult> {
   const status = new StatusStore();
   const stalled = fillStatus(status, nodes);
-  const server = buildServer({
-    status,
-    metrics: new Metrics(status),
-    log: pino({ level: 'silent' }),
-    branch: 'main',
-    fetchNow: async () => undefined,
-    reconcile: () => [],
-    plan: async () => [],
-    hookSecrets: {},
-    access: accessPolicy(randomBytes(32).toString('hex'), '127.0.0.1', []),
-    ready: () => ({ ready: true }),
-  });
-  await server.listen({ host: '127.0.0.1', port: 0 });
-  const address = server.server.address();
-  const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  const server = statusServer(status);
+  const base = await listenOnLoopback(server);
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox'] });
   try {
     const searched = nodeName(Math.min(1234, nodes));

@@ -2,8 +2,6 @@
 // hosts (one in fifty Windows), the real server on loopback. Some Windows hosts are broken the way the
 // stories break one (the sim's `failVersions` fault: their vRouter MSI fails), so those nodes stall.
 
-import { randomBytes } from 'node:crypto';
-import pino from 'pino';
 import { bigInventory } from '../../bench/inventory-parse.js';
 import { SimCluster } from '../../src/cli/sim-cluster.js';
 import { type SimExecutor, SimShells } from '../../src/dataplane/sim-executor.js';
@@ -11,10 +9,8 @@ import { parseInventory } from '../../src/inventory/parse-inventory.js';
 import { Reconciler } from '../../src/reconciler/reconciler.js';
 import { haltOf } from '../../src/reconciler/rollout-view.js';
 import { StatusStore } from '../../src/reconciler/status-store.js';
-import { accessPolicy } from '../../src/server/access.js';
-import { buildServer } from '../../src/server/app.js';
-import { Metrics } from '../../src/server/metrics.js';
 import type { WindowsHost } from '../../src/sim/windows/windows-host.js';
+import { listenOnLoopback, statusServer } from '../support/status-server.js';
 
 export interface BigCluster {
   url: string;
@@ -44,22 +40,12 @@ export async function startBigCluster(nodes: number, brokenEvery: number): Promi
     limits: { settleMs: 10, backoffBaseMs: 20, backoffMaxMs: 200 },
     concurrency: 64,
   });
-  const server = buildServer({
-    status,
-    metrics: new Metrics(status),
-    log: pino({ level: 'silent' }),
-    branch: 'main',
-    fetchNow: async () => undefined,
+  const server = statusServer(status, {
     reconcile: (n) => reconciler.request(n),
     plan: (n) => reconciler.plan(n),
     rollout: (sha) => haltOf(reconciler.rollout, sha),
-    hookSecrets: {},
-    access: accessPolicy(randomBytes(32).toString('hex'), '127.0.0.1', []),
-    ready: () => ({ ready: true }),
   });
-  await server.listen({ host: '127.0.0.1', port: 0 });
-  const address = server.server.address();
-  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  const url = await listenOnLoopback(server);
   const settled = reconciler.settled();
   status.recordRevision({ sha: 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678', accepted: true, subject: 'the big inventory' });
   reconciler.apply({ sha: 'a1b2c3d4e5f60718293a4b5c6d7e8f9012345678', state: result.state });

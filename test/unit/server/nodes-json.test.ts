@@ -1,29 +1,14 @@
 // /api/nodes serializes each node record once (node-json.ts): what it sends must still be redacted, must follow
 // every change of a node, and must equal the JSON of the records themselves, full list and pages alike.
 
-import { randomBytes } from 'node:crypto';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REDACTED } from '../../../src/inventory/secret.js';
 import { type NodeStatus, StatusStore } from '../../../src/reconciler/status-store.js';
-import { accessPolicy } from '../../../src/server/access.js';
-import { buildServer } from '../../../src/server/app.js';
-import { Metrics } from '../../../src/server/metrics.js';
+import { listenOnLoopback, statusServer } from '../../support/status-server.js';
 
 const KEY = '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----';
 const status = new StatusStore();
-const server = buildServer({
-  status,
-  metrics: new Metrics(status),
-  log: pino({ level: 'silent' }),
-  branch: 'main',
-  fetchNow: async () => undefined,
-  reconcile: () => [],
-  plan: async () => [],
-  hookSecrets: {},
-  access: accessPolicy(randomBytes(16).toString('hex'), '127.0.0.1', []),
-  ready: () => ({ ready: true }),
-});
+const server = statusServer(status);
 let url = '';
 const nodes = async (query = '') => {
   const res = await fetch(`${url}/api/nodes${query}`);
@@ -33,9 +18,7 @@ const nodes = async (query = '') => {
 
 beforeAll(async () => {
   for (const name of ['c', 'a', 'b']) status.update(name, { name, state: 'verified' });
-  await server.listen({ host: '127.0.0.1', port: 0 });
-  const address = server.server.address();
-  url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  url = await listenOnLoopback(server);
 });
 afterAll(() => server.close());
 

@@ -1,27 +1,13 @@
 // The server-rendered pages over real HTTP on loopback: rows in the HTML for curl, the query in the links,
 // bad queries refused, and what a page renders redacted by the inventory's secret rules as JSON is.
 
-import { randomBytes } from 'node:crypto';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StatusStore } from '../../../src/reconciler/status-store.js';
-import { accessPolicy } from '../../../src/server/access.js';
-import { buildServer } from '../../../src/server/app.js';
-import { Metrics } from '../../../src/server/metrics.js';
+import { listenOnLoopback, statusServer } from '../../support/status-server.js';
 
 const KEY = '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----';
 const status = new StatusStore();
-const server = buildServer({
-  status,
-  metrics: new Metrics(status),
-  log: pino({ level: 'silent' }),
-  branch: 'main',
-  fetchNow: async () => undefined,
-  reconcile: () => [],
-  plan: async () => [],
-  hookSecrets: {},
-  access: accessPolicy(randomBytes(16).toString('hex'), '127.0.0.1', []),
-  ready: () => ({ ready: true }),
+const server = statusServer(status, {
   rollout: (sha) => ({ halted: sha === 'b'.repeat(40), reason: 'halted: leaky failed on it', failed: ['leaky'] }),
 });
 let url = '';
@@ -36,9 +22,7 @@ beforeAll(async () => {
     desiredRevision: 'b'.repeat(40),
     lastError: { code: 'GC_SET_FAILED', message: KEY },
   });
-  await server.listen({ host: '127.0.0.1', port: 0 });
-  const address = server.server.address();
-  url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  url = await listenOnLoopback(server);
 });
 afterAll(() => server.close());
 
