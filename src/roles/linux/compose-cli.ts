@@ -14,10 +14,19 @@ export interface ComposeCli {
 
 export const COMPOSE_CLI_FACT = 'compose.cli';
 
-/** Both answer `version --short` (v1 since 1.x's own `version` command); docker without the plugin refuses `compose`. */
+/**
+ * Both answer `version --short` (v1 since 1.x's own `version` command); docker without the plugin refuses
+ * `compose`. A function of the facts script's own shell: the CLI each `$(...)` runs is the only process (a `sh`
+ * fact would start a subshell around them first).
+ */
 export const COMPOSE_CLI_QUERY = {
   id: COMPOSE_CLI_FACT,
-  sh: 'if v=$(docker compose version --short 2>/dev/null); then echo "v2 $v"; elif v=$(docker-compose version --short 2>/dev/null); then echo "v1 $v"; else exit 1; fi',
+  shBuiltin: [
+    'local gc_x',
+    'if gc_x=$(docker compose version --short); then gc_v="v2 $gc_x"',
+    'elif gc_x=$(docker-compose version --short); then gc_v="v1 $gc_x"',
+    'else return 1; fi',
+  ].join('\n'),
 };
 
 export function composeCli(facts: Facts): ComposeCli | undefined {

@@ -1,6 +1,7 @@
 // A Docker Compose project of Contrail containers: its file, and its containers at the desired images and
-// states. State is read from Docker's own labels (`docker ps --filter label=com.docker.compose.project=P`),
-// which compose v1 and v2 both set: v1 has no `ps --format json`.
+// states. State is read from Docker's own labels (com.docker.compose.project and .service), which compose v1
+// and v2 both set (v1 has no `ps --format json`), in one `docker ps` of every compose-made container
+// (DOCKER_PS_QUERY): the same process answers whether Docker's daemon answers at all (prereqs' tool/docker).
 
 import { stringify } from 'yaml';
 import { bashQuote } from '../../dataplane/quote.js';
@@ -69,8 +70,18 @@ export function containerState(status: string): string {
   return m ? `${(m[1] as string).toLowerCase()} (${m[2]})` : status.toLowerCase() || 'unknown';
 }
 
-/** Each compose service of the project: `image state` (first container of a service wins). */
-export function projectContainers(psJsonLines: string): Map<string, string> {
+/**
+ * Every container a compose (v1 or v2) made, whatever its project: `docker ps --filter label=KEY` keeps the
+ * containers that carry the label KEY with any value (docker ps reference, "Filtering"). Its status is also
+ * prereqs' answer to "does Docker answer": like `docker version`'s server part, it fails when dockerd is down.
+ */
+export const DOCKER_PS_QUERY = {
+  id: 'docker.ps',
+  sh: "docker ps -a --filter label=com.docker.compose.project --format '{{json .}}'",
+};
+
+/** Each compose service of `project`: `image state` (first container of a service wins). */
+export function projectContainers(psJsonLines: string, project: string): Map<string, string> {
   const found = new Map<string, string>();
   for (const line of psJsonLines.split('\n')) {
     let entry: { Image?: unknown; Labels?: unknown; Status?: unknown };
@@ -81,6 +92,7 @@ export function projectContainers(psJsonLines: string): Map<string, string> {
     }
     if (typeof entry !== 'object' || entry === null || typeof entry.Labels !== 'string') continue;
     const labels = new Map(entry.Labels.split(',').map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+    if (labels.get('com.docker.compose.project') !== project) continue;
     const service = labels.get('com.docker.compose.service');
     if (service && !found.has(service)) found.set(service, `${String(entry.Image)} ${containerState(String(entry.Status ?? ''))}`);
   }
@@ -98,19 +110,16 @@ export interface UpOptions {
 }
 
 export function composeUpResource(project: string, path: string, desired: DesiredServices, options: UpOptions = {}): Resource {
-  const id = `compose.${project}.ps`;
-  const label = bashQuote(`label=com.docker.compose.project=${project}`);
   const runsOnce = new Set(options.runsOnce ?? []);
   return {
     name: `compose/${project}/up`,
     ...(options.disruptive ? { disruptive: true } : {}),
-    facts: [
-      ...(options.facts ?? []),
-      ...(options.checkOnly ? [] : [COMPOSE_CLI_QUERY]),
-      { id, sh: `docker ps -a --filter ${label} --format '{{json .}}'` },
-    ],
+    facts: [...(options.facts ?? []), ...(options.checkOnly ? [] : [COMPOSE_CLI_QUERY]), DOCKER_PS_QUERY],
     test(facts) {
-      const have = projectContainers(fact(facts, id).stdout);
+      const ps = fact(facts, DOCKER_PS_QUERY.id);
+      // Docker not answering is not "no containers": the difference says so (prereqs' tool/docker says why).
+      if (ps.status !== 0) return compare({ Docker: ['not answering', 'answering'] });
+      const have = projectContainers(ps.stdout, project);
       const services = desired(facts);
       const want = typeof services === 'string' ? {} : services;
       const properties: Record<string, [unknown, unknown]> = {};

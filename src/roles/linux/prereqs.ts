@@ -5,6 +5,7 @@ import { errors } from '../../errors.js';
 import type { LinuxRoleInput } from '../input.js';
 import { applied, type Phase } from '../phase.js';
 import { compare, type Resource } from '../resource.js';
+import { DOCKER_PS_QUERY } from './compose.js';
 import { composePresent } from './compose-cli.js';
 import { dirFact, fact, fileContent, fileFact } from './facts.js';
 import { linuxOverlayAbsent } from './overlay.js';
@@ -13,15 +14,20 @@ const SYSCTL_FILE = '/etc/sysctl.d/60-contrail.conf';
 const SYSCTLS: Record<string, string> = { 'net.ipv4.ip_forward': '1' };
 const DIRS = ['/etc/contrail', '/etc/contrail/vrouter', '/var/log/contrail', '/var/lib/contrail'];
 
-/** Present, or the phase cannot go on: groundcrew does not install Docker on Linux nodes. */
-function tool(name: string, sh: string): Resource {
-  const id = `tool.${name}`;
+/**
+ * Docker present and its daemon answering, or the phase cannot go on: groundcrew does not install Docker on
+ * Linux nodes. Read by the `docker ps` the vRouter's containers are read with (one process for both; it fails
+ * as `docker version`'s server part does when the CLI is missing or dockerd does not answer).
+ */
+function dockerPresent(): Resource {
   return {
-    name: `tool/${name}`,
-    facts: [{ id, sh }],
-    test: (facts) => compare({ Present: [fact(facts, id).status === 0, true] }),
+    name: 'tool/docker',
+    facts: [DOCKER_PS_QUERY],
+    test: (facts) => compare({ Present: [fact(facts, DOCKER_PS_QUERY.id).status === 0, true] }),
     async set() {
-      throw errors.GC_SET_FAILED(`${name} is not installed on the node: install it (groundcrew does not install Docker on Linux nodes)`);
+      throw errors.GC_SET_FAILED(
+        'docker is not installed on the node or its daemon does not answer: install or start it (groundcrew does not install Docker on Linux nodes)',
+      );
     },
   };
 }
@@ -68,7 +74,7 @@ export function linuxPrereqs(input: LinuxRoleInput): Phase {
       // A node without a subnet holds no overlay (its label may have been removed in this commit). First:
       // it needs nothing else, and a set before it would make the phase read its facts once more.
       ...(input.overlay ? [] : [linuxOverlayAbsent()]),
-      tool('docker', "docker version --format '{{.Server.Version}}'"),
+      dockerPresent(),
       composePresent(),
       sysctls(),
       directories(),

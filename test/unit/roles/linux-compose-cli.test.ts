@@ -1,8 +1,14 @@
 // Compose v1 and v2: the Linux role finds whichever the host has (v2 first), uses it, and says so when
 // there is neither. Hosts: the simulator's ubuntu-20.04 (the plugin) and centos-7 (docker-compose 1.x only).
 
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
+import { COMPOSE_CLI_FACT, COMPOSE_CLI_QUERY, composeCli } from '../../../src/roles/linux/compose-cli.js';
+import { linuxFactsScript, readFactRecords } from '../../../src/roles/linux/fact-records.js';
 import { linuxPlan } from '../../../src/roles/linux/plan.js';
 import { applyPhase } from '../../../src/roles/phase.js';
 import { LinuxHost } from '../../../src/sim/linux/linux-host.js';
@@ -85,5 +91,37 @@ describe('docker compose (v2) and docker-compose (v1)', () => {
       message: expect.stringMatching(/neither `docker compose` \(the v2 plugin\) nor `docker-compose` \(v1\) is installed/),
     });
     expect(host.fs.read('/etc/sysctl.d/60-contrail.conf')).toBeUndefined();
+  });
+});
+
+describe('which Compose, read by real bash', () => {
+  // Stand-ins for the two CLIs on PATH, each answering `version --short` as the real ones do (2.20.2, 1.29.2),
+  // and writing a line to a log per run: the fact runs the CLIs and nothing else.
+  const dir = mkdtempSync(join(tmpdir(), 'gc-compose-cli-'));
+  const log = join(dir, 'runs.log');
+  const tool = (name: string, body: string) => {
+    writeFileSync(join(dir, name), `#!/bin/sh\necho "${name} $*" >> ${log}\n${body}\n`, { mode: 0o755 });
+  };
+  const read = () => {
+    writeFileSync(log, '');
+    const out = execFileSync('bash', ['--norc', '--noprofile', '-c', linuxFactsScript([COMPOSE_CLI_QUERY])], {
+      env: { PATH: `${dir}:/usr/bin:/bin` },
+      encoding: 'utf8',
+    });
+    const facts = readFactRecords(out, new Set([COMPOSE_CLI_FACT]), 'probe');
+    return { cli: composeCli(facts) ?? null, runs: readFileSync(log, 'utf8').trim().split('\n').filter(Boolean) };
+  };
+
+  it('v2 first, v1 when docker refuses compose, none when neither answers', () => {
+    tool('docker', 'if [ "$1" = compose ]; then echo 2.20.2; else exit 1; fi');
+    tool('docker-compose', 'echo 1.29.2');
+    expect(read()).toEqual({ cli: { command: 'docker compose', version: '2.20.2' }, runs: ['docker compose version --short'] });
+    tool('docker', `echo "docker: 'compose' is not a docker command." >&2; exit 1`);
+    expect(read()).toEqual({
+      cli: { command: 'docker-compose', version: '1.29.2' },
+      runs: ['docker compose version --short', 'docker-compose version --short'],
+    });
+    tool('docker-compose', 'exit 127');
+    expect(read().cli).toBeNull();
   });
 });

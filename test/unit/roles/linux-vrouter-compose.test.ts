@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { composeFile, containerState, projectContainers } from '../../../src/roles/linux/compose.js';
 import { parseOsFamily } from '../../../src/roles/linux/os-family.js';
+import { linuxPlan } from '../../../src/roles/linux/plan.js';
 import { linuxVerify } from '../../../src/roles/linux/verify.js';
 import { linuxVrouter, vrouterServices } from '../../../src/roles/linux/vrouter.js';
 import { linuxComputeInput } from '../../support/inputs.js';
@@ -118,8 +119,11 @@ describe('reading a host', () => {
       '{"ID":"3","Image":"r/contrail-nodemgr:5.0.1","Labels":"com.docker.compose.project=vrouter,com.docker.compose.service=nodemgr","Status":"Restarting (1) 2 seconds ago"}',
       'not json',
       '{"ID":"4","Image":"x","Labels":""}',
+      // Another compose project on the same host: docker ps answers every compose-made container.
+      '{"ID":"5","Image":"redis:7","Labels":"com.docker.compose.project=other,com.docker.compose.service=nodemgr","Status":"Up 1 hour"}',
     ].join('\n');
-    expect(Object.fromEntries(projectContainers(lines))).toEqual({
+    expect(Object.fromEntries(projectContainers(lines, 'other'))).toEqual({ nodemgr: 'redis:7 running' });
+    expect(Object.fromEntries(projectContainers(lines, 'vrouter'))).toEqual({
       'vrouter-agent': 'r/contrail-vrouter-agent:5.0.1 running',
       'node-init': 'r/contrail-node-init:5.0.1 exited (0)',
       nodemgr: 'r/contrail-nodemgr:5.0.1 restarting (1)',
@@ -134,6 +138,13 @@ describe('reading a host', () => {
     const input = linuxComputeInput();
     expect(ids(linuxVrouter(input))).toContain('compose.cli');
     expect(ids(linuxVerify(input))).not.toContain('compose.cli');
-    expect(ids(linuxVerify(input))).toContain('compose.vrouter.ps');
+    expect(ids(linuxVerify(input))).toContain('docker.ps');
+  });
+
+  it('a re-verify asks docker once: prereqs (is Docker there) and the containers read one docker ps', () => {
+    const input = linuxComputeInput();
+    const queries = linuxPlan(input).phases.flatMap((p) => p.resources.flatMap((r) => r.facts));
+    const commands = new Set(queries.filter((q) => q.sh !== undefined && /\bdocker\b/.test(q.sh)).map((q) => q.sh));
+    expect([...commands]).toEqual(["docker ps -a --filter label=com.docker.compose.project --format '{{json .}}'"]);
   });
 });
