@@ -26,8 +26,11 @@ export interface HostPaths {
   mounts: { inside: string; outside: string }[];
 }
 
-/** The directories a Linux lab host keeps to itself (bind-mounted in its own mount namespace). */
-export const PRIVATE_DIRS = ['/etc/contrail', '/var/lib/contrail', '/var/log/contrail', '/etc/kolla', '/etc/sysctl.d'];
+/**
+ * The directories a Linux lab host keeps to itself (bind-mounted in its own mount namespace). /run/groundcrew:
+ * what the facts script remembers on a node (roles/linux/compose-cli-cache.ts), a tmpfs of each host's own.
+ */
+export const PRIVATE_DIRS = ['/etc/contrail', '/var/lib/contrail', '/var/log/contrail', '/etc/kolla', '/etc/sysctl.d', '/run/groundcrew'];
 
 export function hostPaths(dir: string): HostPaths {
   return {

@@ -1,10 +1,15 @@
 // The roles over real SSH: Linux phases against real bash (with the docker shim), Windows phases against
 // the simulator behind sshd. The same code as on the in-process simulator, unchanged.
 
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HostKeyStore } from '../../src/dataplane/host-keys.js';
 import { Limiter } from '../../src/dataplane/limiter.js';
 import { SshExecutor } from '../../src/dataplane/ssh-executor.js';
+import { gatherFacts } from '../../src/roles/facts.js';
+import { COMPOSE_CLI_FACT, COMPOSE_CLI_QUERY } from '../../src/roles/linux/compose-cli.js';
+import { fact } from '../../src/roles/linux/facts.js';
 import { linuxPlan } from '../../src/roles/linux/plan.js';
 import { applyPhase, type PhaseOutcome } from '../../src/roles/phase.js';
 import { windowsPlan } from '../../src/roles/windows/plan.js';
@@ -108,6 +113,28 @@ describe('roles over SSH', () => {
       expect((await lab.commandLog(name)).join('\n')).not.toContain('lab-s3cret');
     });
   }
+
+  it('which Compose a Linux host has is remembered on it, and an upgrade without a reboot is seen', async () => {
+    // After the converge above: rl's answer is kept in its own /run/groundcrew (a private mount per lab host).
+    const exec = executor('rl');
+    const read = async () => fact(await gatherFacts(exec, [COMPOSE_CLI_QUERY], { label: 'compose' }), COMPOSE_CLI_FACT).stdout;
+    const kept = await ssh(lab, 'rl', 'cat /run/groundcrew/compose-cli/answer; cat /proc/sys/kernel/random/boot_id');
+    const [bootId, ...rest] = kept.stdout.trim().split('\n');
+    expect([bootId, rest.at(-2)]).toEqual([rest.at(-1), 'v2 2.20.2']);
+    // The model's plugin upgraded without the docker file changing: still the kept answer (nothing was asked).
+    lab.linux('rl').state.composeVersion = '2.29.1';
+    expect(await read()).toBe('v2 2.20.2');
+    // As a package upgrade does it: the docker CLI file replaced (the lab's shim stands for it), then it is asked.
+    const shim = join(lab.host('rl').paths.shims, 'docker');
+    const text = await readFile(shim, 'utf8');
+    await rm(shim);
+    await writeFile(shim, text, { mode: 0o755 });
+    expect(await read()).toBe('v2 2.29.1');
+    // A garbled kept answer is asked again, never believed.
+    await ssh(lab, 'rl', "printf 'garbage\\nv2 9.9.9\\n' > /run/groundcrew/compose-cli/answer");
+    lab.linux('rl').state.composeVersion = '2.30.0';
+    expect(await read()).toBe('v2 2.30.0');
+  });
 
   // Retried once: one CI run (of about fifteen runs) saw two reboots here and none has since; the host's
   // journal in the failure message says why if it happens again. Each attempt starts from a fresh host.

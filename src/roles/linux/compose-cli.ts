@@ -1,9 +1,11 @@
 // Which Docker Compose the node has: the v2 plugin (`docker compose`) or the standalone v1
 // (`docker-compose`, what CentOS 7 era hosts carry); v2 is preferred. groundcrew installs neither.
 
+import { bashQuote } from '../../dataplane/quote.js';
 import { errors } from '../../errors.js';
 import type { Facts } from '../resource.js';
 import { compare, type Resource } from '../resource.js';
+import { COMPOSE_CLI_CACHE, type ComposeCliCache, cachedComposeDetection } from './compose-cli-cache.js';
 import { fact } from './facts.js';
 
 export interface ComposeCli {
@@ -16,18 +18,20 @@ export const COMPOSE_CLI_FACT = 'compose.cli';
 
 /**
  * Both answer `version --short` (v1 since 1.x's own `version` command); docker without the plugin refuses
- * `compose`. A function of the facts script's own shell: the CLI each `$(...)` runs is the only process (a `sh`
- * fact would start a subshell around them first).
+ * `compose`. Run in the facts script's own shell (a function: the CLI each `$(...)` runs is the only process).
  */
-export const COMPOSE_CLI_QUERY = {
-  id: COMPOSE_CLI_FACT,
-  shBuiltin: [
-    'local gc_x',
-    'if gc_x=$(docker compose version --short); then gc_v="v2 $gc_x"',
-    'elif gc_x=$(docker-compose version --short); then gc_v="v1 $gc_x"',
-    'else return 1; fi',
-  ].join('\n'),
-};
+const DETECT = [
+  'if gc_x=$(docker compose version --short); then gc_v="v2 $gc_x"',
+  'elif gc_x=$(docker-compose version --short); then gc_v="v1 $gc_x"',
+  'else return 1; fi',
+].join('\n');
+
+/** The fact, remembered on the node (compose-cli-cache.ts): a re-verify that finds nothing changed runs no CLI. */
+export function composeCliQuery(cache: ComposeCliCache = COMPOSE_CLI_CACHE) {
+  return { id: COMPOSE_CLI_FACT, shBuiltin: cachedComposeDetection(DETECT, cache, bashQuote) };
+}
+
+export const COMPOSE_CLI_QUERY = composeCliQuery();
 
 export function composeCli(facts: Facts): ComposeCli | undefined {
   const f = fact(facts, COMPOSE_CLI_FACT);
