@@ -33,8 +33,22 @@ export type Services = Record<string, ComposeService>;
 /** The project's services for the facts the phase read (the OS family), or a sentence saying why there are none. */
 export type DesiredServices = (facts: Facts) => Services | string;
 
+/**
+ * The last files written, by their services as JSON: a re-verify compares every vRouter node's file, nodes
+ * mostly want the same one, and YAML's stringify was the largest part of a re-verify's own CPU (a profile of
+ * testPhases on a converged node, docs/BENCHMARKS.md). Bounded: a few distinct files, never one per node.
+ */
+const written = new Map<string, string>();
+const WRITTEN_MAX = 32;
+
 export function composeFile(services: Services): string {
-  return stringify({ version: '2', services });
+  const key = JSON.stringify(services);
+  const known = written.get(key);
+  if (known !== undefined) return known;
+  const text = stringify({ version: '2', services });
+  if (written.size >= WRITTEN_MAX) written.delete(written.keys().next().value as string);
+  written.set(key, text);
+  return text;
 }
 
 function servicesOrFail(desired: DesiredServices, facts: Facts): Services {

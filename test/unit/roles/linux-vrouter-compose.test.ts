@@ -111,6 +111,18 @@ describe('reading a host', () => {
     expect(parseOsFamily('')).toBeUndefined();
   });
 
+  it('the compose file is remembered by its services, never served for other services', () => {
+    const one = (image: string) => ({ agent: { image, network_mode: 'host' as const } });
+    // More distinct files than are kept, then the first again: each is its own services' file.
+    for (let i = 0; i < 40; i++) expect(parse(composeFile(one(`r/agent:${i}`)))).toEqual({ version: '2', services: one(`r/agent:${i}`) });
+    expect(parse(composeFile(one('r/agent:0')))).toEqual({ version: '2', services: one('r/agent:0') });
+    const services = one('r/agent:5.0.1');
+    const first = composeFile(services);
+    (services.agent as { privileged?: boolean }).privileged = true;
+    expect(composeFile(services)).not.toBe(first);
+    expect(parse(composeFile(services)).services.agent.privileged).toBe(true);
+  });
+
   it("a project's containers from docker ps labels, whatever compose made them; Status as a state", () => {
     // Shape of `docker ps -a --format '{{json .}}'` (Docker 20.10); a v1-made container's name has underscores.
     const lines = [
