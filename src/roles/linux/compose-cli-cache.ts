@@ -8,7 +8,7 @@
 // file's mtime equal to its reference's (`[[ -nt ]]`/`[[ -ot ]]` both false: bash 5 compares nanoseconds).
 // A package upgrade replaces the binary with one of another mtime (its build's), so it is seen without a
 // reboot. Anything else (a missing, garbled or forged answer, a reference gone, a link where a file should
-// be, a directory not ours) is a miss: the CLIs are asked again and the answer rewritten. Never a verdict.
+// be, a directory not ours) is a miss: the CLIs are asked again and the answer rewritten, never believed.
 
 /** Where docker/cli looks for plugins on Linux, after ~/.docker/cli-plugins (its defaultSystemPluginDirs). */
 const PLUGIN_DIRS = [
