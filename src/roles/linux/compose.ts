@@ -32,8 +32,20 @@ export type Services = Record<string, ComposeService>;
 /** The project's services for the facts the phase read (the OS family), or a sentence saying why there are none. */
 export type DesiredServices = (facts: Facts) => Services | string;
 
+// The services are the same for every node of a role and version (the node's own values are in its env file),
+// and the file is rendered for each test and set: yaml's stringify was the top self time of a converge once plans
+// were built per phase run (docs/BENCHMARKS.md). So the text is kept by the services' JSON, a few at a time.
+const rendered = new Map<string, string>();
+const RENDERED_MAX = 64;
+
 export function composeFile(services: Services): string {
-  return stringify({ version: '2', services });
+  const key = JSON.stringify(services);
+  const kept = rendered.get(key);
+  if (kept !== undefined) return kept;
+  const text = stringify({ version: '2', services });
+  if (rendered.size >= RENDERED_MAX) rendered.delete(rendered.keys().next().value as string);
+  rendered.set(key, text);
+  return text;
 }
 
 function servicesOrFail(desired: DesiredServices, facts: Facts): Services {
