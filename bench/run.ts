@@ -13,12 +13,8 @@ const only = process.env.GC_BENCH_ONLY?.split(',');
 const names = ORDER.filter((n) => !only || only.includes(n));
 const tsx = join(import.meta.dirname, '..', 'node_modules', '.bin', 'tsx');
 
-// The scale benchmark's process is the daemon: it runs with the V8 flags the shipped systemd unit gives
-// `groundcrew run` (its Environment=NODE_OPTIONS=), or GC_BENCH_SCALE_NODE_OPTIONS's to try others.
-function daemonNodeOptions(): string {
-  const unit = readFileSync(join(import.meta.dirname, '..', 'systemd', 'groundcrew.service'), 'utf8');
-  return process.env.GC_BENCH_SCALE_NODE_OPTIONS ?? /^Environment="?NODE_OPTIONS=([^"\n]*)"?$/m.exec(unit)?.[1] ?? '';
-}
+// GC_BENCH_SCALE_NODE_OPTIONS: V8 flags for the scale benchmark's process alone (the daemon's), to try some.
+const scaleNodeOptions = process.env.GC_BENCH_SCALE_NODE_OPTIONS;
 
 const results = new Map<string, Record<string, unknown>>();
 let failed = 0;
@@ -26,7 +22,7 @@ for (const name of names) {
   const file = join('bench-results', `${name}.json`);
   // A result left by an earlier run must not pass for this one's.
   rmSync(file, { force: true });
-  const env = name === 'scale' ? { ...process.env, NODE_OPTIONS: daemonNodeOptions() } : process.env;
+  const env = name === 'scale' && scaleNodeOptions ? { ...process.env, NODE_OPTIONS: scaleNodeOptions } : process.env;
   const run = spawnSync(tsx, [join(import.meta.dirname, 'one.ts'), name], { stdio: 'inherit', env });
   if (run.status !== 0) {
     console.log(`${name}: failed (exit ${run.status ?? run.signal})`);

@@ -10,6 +10,7 @@ import { constants, monitorEventLoopDelay, PerformanceObserver, performance } fr
 import { setTimeout as sleep } from 'node:timers/promises';
 import { getHeapStatistics, setFlagsFromString, writeHeapSnapshot } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { tuneDaemonHeap } from '../src/cli/daemon-heap.js';
 import { SimCluster } from '../src/cli/sim-cluster.js';
 import { type SimExecutor, SimShells, type SocketSimExecutor } from '../src/dataplane/sim-executor.js';
 import { parseInventory } from '../src/inventory/parse-inventory.js';
@@ -42,6 +43,9 @@ export interface ScaleResult {
   /** The NODE_OPTIONS this process ran with (bench/run.ts gives it the shipped systemd unit's). */
   nodeOptions: string;
   fullGcs: number;
+  heapGrowingPercent: number;
+  /** CPU time of this process (the daemon) over the converge, user and system. */
+  convergeCpuSeconds: number;
   rssPerNodeKiB: number;
   /** After the converge, once the garbage is collected: what the process holds for the settled cluster. */
   settledRssMiB: number;
@@ -74,6 +78,8 @@ function collectGarbage(): void {
 }
 
 export async function runScale(nodes: number, latencyMs = 5): Promise<ScaleResult> {
+  // This process is the daemon: its heap is tuned as `groundcrew run` tunes it (the same variable overrides).
+  const heapGrowingPercent = tuneDaemonHeap(process.env.GROUNDCREW_HEAP_GROWING_PERCENT);
   const text = bigInventory(nodes - 1);
   // The daemon's intake keeps the last revision's parse: a one-node commit re-derives that node only.
   const memo = new ParseMemo();
@@ -147,6 +153,7 @@ export async function runScale(nodes: number, latencyMs = 5): Promise<ScaleResul
   }
   try {
     const started = performance.now();
+    const cpuAtStart = process.cpuUsage();
     reconciler.apply({ sha: 'r1', state });
     // Polled, then reconciler.settled() once every node says verified: settled() looks at every node on each
     // status change, which at 10,000 nodes is the benchmark's own load on the loop (the daemon never calls it).
@@ -171,6 +178,8 @@ export async function runScale(nodes: number, latencyMs = 5): Promise<ScaleResul
     }
     await reconciler.settled();
     const convergeSeconds = (performance.now() - started) / 1000;
+    const cpu = process.cpuUsage(cpuAtStart);
+    const convergeCpuSeconds = (cpu.user + cpu.system) / 1e6;
     delay.disable();
     gcWatch.disconnect();
     if (profiler && profileFile) {
@@ -249,6 +258,8 @@ export async function runScale(nodes: number, latencyMs = 5): Promise<ScaleResul
       heapLimitMiB: Math.round(getHeapStatistics().heap_size_limit / 1048576),
       nodeOptions,
       fullGcs,
+      heapGrowingPercent,
+      convergeCpuSeconds,
       rssPerNodeKiB: Math.round((peak - baseline) / 1024 / nodes),
       settledRssMiB: Math.round(settledRss / 1048576),
       settledHeapMiB: Math.round(settledHeap / 1048576),
