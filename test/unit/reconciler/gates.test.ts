@@ -7,7 +7,15 @@ import type { Entry } from '../../../src/reconciler/node-status.js';
 import { planNode } from '../../../src/roles/plan.js';
 import { linuxComputeInput } from '../../support/inputs.js';
 
-const keystone = { address: '192.0.2.10', source: 'the node with an openstack role', hostNode: 'ctrl', user: 'admin', password: 'p' };
+const keystone = {
+  address: '192.0.2.10',
+  source: 'the node with an openstack role',
+  hostNode: 'ctrl',
+  user: 'admin',
+  password: 'p',
+  project: 'admin',
+  domain: 'Default',
+};
 
 /** An entry as checkGates reads it: the machine's snapshot (state, revision) and the desired revision. */
 function entryIn(state: string, revision: string, desired = revision): Entry {
