@@ -7,7 +7,7 @@ describe('tuneDaemonHeap', () => {
   it('caps the growth at the default unless GROUNDCREW_HEAP_GROWING_PERCENT says otherwise; 0 leaves V8 its own', () => {
     expect(tuneDaemonHeap(undefined)).toBe(HEAP_GROWING_PERCENT);
     expect(tuneDaemonHeap('')).toBe(HEAP_GROWING_PERCENT);
-    expect(tuneDaemonHeap('50')).toBe(50);
+    expect(tuneDaemonHeap('30')).toBe(30);
     expect(tuneDaemonHeap('0')).toBe(0);
   });
 
