@@ -123,7 +123,12 @@ if (wanted('scale')) {
     `scale: ${r.nodes} simulated nodes (${r.windows} Windows), ${r.latencyMsPerCommand} ms per command: converged in ${r.convergeSeconds.toFixed(1)} s (${r.commands} commands)`,
   );
   console.log(`scale: peak RSS ${r.peakRssMiB} MiB (${r.rssPerNodeKiB} KiB per node), event-loop delay p99 ${ms(r.eventLoopDelayP99Ms)}`);
-  console.log(`scale: at the RSS peak V8's heap was ${r.peakHeapTotalMiB} MiB reserved, ${r.peakHeapUsedMiB} MiB in use`);
+  console.log(
+    `scale: at the RSS peak V8's heap was ${r.peakHeapTotalMiB} MiB reserved, ${r.peakHeapUsedMiB} MiB in use, ${r.peakExternalMiB} MiB external`,
+  );
+  console.log(
+    `scale: heap growing percent ${r.heapGrowingPercent}, V8 flags "${r.nodeOptions}": heap limit ${r.heapLimitMiB} MiB; most heap in use after a full collection (${r.fullGcs} of them) ${r.maxHeapAfterFullGcMiB} MiB; CPU over the converge ${r.convergeCpuSeconds.toFixed(1)} s`,
+  );
   console.log(
     `scale: simulated hosts ${r.sim === 'process' ? `in a process of their own (peak RSS ${r.simPeakRssMiB} MiB), not counted above` : 'in this process, counted above'}`,
   );

@@ -13,13 +13,17 @@ const only = process.env.GC_BENCH_ONLY?.split(',');
 const names = ORDER.filter((n) => !only || only.includes(n));
 const tsx = join(import.meta.dirname, '..', 'node_modules', '.bin', 'tsx');
 
+// GC_BENCH_SCALE_NODE_OPTIONS: V8 flags for the scale benchmark's process alone (the daemon's), to try some.
+const scaleNodeOptions = process.env.GC_BENCH_SCALE_NODE_OPTIONS;
+
 const results = new Map<string, Record<string, unknown>>();
 let failed = 0;
 for (const name of names) {
   const file = join('bench-results', `${name}.json`);
   // A result left by an earlier run must not pass for this one's.
   rmSync(file, { force: true });
-  const run = spawnSync(tsx, [join(import.meta.dirname, 'one.ts'), name], { stdio: 'inherit' });
+  const env = name === 'scale' && scaleNodeOptions ? { ...process.env, NODE_OPTIONS: scaleNodeOptions } : process.env;
+  const run = spawnSync(tsx, [join(import.meta.dirname, 'one.ts'), name], { stdio: 'inherit', env });
   if (run.status !== 0) {
     console.log(`${name}: failed (exit ${run.status ?? run.signal})`);
     failed++;

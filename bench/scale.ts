@@ -6,10 +6,11 @@
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { constants, monitorEventLoopDelay, PerformanceObserver, performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { setFlagsFromString, writeHeapSnapshot } from 'node:v8';
+import { getHeapStatistics, setFlagsFromString, writeHeapSnapshot } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { tuneDaemonHeap } from '../src/cli/daemon-heap.js';
 import { SimCluster } from '../src/cli/sim-cluster.js';
 import { type SimExecutor, SimShells, type SocketSimExecutor } from '../src/dataplane/sim-executor.js';
 import { parseInventory } from '../src/inventory/parse-inventory.js';
@@ -31,6 +32,20 @@ export interface ScaleResult {
   /** V8's heap at the RSS peak's sample, reserved and in use: how much of the peak is heap grown into. */
   peakHeapTotalMiB: number;
   peakHeapUsedMiB: number;
+  /** Outside V8's heap at the RSS peak's sample: buffers (external) and what is left (native, code, allocator). */
+  peakExternalMiB: number;
+  /**
+   * The most heap in use just after any full collection of the converge: an upper bound of the live heap at
+   * its largest (what a heap limit must leave room for), and V8's limit in this process (the daemon's flags).
+   */
+  maxHeapAfterFullGcMiB: number;
+  heapLimitMiB: number;
+  /** The NODE_OPTIONS this process ran with (bench/run.ts gives it the shipped systemd unit's). */
+  nodeOptions: string;
+  fullGcs: number;
+  heapGrowingPercent: number;
+  /** CPU time of this process (the daemon) over the converge, user and system. */
+  convergeCpuSeconds: number;
   rssPerNodeKiB: number;
   /** After the converge, once the garbage is collected: what the process holds for the settled cluster. */
   settledRssMiB: number;
@@ -63,6 +78,8 @@ function collectGarbage(): void {
 }
 
 export async function runScale(nodes: number, latencyMs = 5): Promise<ScaleResult> {
+  // This process is the daemon: its heap is tuned as `groundcrew run` tunes it (the same variable overrides).
+  const heapGrowingPercent = tuneDaemonHeap(process.env.GROUNDCREW_HEAP_GROWING_PERCENT);
   const text = bigInventory(nodes - 1);
   // The daemon's intake keeps the last revision's parse: a one-node commit re-derives that node only.
   const memo = new ParseMemo();
@@ -81,6 +98,9 @@ export async function runScale(nodes: number, latencyMs = 5): Promise<ScaleResul
   const baseline = process.memoryUsage().rss;
   const state = parse();
   const inline = process.env.GC_BENCH_SCALE_SIM === 'inline';
+  // The daemon's V8 flags are this process's; the hosts' process must not inherit its heap limit.
+  const nodeOptions = process.env.NODE_OPTIONS ?? '';
+  delete process.env.NODE_OPTIONS;
   const hosts = inline ? undefined : await HostProcess.start({ socketDir: tmpdir(), rebootMs: 500 });
   const sim = new SimCluster({ ...(hosts ? { process: hosts } : { shells: await SimShells.create() }), rebootMs: 500, latencyMs });
   const executors: ReadonlyMap<string, SimExecutor | SocketSimExecutor> = hosts ? sim.remote : sim.executors;
@@ -98,13 +118,28 @@ export async function runScale(nodes: number, latencyMs = 5): Promise<ScaleResul
   const url = `${await listenOnLoopback(server)}/api/nodes`;
 
   let peak = 0;
-  let peakHeap = { total: 0, used: 0 };
+  let peakHeap = { total: 0, used: 0, external: 0 };
   let simPeak = 0;
+  // GC_BENCH_MEM_TRACE=FILE: process.memoryUsage() once a second over the converge, as JSON lines (where the RSS goes).
+  const traceFile = process.env.GC_BENCH_MEM_TRACE;
+  const trace: string[] = [];
+  let ticks = 0;
   const sampler = setInterval(() => {
     const m = process.memoryUsage();
-    if (m.rss > peak) [peak, peakHeap] = [m.rss, { total: m.heapTotal, used: m.heapUsed }];
+    if (m.rss > peak) [peak, peakHeap] = [m.rss, { total: m.heapTotal, used: m.heapUsed, external: m.external }];
+    if (traceFile && ticks++ % 10 === 0) trace.push(JSON.stringify({ t: Math.round(performance.now()), ...m }));
     simPeak = Math.max(simPeak, hosts?.rss() ?? 0);
   }, 100);
+  let maxAfterFullGc = 0;
+  let fullGcs = 0;
+  const gcWatch = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      if ((entry as { detail?: { kind?: number } }).detail?.kind !== constants.NODE_PERFORMANCE_GC_MAJOR) continue;
+      fullGcs++;
+      maxAfterFullGc = Math.max(maxAfterFullGc, process.memoryUsage().heapUsed);
+    }
+  });
+  gcWatch.observe({ entryTypes: ['gc'] });
   const delay = monitorEventLoopDelay({ resolution: 10 });
   delay.enable();
   // GC_BENCH_CPU_PROFILE=FILE: a CPU profile of this process during the converge (.cpuprofile, for the
@@ -118,6 +153,7 @@ export async function runScale(nodes: number, latencyMs = 5): Promise<ScaleResul
   }
   try {
     const started = performance.now();
+    const cpuAtStart = process.cpuUsage();
     reconciler.apply({ sha: 'r1', state });
     // Polled, then reconciler.settled() once every node says verified: settled() looks at every node on each
     // status change, which at 10,000 nodes is the benchmark's own load on the loop (the daemon never calls it).
@@ -142,7 +178,10 @@ export async function runScale(nodes: number, latencyMs = 5): Promise<ScaleResul
     }
     await reconciler.settled();
     const convergeSeconds = (performance.now() - started) / 1000;
+    const cpu = process.cpuUsage(cpuAtStart);
+    const convergeCpuSeconds = (cpu.user + cpu.system) / 1e6;
     delay.disable();
+    gcWatch.disconnect();
     if (profiler && profileFile) {
       const { profile } = await profiler.post('Profiler.stop');
       writeFileSync(profileFile, JSON.stringify(profile));
@@ -214,6 +253,13 @@ export async function runScale(nodes: number, latencyMs = 5): Promise<ScaleResul
       peakRssMiB: Math.round(peak / 1048576),
       peakHeapTotalMiB: Math.round(peakHeap.total / 1048576),
       peakHeapUsedMiB: Math.round(peakHeap.used / 1048576),
+      peakExternalMiB: Math.round(peakHeap.external / 1048576),
+      maxHeapAfterFullGcMiB: Math.round(maxAfterFullGc / 1048576),
+      heapLimitMiB: Math.round(getHeapStatistics().heap_size_limit / 1048576),
+      nodeOptions,
+      fullGcs,
+      heapGrowingPercent,
+      convergeCpuSeconds,
       rssPerNodeKiB: Math.round((peak - baseline) / 1024 / nodes),
       settledRssMiB: Math.round(settledRss / 1048576),
       settledHeapMiB: Math.round(settledHeap / 1048576),
@@ -232,6 +278,8 @@ export async function runScale(nodes: number, latencyMs = 5): Promise<ScaleResul
     };
   } finally {
     clearInterval(sampler);
+    gcWatch.disconnect();
+    if (traceFile) writeFileSync(traceFile, `${trace.join('\n')}\n`);
     await server.close();
     await reconciler.stop();
     hosts?.stop();

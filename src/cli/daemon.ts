@@ -3,6 +3,7 @@
 
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { getHeapStatistics } from 'node:v8';
 import type { Logger } from 'pino';
 import { ClusterMember } from '../cluster/cluster-member.js';
 import { HostKeyStore } from '../dataplane/host-keys.js';
@@ -209,7 +210,9 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   await server.listen({ host, port });
   const address = server.server.address();
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${typeof address === 'object' && address ? address.port : port}`;
-  log.info({ url, tokenFile: api.file }, 'status page and API listening');
+  // V8's heap limit, so an operator sees whether the unit's NODE_OPTIONS reached the daemon (docs/operations.md).
+  const heapLimitMiB = Math.round(getHeapStatistics().heap_size_limit / 1048576);
+  log.info({ url, tokenFile: api.file, heapLimitMiB }, 'status page and API listening');
   const removeRecord = writeRuntimeRecord(url, api.file);
   // Before the source is read: the first revision is an event too. Sinks never hold the reconciler up.
   const stopNotifications = startNotifications(config.notifications, {

@@ -19,6 +19,7 @@ import { clusterStatusCommand } from './cluster-commands.js';
 import { bashCompletion, zshCompletion } from './completion.js';
 import { startDaemon } from './daemon.js';
 import { loadDaemonConfig } from './daemon-config.js';
+import { tuneDaemonHeap } from './daemon-heap.js';
 import { demoCommand } from './demo.js';
 import { hostsCommand, hostsTrustCommand, type StateDirOptions } from './hosts-commands.js';
 import { inertLines } from './inert-text.js';
@@ -46,6 +47,15 @@ program
       return;
     }
     const log = rootLogger(loaded.config.log.level);
+    let heapGrowingPercent: number;
+    try {
+      heapGrowingPercent = tuneDaemonHeap(process.env.GROUNDCREW_HEAP_GROWING_PERCENT);
+    } catch (err) {
+      io.err((err as Error).message);
+      process.exitCode = 1;
+      return;
+    }
+    log.debug({ heapGrowingPercent }, 'heap growth capped');
     let notifier: ReturnType<typeof systemdNotifier> | undefined;
     if (process.env.NOTIFY_SOCKET) notifier = systemdNotifier();
     const daemon = await startDaemon(loaded.config, { log, ...(notifier ? { notifier } : {}) });

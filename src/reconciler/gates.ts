@@ -2,7 +2,7 @@
 // host) runs only once that node is verified on its own desired revision.
 
 import { errors } from '../errors.js';
-import type { NodePlan, PlannedPhase } from '../roles/plan.js';
+import type { Gate, NodePlan } from '../roles/plan.js';
 import { planGates } from '../roles/plan.js';
 import type { NodeScope } from './node-scope.js';
 import { type Entry, where } from './node-status.js';
@@ -10,8 +10,8 @@ import { type Entry, where } from './node-status.js';
 export const GATE_CODES = new Set<string>([errors.GC_GATE_CLOSED.code, errors.GC_GATE_FAILED.code]);
 
 /** Throws GC_GATE_CLOSED (retried) while a node the phase waits for is not verified, GC_GATE_FAILED when it failed. */
-export function checkGates(phase: PlannedPhase, entries: ReadonlyMap<string, Entry>, scope?: NodeScope): void {
-  for (const gate of phase.gates) {
+export function checkGates(gates: readonly Gate[], entries: ReadonlyMap<string, Entry>, scope?: NodeScope): void {
+  for (const gate of gates) {
     const other = entries.get(gate.node);
     const snapshot = other?.actor.getSnapshot();
     // A node driven by another member (cluster mode): as that member last recorded it.
@@ -25,6 +25,16 @@ export function checkGates(phase: PlannedPhase, entries: ReadonlyMap<string, Ent
 }
 
 const NO_GATES: ReadonlySet<string> = new Set();
+const NO_PHASE_GATES: ReadonlyMap<string, readonly Gate[]> = new Map();
+
+/**
+ * Each gated phase's gates, kept on the node's entry: a phase run checks them before it waits for a worker,
+ * and builds its plan only once it holds one (plans built while waiting were most of the heap in flight).
+ */
+export function phaseGates(plan: NodePlan): ReadonlyMap<string, readonly Gate[]> {
+  const gated = plan.phases.filter((p) => p.gates.length > 0);
+  return gated.length === 0 ? NO_PHASE_GATES : new Map(gated.map((p) => [p.name, p.gates]));
+}
 
 /** The nodes a plan's gates wait for, kept on the node's entry: every settle looks at every node's. */
 export function gateNodes(plan: NodePlan): ReadonlySet<string> {

@@ -7,7 +7,7 @@ import type { Executor } from '../dataplane/executor.js';
 import { errors } from '../errors.js';
 import { checkReadiness, issueReboot, readBootId } from '../roles/node-commands.js';
 import { type Phase, type PhaseOutcome, passPhase } from '../roles/phase.js';
-import type { NodePlan, PlannedPhase } from '../roles/plan.js';
+import type { NodePlan } from '../roles/plan.js';
 import type { PhaseResult, RunPhaseInput } from '../state-machines/node-machine.js';
 
 export interface NodeRuntime {
@@ -20,8 +20,8 @@ export interface NodeRuntime {
   plan: () => NodePlan;
   /** Boot-id polling after a reboot: capped exponential backoff with jitter. */
   poll?: { initialMs: number; maxMs: number };
-  /** Throws (GC_GATE_*) when the phase may not run yet: a node it waits for is not verified. */
-  gate?: (phase: PlannedPhase) => void;
+  /** Throws (GC_GATE_*) when the phase (by name) may not run yet: a node it waits for is not verified. */
+  gate?: (phase: string) => void;
   /** Waits until the node may take its data plane down (the disruption budget). */
   beforeDisruptive?: (what: string, revision: string, signal: AbortSignal) => Promise<void>;
   /** Worker slots: a phase runs only while it holds one (the cluster-wide concurrency limit). */
@@ -41,9 +41,7 @@ export function sharedNodeActors(runtimeOf: (node: string) => NodeRuntime) {
   return {
     runPhase: fromPromise<PhaseResult, RunPhaseInput>(async ({ input, signal }) => {
       const rt = runtimeOf(input.node);
-      const phase = rt.plan().phases.find((p) => p.name === input.phase);
-      if (!phase) throw errors.GC_INTERNAL(`${input.node} has no phase ${input.phase} in its plan`);
-      rt.gate?.(phase);
+      rt.gate?.(input.phase);
       const { workers, beforeDisruptive } = rt;
       let held = false;
       if (workers) {
@@ -61,6 +59,10 @@ export function sharedNodeActors(runtimeOf: (node: string) => NodeRuntime) {
         }
       };
       try {
+        // Built once a worker is held: thousands of nodes wait for one during a converge, and a plan each
+        // held while waiting was the bulk of the live heap in flight (the plan is never kept: see `plan`).
+        const phase = rt.plan().phases.find((p) => p.name === input.phase);
+        if (!phase) throw errors.GC_INTERNAL(`${input.node} has no phase ${input.phase} in its plan`);
         const outcome = await passPhase(rt.exec, phase, { signal, dryRun: input.dryRun, beforeDisruptive: disrupt });
         if (!signal.aborted || !outcome.failure) rt.onPhase?.(outcome, input);
         if (outcome.failure) throw outcome.failure;

@@ -7,6 +7,7 @@ import type { NodeSpec } from '../inventory/desired-state.js';
 import type { RoleInput } from '../roles/input.js';
 import { observedVersions } from '../roles/observed-versions.js';
 import type { PhaseOutcome } from '../roles/phase.js';
+import type { Gate } from '../roles/plan.js';
 import type { nodeMachine, RunPhaseInput } from '../state-machines/node-machine.js';
 import type { NodeRuntime } from './node-actors.js';
 import type { NodeStatus, StatusStore } from './status-store.js';
@@ -23,6 +24,8 @@ export interface Entry {
   role: RoleInput;
   /** The nodes its plan's gates wait for. */
   gates: ReadonlySet<string>;
+  /** The gates of each phase that has any (the plan is not kept, and a phase is gated before it is built). */
+  phaseGates: ReadonlyMap<string, readonly Gate[]>;
   runtime: NodeRuntime;
   actor: NodeActor;
   log: Logger;

@@ -11,7 +11,7 @@ import type { Phase } from '../roles/phase.js';
 import { planNode, planOrder } from '../roles/plan.js';
 import { windowsDeconfigure } from '../roles/windows/deconfigure.js';
 import { type Limits, type NodeMachineInput, nodeMachine } from '../state-machines/node-machine.js';
-import { checkGates, GATE_CODES, gateNodes, wakeDependents } from './gates.js';
+import { checkGates, GATE_CODES, gateNodes, phaseGates, wakeDependents } from './gates.js';
 import { type NodeRuntime, sharedNodeActors } from './node-actors.js';
 import { launchNode, noteSetAside } from './node-launch.js';
 import type { NodeScope } from './node-scope.js';
@@ -230,6 +230,7 @@ export class Reconciler {
     const { mode, paused } = entry.spec;
     const plan = planNode(entry.role);
     entry.gates = gateNodes(plan);
+    entry.phaseGates = phaseGates(plan);
     entry.actor.send({ type: 'desired.changed', revision: entry.revision, ...planOrder(plan), mode, paused });
     if (!paused && entry.actor.getSnapshot().matches('paused')) entry.actor.send({ type: 'resume' });
     this.#observe(entry, entry.actor.getSnapshot());
@@ -258,7 +259,7 @@ export class Reconciler {
       ...this.options.access(spec),
       plan: () => planNode(entry.role),
       deconfigure: spec.os === 'windows' ? WINDOWS_DECONFIGURE : LINUX_DECONFIGURE,
-      gate: (phase) => checkGates(phase, this.#entries, this.options.scope),
+      gate: (phase) => checkGates(entry.phaseGates.get(phase) ?? [], this.#entries, this.options.scope),
       beforeDisruptive: async (what, rev, signal) => {
         await this.#rollout.acquire(name, rev, signal);
         log.info({ revision: rev, what }, 'takes its data plane down');
@@ -283,6 +284,7 @@ export class Reconciler {
       revision: input.revision,
       role,
       gates: gateNodes(plan),
+      phaseGates: phaseGates(plan),
       runtime,
       log,
       ...(saved?.observed ? { observed: saved.observed } : {}),

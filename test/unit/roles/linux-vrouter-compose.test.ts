@@ -3,7 +3,7 @@
 // the facts below were read from those files, service by service.
 
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { composeFile, containerState, projectContainers } from '../../../src/roles/linux/compose.js';
 import { parseOsFamily } from '../../../src/roles/linux/os-family.js';
 import { linuxPlan } from '../../../src/roles/linux/plan.js';
@@ -98,6 +98,20 @@ describe('the vRouter compose file, as c-a-d writes it', () => {
     ]);
     const set = file('RedHat', { COMPUTE_LOG_DRIVER: 'syslog', DEFAULT_DOCKER_LOG_MAX_FILE: '3', TTY: 'false' }).services.nodemgr;
     expect([set?.logging, set?.tty]).toEqual([{ driver: 'syslog', options: { 'max-size': '50m', 'max-file': '3' } }, false]);
+  });
+
+  it('a rendered file is kept by its services: the same services give the same text, any change a new one', () => {
+    const services = (version: string) => vrouterServices(linuxComputeInput({ contrailVersion: version }), 'RedHat');
+    const first = composeFile(services('5.0.1'));
+    expect(first).toBe(stringify({ version: '2', services: services('5.0.1') }));
+    // More versions than are kept, so 5.0.1's text is rendered again, and 5.0.2's differs by its tags alone.
+    for (let i = 0; i < 100; i++) expect(composeFile(services(`6.0.${i}`))).toContain(`contrail-vrouter-agent:6.0.${i}`);
+    expect(composeFile(services('5.0.1'))).toBe(first);
+    expect(composeFile(services('5.0.2'))).toBe(first.replaceAll(':5.0.1', ':5.0.2'));
+    const changed = services('5.0.1');
+    (changed.nodemgr as { privileged?: boolean }).privileged = true;
+    expect(parse(first).services.nodemgr.privileged).toBeUndefined();
+    expect(parse(composeFile(changed)).services.nodemgr.privileged).toBe(true);
   });
 });
 
