@@ -2,27 +2,30 @@
 // Git repo holding the example inventory pointed at them, and the real daemon (dist/, a process) following
 // it. Tests act only as an operator does: git push, webhooks, the CLI and the HTTP API.
 
-import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
-import { createHmac, randomBytes } from 'node:crypto';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NodeStatus, RevisionStatus } from '../../src/reconciler/status-store.js';
 import { Lab } from '../lab/lab.js';
+import {
+  BIN,
+  describeNodes,
+  type ExampleRepo,
+  exampleHosts,
+  exampleRepo,
+  LINUX,
+  servingUrl,
+  signature,
+  sleep,
+  spawnDaemon,
+  stopProcess,
+  WINDOWS,
+  writeVersion,
+} from '../support/example-lab.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
-export const BIN = join(ROOT, 'dist', 'src', 'cli', 'main.js');
-export const WINDOWS = ['win-compute-1', 'win-compute-2', 'win-compute-3'];
-export const LINUX = ['ctrl1', 'compute-l1', 'compute-l2'];
-/** The example inventory's addresses, replaced by the lab's. */
-const EXAMPLE_ADDRESSES: Record<string, string> = {
-  ctrl1: '192.0.2.10',
-  'compute-l1': '192.0.2.21',
-  'compute-l2': '192.0.2.22',
-  'win-compute-1': '192.0.2.31',
-  'win-compute-2': '192.0.2.32',
-  'win-compute-3': '192.0.2.33',
-};
+export { LINUX, sleep, WINDOWS };
 
 export type NodeJson = NodeStatus & { history?: { state: string; event?: string; detail?: string }[]; reports?: unknown[] };
 
@@ -35,47 +38,28 @@ export class E2eCluster {
   private constructor(
     readonly lab: Lab,
     readonly dir: string,
-    readonly work: string,
+    readonly repo: ExampleRepo,
     readonly config: string,
     readonly secret: string,
     readonly tokenFile: string,
   ) {}
 
   static async start(): Promise<E2eCluster> {
-    const lab = await Lab.start({
-      hosts: [
-        // The external controller kolla-ansible and c-a-d deployed: the config API, Keystone with the example's password.
-        { name: 'ctrl1', os: 'linux', linux: { configApi: true, keystone: { password: 'c0ntrail123' } } },
-        { name: 'compute-l1', os: 'linux' },
-        // A CentOS 7 era host: docker-compose v1 only.
-        { name: 'compute-l2', os: 'linux', linux: { profile: 'centos-7' } },
-        { name: 'win-compute-1', os: 'windows' },
-        { name: 'win-compute-2', os: 'windows' },
-        // Prepared by hand and on the signed vRouter: nothing to reboot for.
-        { name: 'win-compute-3', os: 'windows', windows: { features: ['Containers', 'Hyper-V'], catalog: { signedVrouter: true } } },
-      ],
-      rebootMs: 1500,
-    });
+    // A CentOS 7 era host: docker-compose v1 only.
+    const lab = await Lab.start({ hosts: exampleHosts({ 'compute-l2': { linux: { profile: 'centos-7' } } }), rebootMs: 1500 });
     const dir = mkdtempSync(join(tmpdir(), 'gc-e2e-'));
-    const origin = join(dir, 'origin.git');
-    const work = join(dir, 'work');
-    execFileSync('git', ['init', '-q', '--bare', '--initial-branch=main', origin]);
-    cpSync(join(ROOT, 'inventory-repo-example'), work, { recursive: true });
-    const instances = join(work, 'instances.yaml');
-    let text = readFileSync(instances, 'utf8');
-    for (const [node, address] of Object.entries(EXAMPLE_ADDRESSES))
-      text = text.replace(new RegExp(`${address.replace(/\./g, '\\.')}(?!\\d)`, 'g'), lab.host(node).address);
-    writeFileSync(instances, text);
-    const secret = randomBytes(16).toString('hex');
-    mkdirSync(join(dir, 'etc'));
-    writeFileSync(join(dir, 'etc', 'webhook-secret'), secret);
-    const tokenFile = join(dir, 'etc', 'api-token');
-    writeFileSync(tokenFile, randomBytes(16).toString('hex'));
-    const config = join(dir, 'etc', 'groundcrew.yaml');
-    writeFileSync(
-      config,
-      `source:
-  url: ${origin}
+    try {
+      const repo = exampleRepo(dir, lab);
+      const secret = randomBytes(16).toString('hex');
+      mkdirSync(join(dir, 'etc'));
+      writeFileSync(join(dir, 'etc', 'webhook-secret'), secret);
+      const tokenFile = join(dir, 'etc', 'api-token');
+      writeFileSync(tokenFile, randomBytes(16).toString('hex'));
+      const config = join(dir, 'etc', 'groundcrew.yaml');
+      writeFileSync(
+        config,
+        `source:
+  url: ${repo.origin}
   branch: main
   pollInterval: 1h            # every change in these stories arrives by webhook
 stateDir: ${join(dir, 'state')}
@@ -93,21 +77,22 @@ resyncInterval: 1h
 reboot: { timeout: 20s, settle: 300ms, poll: 400ms }
 log: { level: info }
 `,
-    );
-    const cluster = new E2eCluster(lab, dir, work, config, secret, tokenFile);
-    cluster.git('init', '-q', '--initial-branch=main');
-    cluster.git('remote', 'add', 'origin', origin);
-    cluster.git('add', '.');
-    cluster.git('commit', '-qm', 'the example inventory, on the lab');
-    cluster.git('push', '-q', 'origin', 'main');
-    return cluster;
+      );
+      repo.commit('the example inventory, on the lab');
+      return new E2eCluster(lab, dir, repo, config, secret, tokenFile);
+    } catch (err) {
+      await lab.stop();
+      rmSync(dir, { recursive: true, force: true });
+      throw err;
+    }
+  }
+
+  get work(): string {
+    return this.repo.work;
   }
 
   git(...args: string[]): string {
-    return execFileSync('git', ['-c', 'user.name=operator', '-c', 'user.email=op@groundcrew.invalid', ...args], {
-      cwd: this.work,
-      encoding: 'utf8',
-    }).trim();
+    return this.repo.git(...args);
   }
 
   head(): string {
@@ -116,49 +101,24 @@ log: { level: info }
 
   /** The daemon as systemd would run it; resolves once it serves. */
   async startDaemon(): Promise<void> {
-    const daemon = spawn(process.execPath, [BIN, 'run', '--config', this.config], { stdio: ['ignore', 'pipe', 'pipe'] });
-    this.daemon = daemon;
     const start = this.log.length;
-    daemon.stdout.on('data', (d: Buffer) => {
-      this.log += d.toString();
+    this.daemon = spawnDaemon(this.config, (text) => {
+      this.log += text;
     });
-    daemon.stderr.on('data', (d: Buffer) => {
-      this.log += d.toString();
-    });
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const url = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(this.log.slice(start))?.[1];
-      if (url) {
-        this.url = url;
-        return;
-      }
-      if (daemon.exitCode !== null || Date.now() > deadline) throw new Error(`the daemon did not start:\n${this.log.slice(start)}`);
-      await sleep(20);
-    }
+    this.url = await servingUrl(this.daemon, () => this.log.slice(start), 'the daemon');
   }
 
   async kill9(): Promise<void> {
-    const daemon = this.daemon;
-    if (!daemon || daemon.exitCode !== null) return;
-    const exited = new Promise((resolve) => daemon.once('exit', resolve));
-    daemon.kill('SIGKILL');
-    await exited;
+    if (this.daemon) await stopProcess(this.daemon, 'SIGKILL');
   }
 
   async stopDaemon(): Promise<number | null> {
-    const daemon = this.daemon;
-    if (!daemon || daemon.exitCode !== null) return daemon?.exitCode ?? null;
-    const exited = new Promise<number | null>((resolve) => daemon.once('exit', resolve));
-    daemon.kill('SIGTERM');
-    return exited;
+    return this.daemon ? stopProcess(this.daemon, 'SIGTERM') : null;
   }
 
   /** Signs a GitHub push hook for the current head, the way GitHub would. */
   async hook(overrides: { secret?: string; delivery?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Response> {
     const body = overrides.body ?? JSON.stringify({ ref: 'refs/heads/main', after: this.head() });
-    const signature = `sha256=${createHmac('sha256', overrides.secret ?? this.secret)
-      .update(body)
-      .digest('hex')}`;
     return fetch(`${this.url}/hooks/github`, {
       method: 'POST',
       body,
@@ -166,7 +126,7 @@ log: { level: info }
         'content-type': 'application/json',
         'x-github-event': 'push',
         'x-github-delivery': overrides.delivery ?? `delivery-${++this.#deliveries}`,
-        'x-hub-signature-256': signature,
+        'x-hub-signature-256': signature(overrides.secret ?? this.secret, body),
         ...overrides.headers,
       },
     });
@@ -175,9 +135,7 @@ log: { level: info }
   /** Commit what the callback changed, push, and send the webhook; returns the new head. */
   async push(message: string, change: () => void): Promise<string> {
     change();
-    this.git('add', '-A');
-    this.git('commit', '-qm', message);
-    this.git('push', '-q', 'origin', 'main');
+    this.repo.commit(message);
     const res = await this.hook();
     if (res.status !== 202) throw new Error(`webhook answered ${res.status}`);
     return this.head();
@@ -189,7 +147,7 @@ log: { level: info }
   }
 
   setVersion(node: string, version: string, mode = 'autocorrect'): void {
-    writeFileSync(join(this.work, 'nodes', `${node}.yaml`), `versions:\n  contrail: "${version}"\nmode: ${mode}\n`);
+    writeVersion(this.work, node, version, mode);
   }
 
   async api<T>(path: string, init: RequestInit = {}): Promise<T> {
@@ -226,10 +184,7 @@ log: { level: info }
     for (;;) {
       nodes = await this.nodes().catch(() => []);
       if (nodes.length > 0 && check(nodes)) return nodes;
-      if (Date.now() > deadline)
-        throw new Error(
-          `timed out waiting for ${what}:\n${nodes.map((n) => `${n.name} ${n.state} ${n.phase ?? ''} ${n.waiting ?? ''} ${n.lastError?.message ?? ''}`).join('\n')}`,
-        );
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${describeNodes(nodes)}`);
       await sleep(100);
     }
   }
@@ -273,10 +228,11 @@ log: { level: info }
   }
 
   async stop(): Promise<void> {
-    await this.kill9();
-    await this.lab.stop();
-    rmSync(this.dir, { recursive: true, force: true });
+    try {
+      await this.kill9();
+    } finally {
+      await this.lab.stop();
+      rmSync(this.dir, { recursive: true, force: true });
+    }
   }
 }
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

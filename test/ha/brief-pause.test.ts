@@ -5,9 +5,10 @@
 // renewal's `resumed` resyncs the node, and its state is written again. test/unit/cluster/fenced-writes.test.ts
 // shows the dropped write itself.)
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { LabHost } from '../lab/lab.js';
-import { callersByHost, HaCluster, sleep } from './ha-cluster.js';
+import { callersByHost, sleep } from './ha-cluster.js';
+import { haSuite } from './ha-suite.js';
 
 const MEMBERS = ['m1', 'm2', 'm3'];
 // Fence at 4.5 s, lease gone at 9 s: a 5.5 s stall closes the fence and leaves the lease alive (the last
@@ -17,17 +18,10 @@ const STALL_MS = 5500;
 const NODE = 'win-compute-1';
 
 describe('cluster mode: a member stalled past TTL/2, within its TTL', () => {
-  let ha: HaCluster;
-  beforeAll(async () => {
-    ha = await HaCluster.start({ members: MEMBERS, etcdPort: 23830, leaseTtl: `${TTL_MS / 1000}s` });
-  }, 90_000);
-  afterAll(async () => {
-    await ha?.stop();
-  }, 60_000);
+  const { ha } = haSuite({ members: MEMBERS, etcdPort: 23830, leaseTtl: `${TTL_MS / 1000}s` });
 
   it('stalled as its Windows node is told to reboot: it finishes the reboot itself, once', { timeout: 240_000 }, async () => {
-    await Promise.all(MEMBERS.map((m) => ha.startMember(m)));
-    await ha.registered(MEMBERS);
+    await ha.startMembers();
     // The member is stopped the moment its Restart-Computer reaches the host, before the host answers: it wakes
     // to the answer with its fence closed.
     let stalled: string | undefined;

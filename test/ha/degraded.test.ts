@@ -2,10 +2,9 @@
 // converges, no lease lost). Two killed (no quorum): every daemon stops changing nodes (no command reaches
 // any host), keeps serving status, and /readyz says why. Both back: convergence resumes.
 
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HaCluster, NODES, sleep } from './ha-cluster.js';
+import { describe, expect, it } from 'vitest';
+import { NODES, sleep } from './ha-cluster.js';
+import { haSuite } from './ha-suite.js';
 
 const MEMBERS = ['m1', 'm2', 'm3'];
 const TTL_MS = 3000;
@@ -17,25 +16,16 @@ async function readyz(url: string): Promise<{ status: number; reason?: string }>
 }
 
 describe('cluster mode: etcd degraded', () => {
-  let ha: HaCluster;
-  beforeAll(async () => {
-    ha = await HaCluster.start({ members: MEMBERS, etcdPort: 23770, leaseTtl: `${TTL_MS / 1000}s` });
-  }, 90_000);
-  afterAll(async () => {
-    await ha?.stop();
-  }, 60_000);
+  const { ha } = haSuite({ members: MEMBERS, etcdPort: 23770, leaseTtl: `${TTL_MS / 1000}s` });
 
-  const setVersion = (node: string, version: string) =>
-    writeFileSync(join(ha.work, 'nodes', `${node}.yaml`), `versions:\n  contrail: "${version}"\nmode: autocorrect\n`);
   const urls = () => MEMBERS.map((m) => ha.members.get(m)?.url ?? '');
 
   it('one etcd member lost: nothing changes; two: read-only with the reason in /readyz; back: resumes', { timeout: 300_000 }, async () => {
-    await Promise.all(MEMBERS.map((m) => ha.startMember(m)));
-    await ha.registered(MEMBERS);
+    await ha.startMembers();
     await ha.converged(ha.pushInventory());
 
     await ha.etcd.kill('e1');
-    setVersion('win-compute-3', '5.0.2');
+    ha.setVersion('win-compute-3', '5.0.2');
     await ha.converged(ha.push('win-compute-3 to 5.0.2, one etcd member down'), 90_000);
     for (const url of urls()) expect(await readyz(url)).toEqual({ status: 200 });
     for (const m of ha.members.values()) expect(m.log).not.toContain('the lease expired at etcd');
@@ -48,7 +38,7 @@ describe('cluster mode: etcd degraded', () => {
       else if (Date.now() > deadline) throw new Error(`not all fenced: ${JSON.stringify(answers)}`);
     }
     // A commit that asks for work arrives meanwhile: nothing is sent to any node while there is no quorum.
-    setVersion('win-compute-1', '5.0.2');
+    ha.setVersion('win-compute-1', '5.0.2');
     const sha = ha.push('win-compute-1 to 5.0.2, etcd without quorum');
     await sleep(3 * TTL_MS);
     for (const url of urls()) {

@@ -6,7 +6,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 const ETCD = process.env.GC_ETCD ?? '/usr/bin/etcd';
-const ETCDCTL = process.env.GC_ETCDCTL ?? '/usr/bin/etcdctl';
+export const ETCDCTL = process.env.GC_ETCDCTL ?? '/usr/bin/etcdctl';
 
 export class EtcdCluster {
   readonly #procs = new Map<string, ChildProcess>();

@@ -2,29 +2,19 @@
 // member takes the node over within the lease TTL plus one ownership pass, resumes it from the snapshot its
 // last owner left in etcd (the boot id read before the reboot decides), finishes it, and the node rebooted once.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HaCluster, sleep } from './ha-cluster.js';
-import { OwnerTimeline } from './owner-timeline.js';
+import { describe, expect, it } from 'vitest';
+import { sleep } from './ha-cluster.js';
+import { haSuite } from './ha-suite.js';
 
 const MEMBERS = ['m1', 'm2', 'm3'];
 const TTL_MS = 3000;
 const NODE = 'win-compute-1';
 
 describe('cluster mode: failover', () => {
-  let ha: HaCluster;
-  let timeline: OwnerTimeline;
-  beforeAll(async () => {
-    ha = await HaCluster.start({ members: MEMBERS, etcdPort: 23750, leaseTtl: `${TTL_MS / 1000}s`, rebootMs: 3000 });
-    timeline = new OwnerTimeline('/usr/bin/etcdctl', ha.etcd.endpoints, '/gc-test/owners/');
-  }, 90_000);
-  afterAll(async () => {
-    timeline?.stop();
-    await ha?.stop();
-  }, 60_000);
+  const { ha, timeline } = haSuite({ members: MEMBERS, etcdPort: 23750, leaseTtl: `${TTL_MS / 1000}s`, rebootMs: 3000, watchOwners: true });
 
   it('kill -9 of the member driving a Windows node mid-reboot: another finishes it, one reboot', { timeout: 240_000 }, async () => {
-    await Promise.all(MEMBERS.map((m) => ha.startMember(m)));
-    await ha.registered(MEMBERS);
+    await ha.startMembers();
     const sha = ha.pushInventory();
     const host = ha.lab.host(NODE);
     for (const deadline = Date.now() + 90_000; !host.rebooting; await sleep(20))

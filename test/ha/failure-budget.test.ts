@@ -4,44 +4,25 @@
 // node fails and the others wait, "halted", on whichever member drives them. Counted per member, each member's
 // first Windows node would fail. Also: /metrics of each member carries its name, and exactly one is the leader.
 
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
 import type { NodeStatus } from '../../src/reconciler/status-store.js';
 import type { WindowsHost } from '../../src/sim/windows/windows-host.js';
-import { HaCluster, NODES, sleep } from './ha-cluster.js';
+import { NODES, sleep } from './ha-cluster.js';
+import { haSuite } from './ha-suite.js';
 
 const MEMBERS = ['m1', 'm2', 'm3'];
 const WINDOWS = ['win-compute-1', 'win-compute-2', 'win-compute-3'];
 const TTL_MS = 3000;
 
 describe('cluster mode: the failure budget across members', () => {
-  let ha: HaCluster;
-  beforeAll(async () => {
-    ha = await HaCluster.start({ members: MEMBERS, etcdPort: 23890, leaseTtl: `${TTL_MS / 1000}s` });
-  }, 90_000);
-  afterAll(async () => {
-    await ha?.stop();
-  }, 60_000);
-
-  /** Each node as the member that owns it sees it. */
-  async function byOwner(): Promise<Map<string, NodeStatus>> {
-    const owners = await ha.owners();
-    const own = await ha.nodesByMember();
-    const out = new Map<string, NodeStatus>();
-    for (const node of NODES) {
-      const n = own.get(owners[node] ?? '')?.find((x) => x.name === node);
-      if (n) out.set(node, n);
-    }
-    return out;
-  }
+  const { ha } = haSuite({ members: MEMBERS, etcdPort: 23890, leaseTtl: `${TTL_MS / 1000}s` });
 
   /** The host's own record of vRouter 5.1.0 installs, failed or not. */
   const msi = (w: string) => (ha.lab.host(w).model as WindowsHost).state.journal.filter((j) => /^msi-(install|failed) .*5\.1\.0$/.test(j));
 
   it('one failure halts the revision on every member', { timeout: 240_000 }, async () => {
-    await Promise.all(MEMBERS.map((m) => ha.startMember(m)));
-    await ha.registered(MEMBERS);
+    await ha.startMembers();
     await ha.converged(ha.pushInventory());
 
     // Per-member metrics: one leader among them, and every node owned by one of them.
@@ -65,12 +46,12 @@ describe('cluster mode: the failure budget across members', () => {
 
     for (const w of WINDOWS) {
       await ha.lab.fault(w, { failVersions: ['5.1.0'] });
-      writeFileSync(join(ha.work, 'nodes', `${w}.yaml`), 'versions:\n  contrail: "5.1.0"\nmode: autocorrect\n');
+      ha.setVersion(w, '5.1.0');
     }
     const sha = ha.push('every Windows node to a vRouter build that fails');
     let nodes = new Map<string, NodeStatus>();
     for (const deadline = Date.now() + 90_000; ; await sleep(250)) {
-      nodes = await byOwner();
+      nodes = await ha.nodesByOwner();
       const failed = WINDOWS.filter((w) => nodes.get(w)?.state === 'stalled');
       const halted = WINDOWS.filter((w) => nodes.get(w)?.waiting?.includes('halted'));
       if (failed.length === 1 && halted.length === 2) break;
@@ -80,7 +61,7 @@ describe('cluster mode: the failure budget across members', () => {
     }
     // Give the halted nodes' members time to (wrongly) move on: they must not.
     await sleep(3 * TTL_MS);
-    nodes = await byOwner();
+    nodes = await ha.nodesByOwner();
     const failed = WINDOWS.filter((w) => nodes.get(w)?.state === 'stalled');
     expect(failed, WINDOWS.map((w) => `${w}: ${nodes.get(w)?.state} ${nodes.get(w)?.lastError?.message ?? ''}`).join('\n')).toHaveLength(1);
     for (const w of WINDOWS.filter((x) => !failed.includes(x))) {

@@ -2,30 +2,20 @@
 // lease expired (hosts' call logs, with timestamps, against who held each owner key), the others take its
 // nodes and finish them, and once resumed it rejoins with a new lease, taking nodes only as they are handed over.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HaCluster, NODES, sleep } from './ha-cluster.js';
-import { OwnerTimeline } from './owner-timeline.js';
+import { describe, expect, it } from 'vitest';
+import { NODES, sleep } from './ha-cluster.js';
+import { haSuite } from './ha-suite.js';
 
 const MEMBERS = ['m1', 'm2', 'm3'];
 const TTL_MS = 3000;
 
 describe('cluster mode: fencing', () => {
-  let ha: HaCluster;
-  let timeline: OwnerTimeline;
-  beforeAll(async () => {
-    ha = await HaCluster.start({ members: MEMBERS, etcdPort: 23730, leaseTtl: `${TTL_MS / 1000}s` });
-    timeline = new OwnerTimeline('/usr/bin/etcdctl', ha.etcd.endpoints, '/gc-test/owners/');
-  }, 90_000);
-  afterAll(async () => {
-    timeline?.stop();
-    await ha?.stop();
-  }, 60_000);
+  const { ha, timeline } = haSuite({ members: MEMBERS, etcdPort: 23730, leaseTtl: `${TTL_MS / 1000}s`, watchOwners: true });
 
   it('a member paused past its TTL sends nothing after its lease expired, and rejoins without taking by force', {
     timeout: 240_000,
   }, async () => {
-    await Promise.all(MEMBERS.map((m) => ha.startMember(m)));
-    await ha.registered(MEMBERS);
+    await ha.startMembers();
     const sha = ha.pushInventory();
     // The member driving win-compute-1 (a reboot ahead of it) is paused as soon as it has sent it a command.
     let paused: string | undefined;

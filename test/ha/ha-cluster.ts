@@ -2,37 +2,29 @@
 // pointed at them, a three-member etcd, and groundcrew daemons as processes (dist/), each a cluster member
 // with an SSH key of its own, so every host's call log names which member sent each command, and when.
 
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { createHmac, randomBytes } from 'node:crypto';
+import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NodeStatus } from '../../src/reconciler/status-store.js';
-import { Lab, type LabHostSpec } from '../lab/lab.js';
+import { Lab } from '../lab/lab.js';
+import {
+  describeNodes,
+  type ExampleRepo,
+  exampleHosts,
+  exampleRepo,
+  NODES,
+  servingUrl,
+  signature,
+  sleep,
+  spawnDaemon,
+  stopProcess,
+  writeVersion,
+} from '../support/example-lab.js';
 import { EtcdCluster } from './etcd-cluster.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
-export const BIN = join(ROOT, 'dist', 'src', 'cli', 'main.js');
-const EXAMPLE_ADDRESSES: Record<string, string> = {
-  ctrl1: '192.0.2.10',
-  'compute-l1': '192.0.2.21',
-  'compute-l2': '192.0.2.22',
-  'win-compute-1': '192.0.2.31',
-  'win-compute-2': '192.0.2.32',
-  'win-compute-3': '192.0.2.33',
-};
-export const NODES = Object.keys(EXAMPLE_ADDRESSES);
-const HOSTS: LabHostSpec[] = [
-  // The external controller: the config API and Keystone as kolla-ansible deployed it (the example's admin password).
-  { name: 'ctrl1', os: 'linux', linux: { configApi: true, keystone: { password: 'c0ntrail123' } } },
-  { name: 'compute-l1', os: 'linux' },
-  { name: 'compute-l2', os: 'linux' },
-  { name: 'win-compute-1', os: 'windows' },
-  { name: 'win-compute-2', os: 'windows' },
-  { name: 'win-compute-3', os: 'windows', windows: { features: ['Containers', 'Hyper-V'], catalog: { signedVrouter: true } } },
-];
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export { BIN, NODES, sleep } from '../support/example-lab.js';
 
 export interface Member {
   name: string;
@@ -53,86 +45,110 @@ export interface HaOptions {
   pollInterval?: string;
 }
 
+/** What start() has made so far: stop() takes down whatever is here, however far start() came. */
+interface Made {
+  dir?: string;
+  etcd?: EtcdCluster;
+  lab?: Lab;
+  repo?: ExampleRepo;
+  tokenFile?: string;
+}
+
+/** Made by haSuite() (ha-suite.ts) as a test file is collected; started before its tests, stopped after them. */
 export class HaCluster {
   readonly members = new Map<string, Member>();
-  #inventory = '';
+  #made: Made = {};
+  #stopped = false;
 
-  private constructor(
-    readonly lab: Lab,
-    readonly etcd: EtcdCluster,
-    readonly dir: string,
-    readonly work: string,
-    readonly origin: string,
-    readonly tokenFile: string,
-    readonly options: HaOptions,
-  ) {}
+  constructor(readonly options: HaOptions) {}
 
-  static async start(options: HaOptions): Promise<HaCluster> {
-    const dir = mkdtempSync(join(tmpdir(), 'gc-ha-'));
-    const etcd = new EtcdCluster(join(dir, 'etcd'), options.etcdPort);
-    let lab: Lab | undefined;
+  get dir(): string {
+    return this.#need('dir');
+  }
+
+  get etcd(): EtcdCluster {
+    return this.#need('etcd');
+  }
+
+  get lab(): Lab {
+    return this.#need('lab');
+  }
+
+  get work(): string {
+    return this.#need('repo').work;
+  }
+
+  get tokenFile(): string {
+    return this.#need('tokenFile');
+  }
+
+  #need<K extends keyof Made>(key: K): NonNullable<Made[K]> {
+    const value = this.#made[key];
+    if (value === undefined) throw new Error(`the cluster is not started (no ${key})`);
+    return value as NonNullable<Made[K]>;
+  }
+
+  async start(): Promise<void> {
+    const made = this.#made;
     try {
-      [lab] = await Promise.all([Lab.start({ hosts: HOSTS, rebootMs: options.rebootMs ?? 1500, callers: options.members }), etcd.start()]);
+      made.dir = mkdtempSync(join(tmpdir(), 'gc-ha-'));
+      made.etcd = new EtcdCluster(join(made.dir, 'etcd'), this.options.etcdPort);
+      const [lab, etcd] = await Promise.allSettled([
+        Lab.start({ hosts: exampleHosts(), rebootMs: this.options.rebootMs ?? 1500, callers: this.options.members }),
+        made.etcd.start(),
+      ]);
+      if (lab.status === 'fulfilled') made.lab = lab.value;
+      if (lab.status === 'rejected') throw lab.reason;
+      if (etcd.status === 'rejected') throw etcd.reason;
+      if (this.#stopped) throw new Error('the cluster was stopped while it started');
+      const repo = exampleRepo(made.dir, lab.value);
+      // The first commit names no node: the members start on it, and the inventory arrives once they all serve.
+      writeFileSync(join(repo.work, 'instances.yaml'), 'instances: {}\n');
+      cpSync(join(repo.work, 'nodes'), join(made.dir, 'nodes-later'), { recursive: true });
+      rmSync(join(repo.work, 'nodes'), { recursive: true });
+      made.tokenFile = join(made.dir, 'api-token');
+      writeFileSync(made.tokenFile, randomBytes(16).toString('hex'));
+      made.repo = repo;
+      repo.commit('no node yet');
     } catch (err) {
-      await lab?.stop();
-      await etcd.stop();
+      // The cause the test shows is the start's; what stop() could not take down, afterAll's stop() tries again.
+      await this.stop().catch(() => undefined);
       throw err;
     }
-    const origin = join(dir, 'origin.git');
-    const work = join(dir, 'work');
-    execFileSync('git', ['init', '-q', '--bare', '--initial-branch=main', origin]);
-    cpSync(join(ROOT, 'inventory-repo-example'), work, { recursive: true });
-    const instances = join(work, 'instances.yaml');
-    let text = readFileSync(instances, 'utf8');
-    for (const [node, address] of Object.entries(EXAMPLE_ADDRESSES))
-      text = text.replace(new RegExp(`${address.replace(/\./g, '\\.')}(?!\\d)`, 'g'), lab.host(node).address);
-    // The first commit names no node: the members start on it, and the inventory arrives once they all serve.
-    writeFileSync(instances, 'instances: {}\n');
-    cpSync(join(work, 'nodes'), join(dir, 'nodes-later'), { recursive: true });
-    rmSync(join(work, 'nodes'), { recursive: true });
-    const tokenFile = join(dir, 'api-token');
-    writeFileSync(tokenFile, randomBytes(16).toString('hex'));
-    const cluster = new HaCluster(lab, etcd, dir, work, origin, tokenFile, options);
-    cluster.#inventory = text;
-    cluster.git('init', '-q', '--initial-branch=main');
-    cluster.git('remote', 'add', 'origin', origin);
-    cluster.push('no node yet');
-    return cluster;
   }
 
   git(...args: string[]): string {
-    return execFileSync('git', ['-c', 'user.name=operator', '-c', 'user.email=op@groundcrew.invalid', ...args], {
-      cwd: this.work,
-      encoding: 'utf8',
-    }).trim();
+    return this.#need('repo').git(...args);
   }
 
   /** Pushes the example inventory, pointed at the lab's hosts. */
   pushInventory(): string {
-    writeFileSync(join(this.work, 'instances.yaml'), this.#inventory);
-    cpSync(join(this.dir, 'nodes-later'), join(this.work, 'nodes'), { recursive: true });
+    const repo = this.#need('repo');
+    writeFileSync(join(repo.work, 'instances.yaml'), repo.instances);
+    cpSync(join(this.dir, 'nodes-later'), join(repo.work, 'nodes'), { recursive: true });
     return this.push('the example inventory, on the lab');
+  }
+
+  /** Asks for `version` of Contrail on `node` in the work tree (push() commits it). */
+  setVersion(node: string, version: string): void {
+    writeVersion(this.work, node, version);
   }
 
   /** A signed generic webhook ("fetch now") to one member; returns its HTTP status. */
   async hook(member: string): Promise<number> {
     const body = JSON.stringify({ ref: 'refs/heads/main' });
     const secret = readFileSync(this.tokenFile, 'utf8').trim();
-    const signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
     const res = await fetch(`${this.members.get(member)?.url}/hooks/generic`, {
       method: 'POST',
       body,
-      headers: { 'content-type': 'application/json', 'x-signature': signature },
+      headers: { 'content-type': 'application/json', 'x-signature': signature(secret, body) },
     });
     return res.status;
   }
 
   /** Commits the work tree and pushes: the members find it at their next poll. */
   push(message: string): string {
-    this.git('add', '-A');
-    this.git('commit', '-qm', message);
-    this.git('push', '-q', 'origin', 'main');
-    return this.git('rev-parse', 'HEAD');
+    return this.#need('repo').commit(message);
   }
 
   configFor(member: string): string {
@@ -140,7 +156,7 @@ export class HaCluster {
     writeFileSync(
       file,
       `source:
-  url: ${this.origin}
+  url: ${this.#need('repo').origin}
   branch: main
   pollInterval: ${this.options.pollInterval ?? '1s'}
 stateDir: ${join(this.dir, `state-${member}`)}
@@ -170,27 +186,24 @@ cluster:
 
   /** Starts a member's daemon; resolves once it serves. */
   async startMember(name: string): Promise<Member> {
-    const proc = spawn(process.execPath, [BIN, 'run', '--config', this.configFor(name)], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, XDG_RUNTIME_DIR: join(this.dir, `run-${name}`) },
-    });
+    const env = { ...process.env, XDG_RUNTIME_DIR: join(this.dir, `run-${name}`) };
+    const proc = spawnDaemon(
+      this.configFor(name),
+      (text) => {
+        member.log = (member.log + text).slice(-400_000);
+      },
+      env,
+    );
     const member: Member = { name, proc, url: '', log: '' };
     this.members.set(name, member);
-    const append = (d: Buffer) => {
-      member.log = (member.log + d.toString()).slice(-400_000);
-    };
-    proc.stdout.on('data', append);
-    proc.stderr.on('data', append);
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const url = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(member.log)?.[1];
-      if (url) {
-        member.url = url;
-        return member;
-      }
-      if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`member ${name} did not start:\n${member.log}`);
-      await sleep(20);
-    }
+    member.url = await servingUrl(proc, () => member.log, `member ${name}`);
+    return member;
+  }
+
+  /** Starts these members (all of the options' by default) and resolves once etcd lists every one. */
+  async startMembers(names = this.options.members): Promise<void> {
+    await Promise.all(names.map((m) => this.startMember(m)));
+    await this.registered(names);
   }
 
   /** Resolves once etcd lists these members (their leases live). */
@@ -240,13 +253,19 @@ cluster:
 
   /** Every node's status, from the members that serve it. */
   async nodes(): Promise<NodeStatus[]> {
-    const all: NodeStatus[] = [];
-    for (const m of this.members.values()) {
-      if (m.proc.exitCode !== null || m.proc.signalCode !== null) continue;
-      const res = await fetch(`${m.url}/api/nodes`, { signal: AbortSignal.timeout(2000) }).catch(() => undefined);
-      if (res?.ok) all.push(...((await res.json()) as NodeStatus[]));
+    return [...(await this.nodesByMember()).values()].flat();
+  }
+
+  /** Each node as the member that owns it sees it (the others show what it last wrote to etcd). */
+  async nodesByOwner(): Promise<Map<string, NodeStatus>> {
+    const owners = await this.owners();
+    const own = await this.nodesByMember();
+    const out = new Map<string, NodeStatus>();
+    for (const node of NODES) {
+      const n = own.get(owners[node] ?? '')?.find((x) => x.name === node);
+      if (n) out.set(node, n);
     }
-    return all;
+    return out;
   }
 
   /** The revision in force at each live member (its newest accepted one). */
@@ -268,24 +287,20 @@ cluster:
     const deadline = Date.now() + timeoutMs;
     let seen: NodeStatus[] = [];
     for (;;) {
-      const dead = [...this.members.values()].find((m) => m.proc.exitCode !== null && !m.expectedExit);
-      if (dead) throw new Error(`member ${dead.name} exited (${dead.proc.exitCode}):\n${this.logTails(40)}`);
+      const dead = [...this.members.values()].find((m) => (m.proc.exitCode !== null || m.proc.signalCode !== null) && !m.expectedExit);
+      if (dead) throw new Error(`member ${dead.name} exited (${dead.proc.exitCode ?? dead.proc.signalCode}):\n${this.logTails(40)}`);
       const inForce = await this.revisions();
       seen = await this.nodes();
-      // Each node as the member that owns it sees it (the others show what it last wrote to etcd).
-      const owners = await this.owners().catch(() => ({}) as Record<string, string>);
-      const own = await this.nodesByMember();
+      const byOwner = await this.nodesByOwner().catch(() => new Map<string, NodeStatus>());
       const ok =
         inForce.every((r) => r === sha) &&
         NODES.every((name) => {
-          const n = own.get(owners[name] ?? '')?.find((x) => x.name === name);
+          const n = byOwner.get(name);
           return n?.state === 'verified' && n.lastAppliedRevision !== undefined && n.lastAppliedRevision === n.desiredRevision;
         });
       if (ok) return;
       if (Date.now() > deadline)
-        throw new Error(
-          `not converged on ${sha} (in force: ${inForce.join(', ')}):\n${seen.map((n) => `${n.name} ${n.state} ${n.phase ?? ''} ${n.waiting ?? ''} ${n.lastError?.message ?? ''}`).join('\n')}\n${this.logTails()}`,
-        );
+        throw new Error(`not converged on ${sha} (in force: ${inForce.join(', ')}):\n${describeNodes(seen)}\n${this.logTails()}`);
       await sleep(250);
     }
   }
@@ -298,34 +313,47 @@ cluster:
   async signal(name: string, sig: NodeJS.Signals): Promise<void> {
     const member = this.members.get(name);
     if (!member || member.proc.exitCode !== null || member.proc.signalCode !== null) return;
-    if (sig === 'SIGKILL' || sig === 'SIGTERM') member.expectedExit = true;
     if (sig === 'SIGKILL' || sig === 'SIGTERM') {
-      const exited = new Promise((resolve) => member.proc.once('exit', resolve));
-      member.proc.kill(sig);
-      await exited;
+      member.expectedExit = true;
+      await stopProcess(member.proc, sig);
     } else member.proc.kill(sig);
   }
 
+  /** Kills every member and takes down the lab and etcd, whatever start() came to (each step even if one before failed). */
   async stop(): Promise<void> {
-    // GC_HA_LOGS=DIR keeps every member's log there, for a failure's post-mortem.
+    this.#stopped = true;
+    const { dir, etcd, lab } = this.#made;
+    try {
+      await this.#keepLogs();
+      for (const m of this.members.values()) {
+        m.proc.kill('SIGCONT');
+        await this.signal(m.name, 'SIGKILL');
+      }
+    } finally {
+      try {
+        await lab?.stop();
+      } finally {
+        await etcd?.stop();
+        if (dir) rmSync(dir, { recursive: true, force: true });
+      }
+    }
+  }
+
+  /** GC_HA_LOGS=DIR keeps every member's log there, for a failure's post-mortem. */
+  async #keepLogs(): Promise<void> {
     const keep = process.env.GC_HA_LOGS;
-    if (keep) {
-      mkdirSync(keep, { recursive: true });
-      for (const m of this.members.values()) writeFileSync(join(keep, `${m.name}.log`), m.log);
-      for (const e of this.etcd.names) writeFileSync(join(keep, `${e}.etcd.log`), this.etcd.log(e));
-      for (const h of this.lab.hosts)
-        writeFileSync(
-          join(keep, `${h.name}.calls`),
-          (await this.lab.calls(h.name)).map((c) => `${c.at} ${c.caller} ${c.command.split('\n').slice(-1)[0]?.slice(0, 100)}`).join('\n'),
-        );
-    }
-    for (const m of this.members.values()) {
-      m.proc.kill('SIGCONT');
-      await this.signal(m.name, 'SIGKILL');
-    }
-    await this.lab.stop();
-    await this.etcd.stop();
-    rmSync(this.dir, { recursive: true, force: true });
+    const { etcd, lab } = this.#made;
+    if (!keep) return;
+    mkdirSync(keep, { recursive: true });
+    for (const m of this.members.values()) writeFileSync(join(keep, `${m.name}.log`), m.log);
+    for (const e of etcd?.names ?? []) writeFileSync(join(keep, `${e}.etcd.log`), etcd?.log(e) ?? '');
+    for (const h of lab?.hosts ?? [])
+      writeFileSync(
+        join(keep, `${h.name}.calls`),
+        ((await lab?.calls(h.name)) ?? [])
+          .map((c) => `${c.at} ${c.caller} ${c.command.split('\n').slice(-1)[0]?.slice(0, 100)}`)
+          .join('\n'),
+      );
   }
 }
 

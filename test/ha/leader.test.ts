@@ -4,10 +4,10 @@
 // the new leader puts it in force; `groundcrew cluster status` names the leader.
 
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, HaCluster, sleep } from './ha-cluster.js';
+import { describe, expect, it } from 'vitest';
+import { BIN, sleep } from './ha-cluster.js';
+import { haSuite } from './ha-suite.js';
 
 const MEMBERS = ['m1', 'm2', 'm3'];
 // Long enough that members following Git themselves (1 s polls) would apply a commit well before the dead
@@ -15,13 +15,7 @@ const MEMBERS = ['m1', 'm2', 'm3'];
 const TTL_MS = 6000;
 
 describe('cluster mode: the leader and the revision in force', () => {
-  let ha: HaCluster;
-  beforeAll(async () => {
-    ha = await HaCluster.start({ members: MEMBERS, etcdPort: 23870, leaseTtl: `${TTL_MS / 1000}s` });
-  }, 90_000);
-  afterAll(async () => {
-    await ha?.stop();
-  }, 60_000);
+  const { ha } = haSuite({ members: MEMBERS, etcdPort: 23870, leaseTtl: `${TTL_MS / 1000}s` });
 
   const status = (member: string) =>
     JSON.parse(
@@ -31,8 +25,7 @@ describe('cluster mode: the leader and the revision in force', () => {
     ) as { leader?: string; revision?: { sha: string; leader: string }; members: { name: string; applied?: string }[] };
 
   it('kill -9 of the leader: another is elected, and only it puts the next commit in force', { timeout: 240_000 }, async () => {
-    await Promise.all(MEMBERS.map((m) => ha.startMember(m)));
-    await ha.registered(MEMBERS);
+    await ha.startMembers();
     const first = ha.pushInventory();
     await ha.converged(first);
     const leader = await ha.leader();
@@ -44,7 +37,7 @@ describe('cluster mode: the leader and the revision in force', () => {
 
     await ha.signal(leader, 'SIGKILL');
     const killedAt = Date.now();
-    writeFileSync(join(ha.work, 'nodes', 'compute-l1.yaml'), 'versions:\n  contrail: "5.0.2"\nmode: autocorrect\n');
+    ha.setVersion('compute-l1', '5.0.2');
     const second = ha.push('compute-l1 to 5.0.2, the leader dead');
     // Sampled until the new commit is in force everywhere: what each member applies, then the leader etcd names
     // (read after: a member seen on the new commit applied it before this leader was read).

@@ -17,14 +17,26 @@ export interface Tenure {
 const SEEN_LATE_MS = 1000;
 
 export class OwnerTimeline {
-  readonly tenures: Tenure[] = [];
-  #proc: ChildProcess;
+  readonly #tenures: Tenure[] = [];
+  #proc: ChildProcess | undefined;
   #buffer = '';
+  #failed: Error | undefined;
 
-  constructor(etcdctl: string, endpoints: string[], prefix: string) {
+  /** Each owner key's holders so far, once watch() has begun (read before, it would blame every call on nobody). */
+  get tenures(): Tenure[] {
+    if (!this.#proc) throw new Error('the owner timeline is not watching etcd');
+    if (this.#failed) throw new Error(`the owner timeline's etcdctl watch failed: ${this.#failed.message}`, { cause: this.#failed });
+    return this.#tenures;
+  }
+
+  watch(etcdctl: string, endpoints: string[], prefix: string): void {
     this.#proc = spawn(etcdctl, [`--endpoints=${endpoints.join(',')}`, 'watch', '--prefix', prefix, '-w', 'json'], {
       stdio: ['ignore', 'pipe', 'ignore'],
       env: { ...process.env, ETCDCTL_API: '3' },
+    });
+    // Not a crash of the test's process: the test fails when it reads the tenures.
+    this.#proc.on('error', (err) => {
+      this.#failed = err;
     });
     this.#proc.stdout?.on('data', (d: Buffer) => {
       this.#buffer += d.toString();
@@ -41,11 +53,11 @@ export class OwnerTimeline {
     const response = JSON.parse(line) as { Events?: { type?: number | string; kv: { key: string; value?: string } }[] };
     for (const event of response.Events ?? []) {
       const node = Buffer.from(event.kv.key, 'base64').toString().slice(prefix.length);
-      const open = this.tenures.find((t) => t.node === node && t.to === undefined);
+      const open = this.#tenures.find((t) => t.node === node && t.to === undefined);
       if (open) open.to = at;
       if (event.type === 1 || event.type === 'DELETE') continue;
       const { member } = JSON.parse(Buffer.from(event.kv.value ?? '', 'base64').toString()) as { member: string };
-      this.tenures.push({ node, member, from: at });
+      this.#tenures.push({ node, member, from: at });
     }
   }
 
@@ -61,6 +73,6 @@ export class OwnerTimeline {
   }
 
   stop(): void {
-    this.#proc.kill('SIGKILL');
+    this.#proc?.kill('SIGKILL');
   }
 }

@@ -4,50 +4,27 @@
 
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, callersByHost, HaCluster, NODES, sleep } from './ha-cluster.js';
+import { describe, expect, it } from 'vitest';
+import { sampleDisruption } from './disruption.js';
+import { BIN, callersByHost, NODES } from './ha-cluster.js';
+import { haSuite } from './ha-suite.js';
 
 const MEMBERS = ['m1', 'm2', 'm3'];
 
 describe('cluster mode: ownership', () => {
-  let ha: HaCluster;
-  beforeAll(async () => {
-    ha = await HaCluster.start({ members: MEMBERS, etcdPort: 23710 });
-  }, 90_000);
-  afterAll(async () => {
-    await ha?.stop();
-  }, 60_000);
+  const { ha } = haSuite({ members: MEMBERS, etcdPort: 23710 });
 
   it('each node is driven by exactly one member, and the work is spread across members', { timeout: 180_000 }, async () => {
     // The members come up first, then the inventory arrives: a fresh cluster.
-    await Promise.all(MEMBERS.map((m) => ha.startMember(m)));
-    await ha.registered(MEMBERS);
+    await ha.startMembers();
     const sha = ha.pushInventory();
     // Sampled while the cluster converges: hosts down for a reboot (as the lab sees them), and budget slots held.
-    let maxRebooting = 0;
-    let maxSlots = 0;
-    let rebooted = 0;
-    let sampling = true;
-    const hosts = async () => {
-      for (; sampling; await sleep(10)) {
-        const down = ha.lab.hosts.filter((h) => h.rebooting).length;
-        maxRebooting = Math.max(maxRebooting, down);
-      }
-    };
-    const slots = async () => {
-      for (; sampling; await sleep(100)) {
-        const out = await ha.etcd.ctl(['get', '--prefix', '--keys-only', '/gc-test/budget/']).catch(() => '');
-        maxSlots = Math.max(maxSlots, out.split('\n').filter(Boolean).length);
-      }
-    };
-    const samplers = Promise.all([hosts(), slots()]);
-    await ha.converged(sha).finally(() => {
-      sampling = false;
-    });
-    await samplers;
-    rebooted = ha.lab.hosts.filter((h) => h.reboots > 0).length;
+    const disruption = sampleDisruption(ha);
+    await ha.converged(sha).finally(() => disruption.stop());
+    const { maxDown, maxSlots } = await disruption.stop();
+    const rebooted = ha.lab.hosts.filter((h) => h.reboots > 0).length;
     expect(rebooted).toBeGreaterThanOrEqual(2);
-    expect(maxRebooting).toBe(1);
+    expect(maxDown).toBe(1);
     expect(maxSlots).toBe(1);
 
     const callers = await callersByHost(ha.lab);

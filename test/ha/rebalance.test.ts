@@ -2,27 +2,17 @@
 // it, each handed over by its owner at a settled state: no node is ever driven by two members at once
 // (hosts' call logs against an etcd watch of the owner keys), and the cluster stays converged.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HaCluster, NODES, sleep } from './ha-cluster.js';
-import { OwnerTimeline } from './owner-timeline.js';
+import { describe, expect, it } from 'vitest';
+import { NODES, sleep } from './ha-cluster.js';
+import { haSuite } from './ha-suite.js';
 
 const TTL_MS = 3000;
 
 describe('cluster mode: a member added', () => {
-  let ha: HaCluster;
-  let timeline: OwnerTimeline;
-  beforeAll(async () => {
-    ha = await HaCluster.start({ members: ['m1', 'm2', 'm3'], etcdPort: 23790, leaseTtl: `${TTL_MS / 1000}s` });
-    timeline = new OwnerTimeline('/usr/bin/etcdctl', ha.etcd.endpoints, '/gc-test/owners/');
-  }, 90_000);
-  afterAll(async () => {
-    timeline?.stop();
-    await ha?.stop();
-  }, 60_000);
+  const { ha, timeline } = haSuite({ members: ['m1', 'm2', 'm3'], etcdPort: 23790, leaseTtl: `${TTL_MS / 1000}s`, watchOwners: true });
 
   it('nodes move to the new member one hand-over at a time, never driven by two', { timeout: 240_000 }, async () => {
-    await Promise.all(['m1', 'm2'].map((m) => ha.startMember(m)));
-    await ha.registered(['m1', 'm2']);
+    await ha.startMembers(['m1', 'm2']);
     const sha = ha.pushInventory();
     await ha.converged(sha);
     const before = await ha.owners();

@@ -1,21 +1,15 @@
 // Cluster mode, issue 19: a webhook reaches one member; it relays "fetch now" through etcd, and the other
 // member, which would not look at Git for an hour, fetches the new commit too.
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HaCluster, sleep } from './ha-cluster.js';
+import { describe, expect, it } from 'vitest';
+import { sleep } from './ha-cluster.js';
+import { haSuite } from './ha-suite.js';
 
 describe('cluster mode: webhook relay', () => {
-  let ha: HaCluster;
-  beforeAll(async () => {
-    ha = await HaCluster.start({ members: ['m1', 'm2'], etcdPort: 23810, pollInterval: '1h' });
-  }, 90_000);
-  afterAll(async () => {
-    await ha?.stop();
-  }, 60_000);
+  const { ha } = haSuite({ members: ['m1', 'm2'], etcdPort: 23810, pollInterval: '1h' });
 
   it('a webhook to one member makes every member fetch', { timeout: 180_000 }, async () => {
-    await Promise.all(['m1', 'm2'].map((m) => ha.startMember(m)));
-    await ha.registered(['m1', 'm2']);
+    await ha.startMembers();
     // Both have read the first commit (their look at start) before the next is pushed.
     for (const deadline = Date.now() + 20_000; ; await sleep(100)) {
       const inForce = await ha.revisions();

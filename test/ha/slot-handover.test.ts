@@ -4,43 +4,21 @@
 // owner inherits it, and no other node goes down until the first is back (a slot under the dead member's lease
 // went with it, and another node rebooted at once: two down).
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HaCluster, sleep } from './ha-cluster.js';
+import { describe, expect, it } from 'vitest';
+import { sampleDisruption } from './disruption.js';
+import { sleep } from './ha-cluster.js';
+import { haSuite } from './ha-suite.js';
 
 const MEMBERS = ['m1', 'm2', 'm3'];
 const TTL_MS = 3000;
 
 describe('cluster mode: a disruption slot outlives the member that took it', () => {
-  let ha: HaCluster;
-  beforeAll(async () => {
-    ha = await HaCluster.start({ members: MEMBERS, etcdPort: 23850, leaseTtl: `${TTL_MS / 1000}s`, rebootMs: 8000 });
-  }, 90_000);
-  afterAll(async () => {
-    await ha?.stop();
-  }, 60_000);
+  const { ha } = haSuite({ members: MEMBERS, etcdPort: 23850, leaseTtl: `${TTL_MS / 1000}s`, rebootMs: 8000 });
 
   it('kill -9 of the owner of a rebooting node: no second node goes down before the first is back', { timeout: 240_000 }, async () => {
-    await Promise.all(MEMBERS.map((m) => ha.startMember(m)));
-    await ha.registered(MEMBERS);
+    await ha.startMembers();
     // Sampled throughout: which hosts are down (as the lab sees them), and how many budget slots etcd holds.
-    let sampling = true;
-    let maxDown = 0;
-    let maxSlots = 0;
-    const overlaps: string[] = [];
-    const hosts = async () => {
-      for (; sampling; await sleep(10)) {
-        const down = ha.lab.hosts.filter((h) => h.rebooting).map((h) => h.name);
-        if (down.length > 1) overlaps.push(`${Date.now()}: ${down.join(', ')}`);
-        maxDown = Math.max(maxDown, down.length);
-      }
-    };
-    const slots = async () => {
-      for (; sampling; await sleep(100)) {
-        const out = await ha.etcd.ctl(['get', '--prefix', '--keys-only', '/gc-test/budget/']).catch(() => '');
-        maxSlots = Math.max(maxSlots, out.split('\n').filter(Boolean).length);
-      }
-    };
-    const samplers = Promise.all([hosts(), slots()]);
+    const disruption = sampleDisruption(ha);
     try {
       const sha = ha.pushInventory();
       let first: string | undefined;
@@ -53,6 +31,7 @@ describe('cluster mode: a disruption slot outlives the member that took it', () 
       await ha.signal(owner, 'SIGKILL');
       const killedAt = Date.now();
       await ha.converged(sha, 150_000);
+      const { maxDown, maxSlots, overlaps } = await disruption.stop();
       const host = ha.lab.host(first);
       expect(host.reboots).toBe(1);
       expect(overlaps, `two hosts down at once; ${owner} was killed at ${killedAt}`).toEqual([]);
@@ -67,8 +46,7 @@ describe('cluster mode: a disruption slot outlives the member that took it', () 
         `slot hand-over: ${owner} killed while ${first} rebooted; ${heirs[0]} inherited its slot; rebooted one at a time: ${rebooted.join(', ')}`,
       );
     } finally {
-      sampling = false;
-      await samplers;
+      await disruption.stop();
     }
   });
 });
