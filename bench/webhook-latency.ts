@@ -22,16 +22,17 @@ export interface WebhookLatencyResult {
   /** Commands other nodes received during the rounds: a change to one node must not touch the others. */
   otherNodesCommands: number;
   /**
-   * Where each round's time went, from the daemon's own log lines (at info, as a daemon runs): request to
-   * `new head` (HTTP, git fetch, the ref and commit read), to `revision accepted` (files read, parse), to the
-   * node's `new desired state` (the work queue), to its first command.
+   * Where each round's time went, from the daemon's own log lines (at info, as a daemon runs): request to the
+   * route's `webhook: fetching now` (HTTP, signature), the fetch (`fetchMs` of `new head`: 0 when the ref and
+   * objects were read straight from a local remote), the rest of `new head` (the ref and commit read), to
+   * `revision accepted` (files read, parse), to the node's `new desired state` (the work queue), to its first command.
    */
   stages: Record<Stage, Spread>;
   /** The slowest rounds (the p99's), their stages in ms. */
   slowest: ({ totalMs: number } & Record<Stage, number>)[];
 }
 
-const STAGES = ['fetch', 'intake', 'queue', 'command'] as const;
+const STAGES = ['http', 'fetch', 'read', 'intake', 'queue', 'command'] as const;
 type Stage = (typeof STAGES)[number];
 
 export async function runWebhookLatency(rounds = 200): Promise<WebhookLatencyResult> {
@@ -61,10 +62,17 @@ export async function runWebhookLatency(rounds = 200): Promise<WebhookLatencyRes
   });
   // Log lines stamped on arrival (pino writes to an object stream synchronously, in the logging call).
   const marks = new Map<string, number>();
+  let fetchMs = Number.NaN;
   const sink = {
     write(line: string) {
-      const msg = (JSON.parse(line) as { msg?: string; node?: string }).msg ?? '';
-      if (msg === 'new head' || msg === 'revision accepted' || (msg === 'new desired state' && line.includes('"compute-l1"')))
+      const { msg = '', fetchMs: took } = JSON.parse(line) as { msg?: string; fetchMs?: number };
+      if (msg === 'new head') fetchMs = took ?? Number.NaN;
+      if (
+        msg === 'webhook: fetching now' ||
+        msg === 'new head' ||
+        msg === 'revision accepted' ||
+        (msg === 'new desired state' && line.includes('"compute-l1"'))
+      )
         marks.set(msg, performance.now());
     },
   };
@@ -93,6 +101,8 @@ export async function runWebhookLatency(rounds = 200): Promise<WebhookLatencyRes
       const body = JSON.stringify({ ref: 'refs/heads/main', round: i });
       const signature = `sha256=${createHmac('sha256', 'bench-secret').update(body).digest('hex')}`;
       const started = performance.now();
+      marks.clear();
+      fetchMs = Number.NaN;
       const reached = new Promise<number>((resolve) => {
         firstCommand = resolve;
       });
@@ -102,15 +112,17 @@ export async function runWebhookLatency(rounds = 200): Promise<WebhookLatencyRes
         headers: { 'content-type': 'application/json', 'x-signature': signature, 'x-delivery-id': `round-${i}` },
       });
       if (res.status !== 202) throw new Error(`webhook answered ${res.status}`);
-      marks.clear();
       const at = await reached;
       latencies.push(at - started);
+      const routed = marks.get('webhook: fetching now') ?? Number.NaN;
       const head = marks.get('new head') ?? Number.NaN;
       const accepted = marks.get('revision accepted') ?? Number.NaN;
       const desired = marks.get('new desired state') ?? Number.NaN;
       rows.push({
         totalMs: at - started,
-        fetch: head - started,
+        http: routed - started,
+        fetch: fetchMs,
+        read: head - routed - fetchMs,
         intake: accepted - head,
         queue: desired - accepted,
         command: at - desired,

@@ -99,6 +99,7 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     ...(cluster ? { fence: (node: string) => cluster.mayChange(node) } : {}),
   });
 
+  const snapshots = cluster ? undefined : new SnapshotStore(join(config.stateDir, 'snapshots'), (msg) => log.warn(msg));
   const reconciler = new Reconciler({
     status,
     access: cluster
@@ -108,7 +109,7 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
         }
       : access,
     ...(cluster ? { scope: cluster.scope, globalSlots: cluster.budget, globalFailures: cluster.failures } : {}),
-    store: cluster ? cluster.snapshots : new SnapshotStore(join(config.stateDir, 'snapshots'), (msg) => log.warn(msg)),
+    store: cluster ? cluster.snapshots : snapshots,
     limits: { rebootTimeoutMs: durationMs(config.reboot.timeout), settleMs: durationMs(config.reboot.settle) },
     concurrency: config.workers,
     resyncMs: durationMs(config.resyncInterval),
@@ -243,6 +244,8 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       stopNotifications();
       removeRecord();
       await reconciler.stop();
+      // Saves still being written land before the process goes (a kill leaves the previous one, whole).
+      await snapshots?.flushAll();
       hostProcess?.stop();
       await cluster?.stop();
     },

@@ -11,6 +11,7 @@ import type { Phase } from '../roles/phase.js';
 import { planNode, planOrder } from '../roles/plan.js';
 import { windowsDeconfigure } from '../roles/windows/deconfigure.js';
 import { type Limits, type NodeMachineInput, nodeMachine } from '../state-machines/node-machine.js';
+import { durable } from './durable-executor.js';
 import { checkGates, GATE_CODES, gateNodes, wakeDependents } from './gates.js';
 import { type NodeRuntime, sharedNodeActors } from './node-actors.js';
 import { launchNode, noteSetAside } from './node-launch.js';
@@ -255,7 +256,8 @@ export class Reconciler {
     // The plan is built here for the machine's list of phases, then again for each phase run, never kept.
     const plan = planNode(role);
     const runtime: NodeRuntime = {
-      ...this.options.access(spec),
+      // Saves are written off the event loop: a command waits until what it depends on is on disk.
+      ...durable(this.options.access(spec), name, this.options.store),
       plan: () => planNode(entry.role),
       deconfigure: spec.os === 'windows' ? WINDOWS_DECONFIGURE : LINUX_DECONFIGURE,
       gate: (phase) => checkGates(phase, this.#entries, this.options.scope),
