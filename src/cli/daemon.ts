@@ -156,6 +156,9 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
         checkout,
         pollMs: durationMs(config.source.pollInterval),
         ...(config.source.sshKeyFile ? { sshKeyFile: config.source.sshKeyFile } : {}),
+        // A local remote is read in place unless the clone must have the commit first (signatures are checked
+        // there) or several members follow it (cluster mode: each applies the sha in force from its own clone).
+        readLocalRemote: !config.source.verify && !clusterConfig,
         log: log.child({ component: 'source' }),
         onRevision,
       })
