@@ -31,7 +31,11 @@ export class DurableExecutor implements Executor {
 }
 
 /** A node's access with its commands behind the store's flush, when the store writes in the background. */
-export function durable<A extends { exec: Executor }>(access: A, node: string, store: { flush?(node: string): Promise<void> } | undefined): A {
+export function durable<A extends { exec: Executor }>(
+  access: A,
+  node: string,
+  store: { flush?(node: string): Promise<void> } | undefined,
+): A {
   const flush = store?.flush?.bind(store);
   return flush ? { ...access, exec: new DurableExecutor(access.exec, node, flush) } : access;
 }

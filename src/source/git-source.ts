@@ -11,8 +11,8 @@ import { type SimpleGit, simpleGit } from 'simple-git';
 import { errors } from '../errors.js';
 import { GitInventoryReader } from './git-inventory.js';
 import { GitObjects } from './git-objects.js';
-import type { OnRevision, Revision, Source } from './source.js';
 import { LocalRemote, localGitDir } from './local-remote.js';
+import type { OnRevision, Revision, Source } from './source.js';
 import { SpareFetch } from './spare-fetch.js';
 
 /** How many poll intervals a look may run before the source says it is stalled (and /readyz goes red). */
@@ -286,7 +286,11 @@ export class GitSource implements Source {
       await this.#fetchOnce();
       this.#cloned = head;
     } catch (err) {
-      if (!this.#stopped) this.options.log.warn({ err }, `fetch of ${this.options.branch} into the clone failed (the revision was read from the remote in place); retried at the next poll`);
+      if (!this.#stopped)
+        this.options.log.warn(
+          { err },
+          `fetch of ${this.options.branch} into the clone failed (the revision was read from the remote in place); retried at the next poll`,
+        );
     }
   }
 

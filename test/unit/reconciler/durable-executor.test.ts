@@ -97,7 +97,9 @@ describe('snapshots and commands on a converging cluster', () => {
     shells = await SimShells.create();
   });
 
-  it('every command finds on disk what was saved before it was issued; each reboot finds the boot id it was read with', { timeout: 60_000 }, async () => {
+  it('every command finds on disk what was saved before it was issued; each reboot finds the boot id it was read with', {
+    timeout: 60_000,
+  }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gc-durable-'));
     const { result } = await loadInventory(EXAMPLE);
     if (!result.ok) throw new Error('example inventory invalid');
@@ -131,7 +133,8 @@ describe('snapshots and commands on a converging cluster', () => {
           commands++;
           const onDisk = readOrUndefined(join(store.dir, `${node}.json`));
           const at = onDisk === undefined ? -1 : savedOf(node).lastIndexOf(onDisk);
-          if (at < (issuedAfter.get(node) ?? -1)) behind.push(`${node} ${cmd.label ?? '?'}: on disk #${at}, saved before it #${issuedAfter.get(node)}`);
+          if (at < (issuedAfter.get(node) ?? -1))
+            behind.push(`${node} ${cmd.label ?? '?'}: on disk #${at}, saved before it #${issuedAfter.get(node)}`);
           if (cmd.label === 'reboot') {
             const machine = JSON.parse(onDisk ?? '{}') as { snapshot?: { context?: { previousBootId?: unknown } } };
             reboots.push({ node, previousBootId: machine.snapshot?.context?.previousBootId, bootId: lastBootId });

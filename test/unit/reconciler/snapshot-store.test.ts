@@ -19,7 +19,10 @@ describe('SnapshotStore', () => {
       value: { rebooting: 'waitingForBoot' },
       context: { previousBootId: 'b1' },
     });
-    expect(new SnapshotStore(dir).load('win1').saved).toEqual({ value: { rebooting: 'waitingForBoot' }, context: { previousBootId: 'b1' } });
+    expect(new SnapshotStore(dir).load('win1').saved).toEqual({
+      value: { rebooting: 'waitingForBoot' },
+      context: { previousBootId: 'b1' },
+    });
     expect(store.nodes()).toEqual(['win1']);
     expect(store.load('nobody')).toEqual({});
   });
