@@ -36,8 +36,9 @@ interface NodeWrites {
 
 export class SnapshotStore implements NodeSnapshots {
   readonly #writes = new Map<string, NodeWrites>();
-  /** Directory fsyncs asked for while one runs share the next one. */
-  #dirSync?: { running: Promise<void>; again?: Promise<void> };
+  /** The directory fsync running, and the one that callers arriving meanwhile share (it starts after). */
+  #dirSync?: Promise<void>;
+  #dirSyncNext?: Promise<void>;
 
   constructor(
     readonly dir: string,
@@ -115,18 +116,24 @@ export class SnapshotStore implements NodeSnapshots {
     await this.#syncDir();
   }
 
-  /** The directory's fsync (the rename made durable); callers that arrive while one runs share the next. */
+  /** The directory's fsync (the rename made durable); callers that arrive while one runs share the next one. */
   #syncDir(): Promise<void> {
-    const current = this.#dirSync;
-    if (!current) {
-      const running = this.#fsyncDir().finally(() => {
-        this.#dirSync = this.#dirSync?.again ? { running: this.#dirSync.again } : undefined;
+    if (!this.#dirSync) return this.#startDirSync();
+    this.#dirSyncNext ??= this.#dirSync
+      .catch(() => undefined)
+      .then(() => {
+        this.#dirSyncNext = undefined;
+        return this.#startDirSync();
       });
-      this.#dirSync = { running };
-      return running;
-    }
-    current.again ??= current.running.catch(() => undefined).then(() => this.#fsyncDir());
-    return current.again;
+    return this.#dirSyncNext;
+  }
+
+  #startDirSync(): Promise<void> {
+    const run: Promise<void> = this.#fsyncDir().finally(() => {
+      if (this.#dirSync === run) this.#dirSync = undefined;
+    });
+    this.#dirSync = run;
+    return run;
   }
 
   async #fsyncDir(): Promise<void> {
