@@ -11,6 +11,7 @@ import { performance } from 'node:perf_hooks';
 import pino from 'pino';
 import { startDaemon } from '../src/cli/daemon.js';
 import { DaemonConfigSchema } from '../src/cli/daemon-config.js';
+import { SnapshotStore } from '../src/reconciler/snapshot-store.js';
 import { percentile, type Spread, spread } from './stats.js';
 
 export interface WebhookLatencyResult {
@@ -25,14 +26,16 @@ export interface WebhookLatencyResult {
    * Where each round's time went, from the daemon's own log lines (at info, as a daemon runs): request to the
    * route's `webhook: fetching now` (HTTP, signature), the fetch (`fetchMs` of `new head`: 0 when the ref and
    * objects were read straight from a local remote), the rest of `new head` (the ref and commit read), to
-   * `revision accepted` (files read, parse), to the node's `new desired state` (the work queue), to its first command.
+   * `revision accepted` (files read, parse), to the node's `new desired state` (the work queue), to its first
+   * command; that last one split in two: to the command asking for the node's snapshot to be durable (the machine's
+   * transitions), and from there to the command reaching the node (the snapshot's write and fsyncs).
    */
   stages: Record<Stage, Spread>;
   /** The slowest rounds (the p99's), their stages in ms. */
   slowest: ({ totalMs: number } & Record<Stage, number>)[];
 }
 
-const STAGES = ['http', 'fetch', 'read', 'intake', 'queue', 'command'] as const;
+const STAGES = ['http', 'fetch', 'read', 'intake', 'queue', 'machine', 'durable', 'command'] as const;
 type Stage = (typeof STAGES)[number];
 
 export async function runWebhookLatency(rounds = 200): Promise<WebhookLatencyResult> {
@@ -76,6 +79,13 @@ export async function runWebhookLatency(rounds = 200): Promise<WebhookLatencyRes
         marks.set(msg, performance.now());
     },
   };
+  // When the target's first command asks for its snapshot to be durable (durable-executor.ts).
+  let flushAt = Number.NaN;
+  const flush = SnapshotStore.prototype.flush;
+  SnapshotStore.prototype.flush = function (this: SnapshotStore, node: string) {
+    if (node === 'compute-l1' && Number.isNaN(flushAt)) flushAt = performance.now();
+    return flush.call(this, node);
+  };
   const daemon = await startDaemon(config, { log: pino({ level: 'info' }, sink) });
   try {
     await daemon.reconciler.settled();
@@ -103,6 +113,7 @@ export async function runWebhookLatency(rounds = 200): Promise<WebhookLatencyRes
       const started = performance.now();
       marks.clear();
       fetchMs = Number.NaN;
+      flushAt = Number.NaN;
       const reached = new Promise<number>((resolve) => {
         firstCommand = resolve;
       });
@@ -125,6 +136,8 @@ export async function runWebhookLatency(rounds = 200): Promise<WebhookLatencyRes
         read: head - routed - fetchMs,
         intake: accepted - head,
         queue: desired - accepted,
+        machine: flushAt - desired,
+        durable: at - flushAt,
         command: at - desired,
       });
       await daemon.reconciler.settled();
@@ -141,6 +154,7 @@ export async function runWebhookLatency(rounds = 200): Promise<WebhookLatencyRes
       slowest: [...rows].sort((a, b) => b.totalMs - a.totalMs).slice(0, Math.max(1, Math.ceil(rows.length / 50))),
     };
   } finally {
+    SnapshotStore.prototype.flush = flush;
     await daemon.stop();
     rmSync(dir, { recursive: true, force: true });
   }
