@@ -250,6 +250,7 @@ export class GitSource implements Source {
       log.debug({ err }, 'the local remote could not be read in place; fetching');
       return undefined;
     });
+    if (this.#stopped) return;
     let sha = inPlace;
     if (!sha) {
       try {
