@@ -11,6 +11,7 @@ import { performance } from 'node:perf_hooks';
 import pino from 'pino';
 import { startDaemon } from '../src/cli/daemon.js';
 import { DaemonConfigSchema } from '../src/cli/daemon-config.js';
+import { SnapshotStore } from '../src/reconciler/snapshot-store.js';
 import { percentile, type Spread, spread } from './stats.js';
 
 export interface WebhookLatencyResult {
@@ -22,16 +23,19 @@ export interface WebhookLatencyResult {
   /** Commands other nodes received during the rounds: a change to one node must not touch the others. */
   otherNodesCommands: number;
   /**
-   * Where each round's time went, from the daemon's own log lines (at info, as a daemon runs): request to
-   * `new head` (HTTP, git fetch, the ref and commit read), to `revision accepted` (files read, parse), to the
-   * node's `new desired state` (the work queue), to its first command.
+   * Where each round's time went, from the daemon's own log lines (at info, as a daemon runs): request to the
+   * route's `webhook: fetching now` (HTTP, signature), the fetch (`fetchMs` of `new head`: 0 when the ref and
+   * objects were read straight from a local remote), the rest of `new head` (the ref and commit read), to
+   * `revision accepted` (files read, parse), to the node's `new desired state` (the work queue), to its first
+   * command; that last one split in two: to the command asking for the node's snapshot to be durable (the machine's
+   * transitions), and from there to the command reaching the node (the snapshot's write and fsyncs).
    */
   stages: Record<Stage, Spread>;
   /** The slowest rounds (the p99's), their stages in ms. */
   slowest: ({ totalMs: number } & Record<Stage, number>)[];
 }
 
-const STAGES = ['fetch', 'intake', 'queue', 'command'] as const;
+const STAGES = ['http', 'fetch', 'read', 'intake', 'queue', 'machine', 'durable', 'command'] as const;
 type Stage = (typeof STAGES)[number];
 
 export async function runWebhookLatency(rounds = 200): Promise<WebhookLatencyResult> {
@@ -61,12 +65,26 @@ export async function runWebhookLatency(rounds = 200): Promise<WebhookLatencyRes
   });
   // Log lines stamped on arrival (pino writes to an object stream synchronously, in the logging call).
   const marks = new Map<string, number>();
+  let fetchMs = Number.NaN;
   const sink = {
     write(line: string) {
-      const msg = (JSON.parse(line) as { msg?: string; node?: string }).msg ?? '';
-      if (msg === 'new head' || msg === 'revision accepted' || (msg === 'new desired state' && line.includes('"compute-l1"')))
+      const { msg = '', fetchMs: took } = JSON.parse(line) as { msg?: string; fetchMs?: number };
+      if (msg === 'new head') fetchMs = took ?? Number.NaN;
+      if (
+        msg === 'webhook: fetching now' ||
+        msg === 'new head' ||
+        msg === 'revision accepted' ||
+        (msg === 'new desired state' && line.includes('"compute-l1"'))
+      )
         marks.set(msg, performance.now());
     },
+  };
+  // When the target's first command asks for its snapshot to be durable (durable-executor.ts).
+  let flushAt = Number.NaN;
+  const flush = SnapshotStore.prototype.flush;
+  SnapshotStore.prototype.flush = function (this: SnapshotStore, node: string) {
+    if (node === 'compute-l1' && Number.isNaN(flushAt)) flushAt = performance.now();
+    return flush.call(this, node);
   };
   const daemon = await startDaemon(config, { log: pino({ level: 'info' }, sink) });
   try {
@@ -93,6 +111,9 @@ export async function runWebhookLatency(rounds = 200): Promise<WebhookLatencyRes
       const body = JSON.stringify({ ref: 'refs/heads/main', round: i });
       const signature = `sha256=${createHmac('sha256', 'bench-secret').update(body).digest('hex')}`;
       const started = performance.now();
+      marks.clear();
+      fetchMs = Number.NaN;
+      flushAt = Number.NaN;
       const reached = new Promise<number>((resolve) => {
         firstCommand = resolve;
       });
@@ -102,17 +123,21 @@ export async function runWebhookLatency(rounds = 200): Promise<WebhookLatencyRes
         headers: { 'content-type': 'application/json', 'x-signature': signature, 'x-delivery-id': `round-${i}` },
       });
       if (res.status !== 202) throw new Error(`webhook answered ${res.status}`);
-      marks.clear();
       const at = await reached;
       latencies.push(at - started);
+      const routed = marks.get('webhook: fetching now') ?? Number.NaN;
       const head = marks.get('new head') ?? Number.NaN;
       const accepted = marks.get('revision accepted') ?? Number.NaN;
       const desired = marks.get('new desired state') ?? Number.NaN;
       rows.push({
         totalMs: at - started,
-        fetch: head - started,
+        http: routed - started,
+        fetch: fetchMs,
+        read: head - routed - fetchMs,
         intake: accepted - head,
         queue: desired - accepted,
+        machine: flushAt - desired,
+        durable: at - flushAt,
         command: at - desired,
       });
       await daemon.reconciler.settled();
@@ -129,6 +154,7 @@ export async function runWebhookLatency(rounds = 200): Promise<WebhookLatencyRes
       slowest: [...rows].sort((a, b) => b.totalMs - a.totalMs).slice(0, Math.max(1, Math.ceil(rows.length / 50))),
     };
   } finally {
+    SnapshotStore.prototype.flush = flush;
     await daemon.stop();
     rmSync(dir, { recursive: true, force: true });
   }

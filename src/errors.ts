@@ -173,6 +173,12 @@ export const ERROR_REGISTRY = {
     meaning: 'a node removed from the inventory with `removalPolicy: deconfigure` could not be cleaned',
     todo: 'the message says which step failed; clean by hand or put the node back',
   },
+  GC_SNAPSHOT_WRITE: {
+    retryable: true,
+    meaning:
+      "the node's state could not be written to the state directory (`snapshots/`): full disk, permissions, I/O error; no command goes to the node until it is, so a crash cannot lose what a command depends on",
+    todo: 'check the state directory (free space, permissions, `dmesg` for I/O errors); the node carries on by itself once a write succeeds',
+  },
   // Sources and revision intake (source/, reconciler/intake)
   GC_GIT_FETCH: {
     retryable: true,

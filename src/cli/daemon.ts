@@ -100,6 +100,7 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     ...(cluster ? { fence: (node: string) => cluster.mayChange(node) } : {}),
   });
 
+  const snapshots = cluster ? undefined : new SnapshotStore(join(config.stateDir, 'snapshots'), (msg) => log.warn(msg));
   const reconciler = new Reconciler({
     status,
     access: cluster
@@ -109,7 +110,7 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
         }
       : access,
     ...(cluster ? { scope: cluster.scope, globalSlots: cluster.budget, globalFailures: cluster.failures } : {}),
-    store: cluster ? cluster.snapshots : new SnapshotStore(join(config.stateDir, 'snapshots'), (msg) => log.warn(msg)),
+    store: cluster ? cluster.snapshots : snapshots,
     limits: { rebootTimeoutMs: durationMs(config.reboot.timeout), settleMs: durationMs(config.reboot.settle) },
     concurrency: config.workers,
     resyncMs: durationMs(config.resyncInterval),
@@ -156,6 +157,9 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
         checkout,
         pollMs: durationMs(config.source.pollInterval),
         ...(config.source.sshKeyFile ? { sshKeyFile: config.source.sshKeyFile } : {}),
+        // A local remote is read in place unless the clone must have the commit first (signatures are checked
+        // there) or several members follow it (cluster mode: each applies the sha in force from its own clone).
+        readLocalRemote: !config.source.verify && !clusterConfig,
         log: log.child({ component: 'source' }),
         onRevision,
       })
@@ -246,6 +250,8 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       stopNotifications();
       removeRecord();
       await reconciler.stop();
+      // Saves still being written land before the process goes (a kill leaves the previous one, whole).
+      await snapshots?.flushAll();
       hostProcess?.stop();
       await cluster?.stop();
     },

@@ -48,6 +48,7 @@ export async function convergeCluster(
   reconciler.apply({ sha: options.revision, state });
   await settled;
   await reconciler.stop();
+  await options.store?.flushAll();
   return state.nodes.map((n) => {
     const s = status.get(n.name);
     return {

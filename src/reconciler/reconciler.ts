@@ -11,6 +11,7 @@ import type { Phase } from '../roles/phase.js';
 import { planNode, planOrder } from '../roles/plan.js';
 import { windowsDeconfigure } from '../roles/windows/deconfigure.js';
 import { type Limits, type NodeMachineInput, nodeMachine } from '../state-machines/node-machine.js';
+import { durable } from './durable-executor.js';
 import { checkGates, GATE_CODES, gateNodes, phaseGates, wakeDependents } from './gates.js';
 import { type NodeRuntime, sharedNodeActors } from './node-actors.js';
 import { launchNode, noteSetAside } from './node-launch.js';
@@ -253,10 +254,11 @@ export class Reconciler {
   #spawn(revision: InForce, spec: NodeSpec, role: RoleInput, digest: string): void {
     const name = spec.name;
     const log = this.#log.child({ node: name });
-    // The plan is built here for the machine's list of phases, then again for each phase run, never kept.
+    // The plan: built here for the machine's phases, again per phase run, never kept. `durable`: saves are
+    // written off the event loop, and a command waits until what it depends on is on disk.
     const plan = planNode(role);
     const runtime: NodeRuntime = {
-      ...this.options.access(spec),
+      ...durable(this.options.access(spec), name, this.options.store),
       plan: () => planNode(entry.role),
       deconfigure: spec.os === 'windows' ? WINDOWS_DECONFIGURE : LINUX_DECONFIGURE,
       gate: (phase) => checkGates(entry.phaseGates.get(phase) ?? [], this.#entries, this.options.scope),

@@ -5,11 +5,13 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { type SimpleGit, simpleGit } from 'simple-git';
 import { errors } from '../errors.js';
 import { GitInventoryReader } from './git-inventory.js';
 import { GitObjects } from './git-objects.js';
+import { LocalRemote, localGitDir } from './local-remote.js';
 import type { OnRevision, Revision, Source } from './source.js';
 import { SpareFetch } from './spare-fetch.js';
 
@@ -28,6 +30,12 @@ export interface GitSourceOptions {
   pollMs: number;
   /** An SSH key for ssh:// and scp-like URLs. */
   sshKeyFile?: string;
+  /**
+   * When the URL is a path on this machine, read the branch's head and its files from the remote in place
+   * (local-remote.ts); the clone is fetched at polls and before anything reads it. Off when something must read the new
+   * commit from the clone first (source.verify checks signatures in the clone).
+   */
+  readLocalRemote?: boolean;
   log: Logger;
   onRevision: OnRevision;
 }
@@ -39,7 +47,12 @@ export class GitSource implements Source {
   #reader?: GitInventoryReader;
   /** The fetch, started ahead of the look that needs it. */
   #fetch?: SpareFetch;
+  /** A local remote read in place, and its commits' files. */
+  #local?: { remote: LocalRemote; reader: GitInventoryReader };
   #head?: string;
+  /** The head the clone was last fetched to, when the local remote is read in place. */
+  #cloned?: string;
+  #fetching: Promise<void> = Promise.resolve();
   #timer?: NodeJS.Timeout;
   #running?: Promise<void>;
   #again?: string;
@@ -87,6 +100,11 @@ export class GitSource implements Source {
     this.#objects = new GitObjects(checkout, env);
     this.#fetch = new SpareFetch(checkout, fetchArgs(branch), env);
     this.#reader = new GitInventoryReader(this.#objects, this.options.path, this.#inventoryDir());
+    const local = this.options.readLocalRemote ? localGitDir(url) : undefined;
+    if (local) {
+      const remote = new LocalRemote(local, env);
+      this.#local = { remote, reader: new GitInventoryReader(remote.objects, this.options.path, this.#inventoryDir()) };
+    }
     await this.trigger('start');
     this.#schedule();
   }
@@ -125,6 +143,7 @@ export class GitSource implements Source {
   async checkoutAt(sha: string, tree: string): Promise<string> {
     const git = this.#git;
     if (!git) throw new Error('the source has not started');
+    await this.#catchUp();
     await git.raw(['worktree', 'remove', '--force', tree]).catch(() => undefined);
     await rm(tree, { recursive: true, force: true });
     await git.raw(['worktree', 'prune']);
@@ -132,11 +151,13 @@ export class GitSource implements Source {
     return this.options.path && this.options.path !== '.' ? join(tree, this.options.path) : tree;
   }
 
-  /** Commit `sha` as a revision, when the clone has it (fetched with the branch); undefined when it does not. */
+  /** Commit `sha` as a revision, when the local remote or the clone has it; undefined when neither does. */
   async revision(sha: string, trigger: string): Promise<Revision | undefined> {
-    const reader = this.#reader;
-    if (!reader) return undefined;
-    return this.#revision(reader, sha, trigger).catch(() => undefined);
+    for (const reader of [this.#local?.reader, this.#reader]) {
+      const revision = reader && (await this.#revision(reader, sha, trigger).catch(() => undefined));
+      if (revision) return revision;
+    }
+    return undefined;
   }
 
   async #revision(reader: GitInventoryReader, sha: string, trigger: string): Promise<Revision> {
@@ -166,6 +187,7 @@ export class GitSource implements Source {
     await Promise.race([this.#running, late]);
     clearTimeout(timer);
     this.#objects?.close();
+    this.#local?.remote.close();
     this.#fetch?.close();
   }
 
@@ -174,7 +196,7 @@ export class GitSource implements Source {
    * parent a few commits back: walked through the object reader; past that, `git merge-base` decides.
    */
   async #noteForcePush(from: string, to: string): Promise<void> {
-    const reader = this.#reader;
+    const reader = this.#local?.reader ?? this.#reader;
     let frontier = [to];
     const seen = new Set<string>();
     for (let steps = 0; steps < 64 && frontier.length > 0; steps++) {
@@ -188,6 +210,7 @@ export class GitSource implements Source {
       frontier = next;
     }
     if (frontier.length === 0) return this.#forcePushed(from, to);
+    await this.#catchUp();
     const forward = await this.#git
       ?.raw(['merge-base', '--is-ancestor', from, to])
       .then(() => true)
@@ -214,31 +237,71 @@ export class GitSource implements Source {
     this.#timer.unref();
   }
 
-  // The hot path of a webhook: the fetch (started ahead, without the maintenance it would start after), then the
-  // ref read as a file and the commit and its files read through the object reader. No checkout.
+  // The hot path of a webhook: a local remote's head read in place (no process started), else the fetch (started
+  // ahead, without the maintenance it would start after) and the ref read as a file; then the commit and its
+  // files read through an object reader. No checkout.
   async #look(trigger: string): Promise<void> {
     const git = this.#git;
-    const reader = this.#reader;
     const fetch = this.#fetch;
-    if (!git || !reader || !fetch) return;
+    if (!git || !this.#reader || !fetch) return;
     const { branch, log } = this.options;
-    try {
-      await fetch.run(this.#abort.signal);
-    } catch (err) {
-      log.warn({ err, trigger }, `fetch of ${branch} failed; staying on ${this.#head?.slice(0, 12) ?? 'nothing yet'}`);
-      return;
+    const started = performance.now();
+    const inPlace = await this.#local?.remote.head(branch).catch((err: Error) => {
+      log.debug({ err }, 'the local remote could not be read in place; fetching');
+      return undefined;
+    });
+    if (this.#stopped) return;
+    let sha = inPlace;
+    if (!sha) {
+      try {
+        await this.#fetchOnce();
+      } catch (err) {
+        log.warn({ err, trigger }, `fetch of ${branch} failed; staying on ${this.#head?.slice(0, 12) ?? 'nothing yet'}`);
+        return;
+      }
+      // The ref that fetch just wrote is read as a file (git rev-parse when it was packed).
+      const ref = `refs/remotes/origin/${branch}`;
+      sha = (await readFile(join(this.options.checkout, '.git', ref), 'utf8').catch(() => git.revparse([ref]))).trim();
+      this.#cloned = sha;
     }
-    // The ref that fetch just wrote is read as a file (git rev-parse when it was packed).
-    const ref = `refs/remotes/origin/${branch}`;
-    const sha = (await readFile(join(this.options.checkout, '.git', ref), 'utf8').catch(() => git.revparse([ref]))).trim();
-    if (sha === this.#head) return;
+    const fetchMs = inPlace ? 0 : Math.round((performance.now() - started) * 10) / 10;
+    const reader = (inPlace && this.#local?.reader) || this.#reader;
+    // A head read in place reaches the clone at the next poll (or before anything reads the clone), never on a
+    // webhook's path: a fetch there would hold the next webhook's look, and compete with the first command.
+    if (sha === this.#head) return trigger === 'poll' ? this.#catchUp() : undefined;
     const previous = this.#head;
     const revision = await this.#revision(reader, sha, trigger);
     this.#head = sha;
-    log.info({ sha, trigger, subject: revision.subject }, 'new head');
+    log.info({ sha, trigger, subject: revision.subject, fetchMs, read: inPlace ? 'local remote' : 'fetch' }, 'new head');
     await this.options.onRevision(revision);
     // After the revision is handed on: nothing on the hot path waits for a log line.
     if (previous) void this.#noteForcePush(previous, sha);
+    if (trigger === 'poll') await this.#catchUp();
+  }
+
+  /** The clone fetched to the head last read in place: before the clone is read (checkoutAt, merge-base), and at polls. */
+  async #catchUp(): Promise<void> {
+    const head = this.#head;
+    if (!this.#local || !head || this.#cloned === head || this.#stopped) return;
+    try {
+      await this.#fetchOnce();
+      this.#cloned = head;
+    } catch (err) {
+      if (!this.#stopped)
+        this.options.log.warn(
+          { err },
+          `fetch of ${this.options.branch} into the clone failed (the revision was read from the remote in place); retried at the next poll`,
+        );
+    }
+  }
+
+  /** One fetch at a time: a catch-up asked for outside a look (checkoutAt) never overlaps a look's. */
+  #fetchOnce(): Promise<void> {
+    const fetch = this.#fetch;
+    if (!fetch) return Promise.reject(new Error('the source has not started'));
+    const run = this.#fetching.catch(() => undefined).then(() => fetch.run(this.#abort.signal));
+    this.#fetching = run;
+    return run;
   }
 }
 

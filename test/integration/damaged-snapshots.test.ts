@@ -110,11 +110,15 @@ describe('groundcrew run on damaged snapshots', () => {
 
     const second = await start();
     await until(() => allVerified(second.url), 'every node verified again', 60_000);
-    // Several resyncs (every 200 ms) later, it still runs, and every node is still verified.
+    // Several resyncs (every 200 ms) later, it still runs, and every node comes back to verified. A resync
+    // re-verifies every node (autocorrect): sampled at one instant, a node may be in its pass (one pass takes
+    // 170 to 400 ms on a loaded 2-core machine), so the check waits for a moment they are all verified again.
+    // It used to hold at any instant only because snapshot fsyncs blocked the event loop, and the API answered
+    // between passes (issue-18-hook measured it: 7 samples in 3 s got through then, 138 to 168 now).
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(daemon?.exitCode).toBeNull();
     expect((await fetch(`${second.url}/healthz`)).status).toBe(200);
-    expect(await allVerified(second.url)).toBe(true);
+    await until(() => allVerified(second.url), 'every node verified after the resyncs', 30_000);
 
     // Each damaged file set aside byte for byte, and a fresh snapshot in its place.
     const files = readdirSync(snapshots);

@@ -205,16 +205,29 @@ describe('groundcrew run following a hostile Git repo', () => {
     expect(after - before).toBeLessThan(100 * 1024);
   }, 90_000);
 
-  it('goes not ready, with the reason, while a fetch does not finish; ready again once it does', async () => {
+  it('goes not ready, with the reason, while a look (a fetch, a read in place) does not finish; ready again once it does', async () => {
     const ready = async () => {
       const response = await fetch(`${url}/readyz`);
       return { status: response.status, body: (await response.json()) as { ready: boolean; reason?: string } };
     };
     expect((await ready()).status).toBe(200);
-    // The remote's config as a FIFO: git upload-pack waits on it forever, as a hung server would.
-    const config = join(origin, 'config');
-    renameSync(config, `${config}.real`);
-    execFileSync('mkfifo', [config]);
+    // The remote's config and branch ref as FIFOs: git upload-pack (a fetch) and the cat-file that reads the
+    // local remote in place (local-remote.ts) wait on them forever, as a hung server would.
+    const files = [join(origin, 'config'), join(origin, 'refs', 'heads', 'main')];
+    const hang = () => {
+      for (const file of files) {
+        renameSync(file, `${file}.real`);
+        execFileSync('mkfifo', [file]);
+      }
+    };
+    const unhang = () => {
+      for (const file of files) {
+        renameSync(file, `${file}.fifo`);
+        renameSync(`${file}.real`, file);
+        release(`${file}.fifo`, readFileSync(file));
+      }
+    };
+    hang();
     const stalled = await until(async () => {
       const r = await ready();
       return r.status === 503 ? r : undefined;
@@ -230,21 +243,17 @@ describe('groundcrew run following a hostile Git repo', () => {
     } finally {
       await browser.close();
     }
-    // Let the hung fetch finish: the real config goes back, then the waiting reader gets its content.
-    renameSync(config, `${config}.fifo`);
-    renameSync(`${config}.real`, config);
-    release(`${config}.fifo`, readFileSync(config));
+    // Let the hung look finish: the real files go back, then the waiting readers get their content.
+    unhang();
     await until(async () => ((await ready()).status === 200 ? true : undefined), '/readyz to be ready again');
     // Hung again, SIGTERM still stops the daemon: the hung git is ended, not waited for.
-    renameSync(config, `${config}.real`);
-    execFileSync('mkfifo', [config]);
+    for (const file of files) rmSync(`${file}.fifo`);
+    hang();
     await until(async () => ((await ready()).status === 503 ? true : undefined), '/readyz to go red again');
     const exited = stop(daemon.child);
     const late = new Promise((resolve) => setTimeout(() => resolve('still running'), 15_000).unref());
     expect(await Promise.race([exited, late])).toBe(0);
-    renameSync(config, `${config}.fifo`);
-    renameSync(`${config}.real`, config);
-    release(`${config}.fifo`, readFileSync(config));
+    unhang();
   }, 90_000);
 });
 
