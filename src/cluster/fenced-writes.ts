@@ -60,9 +60,10 @@ export class FencedWrites {
   /** Puts `value` at `key` (null: deletes it) as soon as the writes before it are done. */
   write(node: string, key: string, value: string | null): void {
     const before = this.#pending.get(key);
-    if (before) this.#done(before.node);
     this.#open.set(node, (this.#open.get(node) ?? 0) + 1);
     this.#pending.set(key, { node, key, value, attempt: before?.attempt ?? 1, notBefore: before?.notBefore ?? 0 });
+    // The value it replaces is done (counted after the new one: a flush waiting on the node must not wake now).
+    if (before) this.#done(before.node);
     this.#schedule();
   }
 

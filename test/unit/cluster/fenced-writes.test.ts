@@ -169,4 +169,21 @@ describe('fenced writes, batched', () => {
     expect(await writes.flush('n2')).toBe(false);
     expect(etcd.kv.has('/p/status/n2')).toBe(false);
   });
+  it('a value replaced before it was sent: a flush waiting on the node returns once the newer one landed', async () => {
+    const etcd = fakeEtcd(OWNER);
+    const writes = new FencedWrites({
+      client: etcd.client,
+      keys: new ClusterKeys('/p/'),
+      ownerValue: () => OWNER,
+      holds: () => true,
+      timeoutMs: 200,
+      log,
+    });
+    writes.write('n1', '/p/status/n1', 'a');
+    const flushed = writes.flush('n1');
+    writes.write('n1', '/p/status/n1', 'b');
+    expect(await flushed).toBe(true);
+    expect(etcd.kv.get('/p/status/n1')).toBe('b');
+    expect(etcd.calls()).toBe(1);
+  });
 });
