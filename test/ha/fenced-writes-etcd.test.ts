@@ -9,6 +9,7 @@ import { Etcd3 } from 'etcd3';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClusterKeys } from '../../src/cluster/etcd.js';
+import { EtcdSnapshots } from '../../src/cluster/etcd-snapshots.js';
 import { FencedWrites } from '../../src/cluster/fenced-writes.js';
 import { EtcdCluster } from './etcd-cluster.js';
 
@@ -111,5 +112,25 @@ describe('fenced writes on a real etcd', () => {
     }
     expect(await writes.flush('node-0')).toBe(true);
     expect(await client.get(keys.status('node-0')).string()).toBe('v199');
+  });
+  it('1,000 nodes taken at once: their snapshots are read in a few transactions, each node gets its own', async () => {
+    const { keys, nodes } = await owned('/prime/', 1000);
+    for (let i = 0; i < nodes.length; i += 128) {
+      const puts = nodes
+        .slice(i, i + 128)
+        .filter((n) => n !== 'node-7')
+        .map((n) => ({
+          request_put: { key: Buffer.from(keys.snapshot(n)), value: Buffer.from(JSON.stringify({ node: n, value: 'waitingForBoot' })) },
+        }));
+      await client.kv.txn({ compare: [], success: puts });
+    }
+    const writes = new FencedWrites({ client, keys, ownerValue: () => OWNER, holds: () => true, timeoutMs: 5000, log });
+    const snapshots = new EtcdSnapshots({ client, keys, writes, timeoutMs: 5000, log });
+    await Promise.all(nodes.map((n) => snapshots.prime(n)));
+    expect(snapshots.reads.calls).toBe(Math.ceil(1000 / 128));
+    expect(snapshots.load('node-999').saved).toEqual({ node: 'node-999', value: 'waitingForBoot' });
+    expect(snapshots.load('node-0').saved).toEqual({ node: 'node-0', value: 'waitingForBoot' });
+    // A node with no snapshot in etcd starts over.
+    expect(snapshots.load('node-7')).toEqual({});
   });
 });
