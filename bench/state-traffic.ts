@@ -4,7 +4,8 @@
 // after a pause, as fenced-writes.ts did) and as now (FencedWrites: many nodes in one transaction); then the
 // statuses read back as before (one range read of the prefix) and as now (SharedStatus: pages at one revision).
 //
-// `flock /tmp/gc-lab.lock npx tsx bench/state-traffic.ts` (GC_BENCH_NODES, 10,000 by default; GC_BENCH_ROUNDS, 2).
+// `flock /tmp/gc-lab.lock npx tsx bench/state-traffic.ts` (GC_BENCH_NODES, 10,000 by default; GC_BENCH_ROUNDS, 2;
+// 0: the reads alone).
 
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -118,15 +119,17 @@ async function main(): Promise<void> {
         await sleep(1000);
       }
     }
+    // GC_BENCH_ROUNDS=0: the reads alone, of statuses written once.
+    if (ROUNDS === 0) await after(client, 0);
     // Reads of every status: one range read with gRPC's default answer limit (as before: every member, every second), and paged.
     const plain = new Etcd3({ hosts: etcd.endpoints });
     const t0 = performance.now();
     const one = await plain
       .getAll()
       .prefix(keys.statuses())
-      .keys()
+      .strings()
       .then(
-        (k) => `${k.length} statuses`,
+        (k) => `${Object.keys(k).length} statuses`,
         (err: Error) => `failed: ${err.message.slice(0, 120)}`,
       );
     console.log(`state-traffic: one range read of every status (before): ${(performance.now() - t0).toFixed(0)} ms, ${one}`);
