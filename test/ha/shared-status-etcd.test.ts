@@ -40,7 +40,7 @@ function record(i: number, state = 'applying'): string {
 }
 
 /** A TCP relay on loopback to one etcd member, which the test can cut (every connection dropped, new ones refused). */
-class Proxy {
+class TcpRelay {
   readonly #sockets = new Set<Socket>();
   #open = true;
   private constructor(
@@ -48,11 +48,11 @@ class Proxy {
     readonly url: string,
   ) {}
 
-  static async start(port: number, to: number): Promise<Proxy> {
-    let proxy: Proxy | undefined;
+  static async start(port: number, to: number): Promise<TcpRelay> {
+    let proxy: TcpRelay | undefined;
     const server = createServer((client) => proxy?.relay(client, to));
     await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-    proxy = new Proxy(server, `http://127.0.0.1:${port}`);
+    proxy = new TcpRelay(server, `http://127.0.0.1:${port}`);
     return proxy;
   }
 
@@ -185,7 +185,7 @@ describe('shared status on a real etcd', () => {
 
   it('cut off while the others write and compact past its revision: the resumed watch is canceled, every status read again', async () => {
     // The member reaches etcd through a proxy of the test's, so the cut is the member's alone and etcd stays whole.
-    const proxy = await Proxy.start(23936, 23930);
+    const proxy = await TcpRelay.start(23936, 23930);
     const m = member([proxy.url]);
     try {
       m.shared.start(500);
