@@ -52,7 +52,7 @@ export class FencedWrites {
   #batches = 0;
   #soon: NodeJS.Immediate | undefined;
   #later: { timer: NodeJS.Timeout; at: number } | undefined;
-  /** Transactions sent and the writes they carried, for the benchmark and /metrics. */
+  /** Transactions sent and the writes they carried, for tests and the benchmark. */
   readonly sent = { transactions: 0, writes: 0 };
 
   /** The limits in force: halved when etcd says a batch was past its own (an etcd configured below the defaults). */
