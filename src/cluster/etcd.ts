@@ -8,6 +8,9 @@ export interface EtcdSettings {
   tls?: { ca: string; cert?: string | undefined; key?: string | undefined } | undefined;
 }
 
+/** The largest answer from etcd the client accepts. */
+const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+
 /** A host policy that only runs the call (etcd3 calls `execute` on it, nothing else). */
 const PASS_THROUGH = {
   execute: <T>(fn: (context: { signal: AbortSignal; attempt: number }) => T | Promise<T>) =>
@@ -29,7 +32,13 @@ export function etcdClient(settings: EtcdSettings, callTimeoutMs: number): Etcd3
     dialTimeout: attemptMs,
     // gRPC backs off reconnecting to an endpoint up to 120 s by default: an etcd member that comes back
     // would stay unused for minutes. Reconnect within a second.
-    grpcOptions: { 'grpc.initial_reconnect_backoff_ms': 100, 'grpc.max_reconnect_backoff_ms': 1000 },
+    // And an answer may be bigger than grpc-js's default 4 MiB: a watch catching up after a reconnect sends
+    // many revisions' events at once (statuses are read in pages, shared-status.ts, but a watch cannot be).
+    grpcOptions: {
+      'grpc.initial_reconnect_backoff_ms': 100,
+      'grpc.max_reconnect_backoff_ms': 1000,
+      'grpc.max_receive_message_length': MAX_ANSWER_BYTES,
+    },
     faultHandling: { host: () => PASS_THROUGH },
     defaultCallOptions: (context) => (context.isStream ? {} : { deadline: Date.now() + attemptMs }),
     ...(tls

@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { GlobalSlots } from '../reconciler/rollout.js';
 import type { ClusterKeys } from './etcd.js';
 import { type Membership, within } from './membership.js';
+import { SharedRead } from './shared-read.js';
 
 interface Slot {
   node: string;
@@ -34,16 +35,33 @@ export class GlobalBudget implements GlobalSlots {
   readonly #held = new Map<string, { key: string; value: string }>();
   /** Nodes asking for (or adopting) a slot now: a key of theirs may exist before the answer that says so arrives. */
   readonly #asking = new Set<string>();
+  /** Nodes in the middle of creating a slot: no more of them than slots were free at the last read. */
+  #taking = 0;
+  /** Stale slots being given back (once, however many nodes' reads found them). */
+  readonly #givingBack = new Set<string>();
+  readonly #reads = new SharedRead(() => this.#readSlots());
 
   constructor(private readonly options: GlobalBudgetOptions) {
     options.membership.on('lost', () => this.#held.clear());
   }
 
-  /** Slots by key, as etcd has them now. */
-  async #slots(): Promise<Record<string, Slot>> {
+  /** Range reads of the slots made, for tests and the benchmark. */
+  get reads(): number {
+    return this.#reads.count;
+  }
+
+  /**
+   * Slots by key, as etcd has them at a read started after this call: the nodes asking at once (thousands when a
+   * member takes its nodes, or a rollout waits on the budget) share one read instead of one each (issue 19).
+   */
+  #slots(): Promise<Record<string, Slot>> {
+    return this.#reads.get().then((slots) => ({ ...slots }));
+  }
+
+  async #readSlots(): Promise<Record<string, Slot>> {
     const { client, keys, membership } = this.options;
     const raw = await within(client.getAll().prefix(keys.slots()).strings(), membership.options.ttlMs / 3, 'budget');
-    return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, JSON.parse(v) as Slot]));
+    return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, parseSlot(v)]));
   }
 
   #value(node: string): string | undefined {
@@ -147,7 +165,7 @@ export class GlobalBudget implements GlobalSlots {
 
   /** Takes a free slot: undefined once taken, else the nodes holding the slots. */
   async #tryTake(node: string, limit: number): Promise<string[] | undefined> {
-    const { client, keys, membership, log } = this.options;
+    const { membership, log } = this.options;
     const value = this.#value(node);
     if (!value) return ['(this member is fenced)'];
     const slots = await this.#slots();
@@ -159,9 +177,13 @@ export class GlobalBudget implements GlobalSlots {
       const late = slot.lease === membership.leaseId && !this.#held.has(slot.node) && !this.#asking.has(slot.node);
       const stale = nodes.size > 0 && !nodes.has(slot.node) && !this.options.owned(slot.node);
       if (slot.node === node || !(late || stale)) continue;
-      if (stale) log.info({ node: slot.node }, 'cluster: a disruption slot of a node no longer in the inventory given back');
-      void this.#giveBack(slot.node, { key, value: text }, membership.leaseId).catch(() => undefined);
       delete slots[key];
+      if (this.#givingBack.has(key)) continue;
+      if (stale) log.info({ node: slot.node }, 'cluster: a disruption slot of a node no longer in the inventory given back');
+      this.#givingBack.add(key);
+      void this.#giveBack(slot.node, { key, value: text }, membership.leaseId)
+        .catch(() => undefined)
+        .finally(() => this.#givingBack.delete(key));
     }
     const mine = Object.entries(slots).find(([, s]) => s.node === node);
     if (mine) {
@@ -169,22 +191,48 @@ export class GlobalBudget implements GlobalSlots {
       await this.#adopt(node, slots);
       return this.#held.has(node) ? undefined : [node];
     }
-    // Every slot counts, numbered past the limit or not (the limit may have shrunk with a new revision).
-    if (Object.keys(slots).length < limit) {
-      for (let i = 0; i < limit; i++) {
-        const key = keys.slot(i);
-        if (slots[key] !== undefined) continue;
-        const taken = await within(
-          client.if(key, 'Create', '==', 0).then(client.put(key).value(value)).commit(),
-          membership.options.ttlMs / 3,
-          'budget slot',
-        );
-        if (taken.succeeded) {
-          this.#held.set(node, { key, value });
-          return undefined;
-        }
+    // Every slot counts, numbered past the limit or not (the limit may have shrunk with a new revision). As many
+    // nodes try as slots were free: the others wait for the next read rather than each losing a transaction.
+    const free = limit - Object.keys(slots).length;
+    if (free > 0 && this.#taking < free) {
+      this.#taking++;
+      try {
+        return await this.#create(node, limit, slots, value);
+      } finally {
+        this.#taking--;
       }
     }
     return Object.values(slots).map((s) => s.node);
   }
+
+  /** Creates the first free slot key for `node`: undefined once taken, else the nodes holding the slots read. */
+  async #create(node: string, limit: number, slots: Record<string, Slot>, value: string): Promise<string[] | undefined> {
+    const { client, keys, membership } = this.options;
+    for (let i = 0; i < limit; i++) {
+      const key = keys.slot(i);
+      if (slots[key] !== undefined) continue;
+      const taken = await within(
+        client.if(key, 'Create', '==', 0).then(client.put(key).value(value)).commit(),
+        membership.options.ttlMs / 3,
+        'budget slot',
+      );
+      if (taken.succeeded) {
+        this.#held.set(node, { key, value });
+        return undefined;
+      }
+    }
+    return Object.values(slots).map((s) => s.node);
+  }
+}
+
+/** A slot as read: a value that is not one (hostile or broken) still counts as taken, by nobody known. */
+function parseSlot(text: string): Slot {
+  try {
+    const slot = JSON.parse(text) as Partial<Slot> | null;
+    if (slot && typeof slot.node === 'string' && typeof slot.member === 'string' && typeof slot.lease === 'string')
+      return { node: slot.node, member: slot.member, lease: slot.lease };
+  } catch {
+    // counted below
+  }
+  return { node: '(unreadable slot)', member: '', lease: '' };
 }
