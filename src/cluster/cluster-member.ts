@@ -25,11 +25,13 @@ export interface ClusterSettings {
   ttlMs: number;
   prefix: string;
   etcd: EtcdSettings;
+  /** Newly owned nodes that start driving per second (and at most at once): the start gate (start-gate.ts). */
+  startRate?: { perSecond: number; burst: number };
 }
 
 /** What the cluster asks of the reconciler: look at every node again, and wake nodes gated on one. */
 export interface ClusterHooks {
-  rescope(): void;
+  rescope(nodes?: readonly string[]): void;
   wake(node: string): void;
   /** A pass on these nodes now (the reconciler's `request`): they waited out a fence in backoff. */
   request(nodes: string[]): unknown;
@@ -93,12 +95,14 @@ export class ClusterMember<R extends Commit = Commit> {
       keys,
       membership: this.membership,
       log,
-      // Before the node is driven: its snapshot from etcd, and the disruption slot its last owner left it.
-      prepare: async (node) => {
-        await snapshots?.prime(node);
-        await budget?.adopt(node);
+      // Before a batch is driven: each node's snapshot from etcd, and the disruption slot its last owner left
+      // it; the batch's reads all in flight at once (one round trip's time for the batch, not one per node).
+      prepare: async (nodes) => {
+        await Promise.all(nodes.map((node) => snapshots?.prime(node)));
+        await Promise.all(nodes.map((node) => budget?.adopt(node)));
       },
-      onChange: () => hooks()?.rescope(),
+      onChange: (nodes) => hooks()?.rescope(nodes),
+      ...(settings.startRate ? { startRate: settings.startRate } : {}),
     });
     const ownership = this.ownership;
     this.writes = new FencedWrites({

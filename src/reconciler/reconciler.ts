@@ -122,9 +122,9 @@ export class Reconciler {
       if (!this.#entries.has(name) || touched(name, before, now)) this.#queue.add(name);
   }
 
-  /** The scope changed (cluster mode): every node is looked at again. */
-  rescope(): void {
-    for (const name of new Set([...this.#specs.keys(), ...this.#entries.keys()])) this.#queue.add(name);
+  /** The scope changed (cluster mode): these nodes (none named: every node) are looked at again. */
+  rescope(nodes?: readonly string[]): void {
+    for (const name of nodes ?? new Set([...this.#specs.keys(), ...this.#entries.keys()])) this.#queue.add(name);
   }
 
   /** A node driven elsewhere became verified: nodes gated on it try again now. */
