@@ -2,35 +2,37 @@
 // it lands, so the node's commands (which wait for its state to be recorded) go out once the fence opens. A
 // write for a node this member no longer holds is not retried, and its commands stay refused.
 
-import type { Etcd3 } from 'etcd3';
+import type { Etcd3, ITxnRequest } from 'etcd3';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ClusterKeys } from '../../../src/cluster/etcd.js';
 import { FencedWrites } from '../../../src/cluster/fenced-writes.js';
 
-/** The three calls FencedWrites makes, on a map; `fail` makes the next N commits throw (etcd past its deadline). */
+/**
+ * The one call FencedWrites makes (a KV txn) on a map, as etcd answers it: every compare must hold for the
+ * success ops to apply, else the failure ops (owner key reads) run; `fail` makes the next N calls throw (etcd
+ * past its deadline). The test on a real etcd is test/ha/fenced-writes-etcd.test.ts.
+ */
 function fakeEtcd(owner: string) {
   const kv = new Map<string, string>([['/p/owners/n1', owner]]);
   let fail = 0;
-  const client = {
-    put: (key: string) => ({ value: (value: string) => ({ apply: () => kv.set(key, value) }) }),
-    delete: () => ({ key: (key: string) => ({ apply: () => kv.delete(key) }) }),
-    if: (key: string, _field: string, _op: string, value: string) => ({
-      // biome-ignore lint/suspicious/noThenProperty: etcd3's comparison builder is spelled if().then().commit()
-      then: (change: { apply: () => void }) => ({
-        commit: async () => {
-          if (fail > 0) {
-            fail--;
-            throw new Error('deadline exceeded');
-          }
-          const succeeded = kv.get(key) === value;
-          if (succeeded) change.apply();
-          return { succeeded };
-        },
-      }),
-    }),
+  let calls = 0;
+  const txn = async (req: ITxnRequest) => {
+    calls++;
+    if (fail > 0) {
+      fail--;
+      throw new Error('deadline exceeded');
+    }
+    const succeeded = (req.compare ?? []).every((c) => kv.get(String(c.key)) === String(c.value));
+    const responses = (succeeded ? req.success : req.failure)?.map((op) => {
+      if (op.request_put) kv.set(String(op.request_put.key), String(op.request_put.value));
+      if (op.request_delete_range) kv.delete(String(op.request_delete_range.key));
+      const read = op.request_range ? kv.get(String(op.request_range.key)) : undefined;
+      return { response_range: { kvs: read === undefined ? [] : [{ value: Buffer.from(read) }] } };
+    });
+    return { succeeded, responses };
   };
-  return { kv, client: client as unknown as Etcd3, failNext: (n: number) => (fail = n) };
+  return { kv, client: { kv: { txn } } as unknown as Etcd3, failNext: (n: number) => (fail = n), calls: () => calls };
 }
 
 const OWNER = JSON.stringify({ member: 'm1', lease: '7' });
@@ -88,5 +90,83 @@ describe('fenced writes', () => {
     writes.write('n1', '/p/snapshots/n1', 'a');
     expect(await writes.flush('n1')).toBe(false);
     expect(etcd.kv.has('/p/snapshots/n1')).toBe(false);
+  });
+});
+
+describe('fenced writes, batched', () => {
+  it('the writes of many nodes queued together go in one transaction, one compare per node', async () => {
+    const etcd = fakeEtcd(OWNER);
+    const nodes = Array.from({ length: 40 }, (_, i) => `n${i + 1}`);
+    for (const n of nodes) etcd.kv.set(`/p/owners/${n}`, OWNER);
+    const writes = new FencedWrites({
+      client: etcd.client,
+      keys: new ClusterKeys('/p/'),
+      ownerValue: () => OWNER,
+      holds: () => true,
+      timeoutMs: 200,
+      log,
+    });
+    for (const n of nodes) {
+      writes.write(n, `/p/snapshots/${n}`, `s-${n}`);
+      writes.write(n, `/p/status/${n}`, `t-${n}`);
+    }
+    expect(await Promise.all(nodes.map((n) => writes.flush(n)))).toEqual(nodes.map(() => true));
+    expect(etcd.calls()).toBe(1);
+    expect(etcd.kv.get('/p/status/n40')).toBe('t-n40');
+  });
+
+  it('past etcd --max-txn-ops the writes are split: no transaction carries more than the limit', async () => {
+    const etcd = fakeEtcd(OWNER);
+    const seen: number[] = [];
+    const txn = (etcd.client as unknown as { kv: { txn: (r: ITxnRequest) => Promise<unknown> } }).kv.txn;
+    (etcd.client as unknown as { kv: { txn: (r: ITxnRequest) => Promise<unknown> } }).kv.txn = (r) => {
+      seen.push(Math.max(r.compare?.length ?? 0, r.success?.length ?? 0, r.failure?.length ?? 0));
+      return txn(r);
+    };
+    const nodes = Array.from({ length: 50 }, (_, i) => `n${i + 1}`);
+    for (const n of nodes) etcd.kv.set(`/p/owners/${n}`, OWNER);
+    const writes = new FencedWrites({
+      client: etcd.client,
+      keys: new ClusterKeys('/p/'),
+      ownerValue: () => OWNER,
+      holds: () => true,
+      timeoutMs: 200,
+      log,
+      maxTxnOps: 16,
+    });
+    for (const n of nodes) {
+      writes.write(n, `/p/snapshots/${n}`, 's');
+      writes.write(n, `/p/status/${n}`, 't');
+    }
+    expect(await Promise.all(nodes.map((n) => writes.flush(n)))).toEqual(nodes.map(() => true));
+    expect(Math.max(...seen)).toBeLessThanOrEqual(16);
+    expect(seen.length).toBe(Math.ceil(100 / 16));
+    expect(nodes.every((n) => etcd.kv.get(`/p/status/${n}`) === 't')).toBe(true);
+  });
+
+  it('one node lost in a batch: the others land, the lost one is not written and its flush says so', async () => {
+    const etcd = fakeEtcd(OWNER);
+    for (const n of ['n2', 'n3']) etcd.kv.set(`/p/owners/${n}`, OWNER);
+    // n2's key is another member's now; this member has not heard yet (it still holds it) until the failure.
+    etcd.kv.set('/p/owners/n2', JSON.stringify({ member: 'm2', lease: '9' }));
+    let holdsN2 = true;
+    const writes = new FencedWrites({
+      client: etcd.client,
+      keys: new ClusterKeys('/p/'),
+      ownerValue: (n) => (n === 'n2' && !holdsN2 ? undefined : OWNER),
+      holds: (n) => n !== 'n2' || holdsN2,
+      timeoutMs: 200,
+      log,
+    });
+    for (const n of ['n1', 'n2', 'n3']) writes.write(n, `/p/status/${n}`, `t-${n}`);
+    const n1 = writes.flush('n1');
+    const n3 = writes.flush('n3');
+    expect(await n1).toBe(true);
+    expect(await n3).toBe(true);
+    expect(etcd.kv.get('/p/status/n1')).toBe('t-n1');
+    expect(etcd.kv.get('/p/status/n3')).toBe('t-n3');
+    holdsN2 = false; // the ownership pass has seen the key go
+    expect(await writes.flush('n2')).toBe(false);
+    expect(etcd.kv.has('/p/status/n2')).toBe(false);
   });
 });
