@@ -102,6 +102,11 @@ export class ClusterMember<R extends Commit = Commit> {
         await Promise.all(nodes.map((node) => budget?.adopt(node)));
       },
       onChange: (nodes) => hooks()?.rescope(nodes),
+      // Taken and started first: nodes whose last owner left them short of verified on their desired revision.
+      urgent: (node) => {
+        const record = this.shared?.elsewhere(node);
+        return record === undefined || !verifiedOnDesired(record);
+      },
       ...(settings.startRate ? { startRate: settings.startRate } : {}),
     });
     const ownership = this.ownership;

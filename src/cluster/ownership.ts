@@ -39,6 +39,8 @@ export interface OwnershipOptions {
   onChange: (nodes?: readonly string[]) => void;
   /** Newly owned nodes that may start driving per second, and at once; unbounded when not given. */
   startRate?: { perSecond: number; burst: number };
+  /** Nodes to take and start first (a failover: the dead member's nodes that were mid-work); others keep their order. */
+  urgent?: (node: string) => boolean;
   /** Keys per take transaction (TAKE_BATCH). */
   batch?: number;
 }
@@ -239,6 +241,8 @@ export class Ownership implements NodeScope {
     // Held but hashed elsewhere now, and driven: the reconciler hands it over once it settles.
     for (const node of this.#ready) if (this.#target(node) !== me) changed.push(node);
     if (changed.length > 0) this.options.onChange(changed);
+    const { urgent } = this.options;
+    if (urgent) take.sort((a, b) => Number(urgent(b)) - Number(urgent(a)));
     const size = this.options.batch ?? TAKE_BATCH;
     for (let i = 0; i < take.length; i += size) {
       // The lease changed, the fence closed or the members changed since the pass began: stop here, the

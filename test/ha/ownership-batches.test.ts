@@ -54,6 +54,8 @@ describe('cluster mode: owner keys taken in batches', () => {
       membership,
       log,
       batch: 100,
+      // The last node in order, marked urgent (a failover's node left mid-work): taken and started first.
+      urgent: (node) => node === 'node-349',
       startRate: { perSecond: 400, burst: 40 },
       prepare: async (nodes) => {
         prepared.push(nodes);
@@ -73,6 +75,8 @@ describe('cluster mode: owner keys taken in batches', () => {
       await all;
       // Every batch within the size, each node prepared once, the two foreign ones never.
       for (const batch of prepared) expect(batch.length).toBeLessThanOrEqual(100);
+      expect(prepared[0]?.[0]).toBe('node-349');
+      expect(started[0]).toBe('node-349');
       const preparedAll = prepared.flat();
       expect(new Set(preparedAll).size).toBe(preparedAll.length);
       expect(preparedAll.sort()).toEqual(NODES.filter((n) => n !== 'node-3' && n !== 'node-150').sort());
