@@ -19,6 +19,7 @@ import { Membership } from './membership.js';
 import { Ownership } from './ownership.js';
 import { type Commit, RevisionInForce } from './revision-in-force.js';
 import { SharedStatus, verifiedOnDesired } from './shared-status.js';
+import type { StartPace } from './start-gate.js';
 
 export interface ClusterSettings {
   member: string;
@@ -26,7 +27,7 @@ export interface ClusterSettings {
   prefix: string;
   etcd: EtcdSettings;
   /** Newly owned nodes that start driving per second (and at most at once): the start gate (start-gate.ts). */
-  startRate?: { perSecond: number; burst: number };
+  startRate?: StartPace;
 }
 
 /** What the cluster asks of the reconciler: look at every node again, and wake nodes gated on one. */
@@ -174,6 +175,7 @@ export class ClusterMember<R extends Commit = Commit> {
     this.scope = {
       drives: (node) => ownership.drives(node),
       letGo: (node) => ownership.letGo(node),
+      settled: (node) => ownership.settled(node),
       elsewhere: (node) => {
         const record = shared.elsewhere(node);
         return record ? { state: record.state, onDesired: verifiedOnDesired(record) } : undefined;

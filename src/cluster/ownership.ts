@@ -14,7 +14,7 @@ import type { NodeScope } from '../reconciler/node-scope.js';
 import type { ClusterKeys } from './etcd.js';
 import { type Membership, within } from './membership.js';
 import { ownerOf } from './rendezvous.js';
-import { StartGate } from './start-gate.js';
+import { StartGate, type StartPace } from './start-gate.js';
 
 export interface OwnerRecord {
   member: string;
@@ -37,8 +37,8 @@ export interface OwnershipOptions {
   prepare?: (nodes: string[]) => Promise<void>;
   /** The set of nodes this member drives, or should hand over, changed: these nodes, or (none named) any. */
   onChange: (nodes?: readonly string[]) => void;
-  /** Newly owned nodes that may start driving per second, and at once; unbounded when not given. */
-  startRate?: { perSecond: number; burst: number };
+  /** How fast newly owned nodes may start driving (start-gate.ts); unbounded when not given. */
+  startRate?: StartPace;
   /** Nodes to take and start first (a failover: the dead member's nodes that were mid-work); others keep their order. */
   urgent?: (node: string) => boolean;
   /** Keys per take transaction (TAKE_BATCH). */
@@ -110,6 +110,11 @@ export class Ownership implements NodeScope {
   drives(node: string): 'yes' | 'hand-over' | 'no' {
     if (!this.#ready.has(node)) return 'no';
     return this.#target(node) === this.options.membership.name ? 'yes' : 'hand-over';
+  }
+
+  /** The reconciler saw `node` settle: its place in the start window goes to the next. */
+  settled(node: string): void {
+    this.#gate.done(node);
   }
 
   letGo(node: string): void {

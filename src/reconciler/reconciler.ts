@@ -368,6 +368,7 @@ export class Reconciler {
     this.options.status.update(name, status, state !== before?.state ? detail : undefined);
     if (before?.state === state) return;
     if (SETTLED.has(state)) this.#settle(entry, state, snapshot);
+    if (SETTLED.has(state)) this.options.scope?.settled?.(name);
     if (SETTLED.has(state) && this.options.scope && this.options.scope.drives(name) !== 'yes') this.#queue.add(name);
   }
 

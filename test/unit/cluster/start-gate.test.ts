@@ -46,4 +46,20 @@ describe('StartGate', () => {
     expect(started).toEqual(['node-0', 'node-2']);
     expect(gate.size).toBe(0);
   });
+
+  it('with a window, starts no more than it until nodes settle; a place held past holdMs is freed', () => {
+    const started: string[] = [];
+    const gate = new StartGate({ perSecond: 1000, burst: 1000, window: 3, holdMs: 5000 }, (nodes) => started.push(...nodes));
+    gate.add(names(10));
+    expect(started).toEqual(names(3));
+    vi.advanceTimersByTime(1000);
+    expect(started).toEqual(names(3));
+    gate.done('node-1');
+    expect(started).toEqual(names(4));
+    expect(gate.active).toBe(3);
+    // Nobody settles: after holdMs the places go to the next three (a gate-blocked node cannot stall all starts).
+    vi.advanceTimersByTime(5000);
+    expect(started).toEqual(names(7));
+    expect(gate.size).toBe(3);
+  });
 });
