@@ -55,14 +55,22 @@ export class FencedWrites {
   /** Transactions sent and the writes they carried, for the benchmark and /metrics. */
   readonly sent = { transactions: 0, writes: 0 };
 
-  constructor(private readonly options: FencedWritesOptions) {}
+  /** The limits in force: halved when etcd says a batch was past its own (an etcd configured below the defaults). */
+  #maxOps: number;
+  #maxBytes: number;
+
+  constructor(private readonly options: FencedWritesOptions) {
+    this.#maxOps = options.maxTxnOps ?? 128;
+    this.#maxBytes = options.maxTxnBytes ?? 1024 * 1024;
+  }
 
   /** Puts `value` at `key` (null: deletes it) as soon as the writes before it are done. */
   write(node: string, key: string, value: string | null): void {
     const before = this.#pending.get(key);
-    if (before) this.#done(before.node);
     this.#open.set(node, (this.#open.get(node) ?? 0) + 1);
     this.#pending.set(key, { node, key, value, attempt: before?.attempt ?? 1, notBefore: before?.notBefore ?? 0 });
+    // The value it replaces is done (counted after the new one: a flush waiting on the node must not wake now).
+    if (before) this.#done(before.node);
     this.#schedule();
   }
 
@@ -130,9 +138,9 @@ export class FencedWrites {
 
   /** The next batch of due writes, and when the first one still pausing is due. */
   #collect(): { batch: StateBatch; due: number } {
-    const { ownerValue, keys, maxTxnOps = 128, maxTxnBytes = 1024 * 1024 } = this.options;
+    const { ownerValue, keys } = this.options;
     const now = performance.now();
-    const batch = new StateBatch(keys, maxTxnOps, maxTxnBytes);
+    const batch = new StateBatch(keys, this.#maxOps, this.#maxBytes);
     const refused: Entry[] = [];
     let due = Number.POSITIVE_INFINITY;
     for (const entry of this.#pending.values()) {
@@ -169,6 +177,7 @@ export class FencedWrites {
       const result = await within(client.kv.txn(batch.request()), timeoutMs, 'state write');
       lost = batch.lost(result);
     } catch (err) {
+      this.#shrink(batch, (err as Error).message);
       const [first] = batch.entries;
       if (first?.attempt === 1)
         log.warn(
@@ -185,6 +194,20 @@ export class FencedWrites {
     // Landed, or (the batch failed for another node's compare) not sent: the latter go again at once.
     const landed = lost.size === 0;
     for (const entry of batch.entries) this.#settle(entry, landed, !lost.has(entry.node));
+  }
+
+  /** etcd refused the batch for its size (its --max-txn-ops or --max-request-bytes set lower): smaller ones from now. */
+  #shrink(batch: StateBatch, message: string): void {
+    if (batch.entries.length < 2) return;
+    const ops = /too many operations/i.test(message);
+    const bytes = /request is too large/i.test(message);
+    if (!ops && !bytes) return;
+    if (ops) this.#maxOps = Math.max(1, Math.floor(Math.min(this.#maxOps, batch.entries.length) / 2));
+    if (bytes) this.#maxBytes = Math.max(1024, Math.floor(this.#maxBytes / 2));
+    this.options.log.warn(
+      { maxTxnOps: this.#maxOps, maxTxnBytes: this.#maxBytes, err: message },
+      'cluster: etcd refused a batch of state writes as too big: smaller batches from now (check etcd --max-txn-ops and --max-request-bytes)',
+    );
   }
 
   /**

@@ -169,4 +169,42 @@ describe('fenced writes, batched', () => {
     expect(await writes.flush('n2')).toBe(false);
     expect(etcd.kv.has('/p/status/n2')).toBe(false);
   });
+  it('a value replaced before it was sent: a flush waiting on the node returns once the newer one landed', async () => {
+    const etcd = fakeEtcd(OWNER);
+    const writes = new FencedWrites({
+      client: etcd.client,
+      keys: new ClusterKeys('/p/'),
+      ownerValue: () => OWNER,
+      holds: () => true,
+      timeoutMs: 200,
+      log,
+    });
+    writes.write('n1', '/p/status/n1', 'a');
+    const flushed = writes.flush('n1');
+    writes.write('n1', '/p/status/n1', 'b');
+    expect(await flushed).toBe(true);
+    expect(etcd.kv.get('/p/status/n1')).toBe('b');
+    expect(etcd.calls()).toBe(1);
+  });
+  it('an etcd whose --max-txn-ops is below 128 refuses a batch: smaller batches follow and every write lands', async () => {
+    const etcd = fakeEtcd(OWNER);
+    const api = etcd.client as unknown as { kv: { txn: (r: ITxnRequest) => Promise<unknown> } };
+    const txn = api.kv.txn;
+    // The message a real etcd gives (test/ha/fenced-writes-etcd.test.ts sees it at 129 compares).
+    api.kv.txn = (r) =>
+      (r.success?.length ?? 0) > 16 ? Promise.reject(new Error('etcdserver: too many operations in txn request')) : txn(r);
+    const nodes = Array.from({ length: 60 }, (_, i) => `n${i + 1}`);
+    for (const n of nodes) etcd.kv.set(`/p/owners/${n}`, OWNER);
+    const writes = new FencedWrites({
+      client: etcd.client,
+      keys: new ClusterKeys('/p/'),
+      ownerValue: () => OWNER,
+      holds: () => true,
+      timeoutMs: 200,
+      log,
+    });
+    for (const n of nodes) writes.write(n, `/p/status/${n}`, 't');
+    expect(await Promise.all(nodes.map((n) => writes.flush(n)))).toEqual(nodes.map(() => true));
+    expect(nodes.every((n) => etcd.kv.get(`/p/status/${n}`) === 't')).toBe(true);
+  });
 });
