@@ -366,9 +366,10 @@ export class Reconciler {
     const { status, detail } = nodeStatus(entry, snapshot);
     const { state } = status;
     this.options.status.update(name, status, state !== before?.state ? detail : undefined);
+    // Every look, not only a change: a node restored settled (taken over verified) changes no state here.
+    if (SETTLED.has(state)) this.options.scope?.settled?.(name);
     if (before?.state === state) return;
     if (SETTLED.has(state)) this.#settle(entry, state, snapshot);
-    if (SETTLED.has(state)) this.options.scope?.settled?.(name);
     if (SETTLED.has(state) && this.options.scope && this.options.scope.drives(name) !== 'yes') this.#queue.add(name);
   }
 
