@@ -87,6 +87,8 @@ export const DaemonConfigSchema = z.strictObject({
       leaseTtl: Duration.default('10s'),
       /** Every key of this cluster starts with it: several clusters may share one etcd. */
       prefix: z.string().default('/groundcrew/'),
+      /** Newly owned nodes that start driving per second (and at most at once); `workers` when not set. */
+      startRate: z.number().int().min(1).optional(),
       etcd: z.strictObject({
         endpoints: z.array(z.string()).min(1),
         tls: z.strictObject({ ca: z.string(), cert: z.string().optional(), key: z.string().optional() }).optional(),

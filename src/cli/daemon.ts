@@ -82,7 +82,19 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   let sourceRef: Source | undefined;
   const cluster = clusterConfig
     ? new ClusterMember<Revision>(
-        { member: clusterConfig.member, ttlMs: durationMs(clusterConfig.leaseTtl), prefix: clusterConfig.prefix, etcd: clusterConfig.etcd },
+        {
+          member: clusterConfig.member,
+          ttlMs: durationMs(clusterConfig.leaseTtl),
+          prefix: clusterConfig.prefix,
+          etcd: clusterConfig.etcd,
+          // Nodes a member takes start no faster than its workers can serve them (issue 19): `workers` a
+          // second, and four times `workers` started and not yet settled at once.
+          startRate: {
+            perSecond: clusterConfig.startRate ?? config.workers,
+            burst: clusterConfig.startRate ?? config.workers,
+            window: 4 * config.workers,
+          },
+        },
         log.child({ component: 'cluster' }),
         status,
         () => reconcilerRef,

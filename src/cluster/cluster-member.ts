@@ -19,17 +19,20 @@ import { Membership } from './membership.js';
 import { Ownership } from './ownership.js';
 import { type Commit, RevisionInForce } from './revision-in-force.js';
 import { SharedStatus, verifiedOnDesired } from './shared-status.js';
+import type { StartPace } from './start-gate.js';
 
 export interface ClusterSettings {
   member: string;
   ttlMs: number;
   prefix: string;
   etcd: EtcdSettings;
+  /** Newly owned nodes that start driving per second (and at most at once): the start gate (start-gate.ts). */
+  startRate?: StartPace;
 }
 
 /** What the cluster asks of the reconciler: look at every node again, and wake nodes gated on one. */
 export interface ClusterHooks {
-  rescope(): void;
+  rescope(nodes?: readonly string[]): void;
   wake(node: string): void;
   /** A pass on these nodes now (the reconciler's `request`): they waited out a fence in backoff. */
   request(nodes: string[]): unknown;
@@ -93,12 +96,19 @@ export class ClusterMember<R extends Commit = Commit> {
       keys,
       membership: this.membership,
       log,
-      // Before the node is driven: its snapshot from etcd, and the disruption slot its last owner left it.
-      prepare: async (node) => {
-        await snapshots?.prime(node);
-        await budget?.adopt(node);
+      // Before a batch is driven: each node's snapshot from etcd, and the disruption slot its last owner left
+      // it; the batch's reads all in flight at once (one round trip's time for the batch, not one per node).
+      prepare: async (nodes) => {
+        await Promise.all(nodes.map((node) => snapshots?.prime(node)));
+        await Promise.all(nodes.map((node) => budget?.adopt(node)));
       },
-      onChange: () => hooks()?.rescope(),
+      onChange: (nodes) => hooks()?.rescope(nodes),
+      // Taken and started first: nodes whose last owner left them short of verified on their desired revision.
+      urgent: (node) => {
+        const record = this.shared?.elsewhere(node);
+        return record === undefined || !verifiedOnDesired(record);
+      },
+      ...(settings.startRate ? { startRate: settings.startRate } : {}),
     });
     const ownership = this.ownership;
     this.writes = new FencedWrites({
@@ -165,6 +175,7 @@ export class ClusterMember<R extends Commit = Commit> {
     this.scope = {
       drives: (node) => ownership.drives(node),
       letGo: (node) => ownership.letGo(node),
+      settled: (node) => ownership.settled(node),
       elsewhere: (node) => {
         const record = shared.elsewhere(node);
         return record ? { state: record.state, onDesired: verifiedOnDesired(record) } : undefined;

@@ -68,7 +68,15 @@ export class Membership extends EventEmitter {
     return performance.now() - this.#renewedAt;
   }
 
-  /** Commands and state writes are allowed: a lease, renewed less than TTL/2 ago. */
+  /**
+   * Commands and state writes are allowed: a lease, renewed less than TTL/2 ago. Why that is safe: a renewal
+   * counts from `s`, read just before its request was written; etcd receives it at some r >= s and then keeps
+   * the lease at least until r + TTL >= s + TTL (a new etcd leader only extends leases). This is true only
+   * while now < s + TTL/2, and every write to a node's socket asks it synchronously just before the write
+   * (ssh-executor's `mayWrite`; FencedExecutor before each command): whatever leaves, leaves at least TTL/2
+   * before etcd could let the lease go, which covers the bytes' way to the node and clock-rate differences.
+   * An answer read late (a held event loop) leaves `s` as it was: the fence closes sooner, never later.
+   */
   mayIssue(): boolean {
     return this.#leaseId !== undefined && this.renewalAgeMs < this.options.ttlMs / 2;
   }

@@ -2,6 +2,11 @@
 // node only while it holds the node's owner key, created under its lease in a create-if-absent transaction.
 // A node moves when its owner lets go (the reconciler stops it at a settled state and deletes the key) or
 // when the owner's lease expires: the key cannot be taken while it exists, so no two members drive a node.
+//
+// At scale (issue 19: 10,000 nodes) the keys are taken in batches, one transaction per batch, and each batch
+// is prepared at once and handed to the reconciler as soon as it is taken, not at the end of the pass. Newly
+// owned nodes then start driving at a bounded rate (`startRate`): taking 10,000 nodes never starts 10,000
+// machines, and their 10,000 first state writes, in one tick.
 
 import type { Etcd3 } from 'etcd3';
 import type { Logger } from 'pino';
@@ -9,39 +14,58 @@ import type { NodeScope } from '../reconciler/node-scope.js';
 import type { ClusterKeys } from './etcd.js';
 import { type Membership, within } from './membership.js';
 import { ownerOf } from './rendezvous.js';
+import { StartGate, type StartPace } from './start-gate.js';
 
 export interface OwnerRecord {
   member: string;
   lease: string;
 }
 
+/**
+ * Keys taken per transaction. etcd refuses a transaction with more than `--max-txn-ops` (128 by default)
+ * compares, or success operations, or failure operations (etcd server/etcdserver/api/v3rpc/key.go,
+ * checkTxnRequest): a batch is one compare and one put per key, well under it.
+ */
+export const TAKE_BATCH = 100;
+
 export interface OwnershipOptions {
   client: Etcd3;
   keys: ClusterKeys;
   membership: Membership;
   log: Logger;
-  /** Runs once a node's key is taken, before the reconciler drives it (loads its snapshot from etcd). */
-  prepare?: (node: string) => Promise<void>;
-  /** The set of nodes this member drives, or should hand over, changed. */
-  onChange: () => void;
+  /** Runs once a batch of nodes' keys is taken, before the reconciler drives them (loads their snapshots). */
+  prepare?: (nodes: string[]) => Promise<void>;
+  /** The set of nodes this member drives, or should hand over, changed: these nodes, or (none named) any. */
+  onChange: (nodes?: readonly string[]) => void;
+  /** How fast newly owned nodes may start driving (start-gate.ts); unbounded when not given. */
+  startRate?: StartPace;
+  /** Nodes to take and start first (a failover: the dead member's nodes that were mid-work); others keep their order. */
+  urgent?: (node: string) => boolean;
+  /** Keys per take transaction (TAKE_BATCH). */
+  batch?: number;
 }
 
 export class Ownership implements NodeScope {
   #nodes: string[] = [];
   /** Nodes whose owner key this member created under its current lease and still holds. */
   readonly #held = new Set<string>();
-  /** Held and prepared: the reconciler may drive them. */
+  /** Held and prepared, and let through the start gate: the reconciler may drive them. */
   readonly #ready = new Set<string>();
+  /** Held and prepared, waiting for the start gate. */
+  readonly #gate: StartGate;
   #owners = new Map<string, OwnerRecord>();
   #running: Promise<void> | undefined;
   #again = false;
+  /** The members changed during a pass: it stops taking (its hashing is stale) and the next one goes on. */
+  #stale = false;
   #timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: OwnershipOptions) {
     const { membership } = options;
+    this.#gate = new StartGate(options.startRate, (nodes) => this.#start(nodes));
     membership.on('lost', () => this.#dropAll());
-    membership.on('joined', () => this.kick());
-    membership.on('members', () => this.kick());
+    membership.on('joined', () => this.#restale());
+    membership.on('members', () => this.#restale());
   }
 
   /** Looks again every `everyMs` besides on every change (a missed change is found there). */
@@ -53,6 +77,7 @@ export class Ownership implements NodeScope {
 
   stop(): void {
     if (this.#timer) clearInterval(this.#timer);
+    this.#gate.clear();
   }
 
   /** The nodes of the revision in force. */
@@ -63,6 +88,11 @@ export class Ownership implements NodeScope {
 
   get owners(): ReadonlyMap<string, OwnerRecord> {
     return this.#owners;
+  }
+
+  /** Nodes held and prepared but not yet let through the start gate. */
+  get waiting(): number {
+    return this.#gate.size;
   }
 
   /** The owner key's value while this member owns `node` and may write (not fenced); else undefined. */
@@ -82,18 +112,17 @@ export class Ownership implements NodeScope {
     return this.#target(node) === this.options.membership.name ? 'yes' : 'hand-over';
   }
 
+  /** The reconciler saw `node` settle: its place in the start window goes to the next. */
+  settled(node: string): void {
+    this.#gate.done(node);
+  }
+
   letGo(node: string): void {
-    const lease = this.options.membership.leaseId;
     if (!this.#held.delete(node)) return;
     this.#ready.delete(node);
+    this.#gate.remove(node);
     this.options.log.info({ node }, 'cluster: node handed over');
-    if (!lease) return;
-    const { client, keys } = this.options;
-    const mine = JSON.stringify({ member: this.options.membership.name, lease } satisfies OwnerRecord);
-    void client
-      .if(keys.owner(node), 'Value', '==', mine)
-      .then(client.delete().key(keys.owner(node)))
-      .commit()
+    void this.#giveBack([node])
       .then(() => this.kick())
       .catch((err: Error) => this.options.log.warn({ node, err: err.message }, 'cluster: could not delete the owner key'));
   }
@@ -104,6 +133,7 @@ export class Ownership implements NodeScope {
       this.#again = true;
       return;
     }
+    this.#stale = false;
     this.#running = this.#pass()
       .catch((err: Error) => this.options.log.warn({ err: err.message }, 'cluster: ownership pass failed'))
       .finally(() => {
@@ -115,15 +145,47 @@ export class Ownership implements NodeScope {
       });
   }
 
+  #restale(): void {
+    if (this.#running) this.#stale = true;
+    this.kick();
+  }
+
   #target(node: string): string | undefined {
     return ownerOf(node, this.options.membership.members);
   }
 
+  #start(nodes: string[]): void {
+    const started = nodes.filter((n) => this.#held.has(n));
+    for (const node of started) this.#ready.add(node);
+    if (started.length > 0) this.options.onChange(started);
+  }
+
   #dropAll(): void {
+    this.#gate.clear();
     if (this.#held.size === 0) return;
     this.#held.clear();
     this.#ready.clear();
     this.options.onChange();
+  }
+
+  /** Deletes this member's owner keys of `nodes` (each only while it is still this lease's). */
+  async #giveBack(nodes: string[]): Promise<void> {
+    const { client, keys, membership } = this.options;
+    const lease = membership.leaseId;
+    if (!lease || nodes.length === 0) return;
+    const mine = JSON.stringify({ member: membership.name, lease } satisfies OwnerRecord);
+    await within(
+      Promise.all(
+        nodes.map((node) =>
+          client
+            .if(keys.owner(node), 'Value', '==', mine)
+            .then(client.delete().key(keys.owner(node)))
+            .commit(),
+        ),
+      ),
+      membership.options.ttlMs / 3,
+      'give nodes back',
+    );
   }
 
   async #pass(): Promise<void> {
@@ -135,64 +197,112 @@ export class Ownership implements NodeScope {
     // The members as etcd has them now, not as the last renewal read them (up to TTL/3 old): a member that
     // took nodes on a stale view would take nodes hashed to a member that had already joined.
     await membership.readMembers();
+    this.#stale = false;
     const raw = await within(client.getAll().prefix(keys.owners()).strings(), ttlMs / 3, 'owners');
     const owners = new Map<string, OwnerRecord>();
     for (const [key, value] of Object.entries(raw)) owners.set(key.slice(keys.owners().length), JSON.parse(value) as OwnerRecord);
     this.#owners = owners;
-    let changed = false;
+    const changed: string[] = [];
     // A key this member held that is gone or under another lease: lost (its lease expired meanwhile).
     for (const node of [...this.#held]) {
       const owner = owners.get(node);
       if (owner?.member === me && owner.lease === lease) continue;
       this.#held.delete(node);
-      this.#ready.delete(node);
-      changed = true;
+      if (this.#ready.delete(node)) changed.push(node);
+      this.#gate.remove(node);
       log.warn({ node }, 'cluster: owner key lost');
     }
     // Take what hashing gives this member, only where nobody holds it; never while fenced.
     if (!membership.mayIssue() || !membership.members.includes(me)) {
-      if (changed) this.options.onChange();
+      if (changed.length > 0) this.options.onChange(changed);
       return;
     }
     const mine = JSON.stringify({ member: me, lease } satisfies OwnerRecord);
+    const giveBack: string[] = [];
+    const take: string[] = [];
     for (const node of this.#nodes) {
       const owner = owners.get(node);
-      // Taken by this lease in a pass whose preparation failed (etcd slow): prepared again, not left undriven.
       const ours = owner?.member === me && owner.lease === lease;
-      if (this.#held.has(node) || (owner && !ours)) continue;
-      if (this.#target(node) !== me) {
-        // Taken, never prepared, and hashed elsewhere now: given back rather than held undriven.
-        if (ours)
-          await within(
-            client
-              .if(keys.owner(node), 'Value', '==', mine)
-              .then(client.delete().key(keys.owner(node)))
-              .commit(),
-            ttlMs / 3,
-            'give a node back',
-          );
+      const hashed = this.#target(node) === me;
+      if (this.#held.has(node)) {
+        // Held, never started, and hashed elsewhere now: given back at once (the reconciler never had it).
+        if (!hashed && !this.#ready.has(node)) {
+          this.#held.delete(node);
+          this.#gate.remove(node);
+          giveBack.push(node);
+        }
         continue;
       }
-      if (!ours) {
-        const taken = await within(
-          client
+      if (owner && !ours) continue;
+      // Taken by this lease in a pass whose preparation failed (etcd slow): prepared again if still hashed
+      // here, else given back rather than held undriven.
+      if (!hashed) {
+        if (ours) giveBack.push(node);
+        continue;
+      }
+      take.push(node);
+    }
+    await this.#giveBack(giveBack);
+    // Held but hashed elsewhere now, and driven: the reconciler hands it over once it settles.
+    for (const node of this.#ready) if (this.#target(node) !== me) changed.push(node);
+    if (changed.length > 0) this.options.onChange(changed);
+    const { urgent } = this.options;
+    if (urgent) take.sort((a, b) => Number(urgent(b)) - Number(urgent(a)));
+    const size = this.options.batch ?? TAKE_BATCH;
+    for (let i = 0; i < take.length; i += size) {
+      // The lease changed, the fence closed or the members changed since the pass began: stop here, the
+      // next pass goes on from what etcd says then.
+      if (membership.leaseId !== lease || !membership.mayIssue() || this.#stale) {
+        this.#again = true;
+        return;
+      }
+      const batch = take.slice(i, i + size);
+      const taken = await this.#take(batch, owners, mine);
+      if (taken.length === 0) continue;
+      for (const node of taken) owners.set(node, { member: me, lease });
+      await this.options.prepare?.(taken);
+      // Lost meanwhile (the lease expired while preparing): not held, not started.
+      if (membership.leaseId !== lease) return;
+      for (const node of taken) this.#held.add(node);
+      this.#gate.add(taken);
+      log.info({ nodes: taken.length, first: taken[0] }, 'cluster: nodes taken');
+    }
+  }
+
+  /**
+   * Takes the owner keys of `batch` that nobody holds (those already this lease's are kept): one transaction
+   * whose compares all say "absent", which fails whole if any key exists; then, for that batch only, one
+   * transaction per key. Returns the nodes this member now holds.
+   */
+  async #take(batch: string[], owners: ReadonlyMap<string, OwnerRecord>, mine: string): Promise<string[]> {
+    const { client, keys, membership } = this.options;
+    const ttlMs = membership.options.ttlMs;
+    const lease = membership.leaseId as string;
+    const absent = batch.filter((n) => !owners.has(n));
+    const kept = batch.filter((n) => owners.has(n));
+    if (absent.length === 0) return kept;
+    let txn = client.if(keys.owner(absent[0] as string), 'Create', '==', 0);
+    for (const node of absent.slice(1)) txn = txn.and(keys.owner(node), 'Create', '==', 0);
+    const whole = await within(
+      txn.then(...absent.map((node) => client.put(keys.owner(node)).value(mine).lease(lease))).commit(),
+      ttlMs / 3,
+      'take nodes',
+    );
+    if (whole.succeeded) return [...kept, ...absent];
+    // Some key appeared since the owners were read (another member took it): each of the others on its own.
+    const one = await within(
+      Promise.all(
+        absent.map(async (node) => {
+          const res = await client
             .if(keys.owner(node), 'Create', '==', 0)
             .then(client.put(keys.owner(node)).value(mine).lease(lease))
-            .commit(),
-          ttlMs / 3,
-          'take a node',
-        );
-        if (!taken.succeeded) continue;
-        owners.set(node, { member: me, lease });
-      }
-      await this.options.prepare?.(node);
-      this.#held.add(node);
-      this.#ready.add(node);
-      changed = true;
-      log.info({ node }, 'cluster: node taken');
-    }
-    // Held but hashed elsewhere now: the reconciler hands it over once it settles.
-    for (const node of this.#held) if (this.#target(node) !== me) changed = true;
-    if (changed) this.options.onChange();
+            .commit();
+          return res.succeeded ? node : undefined;
+        }),
+      ),
+      ttlMs / 3,
+      'take nodes one by one',
+    );
+    return [...kept, ...one.filter((n): n is string => n !== undefined)];
   }
 }

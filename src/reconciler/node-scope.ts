@@ -7,6 +7,8 @@
 export interface NodeScope {
   drives(node: string): 'yes' | 'hand-over' | 'no';
   letGo(node: string): void;
+  /** The node is in a settled state here (said on every look; cluster mode paces new nodes' starts by it). */
+  settled?(node: string): void;
   /** A node another process drives: its state, and whether it is verified on its desired revision (for gates). */
   elsewhere?(node: string): { state: string; onDesired: boolean } | undefined;
 }

@@ -123,9 +123,9 @@ export class Reconciler {
       if (!this.#entries.has(name) || touched(name, before, now)) this.#queue.add(name);
   }
 
-  /** The scope changed (cluster mode): every node is looked at again. */
-  rescope(): void {
-    for (const name of new Set([...this.#specs.keys(), ...this.#entries.keys()])) this.#queue.add(name);
+  /** The scope changed (cluster mode): these nodes (none named: every node) are looked at again. */
+  rescope(nodes?: readonly string[]): void {
+    for (const name of nodes ?? new Set([...this.#specs.keys(), ...this.#entries.keys()])) this.#queue.add(name);
   }
 
   /** A node driven elsewhere became verified: nodes gated on it try again now. */
@@ -370,6 +370,8 @@ export class Reconciler {
     const { status, detail } = nodeStatus(entry, snapshot);
     const { state } = status;
     this.options.status.update(name, status, state !== before?.state ? detail : undefined);
+    // Every look, not only a change: a node restored settled (taken over verified) changes no state here.
+    if (SETTLED.has(state)) this.options.scope?.settled?.(name);
     if (before?.state === state) return;
     if (SETTLED.has(state)) this.#settle(entry, state, snapshot);
     if (SETTLED.has(state) && this.options.scope && this.options.scope.drives(name) !== 'yes') this.#queue.add(name);

@@ -49,8 +49,15 @@ describe('cluster mode: fencing', () => {
       const late = calls.filter((c) => c.caller === paused && c.at > stoppedAt + TTL_MS && c.at < retaken);
       expect(late, `${node}: commands from ${paused} after its lease expired`).toEqual([]);
     }
-    // The others did its work while it was paused (a command it wrote just before the pause may land just after).
-    const during = (await Promise.all(NODES.map((n) => ha.lab.calls(n)))).flat().filter((c) => c.at > stoppedAt + 250 && c.at < resumedAt);
+    // The others did its work while it was paused. A command it wrote just before the pause may land after it:
+    // the fence lets a member write only until TTL/2 after its last renewal, and keeps the other TTL/2 before
+    // etcd can expire the lease for the bytes' way to the node (Membership.mayIssue). So the bound for a
+    // command written before the pause is TTL/2 after it (a fixed 250 ms failed 1 run of 4 at load 12.9); the
+    // hard line, nothing at all after the lease could have expired, is `late` above.
+    const transitMs = TTL_MS / 2;
+    const during = (await Promise.all(NODES.map((n) => ha.lab.calls(n))))
+      .flat()
+      .filter((c) => c.at > stoppedAt + transitMs && c.at < resumedAt);
     expect(new Set(during.map((c) => c.caller)).has(paused)).toBe(false);
     expect(during.length).toBeGreaterThan(0);
   });

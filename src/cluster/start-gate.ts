@@ -1,0 +1,106 @@
+// Newly owned nodes start driving at a bounded pace: a member that takes thousands of nodes at once (a fresh
+// cluster, a failover) lets them into the reconciler `perSecond` at a time (a token bucket, `burst` at most at
+// once), in the order taken, and with a `window` no more started and not yet settled at once: what its
+// workers can serve. Without a rate every node goes through at once (what a small cluster wants).
+// Issue 19: 10,000 machines started in one tick, each writing its snapshot and status to etcd, held the
+// member's event loop past its lease renewal and it fenced itself, lost its lease, and took everything again;
+// started at a rate alone, all 10,000 were still running at once a few minutes later, and the same happened.
+//
+// A node holds its place in the window until it settles, or for `holdMs` at most: a node that waits on
+// another (a cross-node gate) whose own start is behind it in the queue must not stop every start for good.
+
+export interface StartPace {
+  perSecond: number;
+  burst: number;
+  /** Started and not settled, at most; unbounded when not given. */
+  window?: number;
+  /** How long a started node keeps its place in the window if it does not settle. */
+  holdMs?: number;
+}
+
+export class StartGate {
+  readonly #waiting = new Set<string>();
+  /** Started and not settled, with when each started. */
+  readonly #active = new Map<string, number>();
+  #tokens: number;
+  #filledAt = performance.now();
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly rate: StartPace | undefined,
+    private readonly start: (nodes: string[]) => void,
+  ) {
+    this.#tokens = rate?.burst ?? 0;
+  }
+
+  get size(): number {
+    return this.#waiting.size;
+  }
+
+  /** Nodes holding a place in the window now. */
+  get active(): number {
+    return this.#active.size;
+  }
+
+  add(nodes: readonly string[]): void {
+    for (const node of nodes) this.#waiting.add(node);
+    this.#release();
+  }
+
+  /** The node settled (or left): its place in the window goes to the next. */
+  done(node: string): void {
+    if (this.#active.delete(node)) this.#release();
+  }
+
+  remove(node: string): void {
+    this.#waiting.delete(node);
+    this.done(node);
+  }
+
+  clear(): void {
+    this.#waiting.clear();
+    this.#active.clear();
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #release(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (this.#waiting.size === 0) return;
+    const rate = this.rate;
+    let count = this.#waiting.size;
+    const now = performance.now();
+    if (rate) {
+      this.#tokens = Math.min(rate.burst, this.#tokens + ((now - this.#filledAt) / 1000) * rate.perSecond);
+      this.#filledAt = now;
+      if (rate.window !== undefined) {
+        const holdMs = rate.holdMs ?? 60_000;
+        for (const [node, at] of this.#active) if (now - at >= holdMs) this.#active.delete(node);
+        count = Math.min(count, Math.max(0, rate.window - this.#active.size));
+      }
+      count = Math.min(count, Math.floor(this.#tokens));
+      this.#tokens -= count;
+    }
+    const nodes: string[] = [];
+    for (const node of this.#waiting) {
+      if (nodes.length >= count) break;
+      nodes.push(node);
+    }
+    for (const node of nodes) {
+      this.#waiting.delete(node);
+      if (rate?.window !== undefined) this.#active.set(node, now);
+    }
+    if (this.#waiting.size > 0 && rate) {
+      // One token's time, but not under 100 ms: a fast rate lets nodes through in groups, not one timer each.
+      // A full window is looked at again then too (a place held past holdMs is freed by time, not by an event).
+      const waitMs = Math.max(1000 / rate.perSecond, 100);
+      this.#timer = setTimeout(() => {
+        this.#timer = undefined;
+        this.#release();
+      }, waitMs);
+      this.#timer.unref();
+    }
+    if (nodes.length > 0) this.start(nodes);
+  }
+}

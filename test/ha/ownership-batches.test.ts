@@ -1,0 +1,102 @@
+// Issue 19, ownership at scale on a real etcd: owner keys are taken in batches (one transaction per batch of
+// absent keys, one per key only for a batch that lost a race), each batch is prepared and handed to the
+// reconciler as soon as it is taken, and newly owned nodes start at a bounded rate. The Ownership class
+// alone, with its Membership and LeaseRenewer, against a one-member etcd; no daemon.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ClusterKeys, etcdClient } from '../../src/cluster/etcd.js';
+import { LeaseRenewer } from '../../src/cluster/lease-renewer.js';
+import { Membership } from '../../src/cluster/membership.js';
+import { Ownership } from '../../src/cluster/ownership.js';
+import { EtcdCluster } from './etcd-cluster.js';
+
+const NODES = Array.from({ length: 350 }, (_, i) => `node-${i}`);
+const TTL_MS = 10_000;
+
+describe('cluster mode: owner keys taken in batches', () => {
+  let dir: string;
+  let etcd: EtcdCluster;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'gc-own-'));
+    etcd = new EtcdCluster(join(dir, 'etcd'), 23910, 1);
+    await etcd.start();
+  }, 60_000);
+  afterAll(async () => {
+    await etcd?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('takes absent keys by batches, leaves those another member holds, starts nodes at the rate', { timeout: 60_000 }, async () => {
+    const log = pino({ level: 'silent' });
+    const settings = { endpoints: etcd.endpoints };
+    const client = etcdClient(settings, 3000);
+    const keys = new ClusterKeys('/gc-own/');
+    const renewer = new LeaseRenewer(settings, 1000);
+    const membership = new Membership({ client, keys, member: 'm1', ttlMs: TTL_MS, renewer, log });
+    // Another member's keys: one there before the pass reads the owners, one created during the pass (after
+    // the first batch is prepared), so the second batch's all-absent transaction fails and falls back.
+    const foreign = JSON.stringify({ member: 'm9', lease: '1' });
+    await client.put(keys.owner('node-3')).value(foreign);
+    const events: string[] = [];
+    const prepared: string[][] = [];
+    const started: string[] = [];
+    let done: () => void = () => undefined;
+    const all = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    const ownership = new Ownership({
+      client,
+      keys,
+      membership,
+      log,
+      batch: 100,
+      // The last node in order, marked urgent (a failover's node left mid-work): taken and started first.
+      urgent: (node) => node === 'node-349',
+      startRate: { perSecond: 400, burst: 40 },
+      prepare: async (nodes) => {
+        prepared.push(nodes);
+        events.push(`prepare ${nodes.length}`);
+        if (prepared.length === 1) await client.put(keys.owner('node-150')).value(foreign);
+      },
+      onChange: (nodes) => {
+        expect(nodes, 'a change names its nodes').toBeDefined();
+        events.push(`start ${nodes?.length}`);
+        started.push(...(nodes ?? []));
+        if (started.length === NODES.length - 2) done();
+      },
+    });
+    try {
+      await membership.start();
+      ownership.setNodes(NODES);
+      await all;
+      // Every batch within the size, each node prepared once, the two foreign ones never.
+      for (const batch of prepared) expect(batch.length).toBeLessThanOrEqual(100);
+      expect(prepared[0]?.[0]).toBe('node-349');
+      expect(started[0]).toBe('node-349');
+      const preparedAll = prepared.flat();
+      expect(new Set(preparedAll).size).toBe(preparedAll.length);
+      expect(preparedAll.sort()).toEqual(NODES.filter((n) => n !== 'node-3' && n !== 'node-150').sort());
+      // Handed over batch by batch: nodes started before the last batch was prepared, never more than the burst at once.
+      expect(events.indexOf('start 40')).toBeLessThan(events.lastIndexOf(`prepare ${prepared.at(-1)?.length}`));
+      for (const e of events.filter((x) => x.startsWith('start '))) expect(Number(e.split(' ')[1])).toBeLessThanOrEqual(40);
+      for (const node of started) expect(ownership.drives(node)).toBe('yes');
+      expect(ownership.drives('node-3')).toBe('no');
+      expect(ownership.drives('node-150')).toBe('no');
+      // etcd agrees: this lease holds every key but the two, which are still the other member's.
+      const owners = await client.getAll().prefix(keys.owners()).strings();
+      const mine = JSON.stringify({ member: 'm1', lease: membership.leaseId });
+      expect(Object.values(owners).filter((v) => v === mine)).toHaveLength(NODES.length - 2);
+      expect(owners[keys.owner('node-3')]).toBe(foreign);
+      expect(owners[keys.owner('node-150')]).toBe(foreign);
+    } finally {
+      ownership.stop();
+      await membership.stop();
+      renewer.close();
+      client.close();
+    }
+  });
+});

@@ -1,0 +1,65 @@
+// The start gate: newly owned nodes go to the reconciler at a bounded rate, in the order taken (fake timers:
+// the rate is counted in tokens, not measured).
+
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { StartGate } from '../../../src/cluster/start-gate.js';
+
+const names = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `node-${from + i}`);
+
+describe('StartGate', () => {
+  beforeEach(() => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] }));
+  afterEach(() => vi.useRealTimers());
+
+  it('without a rate lets every node through at once', () => {
+    const started: string[][] = [];
+    const gate = new StartGate(undefined, (nodes) => started.push(nodes));
+    gate.add(names(10_000));
+    expect(started).toHaveLength(1);
+    expect(started[0]).toHaveLength(10_000);
+    expect(gate.size).toBe(0);
+  });
+
+  it('lets `burst` through at once, then `perSecond`, in the order taken', () => {
+    const started: string[][] = [];
+    const gate = new StartGate({ perSecond: 50, burst: 20 }, (nodes) => started.push(nodes));
+    gate.add(names(200));
+    expect(started.flat()).toEqual(names(20));
+    expect(gate.size).toBe(180);
+    vi.advanceTimersByTime(1000);
+    // 50 more in a second, never more than the burst in one go.
+    expect(started.flat()).toEqual(names(70));
+    for (const group of started) expect(group.length).toBeLessThanOrEqual(20);
+    vi.advanceTimersByTime(10_000);
+    expect(started.flat()).toEqual(names(200));
+    expect(gate.size).toBe(0);
+  });
+
+  it('a node removed while waiting never starts; clear drops every waiting node', () => {
+    const started: string[] = [];
+    const gate = new StartGate({ perSecond: 10, burst: 1 }, (nodes) => started.push(...nodes));
+    gate.add(names(5));
+    gate.remove('node-1');
+    vi.advanceTimersByTime(150);
+    expect(started).toEqual(['node-0', 'node-2']);
+    gate.clear();
+    vi.advanceTimersByTime(10_000);
+    expect(started).toEqual(['node-0', 'node-2']);
+    expect(gate.size).toBe(0);
+  });
+
+  it('with a window, starts no more than it until nodes settle; a place held past holdMs is freed', () => {
+    const started: string[] = [];
+    const gate = new StartGate({ perSecond: 1000, burst: 1000, window: 3, holdMs: 5000 }, (nodes) => started.push(...nodes));
+    gate.add(names(10));
+    expect(started).toEqual(names(3));
+    vi.advanceTimersByTime(1000);
+    expect(started).toEqual(names(3));
+    gate.done('node-1');
+    expect(started).toEqual(names(4));
+    expect(gate.active).toBe(3);
+    // Nobody settles: after holdMs the places go to the next three (a gate-blocked node cannot stall all starts).
+    vi.advanceTimersByTime(5000);
+    expect(started).toEqual(names(7));
+    expect(gate.size).toBe(3);
+  });
+});
