@@ -38,22 +38,32 @@ function fakeEtcd(owner: string) {
 const OWNER = JSON.stringify({ member: 'm1', lease: '7' });
 const log = pino({ level: 'silent' });
 
+type Options = ConstructorParameters<typeof FencedWrites>[0];
+
+/** FencedWrites on the fake etcd as this member m1: owner and holder of every node unless a test says otherwise. */
+function writesOn(etcd: ReturnType<typeof fakeEtcd>, options: Partial<Options> = {}): FencedWrites {
+  return new FencedWrites({
+    client: etcd.client,
+    keys: new ClusterKeys('/p/'),
+    ownerValue: () => OWNER,
+    holds: () => true,
+    timeoutMs: 200,
+    log,
+    ...options,
+  });
+}
+
 describe('fenced writes', () => {
   it('a write refused by a closed fence lands once the fence opens, and flush then says recorded', async () => {
     const etcd = fakeEtcd(OWNER);
     let fenced = true;
-    const writes = new FencedWrites({
-      client: etcd.client,
-      keys: new ClusterKeys('/p/'),
+    const writes = writesOn(etcd, {
       ownerValue: () => {
         // The fence opens after the first refusal: the renewal that was late has come.
         const value = fenced ? undefined : OWNER;
         fenced = false;
         return value;
       },
-      holds: () => true,
-      timeoutMs: 200,
-      log,
     });
     writes.write('n1', '/p/snapshots/n1', '{"state":"waitingForBoot"}');
     expect(await writes.flush('n1')).toBe(true);
@@ -63,14 +73,7 @@ describe('fenced writes', () => {
   it('a write past etcd deadline is tried again; a newer value queued meanwhile wins', async () => {
     const etcd = fakeEtcd(OWNER);
     etcd.failNext(2);
-    const writes = new FencedWrites({
-      client: etcd.client,
-      keys: new ClusterKeys('/p/'),
-      ownerValue: () => OWNER,
-      holds: () => true,
-      timeoutMs: 200,
-      log,
-    });
+    const writes = writesOn(etcd);
     writes.write('n1', '/p/snapshots/n1', 'a');
     writes.write('n1', '/p/snapshots/n1', 'b');
     expect(await writes.flush('n1')).toBe(true);
@@ -79,13 +82,9 @@ describe('fenced writes', () => {
 
   it('a node this member no longer holds: not retried, not recorded', async () => {
     const etcd = fakeEtcd(JSON.stringify({ member: 'm2', lease: '9' }));
-    const writes = new FencedWrites({
-      client: etcd.client,
-      keys: new ClusterKeys('/p/'),
+    const writes = writesOn(etcd, {
       ownerValue: () => undefined,
       holds: () => false,
-      timeoutMs: 200,
-      log,
     });
     writes.write('n1', '/p/snapshots/n1', 'a');
     expect(await writes.flush('n1')).toBe(false);
@@ -98,14 +97,7 @@ describe('fenced writes, batched', () => {
     const etcd = fakeEtcd(OWNER);
     const nodes = Array.from({ length: 40 }, (_, i) => `n${i + 1}`);
     for (const n of nodes) etcd.kv.set(`/p/owners/${n}`, OWNER);
-    const writes = new FencedWrites({
-      client: etcd.client,
-      keys: new ClusterKeys('/p/'),
-      ownerValue: () => OWNER,
-      holds: () => true,
-      timeoutMs: 200,
-      log,
-    });
+    const writes = writesOn(etcd);
     for (const n of nodes) {
       writes.write(n, `/p/snapshots/${n}`, `s-${n}`);
       writes.write(n, `/p/status/${n}`, `t-${n}`);
@@ -125,13 +117,7 @@ describe('fenced writes, batched', () => {
     };
     const nodes = Array.from({ length: 50 }, (_, i) => `n${i + 1}`);
     for (const n of nodes) etcd.kv.set(`/p/owners/${n}`, OWNER);
-    const writes = new FencedWrites({
-      client: etcd.client,
-      keys: new ClusterKeys('/p/'),
-      ownerValue: () => OWNER,
-      holds: () => true,
-      timeoutMs: 200,
-      log,
+    const writes = writesOn(etcd, {
       maxTxnOps: 16,
     });
     for (const n of nodes) {
@@ -150,13 +136,9 @@ describe('fenced writes, batched', () => {
     // n2's key is another member's now; this member has not heard yet (it still holds it) until the failure.
     etcd.kv.set('/p/owners/n2', JSON.stringify({ member: 'm2', lease: '9' }));
     let holdsN2 = true;
-    const writes = new FencedWrites({
-      client: etcd.client,
-      keys: new ClusterKeys('/p/'),
+    const writes = writesOn(etcd, {
       ownerValue: (n) => (n === 'n2' && !holdsN2 ? undefined : OWNER),
       holds: (n) => n !== 'n2' || holdsN2,
-      timeoutMs: 200,
-      log,
     });
     for (const n of ['n1', 'n2', 'n3']) writes.write(n, `/p/status/${n}`, `t-${n}`);
     const n1 = writes.flush('n1');
@@ -171,14 +153,7 @@ describe('fenced writes, batched', () => {
   });
   it('a value replaced before it was sent: a flush waiting on the node returns once the newer one landed', async () => {
     const etcd = fakeEtcd(OWNER);
-    const writes = new FencedWrites({
-      client: etcd.client,
-      keys: new ClusterKeys('/p/'),
-      ownerValue: () => OWNER,
-      holds: () => true,
-      timeoutMs: 200,
-      log,
-    });
+    const writes = writesOn(etcd);
     writes.write('n1', '/p/status/n1', 'a');
     const flushed = writes.flush('n1');
     writes.write('n1', '/p/status/n1', 'b');
@@ -195,14 +170,7 @@ describe('fenced writes, batched', () => {
       (r.success?.length ?? 0) > 16 ? Promise.reject(new Error('etcdserver: too many operations in txn request')) : txn(r);
     const nodes = Array.from({ length: 60 }, (_, i) => `n${i + 1}`);
     for (const n of nodes) etcd.kv.set(`/p/owners/${n}`, OWNER);
-    const writes = new FencedWrites({
-      client: etcd.client,
-      keys: new ClusterKeys('/p/'),
-      ownerValue: () => OWNER,
-      holds: () => true,
-      timeoutMs: 200,
-      log,
-    });
+    const writes = writesOn(etcd);
     for (const n of nodes) writes.write(n, `/p/status/${n}`, 't');
     expect(await Promise.all(nodes.map((n) => writes.flush(n)))).toEqual(nodes.map(() => true));
     expect(nodes.every((n) => etcd.kv.get(`/p/status/${n}`) === 't')).toBe(true);
