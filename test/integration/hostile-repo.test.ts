@@ -214,17 +214,21 @@ describe('groundcrew run following a hostile Git repo', () => {
     // The remote's config and branch ref as FIFOs: git upload-pack (a fetch) and the cat-file that reads the
     // local remote in place (local-remote.ts) wait on them forever, as a hung server would.
     const files = [join(origin, 'config'), join(origin, 'refs', 'heads', 'main')];
+    // The real files and the released FIFOs wait outside the remote: under refs/heads, `main.real` and
+    // `main.fifo` would be branches themselves, and a git upload-pack listing them would open the FIFO and
+    // hang for good (it did: the look never finished after the release).
+    const aside = (file: string, what: string) => join(dir, `${file.slice(origin.length + 1).replaceAll('/', '_')}.${what}`);
     const hang = () => {
       for (const file of files) {
-        renameSync(file, `${file}.real`);
+        renameSync(file, aside(file, 'real'));
         execFileSync('mkfifo', [file]);
       }
     };
     const unhang = () => {
       for (const file of files) {
-        renameSync(file, `${file}.fifo`);
-        renameSync(`${file}.real`, file);
-        release(`${file}.fifo`, readFileSync(file));
+        renameSync(file, aside(file, 'fifo'));
+        renameSync(aside(file, 'real'), file);
+        release(aside(file, 'fifo'), readFileSync(file));
       }
     };
     hang();
@@ -247,7 +251,7 @@ describe('groundcrew run following a hostile Git repo', () => {
     unhang();
     await until(async () => ((await ready()).status === 200 ? true : undefined), '/readyz to be ready again');
     // Hung again, SIGTERM still stops the daemon: the hung git is ended, not waited for.
-    for (const file of files) rmSync(`${file}.fifo`);
+    for (const file of files) rmSync(aside(file, 'fifo'));
     hang();
     await until(async () => ((await ready()).status === 503 ? true : undefined), '/readyz to go red again');
     const exited = stop(daemon.child);
