@@ -18,6 +18,8 @@ interface World {
   /** When false, the node never comes back from a reboot. */
   returns: boolean;
   deconfigured: boolean;
+  /** How many boot-id reads fail (the connection refused) before one answers. */
+  bootIdFailures: number;
 }
 
 const ok: PhaseResult = { inDesiredState: true, rebootRequested: false };
@@ -25,7 +27,7 @@ const reboot: PhaseResult = { inDesiredState: false, rebootRequested: true };
 const err = (code: string, retryable: boolean) => Object.assign(new Error(code), { code, retryable });
 
 function start(script: Script, input: Partial<NodeMachineInput> = {}, world: Partial<World> = {}) {
-  const w: World = { calls: [], reboots: 0, bootId: 'boot-1', returns: true, deconfigured: false, ...world };
+  const w: World = { calls: [], reboots: 0, bootId: 'boot-1', returns: true, deconfigured: false, bootIdFailures: 0, ...world };
   const count = new Map<string, number>();
   const machine = nodeMachine.provide({
     actors: {
@@ -37,7 +39,10 @@ function start(script: Script, input: Partial<NodeMachineInput> = {}, world: Par
         if (r instanceof Error) throw r;
         return r;
       }),
-      readBootId: fromPromise(async () => w.bootId),
+      readBootId: fromPromise(async () => {
+        if (w.bootIdFailures > 0 && w.bootIdFailures--) throw err('GC_SSH_CONNECT', true);
+        return w.bootId;
+      }),
       issueReboot: fromPromise(async () => {
         w.reboots++;
         if (w.returns) w.bootId = `boot-${w.reboots + 1}`;
@@ -143,6 +148,25 @@ describe('node machine', () => {
       message: expect.stringMatching(/testSigning asked for a reboot again/),
     });
     expect(w.reboots).toBe(1);
+  });
+
+  it('a boot id read that fails before the reboot counts no reboot: the retry reboots, no GC_REBOOT_LOOP', async () => {
+    // Seen at 10,000 simulated nodes: a connect refused (EAGAIN) while reading the boot id sent the node to
+    // backoff with the reboot already counted; testSigning asked again and the node stalled as a reboot loop,
+    // with no reboot ever issued (and the failure budget halted the rollout).
+    // The retry resumes at testSigning, which still asks (nothing was rebooted), as a real node's check would.
+    const asks = (phase: string, call: number) => (phase === 'prereqs' && call === 1) || (phase === 'testSigning' && call <= 2);
+    const { actor, w } = start(
+      (phase, call) => (asks(phase, call) ? reboot : ok),
+      {},
+      {
+        bootIdFailures: 1,
+      },
+    );
+    await run(30_000);
+    expect(actor.getSnapshot().value).toBe('verified');
+    expect(w.reboots).toBe(1);
+    expect(actor.getSnapshot().context).toMatchObject({ rebootsThisRevision: 1 });
   });
 
   it('a boot id that never changes ends unreachable with a timeout reason', async () => {
