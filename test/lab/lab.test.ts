@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LinuxHost } from '../../src/sim/linux/linux-host.js';
+import { WINDOWS_DOCKER_INSTALL } from '../support/inputs.js';
 import { LAB_PASSWORD, Lab } from './lab.js';
 import { linksWithPrefix, netnsList, sh } from './netns.js';
 import { powershell, ssh, sshWithPassword } from './ssh.js';
@@ -75,12 +76,7 @@ describe('the lab', () => {
         lab,
         'win1',
         [
-          "Install-PackageProvider -Name 'NuGet' -MinimumVersion '2.8.5.201' -Force | Out-Null",
-          "Install-Module -Name 'DockerMsftProvider' -Repository 'PSGallery' -Force",
-          "Install-Package -Name docker -ProviderName DockerMsftProvider -RequiredVersion '18.09' -Force | Out-Null",
-          "New-Item -ItemType Directory -Path 'C:\\ProgramData\\docker\\config' -Force | Out-Null",
-          'Set-Content -Path \'C:\\ProgramData\\docker\\config\\daemon.json\' -Value \'{"bridge":"none"}\'',
-          'Start-Service -Name docker',
+          ...WINDOWS_DOCKER_INSTALL,
           "docker pull 'opencontrailnightly/contrail-windows-vrouter:5.0.1' | Out-Null",
           "docker run --rm -v 'C:\\Artifacts:C:\\Artifacts' 'opencontrailnightly/contrail-windows-vrouter:5.0.1' | Out-Null",
           "Import-Certificate -FilePath 'C:\\Artifacts\\vrouter\\vRouter.cer' -CertStoreLocation 'Cert:\\LocalMachine\\Root' | Out-Null",

@@ -1,6 +1,6 @@
 // Role inputs for tests: a Windows and a Linux compute like the example inventory's, adjusted per test.
 
-import type { LinuxRoleInput, WindowsRoleInput } from '../../src/roles/input.js';
+import type { KubeletInput, LinuxRoleInput, WindowsRoleInput } from '../../src/roles/input.js';
 
 export function windowsInput(overrides: Partial<WindowsRoleInput> = {}): WindowsRoleInput {
   return {
@@ -28,3 +28,26 @@ export function linuxComputeInput(overrides: Partial<LinuxRoleInput> = {}): Linu
     ...overrides,
   };
 }
+
+/** A kubelet as the k8s_node role is given it (the cluster's values are the example inventory's). */
+export function kubeletInput(version: string): KubeletInput {
+  return {
+    version,
+    binary: { sha256: 'ab', read: async () => Buffer.from('kubelet') },
+    apiServer: 'https://192.0.2.10:6443',
+    caData: 'CA',
+    bootstrapToken: 'abcdef.0123456789abcdef',
+    clusterDns: '10.96.0.10',
+    clusterDomain: 'cluster.local',
+  };
+}
+
+/** Docker on a Windows host as the prereqs phase installs it, one PowerShell line each. */
+export const WINDOWS_DOCKER_INSTALL = [
+  "Install-PackageProvider -Name 'NuGet' -MinimumVersion '2.8.5.201' -Force | Out-Null",
+  "Install-Module -Name 'DockerMsftProvider' -Repository 'PSGallery' -Force",
+  "Install-Package -Name docker -ProviderName DockerMsftProvider -RequiredVersion '18.09' -Force | Out-Null",
+  "New-Item -ItemType Directory -Path 'C:\\ProgramData\\docker\\config' -Force | Out-Null",
+  'Set-Content -Path \'C:\\ProgramData\\docker\\config\\daemon.json\' -Value \'{"bridge":"none"}\'',
+  'Start-Service -Name docker',
+];

@@ -22,7 +22,7 @@ import { type CatalogueEntry, catalogueEntry, parameterSetProblem } from '../../
 import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
 import type { WindowsBuild } from '../../../src/sim/windows/windows-state.js';
 import { commandsOf, isCmdlet } from '../../support/cmdlet-scan.js';
-import { windowsInput } from '../../support/inputs.js';
+import { kubeletInput, windowsInput } from '../../support/inputs.js';
 import { Recorder } from '../../support/recorder.js';
 
 const LIST = join(import.meta.dirname, '..', '..', 'fixtures', 'windows', 'emitted-cmdlets.txt');
@@ -56,15 +56,7 @@ const VARIANTS: WindowsRoleInput[] = [
     keystone: { address: '192.0.2.10', source: 'KEYSTONE_AUTH_HOST', user: 'admin', password: 'p', project: 'admin', domain: 'Default' },
     configApi: { address: '192.0.2.10' },
     debugDlls: [{ name: 'vRouter.pdb.dll', content: Buffer.from('dll') }],
-    kubelet: {
-      version: 'v1.29.4',
-      binary: { sha256: 'ab', read: async () => Buffer.from('kubelet') },
-      apiServer: 'https://192.0.2.10:6443',
-      caData: 'CA',
-      bootstrapToken: 'abcdef.0123456789abcdef',
-      clusterDns: '10.96.0.10',
-      clusterDomain: 'cluster.local',
-    },
+    kubelet: kubeletInput('v1.29.4'),
   }),
 ];
 

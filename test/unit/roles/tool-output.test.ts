@@ -5,12 +5,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { KubeletInput } from '../../../src/roles/input.js';
 import { windowsKubelet } from '../../../src/roles/windows/kubelet.js';
 import { parseBcdTestSigning, parseNetworkIds, parsePortProxies, parseScFailure, parseScQc } from '../../../src/roles/windows/parsers.js';
 import { chocolateyPackages } from '../../../src/roles/windows/prereqs-tools.js';
 import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
 import { WindowsShell } from '../../../src/sim/windows/windows-shell.js';
+import { kubeletInput, WINDOWS_DOCKER_INSTALL } from '../../support/inputs.js';
 
 const fixture = (path: string) => readFileSync(join(import.meta.dirname, '..', '..', 'fixtures', path), 'utf8');
 /** As PowerShell hands a native program's output over: one string a line, without the line ends. */
@@ -121,17 +121,7 @@ describe('docker network ls, as the Docker CLI prints it', () => {
   it('the simulator prints the same header, IDs the same way, and --quiet the IDs column', () => {
     // Docker as the prereqs phase installs it (windows-rules.test.ts does the same).
     const host = WindowsHost.fresh({ hostname: 'win1', features: ['Containers', 'Hyper-V'] });
-    run(
-      host,
-      [
-        "Install-PackageProvider -Name 'NuGet' -MinimumVersion '2.8.5.201' -Force | Out-Null",
-        "Install-Module -Name 'DockerMsftProvider' -Repository 'PSGallery' -Force",
-        "Install-Package -Name docker -ProviderName DockerMsftProvider -RequiredVersion '18.09' -Force | Out-Null",
-        "New-Item -ItemType Directory -Path 'C:\\ProgramData\\docker\\config' -Force | Out-Null",
-        'Set-Content -Path \'C:\\ProgramData\\docker\\config\\daemon.json\' -Value \'{"bridge":"none"}\'',
-        'Start-Service -Name docker',
-      ].join('\n'),
-    );
+    run(host, WINDOWS_DOCKER_INSTALL.join('\n'));
     const table = { stdout: run(host, 'docker network ls') };
     expect(lines(table.stdout)[0]?.replace(/\s+/g, ' ')).toBe(lines(fixture('windows/docker-network-ls.txt'))[0]?.replace(/\s+/g, ' '));
     const quiet = run(host, 'docker network ls --quiet');
@@ -196,16 +186,7 @@ describe('kubelet --version, as the kubelet prints it', () => {
   // `root@srv001:~# kubelet --version` answered `Kubernetes v1.29.6`.
   const REAL = 'Kubernetes v1.29.6';
   const kubeletRunning = (version: string) => {
-    const input: KubeletInput = {
-      version,
-      binary: { sha256: 'ab', read: async () => Buffer.from('kubelet') },
-      apiServer: 'https://192.0.2.10:6443',
-      caData: 'CA',
-      bootstrapToken: 'abcdef.0123456789abcdef',
-      clusterDns: '10.96.0.10',
-      clusterDomain: 'cluster.local',
-    };
-    const resource = windowsKubelet(input, 'win1').resources.find((r) => r.name === 'kubelet/running');
+    const resource = windowsKubelet(kubeletInput(version), 'win1').resources.find((r) => r.name === 'kubelet/running');
     if (!resource) throw new Error('no kubelet/running resource');
     return resource;
   };
