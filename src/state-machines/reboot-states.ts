@@ -1,6 +1,7 @@
 // The reboot sub-machine of the node machine (DESIGN 5, "Reboot algorithm"): persist the boot id, reboot,
 // wait for a new boot id, check readiness with a nonce, settle, confirm. Restored mid-reboot, it reads the
-// boot id before doing anything: a reboot is never issued twice for the same request.
+// boot id before doing anything: a reboot is never issued twice for the same request. A reboot request that
+// provably never left (errors.ts `sent`) is asked again after a backoff, never waited rebootTimeout for.
 
 import { assign } from 'xstate';
 import { asErrorInfo, nodeSetup } from './node-setup.js';
