@@ -57,9 +57,9 @@ export const RULES: Rule[] = [
   },
   {
     from: 'reconciler/',
-    may: ['reconciler/', '*.ts', 'inventory/', 'roles/', 'state-machines/', 'dataplane/limiter.ts', 'npm'],
+    may: ['reconciler/', '*.ts', 'inventory/', 'roles/', 'state-machines/', 'dataplane/limiter.ts', 'dataplane/gated-executor.ts', 'npm'],
     mayType: ['dataplane/', 'source/'],
-    why: 'the reconciler runs roles through the machines on executors it is handed: it never builds one, never serves, never simulates',
+    why: 'the reconciler runs roles through the machines on executors it is handed (gating them behind its snapshots): it never builds a transport, never serves, never simulates',
   },
   {
     from: 'server/',
@@ -85,7 +85,7 @@ export const RULES: Rule[] = [
     from: 'cluster/',
     may: ['cluster/', '*.ts', 'npm'],
     mayType: ['reconciler/', 'dataplane/executor.ts'],
-    why: 'cluster mode shares nodes through etcd: it hands the reconciler a scope and fences executors it is handed, and never drives a node itself',
+    why: 'cluster mode shares nodes through etcd: it hands the reconciler a scope and a fence for each command (its guard, put before the executor by cli/), and never drives a node itself',
   },
   { package: 'etcd3', onlyFrom: ['cluster/'], why: 'etcd is reached in one place: the single-process default never loads it' },
   { from: 'cli/', may: ['*'], why: 'the composition root builds every concrete object' },

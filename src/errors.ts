@@ -220,6 +220,13 @@ export type ErrorCode = keyof typeof ERROR_REGISTRY;
 export class GroundcrewError extends Error {
   readonly code: ErrorCode;
   readonly retryable: boolean;
+  /**
+   * On the error a command failed with, whether the command left for the node (`markSent`): false when it
+   * provably never did (no connection, refused before a byte of it was written, cancelled first), so nothing on
+   * the node happened because of it; true when it did or may have (the answer was lost: the outcome is unknown).
+   * Undefined on an error that is not a command's.
+   */
+  sent: boolean | undefined;
 
   constructor(code: ErrorCode, message: string, cause?: unknown) {
     super(message, cause === undefined ? undefined : { cause });
@@ -227,6 +234,20 @@ export class GroundcrewError extends Error {
     this.code = code;
     this.retryable = ERROR_REGISTRY[code].retryable;
   }
+}
+
+/** Says whether the command that failed with `error` left for the node; returns the same error, to throw. */
+export function markSent<E extends GroundcrewError>(error: E, sent: boolean): E {
+  error.sent = sent;
+  return error;
+}
+
+/**
+ * Whether `error` is a command's that provably never reached the node. Anything else (an error of unknown
+ * origin included) may have reached it: a caller that must not repeat a command treats it as sent.
+ */
+export function neverSent(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { sent?: unknown }).sent === false;
 }
 
 /** Raises one code: `throw errors.GC_SET_FAILED(\`${label} failed\`, cause)`; `.code` names it in comparisons. */

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
 import type { Logger } from 'pino';
 import { ClusterMember } from '../cluster/cluster-member.js';
+import { GatedExecutor } from '../dataplane/gated-executor.js';
 import { HostKeyStore } from '../dataplane/host-keys.js';
 import { Limiter } from '../dataplane/limiter.js';
 import type { Notifier } from '../dataplane/native/sd-notify.js';
@@ -118,7 +119,8 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     access: cluster
       ? (spec) => {
           const reached = access(spec);
-          return { ...reached, exec: cluster.fenced(reached.exec, spec.name) };
+          // Every command passes the fence first (cluster-member.ts `guard`); a refusal is a command never sent.
+          return { ...reached, exec: new GatedExecutor(reached.exec, () => cluster.guard(spec.name)) };
         }
       : access,
     ...(cluster ? { scope: cluster.scope, globalSlots: cluster.budget, globalFailures: cluster.failures } : {}),

@@ -2,13 +2,11 @@
 // ownership, and the fence every command passes. The reconciler sees only its NodeScope and the executors.
 
 import type { Logger } from 'pino';
-import type { Executor } from '../dataplane/executor.js';
 import { errors } from '../errors.js';
 import type { NodeScope } from '../reconciler/node-scope.js';
 import type { StatusStore } from '../reconciler/status-store.js';
 import { ClusterKeys, type EtcdSettings, etcdClient } from './etcd.js';
 import { EtcdSnapshots } from './etcd-snapshots.js';
-import { FencedExecutor } from './fenced-executor.js';
 import { FencedWrites } from './fenced-writes.js';
 import { FetchRelay } from './fetch-relay.js';
 import { GlobalBudget } from './global-budget.js';
@@ -249,10 +247,6 @@ export class ClusterMember<R extends Commit = Commit> {
     if (!refused) return;
     this.log.debug({ node, refused }, 'cluster: command not sent');
     throw errors.GC_CLUSTER_FENCED(refused);
-  }
-
-  fenced(exec: Executor, node: string): Executor {
-    return new FencedExecutor(exec, node, (n) => this.guard(n));
   }
 
   /** Gives every node back (the lease revoked): the other members take them over at once. */

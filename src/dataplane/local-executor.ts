@@ -2,7 +2,7 @@
 
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
-import { errors, type GroundcrewError } from '../errors.js';
+import { errors, type GroundcrewError, markSent } from '../errors.js';
 import { commandName, startDeadline } from './deadline.js';
 import type { Command, CommandResult, Executor, RunOptions } from './executor.js';
 
@@ -31,7 +31,10 @@ export class LocalExecutor implements Executor {
       child.stderr.on('data', (c: Buffer) => stderr.push(c));
       child.stdin.on('error', () => undefined);
       child.stdin.end(opts.stdin ?? '');
-      child.on('error', (err) => end(errors.GC_CONNECTION_LOST(`local bash could not run: ${err.message}`, err)));
+      // 'error' without a pid: bash never started (ENOENT, EAGAIN), so the script never ran.
+      child.on('error', (err) =>
+        end(markSent(errors.GC_CONNECTION_LOST(`local bash could not run: ${err.message}`, err), child.pid !== undefined)),
+      );
       child.on('close', (code, signal) => {
         deadline.clear();
         if (ended) return reject(ended);

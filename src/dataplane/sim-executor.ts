@@ -5,7 +5,7 @@
 import { connect } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { errors } from '../errors.js';
+import { errors, markSent } from '../errors.js';
 import type { HostDescription } from '../sim/cluster.js';
 import { LinuxHost } from '../sim/linux/linux-host.js';
 import { LinuxShell } from '../sim/linux/linux-shell.js';
@@ -72,7 +72,7 @@ export class SimExecutor implements Executor {
   async run(cmd: Command, opts: RunOptions): Promise<CommandResult> {
     const started = performance.now();
     const name = this.options.host.state.hostname;
-    if (this.isDown) throw errors.GC_SSH_CONNECT(`cannot connect to ${name}: ECONNREFUSED (rebooting)`);
+    if (this.isDown) throw markSent(errors.GC_SSH_CONNECT(`cannot connect to ${name}: ECONNREFUSED (rebooting)`), false);
     await this.#roundTrip(opts, commandName(`${name}: `, cmd));
     this.stats.commands++;
     const host = this.options.host;
@@ -88,10 +88,18 @@ export class SimExecutor implements Executor {
     return { exitCode: result.exitCode, stdout: result.stdout, stderr: result.stderr, durationMs: performance.now() - started };
   }
 
-  /** The simulated latency, under the command's deadline as the wire would be: it can time out or be cancelled. */
+  /**
+   * The simulated latency, under the command's deadline as the wire would be: it can time out or be cancelled,
+   * and then the command has not run (the host runs it after the latency): not sent.
+   */
   async #roundTrip(opts: RunOptions, what: string): Promise<void> {
     const pause = new AbortController();
-    const deadline = startDeadline(opts, what, () => pause.abort());
+    const deadline = startDeadline(
+      opts,
+      what,
+      () => pause.abort(),
+      () => false,
+    );
     try {
       const latency = this.options.latencyMs ?? 0;
       if (latency > 0) await sleep(latency, undefined, { signal: pause.signal }).catch(() => undefined);
@@ -140,28 +148,51 @@ export class SocketSimExecutor implements Executor {
     const name = this.options.host.name;
     const what = commandName(`${name}: `, cmd);
     const stop = new AbortController();
-    const deadline = startDeadline(opts, what, () => stop.abort());
+    // Sent once the socket to the host process is connected: the command frames follow at once.
+    const wire = { connected: false };
+    const deadline = startDeadline(
+      opts,
+      what,
+      () => stop.abort(),
+      () => wire.connected,
+    );
     let answer: Answer | undefined;
     try {
       const latency = this.options.latencyMs ?? 0;
       if (latency > 0) await sleep(latency, undefined, { signal: stop.signal }).catch(() => undefined);
-      if (!deadline.error) answer = await this.#ask(cmd, opts.stdin, stop.signal);
+      if (!deadline.error) answer = await this.#ask(cmd, opts.stdin, stop.signal, wire);
     } catch (err) {
-      if (!deadline.error) throw errors.GC_SSH_CONNECT(`cannot reach the simulated host ${name}: ${(err as Error).message}`, err);
+      if (!deadline.error) throw this.#lost(err, wire.connected);
     } finally {
       deadline.clear();
     }
-    if (deadline.error || !answer) throw deadline.error ?? errors.GC_SSH_CONNECT(`cannot reach the simulated host ${name}`);
-    if (answer.down) throw errors.GC_SSH_CONNECT(`cannot connect to ${name}: ECONNREFUSED (rebooting)`);
+    if (deadline.error || !answer) throw deadline.error ?? this.#lost(undefined, wire.connected);
+    // The host process answered that the host is down (rebooting): it ran nothing.
+    if (answer.down) throw markSent(errors.GC_SSH_CONNECT(`cannot connect to ${name}: ECONNREFUSED (rebooting)`), false);
     this.stats.commands++;
     return { exitCode: answer.exitCode, stdout: answer.stdout, stderr: answer.stderr, durationMs: performance.now() - started };
   }
 
-  #ask(cmd: Command, stdin: string | undefined, signal: AbortSignal): Promise<Answer> {
+  /**
+   * The host process could not be reached (connect refused, EAGAIN when its listen queue is full: nothing was
+   * sent), or the connection closed before the exit status (the command went out: its outcome is unknown).
+   */
+  #lost(err: unknown, connected: boolean) {
+    const name = this.options.host.name;
+    const why = err instanceof Error ? `: ${err.message}` : '';
+    return connected
+      ? markSent(errors.GC_CONNECTION_LOST(`the simulated host ${name} did not answer${why}; the command's outcome is unknown`, err), true)
+      : markSent(errors.GC_SSH_CONNECT(`cannot reach the simulated host ${name}${why}`, err), false);
+  }
+
+  #ask(cmd: Command, stdin: string | undefined, signal: AbortSignal, wire: { connected: boolean }): Promise<Answer> {
     const { host, socket: path } = this.options;
     const command = host.os === 'windows' ? powershellCommandLine(cmd.script) : cmd.script;
     return new Promise((resolve, reject) => {
       const socket = connect(path);
+      socket.once('connect', () => {
+        wire.connected = true;
+      });
       const onAbort = () => socket.destroy();
       signal.addEventListener('abort', onAbort, { once: true });
       const out: Buffer[] = [];

@@ -8,7 +8,7 @@ import { type Socket, connect as tcpConnect } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { NodeSSH } from 'node-ssh';
 import type { ClientChannel } from 'ssh2';
-import { errors, type GroundcrewError } from '../errors.js';
+import { errors, GroundcrewError, markSent } from '../errors.js';
 import { cancelled, commandName, startDeadline } from './deadline.js';
 import type { Command, CommandResult, Executor, ExecutorLog, NodeOs, RunOptions } from './executor.js';
 import { fingerprint, type HostKeyStore } from './host-keys.js';
@@ -63,6 +63,15 @@ function takePid(stderr: Buffer): { pid?: number; rest: Buffer } {
   return end > 1 && Number.isInteger(pid) ? { pid, rest: stderr.subarray(end + 1) } : { rest: stderr };
 }
 
+/**
+ * ssh2's exec opens a channel, then asks for the command on it. The server refusing the channel
+ * ("(SSH) Channel open failure: ...") or the exec request ("Unable to exec") is a command that never ran; any
+ * other failure ("No response from server": the connection went while waiting) may come after the request left.
+ */
+function refusedBeforeExec(err: Error | undefined): boolean {
+  return err !== undefined && (err.message.startsWith('(SSH) Channel open failure') || err.message === 'Unable to exec');
+}
+
 export class SshExecutor implements Executor {
   readonly os: NodeOs;
   readonly stats = { connects: 0, commands: 0 };
@@ -83,13 +92,16 @@ export class SshExecutor implements Executor {
 
   async run(cmd: Command, opts: RunOptions): Promise<CommandResult> {
     const started = performance.now();
-    if (opts.signal?.aborted) throw cancelled(this.#commandName(cmd));
+    if (opts.signal?.aborted) throw cancelled(this.#commandName(cmd), false);
     const wire = this.os === 'linux' ? PID_PREFIX + cmd.script : wireCommand(this.os, cmd.script);
     await this.#channels.acquire(opts.signal).catch(() => {
-      throw cancelled(this.#commandName(cmd));
+      throw cancelled(this.#commandName(cmd), false);
     });
     try {
-      const ssh = await this.#connection();
+      // No connection (refused, timed out, the host key or the credentials refused): nothing was sent.
+      const ssh = await this.#connection().catch((err: unknown) => {
+        throw err instanceof GroundcrewError ? markSent(err, false) : err;
+      });
       this.stats.commands++;
       return await this.#exec(ssh, wire, cmd, opts, started);
     } finally {
@@ -205,6 +217,8 @@ export class SshExecutor implements Executor {
 
   #connectError(err: unknown, mismatch: { pinned: string; presented: string } | undefined): GroundcrewError {
     const e = err as Error & { level?: string; code?: string };
+    // The fence closed during the handshake (mayWrite): say so, not "cannot connect".
+    if (err instanceof GroundcrewError && err.code === errors.GC_CLUSTER_FENCED.code) return err;
     if (mismatch) {
       return errors.GC_SSH_HOSTKEY_MISMATCH(
         `${this.endpoint} presented host key ${mismatch.presented}, but ${mismatch.pinned} was pinned on first use: refusing to connect ` +
@@ -246,7 +260,13 @@ export class SshExecutor implements Executor {
 
   #exec(ssh: NodeSSH, wire: string, cmd: Command, opts: RunOptions, started: number): Promise<CommandResult> {
     const client = ssh.connection;
-    if (!client) return Promise.reject(errors.GC_CONNECTION_LOST(`${this.endpoint}: not connected`));
+    if (!client) return Promise.reject(markSent(errors.GC_CONNECTION_LOST(`${this.endpoint}: not connected`), false));
+    // The fence closed while the command waited for its connection or channel: refuse it here, before its first
+    // byte, rather than have mayWrite drop the connection under it (which would leave its outcome unknown).
+    if (this.options.mayWrite?.() === false)
+      return Promise.reject(
+        markSent(errors.GC_CLUSTER_FENCED(`${this.#commandName(cmd)}: this member may not change the node now; nothing sent`), false),
+      );
     return new Promise((resolve, reject) => {
       let channel: ClientChannel | undefined;
       let ended: GroundcrewError | undefined;
@@ -292,13 +312,17 @@ export class SshExecutor implements Executor {
       const deadline = startDeadline(opts, this.#commandName(cmd), end);
       const onConnectionClose = () => {
         if (!exit && !ended)
-          ended = errors.GC_CONNECTION_LOST(`${this.endpoint}: the connection dropped while a command${label} ran; its outcome is unknown`);
+          ended = markSent(
+            errors.GC_CONNECTION_LOST(`${this.endpoint}: the connection dropped while a command${label} ran; its outcome is unknown`),
+            true,
+          );
       };
       client.on('close', onConnectionClose);
 
       this.#openChannel(client, wire, (err, ch) => {
         if (err || !ch) {
-          finish(ended ?? errors.GC_CONNECTION_LOST(`${this.endpoint}: could not open a channel: ${err?.message}`, err));
+          const refused = errors.GC_CONNECTION_LOST(`${this.endpoint}: could not open a channel: ${err?.message}`, err);
+          finish(ended ?? markSent(refused, !refusedBeforeExec(err)));
           return;
         }
         channel = ch;
@@ -313,7 +337,12 @@ export class SshExecutor implements Executor {
         ch.on('close', () => {
           if (ended) finish(ended);
           else if (!exit)
-            finish(errors.GC_CONNECTION_LOST(`${this.endpoint}: the command${label} ended without an exit status (connection lost)`));
+            finish(
+              markSent(
+                errors.GC_CONNECTION_LOST(`${this.endpoint}: the command${label} ended without an exit status (connection lost)`),
+                true,
+              ),
+            );
           else finish();
         });
         if (opts.stdin !== undefined) ch.end(opts.stdin);

@@ -1,7 +1,7 @@
 // What goes over SSH for a script: Linux runs it through the login shell (bash -c); Windows gets
 // powershell.exe -EncodedCommand, with errors made terminating so a failure is an exit code.
 
-import { errors } from '../errors.js';
+import { errors, markSent } from '../errors.js';
 import type { NodeOs } from './executor.js';
 
 /** Prepended to every Windows script: stop at the first error; no progress bars in the output. */
@@ -14,9 +14,10 @@ export function powershellCommandLine(script: string): string {
   const encoded = Buffer.from(POWERSHELL_PRELUDE + script, 'utf16le').toString('base64');
   const line = `powershell.exe -NoProfile -NonInteractive -EncodedCommand ${encoded}`;
   if (line.length > MAX_WINDOWS_COMMAND) {
-    throw errors.GC_COMMAND_TOO_LONG(
+    const tooLong = errors.GC_COMMAND_TOO_LONG(
       `the script encodes to ${line.length} characters; a Windows command line holds ${MAX_WINDOWS_COMMAND}`,
     );
+    throw markSent(tooLong, false);
   }
   return line;
 }

@@ -4,7 +4,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fromPromise } from 'xstate';
 import type { Executor } from '../dataplane/executor.js';
-import { errors } from '../errors.js';
+import { errors, GroundcrewError, markSent } from '../errors.js';
 import { checkReadiness, issueReboot, readBootId } from '../roles/node-commands.js';
 import { type Phase, type PhaseOutcome, passPhase } from '../roles/phase.js';
 import type { NodePlan } from '../roles/plan.js';
@@ -74,7 +74,12 @@ export function sharedNodeActors(runtimeOf: (node: string) => NodeRuntime) {
     readBootId: fromPromise<string, { node: string }>(({ input, signal }) => readBootId(runtimeOf(input.node).exec, signal)),
     issueReboot: fromPromise<void, { node: string; revision: string }>(async ({ input, signal }) => {
       const rt = runtimeOf(input.node);
-      await rt.beforeDisruptive?.('reboot', input.revision, signal);
+      // Still waiting for the disruption budget when it failed: no reboot was asked for. The executor marks its
+      // own errors (sent or not); the machine waits for a new boot only when the reboot may have gone out.
+      await rt.beforeDisruptive?.('reboot', input.revision, signal).catch((err: unknown) => {
+        const e = err instanceof GroundcrewError ? err : errors.GC_INTERNAL(`waiting to reboot: ${(err as Error)?.message ?? err}`, err);
+        throw markSent(e, false);
+      });
       await issueReboot(rt.exec, signal);
     }),
     waitForNewBoot: fromPromise<string, { node: string; previousBootId: string }>(async ({ input, signal }) => {

@@ -17,6 +17,9 @@ const REBOOT_STEPS = [
   'readingBootId',
   'recorded',
   'issuing',
+  // A reboot request that never left: backing off, then the boot id read again before asking again.
+  'issueBackoff',
+  'rereading',
   'waitingForBoot',
   'checkingReadiness',
   'settling',

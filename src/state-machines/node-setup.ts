@@ -2,7 +2,7 @@
 // actors that the reconciler replaces with .provide(). No I/O here.
 
 import { assign, fromPromise, setup } from 'xstate';
-import { errors, type GroundcrewError } from '../errors.js';
+import { errors, type GroundcrewError, neverSent } from '../errors.js';
 import type { Mode } from '../inventory/schema.js';
 
 export type { Mode };
@@ -152,6 +152,8 @@ export const nodeSetup = setup({
     isUnreachable: ({ context }, params: { error: ErrorInfo }) =>
       CONNECT_CODES.has(params.error.code) && context.connectFailures + 1 >= context.limits.maxConnectAttempts,
     isRetryable: (_, params: { error: ErrorInfo }) => params.error.retryable,
+    /** The command may have reached the node: only an error its executor marked as never sent says it did not. */
+    mayHaveBeenSent: (_, params: { error: unknown }) => !neverSent(params.error),
     isSameBoot: ({ context }, params: { bootId: string }) => params.bootId === context.newBootId,
     isApplyMode: ({ context }) => context.mode === 'apply',
     isMonitorMode: ({ context }) => context.mode === 'monitor',
@@ -182,6 +184,16 @@ export const nodeSetup = setup({
     countReboot: assign(({ context }) => ({
       rebootsThisRevision: context.rebootsThisRevision + 1,
       rebootedPhases: [...context.rebootedPhases, ...context.requestedBy],
+    })),
+    // The reboot counted when its boot id was recorded never went out, and the machine gives up on it (stalled,
+    // unreachable): take it back, so the phase asking again at the next pass is not a reboot loop, and the
+    // pass starts with no reboot pending (the phases that still need one ask again).
+    takeBackReboot: assign(({ context }) => ({
+      rebootsThisRevision: Math.max(0, context.rebootsThisRevision - 1),
+      rebootedPhases: context.rebootedPhases.filter((p) => !context.requestedBy.includes(p)),
+      pendingReboot: false,
+      requestedBy: [],
+      previousBootId: undefined,
     })),
     rebootDone: assign({ pendingReboot: false, requestedBy: [], phaseIndex: 0, previousBootId: undefined, newBootId: undefined }),
     failWith: assign(({ context }, params: { error: ErrorInfo }) => ({

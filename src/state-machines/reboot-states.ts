@@ -1,9 +1,33 @@
 // The reboot sub-machine of the node machine (DESIGN 5, "Reboot algorithm"): persist the boot id, reboot,
 // wait for a new boot id, check readiness with a nonce, settle, confirm. Restored mid-reboot, it reads the
-// boot id before doing anything: a reboot is never issued twice for the same request.
+// boot id before doing anything: a reboot is never issued twice for the same request. A reboot request that
+// provably never left (errors.ts `sent`) is asked again after a backoff, never waited rebootTimeout for.
 
 import { assign } from 'xstate';
 import { asErrorInfo, nodeSetup } from './node-setup.js';
+
+type ErrorEvent = { error: unknown };
+const failWith = { type: 'failWith', params: ({ event }: { event: ErrorEvent }) => ({ error: asErrorInfo(event.error) }) } as const;
+
+/**
+ * A reboot that provably never went out (no connection, a gate refused it), or the boot id read before its
+ * retry failing: the phase's rules (node-machine.ts `running`), kept inside the reboot so it stays counted once.
+ * Too many connection failures in a row is unreachable, a retryable error backs off and tries again, anything
+ * else stalls; giving up takes the reboot back (`takeBackReboot`).
+ */
+const retryOrGiveUp = [
+  {
+    guard: { type: 'isUnreachable', params: ({ event }: { event: ErrorEvent }) => ({ error: asErrorInfo(event.error) }) },
+    target: '#node.unreachable',
+    actions: [failWith, 'takeBackReboot'],
+  },
+  {
+    guard: { type: 'isRetryable', params: ({ event }: { event: ErrorEvent }) => ({ error: asErrorInfo(event.error) }) },
+    target: 'issueBackoff',
+    actions: [failWith],
+  },
+  { target: '#node.stalled', actions: [failWith, 'takeBackReboot'] },
+] as const;
 
 export const rebootingState = nodeSetup.createStateConfig({
   // A new revision or a pause waits for the node to be back: a reboot is not interrupted.
@@ -54,9 +78,32 @@ export const rebootingState = nodeSetup.createStateConfig({
       invoke: {
         src: 'issueReboot',
         input: ({ context }) => ({ node: context.node, revision: context.revision }),
-        // A dropped connection while asking for the reboot is the reboot starting.
         onDone: 'waitingForBoot',
-        onError: 'waitingForBoot',
+        onError: [
+          // A dropped connection while asking for the reboot is the reboot starting: the boot id decides.
+          { guard: { type: 'mayHaveBeenSent', params: ({ event }) => ({ error: event.error }) }, target: 'waitingForBoot' },
+          // Never sent: nothing is rebooting, and waiting rebootTimeout for a new boot id would wait for nothing.
+          ...retryOrGiveUp,
+        ],
+      },
+    },
+    // Backing off before asking again for a reboot that never went out.
+    issueBackoff: {
+      on: { resync: 'rereading' },
+      after: { retryBackoff: 'rereading' },
+    },
+    // The boot id again before the retry: a node that rebooted meanwhile (by itself, or by hand) is not rebooted
+    // a second time; its new boot is the one this reboot waited for.
+    rereading: {
+      on: { resync: { target: 'rereading', reenter: true } },
+      invoke: {
+        src: 'readBootId',
+        input: ({ context }) => ({ node: context.node }),
+        onDone: [
+          { guard: ({ context, event }) => event.output === context.previousBootId, target: 'issuing' },
+          { target: 'checkingReadiness', actions: assign({ newBootId: ({ event }) => event.output }) },
+        ],
+        onError: [...retryOrGiveUp],
       },
     },
     waitingForBoot: {

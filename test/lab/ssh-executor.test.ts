@@ -71,18 +71,18 @@ describe('SshExecutor', () => {
     expect(r.stderr).toBe('oops\n');
   });
 
-  it('a dropped connection mid-command is GC_CONNECTION_LOST (retryable); the next command reconnects', async () => {
+  it('a dropped connection mid-command is GC_CONNECTION_LOST (retryable, sent: its outcome unknown); the next command reconnects', async () => {
     const e = executor('l2');
     await run(e, 'true');
     await lab.fault('l2', { dropAfterMs: 200 });
-    await expect(run(e, 'sleep 5; echo finished')).rejects.toMatchObject({ code: 'GC_CONNECTION_LOST', retryable: true });
+    await expect(run(e, 'sleep 5; echo finished')).rejects.toMatchObject({ code: 'GC_CONNECTION_LOST', retryable: true, sent: true });
     expect((await run(e, 'echo again')).stdout).toBe('again\n');
     expect(e.stats.connects).toBe(2);
   });
 
   it('a timeout ends the command on the host and is GC_COMMAND_TIMEOUT', async () => {
     const e = executor('l1');
-    await expect(run(e, 'sleep 31.5; echo late', 300)).rejects.toMatchObject({ code: 'GC_COMMAND_TIMEOUT', retryable: true });
+    await expect(run(e, 'sleep 31.5; echo late', 300)).rejects.toMatchObject({ code: 'GC_COMMAND_TIMEOUT', retryable: true, sent: true });
     await new Promise((r) => setTimeout(r, 300));
     expect((await run(e, 'ps -eo args | grep -c "^sleep 31.5" || true')).stdout.trim()).toBe('0');
   });
@@ -95,6 +95,7 @@ describe('SshExecutor', () => {
     await expect(pending).rejects.toMatchObject({
       code: 'GC_COMMAND_ABORTED',
       retryable: false,
+      sent: true,
       message: expect.stringContaining('long wait'),
     });
     await new Promise((r) => setTimeout(r, 300));
@@ -115,7 +116,7 @@ describe('SshExecutor', () => {
     await lab.rekey('l2');
     const second = executor('l2', {}, keys);
     const failure = run(second, 'true');
-    await expect(failure).rejects.toMatchObject({ code: 'GC_SSH_HOSTKEY_MISMATCH', retryable: false });
+    await expect(failure).rejects.toMatchObject({ code: 'GC_SSH_HOSTKEY_MISMATCH', retryable: false, sent: false });
     await expect(failure).rejects.toThrow(/presented host key SHA256:\S+, but SHA256:\S+ was pinned on first use/);
     // The way out it names: the command that re-pins, with the key presented.
     await expect(failure).rejects.toThrow(/groundcrew hosts trust \S+:22 --fingerprint SHA256:\S+\)$/);
@@ -141,7 +142,7 @@ describe('SshExecutor', () => {
     const good = executor('w1', { privateKeyPath: undefined, password: LAB_PASSWORD });
     expect((await run(good, '(Get-CimInstance -ClassName Win32_OperatingSystem).CSName')).stdout).toBe('w1\r\n');
     const bad = executor('w1', { privateKeyPath: undefined, password: 'wrong-password' });
-    await expect(run(bad, 'hostname')).rejects.toMatchObject({ code: 'GC_SSH_AUTH', retryable: false });
+    await expect(run(bad, 'hostname')).rejects.toMatchObject({ code: 'GC_SSH_AUTH', retryable: false, sent: false });
   });
 
   it('holds to the global cap on open connections, and an idle connection gives its slot back', async () => {
@@ -182,9 +183,27 @@ describe('SshExecutor', () => {
     });
   });
 
-  it('an unreachable host is GC_SSH_CONNECT and retryable', async () => {
+  it('an unreachable host is GC_SSH_CONNECT, retryable, and never sent', async () => {
     const e = executor('l1', { port: 2 });
-    await expect(run(e, 'true')).rejects.toMatchObject({ code: 'GC_SSH_CONNECT', retryable: true });
+    await expect(run(e, 'true')).rejects.toMatchObject({ code: 'GC_SSH_CONNECT', retryable: true, sent: false });
+  });
+
+  it('a command queued behind a closed fence is refused before its first byte (not sent), and the connection stays', async () => {
+    const host = lab.host('l1');
+    let open = true;
+    const e = new SshExecutor({
+      target: { os: host.os, host: host.address, username: host.user, privateKeyPath: lab.privateKey },
+      hostKeys: new HostKeyStore(null),
+      connections: new Limiter(100),
+      mayWrite: () => open,
+    });
+    executors.push(e);
+    await run(e, 'true');
+    open = false;
+    await expect(run(e, 'touch /tmp/gc-fenced-marker')).rejects.toMatchObject({ code: 'GC_CLUSTER_FENCED', sent: false });
+    open = true;
+    expect((await run(e, 'test -e /tmp/gc-fenced-marker && echo ran || echo never')).stdout).toBe('never\n');
+    expect(e.stats.connects).toBe(1);
   });
 
   it('never puts the password in any process arguments on either side, nor in its logs', async () => {

@@ -1,7 +1,8 @@
-// The local, PowerShell and sim executors: results, stdin, timeouts, aborts, reboots.
+// The local, PowerShell and sim executors: results, stdin, timeouts, aborts, reboots, and whether a command that
+// failed was sent (errors.ts `sent`: the node machine waits for a reboot only when it may have gone out).
 
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,6 +27,7 @@ describe('LocalExecutor', () => {
   it('a timeout kills the whole process group', async () => {
     await expect(local.run({ script: 'sleep 41.5 & sleep 41.5; wait' }, { timeoutMs: 200 })).rejects.toMatchObject({
       code: 'GC_COMMAND_TIMEOUT',
+      sent: true,
     });
     await new Promise((r) => setTimeout(r, 100));
     expect(stillRunning('41.5')).toBe('0');
@@ -35,9 +37,25 @@ describe('LocalExecutor', () => {
     const controller = new AbortController();
     const pending = local.run({ script: 'sleep 42.5' }, { timeoutMs: 10_000, signal: controller.signal });
     setTimeout(() => controller.abort(), 100);
-    await expect(pending).rejects.toMatchObject({ code: 'GC_COMMAND_ABORTED' });
+    await expect(pending).rejects.toMatchObject({ code: 'GC_COMMAND_ABORTED', sent: true });
     await new Promise((r) => setTimeout(r, 100));
     expect(stillRunning('42.5')).toBe('0');
+  });
+
+  it('a caller that cancelled first, or a bash that cannot start, sent nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gc-local-'));
+    const marker = join(dir, 'ran');
+    await expect(local.run({ script: `touch ${marker}` }, { timeoutMs: 1000, signal: AbortSignal.abort() })).rejects.toMatchObject({
+      code: 'GC_COMMAND_ABORTED',
+      sent: false,
+    });
+    // No bash on the PATH (spawn ENOENT): the 'error' of a process that never started.
+    const path = process.env.PATH;
+    process.env.PATH = join(dir, 'nothing-here');
+    const failing = local.run({ script: `touch ${marker}` }, { timeoutMs: 1000 });
+    process.env.PATH = path;
+    await expect(failing).rejects.toMatchObject({ code: 'GC_CONNECTION_LOST', sent: false, message: expect.stringMatching(/ENOENT/) });
+    expect(existsSync(marker)).toBe(false);
   });
 });
 
@@ -52,7 +70,11 @@ describe('SimExecutor', () => {
     const sim = new SimExecutor({ host, shells, rebootMs: 100 });
     const before = (await sim.run({ script: 'cat /proc/sys/kernel/random/boot_id' }, { timeoutMs: 1000 })).stdout;
     await sim.run({ script: 'reboot' }, { timeoutMs: 1000 });
-    await expect(sim.run({ script: 'true' }, { timeoutMs: 1000 })).rejects.toMatchObject({ code: 'GC_SSH_CONNECT', retryable: true });
+    await expect(sim.run({ script: 'true' }, { timeoutMs: 1000 })).rejects.toMatchObject({
+      code: 'GC_SSH_CONNECT',
+      retryable: true,
+      sent: false,
+    });
     await new Promise((r) => setTimeout(r, 150));
     expect((await sim.run({ script: 'cat /proc/sys/kernel/random/boot_id' }, { timeoutMs: 1000 })).stdout).not.toBe(before);
     expect(sim.stats.reboots).toBe(1);
@@ -68,11 +90,12 @@ describe('SimExecutor', () => {
 
   it('simulated latency counts against the timeout and can be aborted', async () => {
     const sim = new SimExecutor({ host: LinuxHost.fresh('s2'), shells, latencyMs: 200 });
-    await expect(sim.run({ script: 'true' }, { timeoutMs: 50 })).rejects.toMatchObject({ code: 'GC_COMMAND_TIMEOUT' });
+    // The host runs a command after its latency: one ended during it never ran.
+    await expect(sim.run({ script: 'true' }, { timeoutMs: 50 })).rejects.toMatchObject({ code: 'GC_COMMAND_TIMEOUT', sent: false });
     const controller = new AbortController();
     const pending = sim.run({ script: 'true' }, { timeoutMs: 1000, signal: controller.signal });
     controller.abort();
-    await expect(pending).rejects.toMatchObject({ code: 'GC_COMMAND_ABORTED' });
+    await expect(pending).rejects.toMatchObject({ code: 'GC_COMMAND_ABORTED', sent: false });
     expect(sim.stats.commands).toBe(0);
   });
 });
@@ -106,5 +129,34 @@ describe('PowerShellExecutor (node-powershell over the pwsh-compatible simulator
     const r = await ps.run({ script: "Get-Service -Name 'nope'" }, { timeoutMs: 5000 });
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/Cannot find any service with service name 'nope'/);
+  });
+});
+
+describe('PowerShellExecutor when the shell goes', () => {
+  /** Runs one command on a PowerShellExecutor whose shell is `executable`. */
+  async function runWith(executable: string, script: string) {
+    const saved = process.env.NODE_POWERSHELL;
+    process.env.NODE_POWERSHELL = executable;
+    const ps = new PowerShellExecutor();
+    try {
+      return await ps.run({ script, label: 'reboot' }, { timeoutMs: 5000 }).catch((err: unknown) => err);
+    } finally {
+      process.env.NODE_POWERSHELL = saved;
+      await ps.close();
+    }
+  }
+
+  it('a shell that cannot start ran nothing: GC_CONNECTION_LOST, not sent', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gc-psgone-'));
+    expect(await runWith(join(dir, 'no-pwsh'), 'Restart-Computer -Force')).toMatchObject({ code: 'GC_CONNECTION_LOST', sent: false });
+  });
+
+  it('a shell that ends while the script runs (as a reboot ends it): GC_CONNECTION_LOST, sent, not a failed command', async () => {
+    // A stand-in shell that reads the script from its standard input and dies at the line that asks it to.
+    const dir = mkdtempSync(join(tmpdir(), 'gc-psgone-'));
+    const shell = join(dir, 'pwsh');
+    writeFileSync(shell, '#!/bin/sh\nwhile IFS= read -r line; do case "$line" in *Restart-Computer*) exit 7;; esac; done\n');
+    chmodSync(shell, 0o755);
+    expect(await runWith(shell, 'Restart-Computer -Force')).toMatchObject({ code: 'GC_CONNECTION_LOST', retryable: true, sent: true });
   });
 });

@@ -3,6 +3,7 @@
 // standard input, reboots as unreachable hosts, deadlines and cancels.
 
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -73,13 +74,37 @@ describe('SocketSimExecutor and the host process', () => {
 
   it('latency counts against the timeout, a cancel ends the command, and a process that is not there is unreachable', async () => {
     const slow = linux('l4', 200);
-    await expect(slow.run({ script: 'true' }, { timeoutMs: 50 })).rejects.toMatchObject({ code: 'GC_COMMAND_TIMEOUT' });
+    await expect(slow.run({ script: 'true' }, { timeoutMs: 50 })).rejects.toMatchObject({ code: 'GC_COMMAND_TIMEOUT', sent: false });
     const controller = new AbortController();
     const pending = slow.run({ script: 'true' }, { timeoutMs: 1000, signal: controller.signal });
     controller.abort();
-    await expect(pending).rejects.toMatchObject({ code: 'GC_COMMAND_ABORTED' });
+    await expect(pending).rejects.toMatchObject({ code: 'GC_COMMAND_ABORTED', sent: false });
     expect(slow.stats.commands).toBe(0);
     const nowhere = new SocketSimExecutor({ socket: join(dir, 'none.sock'), host: { name: 'l5', os: 'linux', address: '192.0.2.42' } });
-    await expect(nowhere.run({ script: 'true' }, { timeoutMs: 1000 })).rejects.toMatchObject({ code: 'GC_SSH_CONNECT' });
+    // A socket that is not there, or a full listen queue (EAGAIN at 10,000 nodes): connect fails, nothing was sent.
+    await expect(nowhere.run({ script: 'true' }, { timeoutMs: 1000 })).rejects.toMatchObject({ code: 'GC_SSH_CONNECT', sent: false });
+  });
+
+  it('a host process that takes the command and closes without an exit status: GC_CONNECTION_LOST, sent', async () => {
+    const path = join(dir, 'drops.sock');
+    const received: Buffer[] = [];
+    const server = createServer((socket) =>
+      socket.on('data', (chunk) => {
+        received.push(chunk);
+        socket.destroy();
+      }),
+    );
+    await new Promise<void>((resolve) => server.listen(path, resolve));
+    try {
+      const dropping = new SocketSimExecutor({ socket: path, host: { name: 'l8', os: 'linux', address: '192.0.2.43' } });
+      await expect(dropping.run({ script: 'reboot' }, { timeoutMs: 5000 })).rejects.toMatchObject({
+        code: 'GC_CONNECTION_LOST',
+        retryable: true,
+        sent: true,
+      });
+      expect(Buffer.concat(received).toString('latin1')).toContain('reboot');
+    } finally {
+      server.close();
+    }
   });
 });

@@ -2,8 +2,10 @@
 
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createActor, waitFor } from 'xstate';
+import type { Command, RunOptions } from '../../../src/dataplane/executor.js';
 import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
-import { nodeActors } from '../../../src/reconciler/node-actors.js';
+import { errors, markSent } from '../../../src/errors.js';
+import { type NodeRuntime, nodeActors } from '../../../src/reconciler/node-actors.js';
 import { linuxPlan } from '../../../src/roles/linux/plan.js';
 import { testPhases } from '../../../src/roles/phase.js';
 import { type NodePlan, planOrder } from '../../../src/roles/plan.js';
@@ -21,8 +23,10 @@ beforeAll(async () => {
 const LIMITS = { settleMs: 50, rebootTimeoutMs: 5_000, backoffBaseMs: 50, backoffMaxMs: 200 };
 
 /** The machine steps through the plan's phases, as the reconciler drives it. */
-function drive(exec: SimExecutor, plan: NodePlan) {
-  const machine = nodeMachine.provide({ actors: nodeActors({ exec, plan: () => plan, poll: { initialMs: 20, maxMs: 100 } }) });
+function drive(exec: SimExecutor, plan: NodePlan, runtime: Partial<NodeRuntime> = {}) {
+  const machine = nodeMachine.provide({
+    actors: nodeActors({ exec, plan: () => plan, poll: { initialMs: 20, maxMs: 100 }, ...runtime }),
+  });
   const actor = createActor(machine, {
     input: { node: exec.host.state.hostname, revision: 'r1', ...planOrder(plan), mode: 'autocorrect', paused: false, limits: LIMITS },
   });
@@ -107,5 +111,41 @@ describe('a node converged by its machine', () => {
     const done = await waitFor(actor, (s) => s.matches('unreachable'), { timeout: 10_000 });
     expect(done.context.lastError).toMatchObject({ code: 'GC_REBOOT_TIMEOUT' });
     actor.stop();
+  });
+
+  describe('a reboot request that never left (rebootTimeout here is 5 s: waiting it out fails the test)', () => {
+    const settled = (s: { value: unknown }) => ['verified', 'stalled', 'unreachable'].includes(String(s.value));
+
+    it('refused by the executor (connect EAGAIN on the host process socket): asked again, one reboot, verified', async () => {
+      const host = WindowsHost.fresh({ hostname: 'win3' });
+      const inner = new SimExecutor({ host, shells, rebootMs: 150 });
+      let refused = 0;
+      const exec = Object.assign(Object.create(inner) as SimExecutor, {
+        run: (cmd: Command, opts: RunOptions) =>
+          cmd.label === 'reboot' && refused++ === 0
+            ? Promise.reject(markSent(errors.GC_SSH_CONNECT('cannot reach the simulated host win3: connect EAGAIN'), false))
+            : inner.run(cmd, opts),
+      });
+      const actor = drive(exec, windowsPlan(windowsInput({ node: 'win3' })));
+      const done = await waitFor(actor, settled, { timeout: 4_000 });
+      expect(done.value, JSON.stringify(done.context.lastError)).toBe('verified');
+      expect({ refused, reboots: inner.stats.reboots, boots: host.state.bootCount }).toEqual({ refused: 2, reboots: 1, boots: 2 });
+      expect(done.context.rebootsThisRevision).toBe(1);
+      actor.stop();
+    });
+
+    it('refused while waiting for the disruption budget: asked again, one reboot, verified', async () => {
+      const host = WindowsHost.fresh({ hostname: 'win4' });
+      const exec = new SimExecutor({ host, shells, rebootMs: 150 });
+      let refusals = 0;
+      const beforeDisruptive = async (what: string) => {
+        if (what === 'reboot' && refusals++ === 0) throw errors.GC_CLUSTER_FENCED('win4: this member may not change the node now');
+      };
+      const actor = drive(exec, windowsPlan(windowsInput({ node: 'win4' })), { beforeDisruptive });
+      const done = await waitFor(actor, settled, { timeout: 4_000 });
+      expect(done.value, JSON.stringify(done.context.lastError)).toBe('verified');
+      expect({ reboots: exec.stats.reboots, boots: host.state.bootCount }).toEqual({ reboots: 1, boots: 2 });
+      actor.stop();
+    });
   });
 });

@@ -2,6 +2,7 @@
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createActor, fromPromise } from 'xstate';
+import { errors, markSent } from '../../../src/errors.js';
 import { type NodeMachineInput, nodeMachine, type PhaseResult } from '../../../src/state-machines/node-machine.js';
 
 // A Windows plan: prereqs and testSigning batch their reboots (one reboot after testSigning serves both).
@@ -9,7 +10,7 @@ const WINDOWS = ['prereqs', 'testSigning', 'openstack', 'vrouter', 'driver', 've
 const WINDOWS_BATCH = ['prereqs', 'testSigning'];
 const LINUX = ['prereqs', 'openstack', 'vrouter', 'verified'];
 
-type Script = (phase: string, call: number, dryRun: boolean) => PhaseResult | Error;
+type Script = (phase: string, call: number, dryRun: boolean, w: World) => PhaseResult | Error;
 
 interface World {
   calls: { phase: string; revision: string; dryRun: boolean }[];
@@ -20,6 +21,9 @@ interface World {
   deconfigured: boolean;
   /** How many boot-id reads fail (the connection refused) before one answers. */
   bootIdFailures: number;
+  /** Reboot requests made (sent or not), and what the n-th fails with: marked never sent, the node is untouched. */
+  issued: number;
+  issue?: (attempt: number, w: World) => Error | undefined;
 }
 
 const ok: PhaseResult = { inDesiredState: true, rebootRequested: false };
@@ -27,7 +31,7 @@ const reboot: PhaseResult = { inDesiredState: false, rebootRequested: true };
 const err = (code: string, retryable: boolean) => Object.assign(new Error(code), { code, retryable });
 
 function start(script: Script, input: Partial<NodeMachineInput> = {}, world: Partial<World> = {}) {
-  const w: World = { calls: [], reboots: 0, bootId: 'boot-1', returns: true, deconfigured: false, bootIdFailures: 0, ...world };
+  const w: World = { calls: [], reboots: 0, bootId: 'boot-1', returns: true, deconfigured: false, bootIdFailures: 0, issued: 0, ...world };
   const count = new Map<string, number>();
   const machine = nodeMachine.provide({
     actors: {
@@ -35,7 +39,7 @@ function start(script: Script, input: Partial<NodeMachineInput> = {}, world: Par
         w.calls.push({ phase: i.phase, revision: i.revision, dryRun: i.dryRun });
         const n = (count.get(i.phase) ?? 0) + 1;
         count.set(i.phase, n);
-        const r = script(i.phase, n, i.dryRun);
+        const r = script(i.phase, n, i.dryRun, w);
         if (r instanceof Error) throw r;
         return r;
       }),
@@ -44,8 +48,13 @@ function start(script: Script, input: Partial<NodeMachineInput> = {}, world: Par
         return w.bootId;
       }),
       issueReboot: fromPromise(async () => {
+        w.issued++;
+        const failure = w.issue?.(w.issued, w);
+        if ((failure as { sent?: boolean } | undefined)?.sent === false) throw failure;
         w.reboots++;
         if (w.returns) w.bootId = `boot-${w.reboots + 1}`;
+        // Sent, and the answer lost: the node reboots all the same (a real reboot ends the session).
+        if (failure) throw failure;
       }),
       waitForNewBoot: fromPromise(async ({ input: i, signal }) => {
         while (w.bootId === i.previousBootId) {
@@ -167,6 +176,83 @@ describe('node machine', () => {
     expect(actor.getSnapshot().value).toBe('verified');
     expect(w.reboots).toBe(1);
     expect(actor.getSnapshot().context).toMatchObject({ rebootsThisRevision: 1 });
+  });
+
+  describe('a reboot request that fails', () => {
+    const refused = () => markSent(errors.GC_SSH_CONNECT('cannot reach the simulated host win1: connect EAGAIN'), false);
+    const dropped = () => markSent(errors.GC_CONNECTION_LOST('the connection dropped while a command (reboot) ran'), true);
+    const askUntilRebooted = (phase: string, _call: number, _dryRun: boolean, w: World) =>
+      phase === 'vrouter' && w.reboots === 0 ? reboot : ok;
+
+    it('never sent (connect EAGAIN at 10,000 simulated nodes): asked again after a backoff, not waited rebootTimeout for', async () => {
+      const world: Partial<World> = { issue: (n) => (n === 1 ? refused() : undefined) };
+      const { actor, w } = start((phase, call) => (phase === 'vrouter' && call === 1 ? reboot : ok), { phases: LINUX }, world);
+      await run(0);
+      expect(actor.getSnapshot().matches({ rebooting: 'issueBackoff' })).toBe(true);
+      expect(actor.getSnapshot().context).toMatchObject({ lastError: { code: 'GC_SSH_CONNECT' }, connectFailures: 1 });
+      // rebootTimeout is 60 s here: before the fix the node sat in waitingForBoot for all of it, then went unreachable.
+      await run(20_000);
+      expect(actor.getSnapshot().value).toBe('verified');
+      expect({ issued: w.issued, reboots: w.reboots }).toEqual({ issued: 2, reboots: 1 });
+      expect(actor.getSnapshot().context.rebootsThisRevision).toBe(1);
+    });
+
+    it('sent and the answer lost (the session dropped): the boot id decides, and there is never a second reboot', async () => {
+      const back = start((phase, call) => (phase === 'vrouter' && call === 1 ? reboot : ok), { phases: LINUX }, { issue: dropped });
+      await run(20_000);
+      expect(back.actor.getSnapshot().value).toBe('verified');
+      expect({ issued: back.w.issued, reboots: back.w.reboots }).toEqual({ issued: 1, reboots: 1 });
+
+      const gone = start(
+        (phase, call) => (phase === 'vrouter' && call === 1 ? reboot : ok),
+        { phases: LINUX },
+        { issue: dropped, returns: false },
+      );
+      await run(59_000);
+      expect(gone.actor.getSnapshot().matches({ rebooting: 'waitingForBoot' })).toBe(true);
+      await run(2_000);
+      expect(gone.actor.getSnapshot().context.lastError).toMatchObject({ code: 'GC_REBOOT_TIMEOUT' });
+      expect(gone.w.issued).toBe(1);
+    });
+
+    it('a node that rebooted by itself while the retry backed off is not rebooted again', async () => {
+      const issue = (n: number, w: World) => {
+        if (n > 1) return undefined;
+        w.bootId = 'boot-by-hand';
+        return refused();
+      };
+      const { actor, w } = start((phase, call) => (phase === 'vrouter' && call === 1 ? reboot : ok), { phases: LINUX }, { issue });
+      await run(20_000);
+      expect(actor.getSnapshot().value).toBe('verified');
+      expect({ issued: w.issued, reboots: w.reboots, bootId: w.bootId }).toEqual({ issued: 1, reboots: 0, bootId: 'boot-by-hand' });
+    });
+
+    it('never sent, connection after connection: unreachable with the reboot taken back; the next pass reboots, no GC_REBOOT_LOOP', async () => {
+      const { actor, w } = start(askUntilRebooted, { phases: LINUX }, { issue: (n) => (n <= 8 ? refused() : undefined) });
+      await run(300_000);
+      expect(actor.getSnapshot().value).toBe('unreachable');
+      expect(actor.getSnapshot().context).toMatchObject({
+        lastError: { code: 'GC_SSH_CONNECT' },
+        rebootsThisRevision: 0,
+        rebootedPhases: [],
+        pendingReboot: false,
+      });
+      expect({ issued: w.issued, reboots: w.reboots }).toEqual({ issued: 8, reboots: 0 });
+      actor.send({ type: 'resync' });
+      await run(20_000);
+      expect(actor.getSnapshot().value).toBe('verified');
+      expect({ issued: w.issued, reboots: w.reboots }).toEqual({ issued: 9, reboots: 1 });
+      expect(actor.getSnapshot().context.rebootsThisRevision).toBe(1);
+    });
+
+    it('never sent, refused for good (a host key that changed): stalled with the reboot taken back', async () => {
+      const mismatch = () => markSent(errors.GC_SSH_HOSTKEY_MISMATCH('win1 presented another host key'), false);
+      const { actor, w } = start(askUntilRebooted, { phases: LINUX }, { issue: mismatch });
+      await run(20_000);
+      expect(actor.getSnapshot().value).toBe('stalled');
+      expect(actor.getSnapshot().context).toMatchObject({ lastError: { code: 'GC_SSH_HOSTKEY_MISMATCH' }, rebootsThisRevision: 0 });
+      expect({ issued: w.issued, reboots: w.reboots }).toEqual({ issued: 1, reboots: 0 });
+    });
   });
 
   it('a boot id that never changes ends unreachable with a timeout reason', async () => {
