@@ -111,21 +111,21 @@ describe('the daemon with a real Git remote and webhooks', () => {
     }
   });
 
-  it('a signed GitHub push starts the changed node within 1 s, and only that node', async () => {
+  it('a signed GitHub push starts the changed node (not the 1 h poll), and only that node', async () => {
     setVersion('win-compute-1', '5.0.2');
     commit('upgrade win-compute-1');
     const others = ['ctrl1', 'compute-l1', 'compute-l2', 'win-compute-2', 'win-compute-3'].map((n) => [n, commands(n)] as const);
     const before = commands('win-compute-1');
     const body = pushBody();
-    const started = performance.now();
     const res = await hook('github', body, {
       'x-hub-signature-256': `sha256=${sign(body)}`,
       'x-github-delivery': 'delivery-1',
       'x-github-event': 'push',
     });
     expect(res.status).toBe(202);
-    await until(() => commands('win-compute-1') > before, 5_000, 'the first command on win-compute-1');
-    expect(performance.now() - started).toBeLessThan(1000);
+    // No time asserted (issue 18: timing is the benchmark's, webhook-latency): with a 1 h poll and a 1 h resync,
+    // a command within this test can only have come from the webhook.
+    await until(() => commands('win-compute-1') > before, 20_000, 'the first command on win-compute-1');
     await daemon.reconciler.settled();
     expect(vrouter('win-compute-1')).toBe('5.0.2');
     for (const [n, count] of others) expect([n, commands(n)]).toEqual([n, count]);
