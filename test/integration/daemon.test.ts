@@ -4,7 +4,7 @@
 
 import { execFile, execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -100,6 +100,11 @@ describe('the daemon with a real Git remote and webhooks', () => {
     const nodes = (await (await fetch(`${daemon.url}/api/nodes`)).json()) as { name: string; state: string }[];
     expect(nodes.map((n) => n.state)).toEqual(Array(6).fill('verified'));
     expect((await fetch(`${daemon.url}/readyz`)).status).toBe(200);
+    // The single-process default (issue 19): no cluster in its config, no etcd started by this test, and every
+    // node's snapshot on the daemon's own disk.
+    expect(config.cluster).toBeUndefined();
+    const snapshots = readdirSync(join(dir, 'state', 'snapshots')).filter((f) => f.endsWith('.json'));
+    expect(snapshots.sort()).toEqual(nodes.map((n) => `${n.name}.json`).sort());
     const metrics = await (await fetch(`${daemon.url}/metrics`)).text();
     expect(metrics).toMatch(/groundcrew_nodes\{state="verified"\} 6/);
     expect(metrics).toMatch(/groundcrew_command_duration_seconds_count\{os="windows",outcome="ok"\} [1-9]/);
