@@ -4,6 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { errorsOf, linuxNode, parse, yaml } from './helpers.js';
 
 const WIN_CONFIG = ['contrail_configuration:', '  WINDOWS_PHYSICAL_INTERFACE: Ethernet1'];
+/** instances.yaml lines of Windows node "w" at 10.0.0.5 with these roles. */
+const windowsW = (...roles: string[]) => [
+  '  w:',
+  '    provider: bms_win',
+  '    ip: 10.0.0.5',
+  '    roles:',
+  ...roles.map((r) => `      ${r}:`),
+];
 
 interface Case {
   name: string;
@@ -101,16 +109,7 @@ const cases: Case[] = [
   },
   {
     name: 'a Linux-only role on a Windows node',
-    instances: yaml(
-      'instances:',
-      '  w:',
-      '    provider: bms_win',
-      '    ip: 10.0.0.5',
-      '    roles:',
-      '      vrouter:',
-      '      config:',
-      ...WIN_CONFIG,
-    ),
+    instances: yaml('instances:', ...windowsW('vrouter', 'config'), ...WIN_CONFIG),
     errors: ['instances.yaml:7:7: role "config" is Linux-only and cannot run on Windows node "w" (provider bms_win)'],
   },
   {
@@ -120,20 +119,12 @@ const cases: Case[] = [
   },
   {
     name: 'the docker driver without the vRouter',
-    instances: yaml(
-      'instances:',
-      '  w:',
-      '    provider: bms_win',
-      '    ip: 10.0.0.5',
-      '    roles:',
-      '      win_docker_driver:',
-      ...WIN_CONFIG,
-    ),
+    instances: yaml('instances:', ...windowsW('win_docker_driver'), ...WIN_CONFIG),
     errors: ['instances.yaml:5:5: node "w" has win_cnm_plugin without vrouter: the docker driver needs the vRouter on the same node'],
   },
   {
     name: 'a Windows vRouter with no data-plane interface',
-    instances: yaml('instances:', '  w:', '    provider: bms_win', '    ip: 10.0.0.5', '    roles:', '      vrouter:'),
+    instances: yaml('instances:', ...windowsW('vrouter')),
     errors: [
       'instances.yaml:2:3: node "w" runs vrouter on Windows but WINDOWS_PHYSICAL_INTERFACE is not set (the alias of its data-plane adapter, e.g. Ethernet1)',
     ],
