@@ -1,6 +1,6 @@
-// What maxUnavailable limits, sampled while a cluster converges: the hosts down for a reboot at once (as the lab
-// sees them, every 10 ms) and the disruption slots etcd holds (every 100 ms). Both at most one with
-// maxUnavailable: 1, across every member.
+// What maxUnavailable limits, while a cluster converges: the hosts down for a reboot at once, from the moment
+// the lab takes each one down to the moment its sshd is back (every reboot the lab makes, not samples), and the
+// disruption slots etcd holds (sampled every 100 ms). Both at most one with maxUnavailable: 1, across members.
 
 import type { HaCluster } from './ha-cluster.js';
 import { sleep } from './ha-cluster.js';
@@ -14,28 +14,41 @@ export interface Disruption {
   overlaps: string[];
 }
 
-/** Samples from now until stop(), which resolves once both samplers have ended (called again, the same). */
+/** Watches from now until stop(), which resolves once the slot sampler has ended (called again, the same). */
 export function sampleDisruption(ha: HaCluster): { stop(): Promise<Disruption> } {
   const seen: Disruption = { maxDown: 0, maxSlots: 0, overlaps: [] };
-  let sampling = true;
-  const hosts = async () => {
-    for (; sampling; await sleep(10)) {
-      const down = ha.lab.hosts.filter((h) => h.rebooting).map((h) => h.name);
-      if (down.length > 1) seen.overlaps.push(`${Date.now()}: ${down.join(', ')}`);
-      seen.maxDown = Math.max(seen.maxDown, down.length);
+  const lab = ha.lab;
+  // Every reboot goes through lab.reboot (Restart-Computer's shutdown, Linux's `reboot`): the host is down
+  // from its first line (host.rebooting set) to its end (sshd back). A sample every 10 ms missed overlaps
+  // shorter than a sample, or longer ones when the test's own event loop was held.
+  const down = new Set<string>();
+  const reboot = lab.reboot.bind(lab);
+  lab.reboot = async (name: string) => {
+    const host = lab.host(name);
+    // Already down: the lab's reboot does nothing.
+    if (host.rebooting) return reboot(name);
+    down.add(name);
+    if (down.size > 1) seen.overlaps.push(`${Date.now()}: ${[...down].join(', ')}`);
+    seen.maxDown = Math.max(seen.maxDown, down.size);
+    try {
+      await reboot(name);
+    } finally {
+      if (!host.rebooting) down.delete(name);
     }
   };
+  let sampling = true;
   const slots = async () => {
     for (; sampling; await sleep(100)) {
       const out = await ha.etcd.ctl(['get', '--prefix', '--keys-only', '/gc-test/budget/']).catch(() => '');
       seen.maxSlots = Math.max(seen.maxSlots, out.split('\n').filter(Boolean).length);
     }
   };
-  const samplers = Promise.all([hosts(), slots()]);
+  const sampler = slots();
   return {
     stop() {
       sampling = false;
-      return samplers.then(() => seen);
+      lab.reboot = reboot;
+      return sampler.then(() => seen);
     },
   };
 }

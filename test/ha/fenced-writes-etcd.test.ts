@@ -2,33 +2,25 @@
 // few transactions and all land; a transaction stays within etcd's --max-txn-ops and request size; a node this
 // member lost fails alone while the others' writes land.
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Etcd3 } from 'etcd3';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClusterKeys } from '../../src/cluster/etcd.js';
 import { EtcdSnapshots } from '../../src/cluster/etcd-snapshots.js';
 import { FencedWrites } from '../../src/cluster/fenced-writes.js';
-import { EtcdCluster } from './etcd-cluster.js';
+import { etcdSuite } from './etcd-suite.js';
 
 const OWNER = JSON.stringify({ member: 'm1', lease: '7' });
 const log = pino({ level: 'silent' });
 
 describe('fenced writes on a real etcd', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'gc-fw-'));
-  let etcd: EtcdCluster;
+  const suite = etcdSuite(23910);
   let client: Etcd3;
-  beforeAll(async () => {
-    etcd = new EtcdCluster(join(dir, 'etcd'), 23910, 1);
-    await etcd.start();
-    client = new Etcd3({ hosts: etcd.endpoints });
-  }, 60_000);
-  afterAll(async () => {
+  beforeAll(() => {
+    client = new Etcd3({ hosts: suite.etcd.endpoints });
+  });
+  afterAll(() => {
     client?.close();
-    await etcd?.stop();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   /** `count` nodes owned by this member under `prefix`. */

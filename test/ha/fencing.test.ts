@@ -48,6 +48,8 @@ describe('cluster mode: fencing', () => {
       const retaken = timeline.tenures.find((t) => t.member === paused && t.from > stoppedAt)?.from ?? Number.POSITIVE_INFINITY;
       const late = calls.filter((c) => c.caller === paused && c.at > stoppedAt + TTL_MS && c.at < retaken);
       expect(late, `${node}: commands from ${paused} after its lease expired`).toEqual([]);
+      // Back, it took nothing by force: no owner key of the node was overwritten, each was let go first.
+      expect(timeline.overwritten(node), `${node}: an owner key taken by force: ${tenures}`).toEqual([]);
     }
     // The others did its work while it was paused. A command it wrote just before the pause may land after it:
     // the fence lets a member write only until TTL/2 after its last renewal, and keeps the other TTL/2 before

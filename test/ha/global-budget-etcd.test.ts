@@ -2,36 +2,24 @@
 // instead of one each, only as many try to take a slot as were free, and the budget still holds: never more
 // slots taken than the limit, every node gets one in turn.
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ClusterKeys, etcdClient } from '../../src/cluster/etcd.js';
 import { GlobalBudget } from '../../src/cluster/global-budget.js';
 import { LeaseRenewer } from '../../src/cluster/lease-renewer.js';
 import { Membership } from '../../src/cluster/membership.js';
-import { EtcdCluster } from './etcd-cluster.js';
+import { etcdSuite } from './etcd-suite.js';
 
 const log = pino({ level: 'silent' });
 const TTL_MS = 3000;
 
 describe('global budget on a real etcd', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'gc-gb-'));
-  let etcd: EtcdCluster;
-  beforeAll(async () => {
-    etcd = new EtcdCluster(join(dir, 'etcd'), 23950, 1);
-    await etcd.start();
-  }, 60_000);
-  afterAll(async () => {
-    await etcd?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const suite = etcdSuite(23950);
 
   async function member(prefix: string, nodes: string[]) {
-    const client = etcdClient({ endpoints: etcd.endpoints }, 1000);
+    const client = etcdClient({ endpoints: suite.etcd.endpoints }, 1000);
     const keys = new ClusterKeys(prefix);
-    const renewer = new LeaseRenewer({ endpoints: etcd.endpoints }, 300);
+    const renewer = new LeaseRenewer({ endpoints: suite.etcd.endpoints }, 300);
     const membership = new Membership({ client, keys, member: 'm1', ttlMs: TTL_MS, renewer, log });
     await membership.start();
     const budget = new GlobalBudget({ client, keys, membership, log, nodes: () => nodes, owned: () => true });

@@ -11,6 +11,8 @@ export interface Tenure {
   from: number;
   /** When the key was deleted or passed to another lease; open while held. */
   to?: number;
+  /** The member whose put overwrote the key while this one held it (a take by force), if any. */
+  overwrittenBy?: string;
 }
 
 /** A key is created before its owner sends anything; a call may still be logged before the test sees the event. */
@@ -57,6 +59,9 @@ export class OwnerTimeline {
       if (open) open.to = at;
       if (event.type === 1 || event.type === 'DELETE') continue;
       const { member } = JSON.parse(Buffer.from(event.kv.value ?? '', 'base64').toString()) as { member: string };
+      // A put on a key that was not deleted first, by another member: taken by force. (The events close and
+      // open tenures at one moment either way, so only this tells a hand-over from a take.)
+      if (open && open.member !== member) open.overwrittenBy = member;
       this.#tenures.push({ node, member, from: at });
     }
   }
@@ -70,6 +75,11 @@ export class OwnerTimeline {
           (t) => t.node === node && t.member === c.caller && c.at >= t.from - SEEN_LATE_MS && c.at <= (t.to ?? Number.POSITIVE_INFINITY),
         ),
     );
+  }
+
+  /** Tenures of `node` another member's put ended: its key was taken without being let go first. */
+  overwritten(node: string): Tenure[] {
+    return this.tenures.filter((t) => t.node === node && t.overwrittenBy !== undefined);
   }
 
   stop(): void {

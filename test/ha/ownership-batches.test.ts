@@ -3,36 +3,23 @@
 // reconciler as soon as it is taken, and newly owned nodes start at a bounded rate. The Ownership class
 // alone, with its Membership and LeaseRenewer, against a one-member etcd; no daemon.
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ClusterKeys, etcdClient } from '../../src/cluster/etcd.js';
 import { LeaseRenewer } from '../../src/cluster/lease-renewer.js';
 import { Membership } from '../../src/cluster/membership.js';
 import { Ownership } from '../../src/cluster/ownership.js';
-import { EtcdCluster } from './etcd-cluster.js';
+import { etcdSuite } from './etcd-suite.js';
 
 const NODES = Array.from({ length: 350 }, (_, i) => `node-${i}`);
 const TTL_MS = 10_000;
 
 describe('cluster mode: owner keys taken in batches', () => {
-  let dir: string;
-  let etcd: EtcdCluster;
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'gc-own-'));
-    etcd = new EtcdCluster(join(dir, 'etcd'), 23910, 1);
-    await etcd.start();
-  }, 60_000);
-  afterAll(async () => {
-    await etcd?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const suite = etcdSuite(23910);
 
   it('takes absent keys by batches, leaves those another member holds, starts nodes at the rate', { timeout: 60_000 }, async () => {
     const log = pino({ level: 'silent' });
-    const settings = { endpoints: etcd.endpoints };
+    const settings = { endpoints: suite.etcd.endpoints };
     const client = etcdClient(settings, 3000);
     const keys = new ClusterKeys('/gc-own/');
     const renewer = new LeaseRenewer(settings, 1000);

@@ -2,10 +2,7 @@
 // ~0.7 KiB are past the 4 MiB gRPC answer one read got), then watched: only changes travel; and when the revision
 // a watch resumes from was compacted while the member was cut off, every status is read again.
 
-import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Etcd3 } from 'etcd3';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +11,7 @@ import type { FencedWrites } from '../../src/cluster/fenced-writes.js';
 import type { Ownership } from '../../src/cluster/ownership.js';
 import { SharedStatus } from '../../src/cluster/shared-status.js';
 import { StatusStore } from '../../src/reconciler/status-store.js';
-import { EtcdCluster } from './etcd-cluster.js';
+import { etcdSuite } from './etcd-suite.js';
 
 const log = pino({ level: 'silent' });
 const keys = new ClusterKeys('/st/');
@@ -98,13 +95,10 @@ async function waitFor(what: string, ok: () => boolean, ms = 20_000): Promise<vo
 }
 
 describe('shared status on a real etcd', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'gc-st-'));
-  let etcd: EtcdCluster;
+  const suite = etcdSuite(23930, 3);
   let writer: Etcd3;
   beforeAll(async () => {
-    etcd = new EtcdCluster(join(dir, 'etcd'), 23930);
-    await etcd.start();
-    writer = new Etcd3({ hosts: [etcd.clientUrl('e2'), etcd.clientUrl('e3')] });
+    writer = new Etcd3({ hosts: [suite.etcd.clientUrl('e2'), suite.etcd.clientUrl('e3')] });
     for (let i = 0; i < COUNT; i += 128) {
       const puts = Array.from({ length: Math.min(128, COUNT - i) }, (_, j) => ({
         request_put: { key: Buffer.from(keys.status(`node-${i + j}`)), value: Buffer.from(record(i + j)) },
@@ -112,10 +106,8 @@ describe('shared status on a real etcd', () => {
       await writer.kv.txn({ compare: [], success: puts });
     }
   }, 120_000);
-  afterAll(async () => {
+  afterAll(() => {
     writer?.close();
-    await etcd?.stop();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   function member(endpoints: string[], held = new Set<string>()) {
@@ -136,7 +128,7 @@ describe('shared status on a real etcd', () => {
   }
 
   it('10,000 statuses (~7 MB): one read of them all fails at gRPC limit; the paged read gets every one', async () => {
-    const m = member(etcd.endpoints);
+    const m = member(suite.etcd.endpoints);
     try {
       await expect(m.client.getAll().prefix(keys.statuses()).strings()).rejects.toThrow(/max|larger|RESOURCE_EXHAUSTED/i);
       m.shared.start(1000);
@@ -152,7 +144,7 @@ describe('shared status on a real etcd', () => {
 
   it('after the read, changes arrive by the watch alone, a deleted status is forgotten', async () => {
     const held = new Set(['node-9']);
-    const m = member(etcd.endpoints, held);
+    const m = member(suite.etcd.endpoints, held);
     try {
       m.shared.start(1000);
       await waitFor('every status read', () => m.shared.counts.fullReads === 1);
@@ -194,7 +186,7 @@ describe('shared status on a real etcd', () => {
       await writer.put(keys.status('node-3')).value(record(3, 'verified'));
       await writer.put(keys.status('node-4')).value(record(4, 'failed'));
       const rev = (await writer.get(keys.status('node-4')).exec()).header.revision;
-      await etcd.ctl(['compact', rev]);
+      await suite.etcd.ctl(['compact', rev]);
       proxy.restore();
       // Not from the watch resuming (its revision was gone): from the whole read again, which must have ended.
       await waitFor('a second whole read', () => m.shared.counts.fullReads === 2, 40_000);

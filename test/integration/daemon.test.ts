@@ -4,7 +4,7 @@
 
 import { execFile, execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -100,6 +100,11 @@ describe('the daemon with a real Git remote and webhooks', () => {
     const nodes = (await (await fetch(`${daemon.url}/api/nodes`)).json()) as { name: string; state: string }[];
     expect(nodes.map((n) => n.state)).toEqual(Array(6).fill('verified'));
     expect((await fetch(`${daemon.url}/readyz`)).status).toBe(200);
+    // The single-process default (issue 19): no cluster in its config, no etcd started by this test, and every
+    // node's snapshot on the daemon's own disk.
+    expect(config.cluster).toBeUndefined();
+    const snapshots = readdirSync(join(dir, 'state', 'snapshots')).filter((f) => f.endsWith('.json'));
+    expect(snapshots.sort()).toEqual(nodes.map((n) => `${n.name}.json`).sort());
     const metrics = await (await fetch(`${daemon.url}/metrics`)).text();
     expect(metrics).toMatch(/groundcrew_nodes\{state="verified"\} 6/);
     expect(metrics).toMatch(/groundcrew_command_duration_seconds_count\{os="windows",outcome="ok"\} [1-9]/);
@@ -111,21 +116,21 @@ describe('the daemon with a real Git remote and webhooks', () => {
     }
   });
 
-  it('a signed GitHub push starts the changed node within 1 s, and only that node', async () => {
+  it('a signed GitHub push starts the changed node (not the 1 h poll), and only that node', async () => {
     setVersion('win-compute-1', '5.0.2');
     commit('upgrade win-compute-1');
     const others = ['ctrl1', 'compute-l1', 'compute-l2', 'win-compute-2', 'win-compute-3'].map((n) => [n, commands(n)] as const);
     const before = commands('win-compute-1');
     const body = pushBody();
-    const started = performance.now();
     const res = await hook('github', body, {
       'x-hub-signature-256': `sha256=${sign(body)}`,
       'x-github-delivery': 'delivery-1',
       'x-github-event': 'push',
     });
     expect(res.status).toBe(202);
-    await until(() => commands('win-compute-1') > before, 5_000, 'the first command on win-compute-1');
-    expect(performance.now() - started).toBeLessThan(1000);
+    // No time asserted (issue 18: timing is the benchmark's, webhook-latency): with a 1 h poll and a 1 h resync,
+    // a command within this test can only have come from the webhook.
+    await until(() => commands('win-compute-1') > before, 20_000, 'the first command on win-compute-1');
     await daemon.reconciler.settled();
     expect(vrouter('win-compute-1')).toBe('5.0.2');
     for (const [n, count] of others) expect([n, commands(n)]).toEqual([n, count]);

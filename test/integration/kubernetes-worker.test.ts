@@ -14,6 +14,7 @@ import { type Daemon, startDaemon } from '../../src/cli/daemon.js';
 import { DaemonConfigSchema } from '../../src/cli/daemon-config.js';
 import type { WindowsHost } from '../../src/sim/windows/windows-host.js';
 import { gitIn } from '../support/git.js';
+import { kubernetesInstances } from '../support/inputs.js';
 
 const HOOK_SECRET = 'hook-secret-for-k8s-tests';
 const BOOTSTRAP_TOKEN = 'abcdef.k8s0secret0token0';
@@ -22,23 +23,7 @@ let dir: string;
 let work: string;
 let daemon: Daemon;
 
-const INSTANCES = `provider_config:
-  bms: { ssh_user: root }
-  bms_win: { ansible_user: Administrator }
-instances:
-  master:
-    provider: bms
-    ip: 192.0.2.10
-    roles: { k8s_master: }
-  win-a:
-    provider: bms_win
-    ip: 192.0.2.31
-    roles: { k8s_node: }
-  win-b:
-    provider: bms_win
-    ip: 192.0.2.32
-    roles: { k8s_node: }
-`;
+const INSTANCES = kubernetesInstances('master', ['win-a', 'win-b']);
 
 const git = (...args: string[]) => gitIn(work)(...args);
 const write = (file: string, text: string) => writeFileSync(join(work, file), text);

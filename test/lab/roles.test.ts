@@ -14,7 +14,7 @@ import { linuxPlan } from '../../src/roles/linux/plan.js';
 import { applyPhase, type PhaseOutcome } from '../../src/roles/phase.js';
 import { windowsPlan } from '../../src/roles/windows/plan.js';
 import { WindowsHost } from '../../src/sim/windows/windows-host.js';
-import { linuxComputeInput } from '../support/inputs.js';
+import { linuxComputeInput, windowsInput } from '../support/inputs.js';
 import { Lab } from './lab.js';
 import { ssh } from './ssh.js';
 
@@ -142,14 +142,8 @@ describe('roles over SSH', () => {
     lab.replaceModel('rw', WindowsHost.fresh({ hostname: 'rw' }));
     const exec = executor('rw');
     const rc = lab.host('rc').address;
-    const input = {
+    const input = windowsInput({
       node: 'rw',
-      roles: ['vrouter', 'win_cnm_plugin'],
-      contrailVersion: '5.0.1',
-      dockerVersion: '18.09',
-      registry: 'opencontrailnightly',
-      testSigning: true,
-      physicalInterface: 'Ethernet1',
       controlNodes: rc,
       address: lab.host('rw').address,
       keystone: {
@@ -161,7 +155,7 @@ describe('roles over SSH', () => {
         domain: 'Default',
       },
       configApi: { address: rc },
-    };
+    });
     let reboots = 0;
     for (let pass = 0; pass < 3; pass++) {
       let reboot = false;

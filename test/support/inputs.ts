@@ -51,3 +51,16 @@ export const WINDOWS_DOCKER_INSTALL = [
   'Set-Content -Path \'C:\\ProgramData\\docker\\config\\daemon.json\' -Value \'{"bridge":"none"}\'',
   'Start-Service -Name docker',
 ];
+
+/**
+ * instances.yaml of a Kubernetes cluster: `master` (k8s_master, Linux) at 192.0.2.10 and Windows workers
+ * (k8s_node) at 192.0.2.31 onwards; `configuration` lines (indented) go under contrail_configuration.
+ */
+export function kubernetesInstances(master: string, workers: string[], configuration: string[] = []): string {
+  const lines = ['provider_config:', '  bms: { ssh_user: root }', '  bms_win: { ansible_user: Administrator }'];
+  if (configuration.length > 0) lines.push('contrail_configuration:', ...configuration);
+  lines.push('instances:', `  ${master}:`, '    provider: bms', '    ip: 192.0.2.10', '    roles: { k8s_master: }');
+  for (const [i, worker] of workers.entries())
+    lines.push(`  ${worker}:`, '    provider: bms_win', `    ip: 192.0.2.${31 + i}`, '    roles: { k8s_node: }');
+  return `${lines.join('\n')}\n`;
+}

@@ -1,16 +1,17 @@
 // Every way an operator can get an inventory wrong, each with the exact place and wording they will see.
 
 import { describe, expect, it } from 'vitest';
-import { errorsOf, parse, yaml } from './helpers.js';
+import { errorsOf, linuxNode, parse, yaml } from './helpers.js';
 
-const linuxNode = (name: string, ip: string, role = 'vrouter') => [
-  `  ${name}:`,
-  '    provider: bms',
-  `    ip: ${ip}`,
-  '    roles:',
-  `      ${role}:`,
-];
 const WIN_CONFIG = ['contrail_configuration:', '  WINDOWS_PHYSICAL_INTERFACE: Ethernet1'];
+/** instances.yaml lines of Windows node "w" at 10.0.0.5 with these roles. */
+const windowsW = (...roles: string[]) => [
+  '  w:',
+  '    provider: bms_win',
+  '    ip: 10.0.0.5',
+  '    roles:',
+  ...roles.map((r) => `      ${r}:`),
+];
 
 interface Case {
   name: string;
@@ -19,6 +20,14 @@ interface Case {
   repoFile?: string;
   errors: string[];
 }
+
+/** A Linux node "a" whose file nodes/a.yaml (these lines) holds the one error. */
+const inNodeFile = (name: string, lines: string[], error: string): Case => ({
+  name,
+  instances: yaml('instances:', ...linuxNode('a', '10.0.0.1')),
+  nodeFiles: { 'nodes/a.yaml': yaml(...lines) },
+  errors: [error],
+});
 
 const cases: Case[] = [
   {
@@ -100,16 +109,7 @@ const cases: Case[] = [
   },
   {
     name: 'a Linux-only role on a Windows node',
-    instances: yaml(
-      'instances:',
-      '  w:',
-      '    provider: bms_win',
-      '    ip: 10.0.0.5',
-      '    roles:',
-      '      vrouter:',
-      '      config:',
-      ...WIN_CONFIG,
-    ),
+    instances: yaml('instances:', ...windowsW('vrouter', 'config'), ...WIN_CONFIG),
     errors: ['instances.yaml:7:7: role "config" is Linux-only and cannot run on Windows node "w" (provider bms_win)'],
   },
   {
@@ -119,20 +119,12 @@ const cases: Case[] = [
   },
   {
     name: 'the docker driver without the vRouter',
-    instances: yaml(
-      'instances:',
-      '  w:',
-      '    provider: bms_win',
-      '    ip: 10.0.0.5',
-      '    roles:',
-      '      win_docker_driver:',
-      ...WIN_CONFIG,
-    ),
+    instances: yaml('instances:', ...windowsW('win_docker_driver'), ...WIN_CONFIG),
     errors: ['instances.yaml:5:5: node "w" has win_cnm_plugin without vrouter: the docker driver needs the vRouter on the same node'],
   },
   {
     name: 'a Windows vRouter with no data-plane interface',
-    instances: yaml('instances:', '  w:', '    provider: bms_win', '    ip: 10.0.0.5', '    roles:', '      vrouter:'),
+    instances: yaml('instances:', ...windowsW('vrouter')),
     errors: [
       'instances.yaml:2:3: node "w" runs vrouter on Windows but WINDOWS_PHYSICAL_INTERFACE is not set (the alias of its data-plane adapter, e.g. Ethernet1)',
     ],
@@ -145,20 +137,16 @@ const cases: Case[] = [
       'nodes/compute2.yaml:1:1: nodes/compute2.yaml is for node "compute2", but instances.yaml has no instance "compute2" (did you mean "compute1"?)',
     ],
   },
-  {
-    name: 'a version that is not a version, in a node file',
-    instances: yaml('instances:', ...linuxNode('a', '10.0.0.1')),
-    nodeFiles: { 'nodes/a.yaml': yaml('versions:', '  contrail: 5.0.2 beta') },
-    errors: [
-      'nodes/a.yaml:2:13: versions.contrail: "5.0.2 beta" is not a contrail version: expected a release like 5.0.2, an image tag like ocata-5.0.0-134, or latest',
-    ],
-  },
-  {
-    name: 'a Docker version that is not a version',
-    instances: yaml('instances:', ...linuxNode('a', '10.0.0.1')),
-    nodeFiles: { 'nodes/a.yaml': yaml('versions:', '  docker: eighteen') },
-    errors: ['nodes/a.yaml:2:11: versions.docker: "eighteen" is not a docker version: expected a Docker version like 18.09 or 19.03.5'],
-  },
+  inNodeFile(
+    'a version that is not a version, in a node file',
+    ['versions:', '  contrail: 5.0.2 beta'],
+    'nodes/a.yaml:2:13: versions.contrail: "5.0.2 beta" is not a contrail version: expected a release like 5.0.2, an image tag like ocata-5.0.0-134, or latest',
+  ),
+  inNodeFile(
+    'a Docker version that is not a version',
+    ['versions:', '  docker: eighteen'],
+    'nodes/a.yaml:2:11: versions.docker: "eighteen" is not a docker version: expected a Docker version like 18.09 or 19.03.5',
+  ),
   {
     name: 'CONTRAIL_VERSION that is not a version',
     instances: yaml('instances:', ...linuxNode('a', '10.0.0.1'), 'contrail_configuration:', '  CONTRAIL_VERSION: "5.0/2"'),
@@ -225,38 +213,27 @@ const cases: Case[] = [
       'instances.yaml:2:3: node name "win compute" must start with a letter or digit and hold only letters, digits, "_", "-" and "." (at most 63): it names files and hosts',
     ],
   },
-  {
-    name: 'a misspelt key in a node file',
-    instances: yaml('instances:', ...linuxNode('a', '10.0.0.1')),
-    nodeFiles: { 'nodes/a.yaml': yaml('version:', '  contrail: "5.0.2"') },
-    errors: ['nodes/a.yaml:1:1: unknown key "version" in the file (did you mean "versions"?)'],
-  },
-  {
-    name: 'a misspelt component in a node file',
-    instances: yaml('instances:', ...linuxNode('a', '10.0.0.1')),
-    nodeFiles: { 'nodes/a.yaml': yaml('versions:', '  contrial: "5.0.2"') },
-    errors: ['nodes/a.yaml:2:3: unknown key "contrial" in versions (did you mean "contrail"?)'],
-  },
-  {
-    name: 'a mode that does not exist',
-    instances: yaml('instances:', ...linuxNode('a', '10.0.0.1')),
-    nodeFiles: { 'nodes/a.yaml': yaml('mode: aply') },
-    errors: ['nodes/a.yaml:1:7: mode: "aply" is not one of apply, monitor, autocorrect (did you mean "apply"?)'],
-  },
-  {
-    name: 'paused given as text',
-    instances: yaml('instances:', ...linuxNode('a', '10.0.0.1')),
-    nodeFiles: { 'nodes/a.yaml': yaml('paused: "yes"') },
-    errors: ['nodes/a.yaml:1:9: paused: expected true or false, found the text "yes"'],
-  },
-  {
-    name: 'a node file holding a list',
-    instances: yaml('instances:', ...linuxNode('a', '10.0.0.1')),
-    nodeFiles: { 'nodes/a.yaml': yaml('- contrail: "5.0.2"') },
-    errors: [
-      'nodes/a.yaml:1:1: expected a map with versions, mode, paused, labels, overrides or published_ports at the top of nodes/a.yaml, found a list',
-    ],
-  },
+  inNodeFile(
+    'a misspelt key in a node file',
+    ['version:', '  contrail: "5.0.2"'],
+    'nodes/a.yaml:1:1: unknown key "version" in the file (did you mean "versions"?)',
+  ),
+  inNodeFile(
+    'a misspelt component in a node file',
+    ['versions:', '  contrial: "5.0.2"'],
+    'nodes/a.yaml:2:3: unknown key "contrial" in versions (did you mean "contrail"?)',
+  ),
+  inNodeFile(
+    'a mode that does not exist',
+    ['mode: aply'],
+    'nodes/a.yaml:1:7: mode: "aply" is not one of apply, monitor, autocorrect (did you mean "apply"?)',
+  ),
+  inNodeFile('paused given as text', ['paused: "yes"'], 'nodes/a.yaml:1:9: paused: expected true or false, found the text "yes"'),
+  inNodeFile(
+    'a node file holding a list',
+    ['- contrail: "5.0.2"'],
+    'nodes/a.yaml:1:1: expected a map with versions, mode, paused, labels, overrides or published_ports at the top of nodes/a.yaml, found a list',
+  ),
   {
     name: 'a rollout budget that is neither a count nor a percentage',
     instances: yaml('instances:', ...linuxNode('a', '10.0.0.1')),
@@ -280,19 +257,11 @@ describe('invalid inventories are rejected whole, with file:line:col and a reaso
     const result = parse(
       yaml(
         'instances:',
-        '  a:',
-        '    provider: bms',
-        '    ip: 10.0.0.1',
-        '    roles:',
-        '      vroutr:',
+        ...linuxNode('a', '10.0.0.1', 'vroutr'),
         '  b:',
         '    provider: bms_wn',
         '    ip: 10.0.0.2',
-        '  c:',
-        '    provider: bms',
-        '    ip: 10.0.0.1',
-        '    roles:',
-        '      webui:',
+        ...linuxNode('c', '10.0.0.1', 'webui'),
       ),
     );
     expect(errorsOf(result)).toEqual([

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { configText } from '../../../src/inventory/configuration.js';
 import type { DesiredState } from '../../../src/inventory/desired-state.js';
 import { loadInventory } from '../../../src/inventory/load-inventory.js';
-import { parse, warningsOf, yaml } from './helpers.js';
+import { linuxNode, parse, warningsOf, yaml } from './helpers.js';
 
 const CAD = join(import.meta.dirname, '..', '..', 'fixtures', 'cad-examples');
 
@@ -181,18 +181,7 @@ describe('configuration and versions', () => {
   });
 
   it('warns about a near miss of a key groundcrew reads', () => {
-    const result = parse(
-      yaml(
-        'instances:',
-        '  a:',
-        '    provider: bms',
-        '    ip: 10.0.0.1',
-        '    roles:',
-        '      vrouter:',
-        'contrail_configuration:',
-        '  WINDOWS_ENABLE_TEST_SIGNIN:',
-      ),
-    );
+    const result = parse(yaml('instances:', ...linuxNode('a', '10.0.0.1'), 'contrail_configuration:', '  WINDOWS_ENABLE_TEST_SIGNIN:'));
     expect(result.ok).toBe(true);
     expect(warningsOf(result)).toEqual([
       'instances.yaml:8:3: warning: WINDOWS_ENABLE_TEST_SIGNIN is not a key groundcrew reads (did you mean "WINDOWS_ENABLE_TEST_SIGNING"?)',

@@ -22,3 +22,12 @@ export function warningsOf(result: InventoryResult): string[] {
 
 /** Lines joined with newlines, so test inventories read like files and line numbers are easy to count. */
 export const yaml = (...lines: string[]): string => `${lines.join('\n')}\n`;
+
+/** instances.yaml lines of a Linux node on bms with one role (vrouter unless told), for the cases to build on. */
+export const linuxNode = (name: string, ip: string, role = 'vrouter'): string[] => [
+  `  ${name}:`,
+  '    provider: bms',
+  `    ip: ${ip}`,
+  '    roles:',
+  `      ${role}:`,
+];

@@ -44,11 +44,9 @@ describe('readInventoryFile', () => {
     expect(await refusal('linked/x.yaml')).toMatch(/^a symbolic link/);
   });
 
-  it('refuses a FIFO at once, with no writer', async () => {
+  it('refuses a FIFO with no writer (an open that waited for one would never return: the test would time out)', async () => {
     execFileSync('mkfifo', [join(root, 'nodes', 'fifo.yaml')]);
-    const started = Date.now();
     expect(await refusal('nodes/fifo.yaml')).toMatch(/^a FIFO;/);
-    expect(Date.now() - started).toBeLessThan(1000);
   });
 
   it('refuses a socket, a device and a directory', async () => {

@@ -4,42 +4,20 @@
 
 import { createHash } from 'node:crypto';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { simCluster } from '../../../src/cli/sim-cluster.js';
-import { type SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
+import { SimShells } from '../../../src/dataplane/sim-executor.js';
 import type { DesiredState } from '../../../src/inventory/desired-state.js';
-import { Reconciler } from '../../../src/reconciler/reconciler.js';
-import { StatusStore } from '../../../src/reconciler/status-store.js';
 import type { KubeletBinary } from '../../../src/roles/input.js';
 import type { LinuxHost } from '../../../src/sim/linux/linux-host.js';
 import type { WindowsHost } from '../../../src/sim/windows/windows-host.js';
+import { kubernetesInstances } from '../../support/inputs.js';
+import { simReconciler } from '../../support/sim-reconciler.js';
 import { parse } from '../inventory/helpers.js';
 
-const LIMITS = { settleMs: 20, rebootTimeoutMs: 10_000, backoffBaseMs: 20, backoffMaxMs: 200 };
-
-const INSTANCES = `provider_config:
-  bms: { ssh_user: root }
-  bms_win: { ansible_user: Administrator }
-contrail_configuration:
-  KUBERNETES_BOOTSTRAP_TOKEN: abcdef.0123456789abcdef
-  KUBERNETES_CA_DATA: "-----BEGIN CERTIFICATE-----"
-instances:
-  k8s-master:
-    provider: bms
-    ip: 192.0.2.10
-    roles: { k8s_master: }
-  win-a:
-    provider: bms_win
-    ip: 192.0.2.31
-    roles: { k8s_node: }
-  win-b:
-    provider: bms_win
-    ip: 192.0.2.32
-    roles: { k8s_node: }
-  win-c:
-    provider: bms_win
-    ip: 192.0.2.33
-    roles: { k8s_node: }
-`;
+const INSTANCES = kubernetesInstances(
+  'k8s-master',
+  ['win-a', 'win-b', 'win-c'],
+  ['  KUBERNETES_BOOTSTRAP_TOKEN: abcdef.0123456789abcdef', '  KUBERNETES_CA_DATA: "-----BEGIN CERTIFICATE-----"'],
+);
 
 const REPO_FILE = 'defaults:\n  versions:\n    kubernetes: v1.29.4\n';
 
@@ -69,17 +47,8 @@ afterEach(async () => {
 
 /** A simulated cluster for the inventory, reconciling; `converged` waits for r1 to settle. */
 function cluster(files: Files, instances = INSTANCES) {
-  const first = state(files, instances);
-  const executors = simCluster(first, { shells, rebootMs: 50, latencyMs: 0 });
-  const status = new StatusStore();
-  const reconciler = new Reconciler({
-    status,
-    access: (spec) => ({ exec: executors.get(spec.name) as SimExecutor, poll: { initialMs: 10, maxMs: 40 } }),
-    limits: LIMITS,
-    roles: { kubeletBinary },
-  });
+  const { status, reconciler, host } = simReconciler(state(files, instances), { shells, rebootMs: 50, roles: { kubeletBinary } });
   cleanups.push(() => reconciler.stop());
-  const host = (name: string) => (executors.get(name) as SimExecutor).host as WindowsHost;
   const commit = async (sha: string, next: Files) => {
     const done = reconciler.settled();
     reconciler.apply({ sha, state: state(next, instances) });

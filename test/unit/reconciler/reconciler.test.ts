@@ -5,16 +5,14 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { simCluster } from '../../../src/cli/sim-cluster.js';
 import { type SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
 import type { DesiredState } from '../../../src/inventory/desired-state.js';
 import { loadInventory } from '../../../src/inventory/load-inventory.js';
-import { Reconciler } from '../../../src/reconciler/reconciler.js';
-import { StatusStore } from '../../../src/reconciler/status-store.js';
+import type { StatusStore } from '../../../src/reconciler/status-store.js';
 import type { WindowsHost } from '../../../src/sim/windows/windows-host.js';
+import { simReconciler } from '../../support/sim-reconciler.js';
 
 const EXAMPLE = join(import.meta.dirname, '..', '..', '..', 'inventory-repo-example');
-const LIMITS = { settleMs: 20, rebootTimeoutMs: 10_000, backoffBaseMs: 20, backoffMaxMs: 200 };
 const WINDOWS = ['win-compute-1', 'win-compute-2', 'win-compute-3'];
 
 let shells: SimShells;
@@ -44,16 +42,9 @@ function repo(): { dir: string; load: () => Promise<DesiredState>; setVersion: (
 }
 
 function cluster(state: DesiredState) {
-  const executors = simCluster(state, { shells, rebootMs: 100, latencyMs: 0 });
-  const status = new StatusStore();
-  const reconciler = new Reconciler({
-    status,
-    access: (spec) => ({ exec: executors.get(spec.name) as SimExecutor, poll: { initialMs: 10, maxMs: 40 } }),
-    limits: LIMITS,
-  });
-  cleanups.push(() => reconciler.stop());
-  const host = (name: string) => (executors.get(name) as SimExecutor).host as WindowsHost;
-  return { executors, status, reconciler, host };
+  const c = simReconciler(state, { shells, rebootMs: 100 });
+  cleanups.push(() => c.reconciler.stop());
+  return c;
 }
 
 /** The example, converged at r1 on fresh simulated hosts. */

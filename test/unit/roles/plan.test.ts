@@ -15,6 +15,19 @@ function nodes(...lines: string[]): Map<string, Planned> {
   return new Map(state.nodes.map((n) => [n.name, { ...n, plan: planNode(roleInput(state, n)) }]));
 }
 
+/** One Windows node "w" and nothing else; `configuration` lines go under contrail_configuration. */
+function windowsAlone(...configuration: string[]): Map<string, Planned> {
+  return nodes(
+    'instances:',
+    '  w:',
+    '    provider: bms_win',
+    '    ip: 10.0.0.5',
+    'contrail_configuration:',
+    '  WINDOWS_PHYSICAL_INTERFACE: Ethernet1',
+    ...configuration,
+  );
+}
+
 const phasesFor = (node: Planned) => planSteps(node.plan);
 const gatesFor = (node: Planned) => planGates(node.plan);
 
@@ -85,14 +98,7 @@ describe('the phases of a plan', () => {
   });
 
   it('skips openstack on a Windows node when nothing needs Keystone', () => {
-    const noauth = nodes(
-      'instances:',
-      '  w:',
-      '    provider: bms_win',
-      '    ip: 10.0.0.5',
-      'contrail_configuration:',
-      '  WINDOWS_PHYSICAL_INTERFACE: Ethernet1',
-    );
+    const noauth = windowsAlone();
     expect(names(noauth.get('w'))).toEqual(['prereqs', 'rebootWait', 'vrouter', 'driver', 'verified']);
   });
 });
@@ -108,16 +114,7 @@ describe('the gates of a plan', () => {
   it('gives the Keystone host itself, and a Keystone outside the inventory, no gate', () => {
     const ctrl = cluster.get('ctrl');
     expect(ctrl && gatesFor(ctrl)).toEqual([]);
-    const outside = nodes(
-      'instances:',
-      '  w:',
-      '    provider: bms_win',
-      '    ip: 10.0.0.5',
-      'contrail_configuration:',
-      '  WINDOWS_PHYSICAL_INTERFACE: Ethernet1',
-      '  AUTH_MODE: keystone',
-      '  KEYSTONE_AUTH_HOST: 10.0.0.100',
-    ).get('w');
+    const outside = windowsAlone('  AUTH_MODE: keystone', '  KEYSTONE_AUTH_HOST: 10.0.0.100').get('w');
     expect(outside?.keystone).toEqual({ address: '10.0.0.100', source: 'KEYSTONE_AUTH_HOST' });
     expect(outside && gatesFor(outside)).toEqual([]);
   });
