@@ -19,7 +19,7 @@ import { Membership } from './membership.js';
 import { Ownership } from './ownership.js';
 import { type Commit, RevisionInForce } from './revision-in-force.js';
 import { SharedStatus, verifiedOnDesired } from './shared-status.js';
-import type { StartPace } from './start-gate.js';
+import type { StartPace } from '../reconciler/start-gate.js';
 
 export interface ClusterSettings {
   member: string;

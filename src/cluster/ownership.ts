@@ -14,7 +14,7 @@ import type { NodeScope } from '../reconciler/node-scope.js';
 import type { ClusterKeys } from './etcd.js';
 import { type Membership, within } from './membership.js';
 import { ownerOf } from './rendezvous.js';
-import { StartGate, type StartPace } from './start-gate.js';
+import { StartGate, type StartPace } from '../reconciler/start-gate.js';
 
 export interface OwnerRecord {
   member: string;

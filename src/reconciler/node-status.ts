@@ -100,3 +100,15 @@ export function recordPhase(
     status.update(name, { name, observedVersions: observed });
   }
 }
+
+/** The states a resync moves a node out of (the machine ignores it elsewhere, or restarts a converging pass). */
+export function resyncs(snapshot: NodeSnapshot): boolean {
+  if (snapshot.status === 'error') return false;
+  const { state } = where(snapshot);
+  return state === 'verified' || state === 'stalled' || state === 'unreachable';
+}
+
+/** The node's machine is out of a settled state (it holds a place in the run window). */
+export function running(entry: Entry | undefined): boolean {
+  return entry !== undefined && !SETTLED.has(where(entry.actor.getSnapshot()).state);
+}

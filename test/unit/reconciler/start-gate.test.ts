@@ -2,7 +2,7 @@
 // the rate is counted in tokens, not measured).
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { StartGate } from '../../../src/cluster/start-gate.js';
+import { StartGate } from '../../../src/reconciler/start-gate.js';
 
 const names = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `node-${from + i}`);
 
