@@ -24,6 +24,8 @@ import { median, type Spread, spread } from './stats.js';
 
 export interface ScaleResult {
   nodes: number;
+  /** Node machines running at once (the reconciler's run window; 0: all). */
+  runWindow: number;
   windows: number;
   latencyMsPerCommand: number;
   convergeSeconds: number;
@@ -105,11 +107,14 @@ export async function runScale(nodes: number, latencyMs = 5): Promise<ScaleResul
   const sim = new SimCluster({ ...(hosts ? { process: hosts } : { shells: await SimShells.create() }), rebootMs: 500, latencyMs });
   const executors: ReadonlyMap<string, SimExecutor | SocketSimExecutor> = hosts ? sim.remote : sim.executors;
   const status = new StatusStore();
+  // GC_BENCH_RUN_WINDOW=N: the reconciler's run window (nodes running at once; 0: all), its default otherwise.
+  const runWindow = process.env.GC_BENCH_RUN_WINDOW ? Number(process.env.GC_BENCH_RUN_WINDOW) : undefined;
   const reconciler = new Reconciler({
     status,
     access: (spec) => ({ exec: sim.executor(spec), poll: { initialMs: 200, maxMs: 1000 } }),
     limits: { settleMs: 100 },
     concurrency: 64,
+    ...(runWindow !== undefined ? { runWindow } : {}),
   });
   const server = statusServer(status, {
     reconcile: (n) => reconciler.request(n),
@@ -246,6 +251,7 @@ export async function runScale(nodes: number, latencyMs = 5): Promise<ScaleResul
 
     return {
       nodes,
+      runWindow: runWindow ?? 4 * 64,
       windows: state.nodes.filter((n) => n.os === 'windows').length,
       latencyMsPerCommand: latencyMs,
       convergeSeconds,

@@ -8,12 +8,20 @@ import type { RoleInput } from '../roles/input.js';
 import { observedVersions } from '../roles/observed-versions.js';
 import type { PhaseOutcome } from '../roles/phase.js';
 import type { Gate } from '../roles/plan.js';
-import type { nodeMachine, RunPhaseInput } from '../state-machines/node-machine.js';
+import type { NodeEvent, nodeMachine, RunPhaseInput } from '../state-machines/node-machine.js';
 import type { NodeRuntime } from './node-actors.js';
 import type { NodeStatus, StatusStore } from './status-store.js';
 
 export type NodeActor = Actor<typeof nodeMachine>;
 export type NodeSnapshot = SnapshotFrom<typeof nodeMachine>;
+
+/** What the reconciler asks of a node's machine: its live actor, or a settled node's snapshot (dormant-node.ts). */
+export interface NodeHandle {
+  getSnapshot(): NodeSnapshot;
+  getPersistedSnapshot(): unknown;
+  send(event: NodeEvent): void;
+  stop(): void;
+}
 
 export interface Entry {
   spec: NodeSpec;
@@ -27,7 +35,7 @@ export interface Entry {
   /** The gates of each phase that has any (the plan is not kept, and a phase is gated before it is built). */
   phaseGates: ReadonlyMap<string, readonly Gate[]>;
   runtime: NodeRuntime;
-  actor: NodeActor;
+  actor: NodeHandle;
   log: Logger;
   observed?: Record<string, string>;
 }

@@ -8,9 +8,10 @@ import type { DesiredState, NodeSpec } from '../inventory/desired-state.js';
 import type { RoleInput } from '../roles/input.js';
 import { planNode, planOrder } from '../roles/plan.js';
 import { type Limits, type NodeMachineInput, nodeMachine } from '../state-machines/node-machine.js';
+import { restNode } from './dormant-node.js';
 import { GATE_CODES, gateNodes, phaseGates, wakeDependents } from './gates.js';
 import { type NodeRuntime, sharedNodeActors } from './node-actors.js';
-import { launchNode, restoreNode } from './node-launch.js';
+import { type LaunchHooks, launchNode, restoreNode } from './node-launch.js';
 import { nodeRuntime } from './node-runtime.js';
 import type { NodeScope } from './node-scope.js';
 import { type Entry, type NodeSnapshot, nodeStatus, resyncs, running, SETTLED } from './node-status.js';
@@ -255,11 +256,12 @@ export class Reconciler {
   }
 
   #launch(entry: Entry, input: NodeMachineInput, snapshot?: SavedNode['snapshot']): void {
-    launchNode(this.#machine, entry, input, snapshot, {
-      observe: (snap) => this.#observe(entry, snap),
-      current: () => this.#entries.get(entry.spec.name) === entry,
-      status: this.options.status,
-    });
+    launchNode(this.#machine, entry, input, snapshot, this.#hooks(entry));
+  }
+
+  #hooks(entry: Entry): LaunchHooks {
+    const observe = (snap: NodeSnapshot) => this.#observe(entry, snap);
+    return { observe, current: () => this.#entries.get(entry.spec.name) === entry, status: this.options.status };
   }
 
   #runtimeOf(name: string): NodeRuntime {
@@ -277,14 +279,9 @@ export class Reconciler {
     const deps = { access, store, scope, status, entries: this.#entries, window: this.#window, rollout: this.#rollout };
     const runtime = nodeRuntime(spec, () => entry, log, { ...deps, workers: this.#workers });
     const { saved, setAside }: Restore = loadSaved(this.options.store, name, this.#machine);
-    const input = {
-      node: name,
-      revision: saved?.digest === digest ? saved.revision : revision.sha,
-      ...planOrder(plan),
-      mode: spec.mode,
-      paused: spec.paused,
-      limits: this.options.limits ?? {},
-    };
+    const { mode, paused } = spec;
+    const rev = saved?.digest === digest ? saved.revision : revision.sha;
+    const input = { node: name, revision: rev, ...planOrder(plan), mode, paused, limits: this.options.limits ?? {} };
     // Its actor comes from #launch below, before anything reads the entry (an actor made only to be replaced
     // would resolve the machine's initial state once more per node at start).
     const entry = {
@@ -367,6 +364,7 @@ export class Reconciler {
     if (!SETTLED.has(state)) return;
     this.#window.settled(name);
     this.options.scope?.settled?.(name);
+    setImmediate(() => restNode(entry, this.#machine, this.#hooks(entry)));
     if (before?.state === state) return;
     this.#settle(entry, state, snapshot);
     if (this.options.scope && this.options.scope.drives(name) !== 'yes') this.#queue.add(name);
