@@ -60,5 +60,7 @@ export function restNode(entry: Entry, machine: AnyStateMachine, hooks: LaunchHo
     return entry.actor;
   };
   entry.actor = new DormantNode(machine.resolveState({ value, context }) as NodeSnapshot, actor.getPersistedSnapshot(), wake);
+  // Its runtime is built again when an actor asks for it (node-runtime.ts).
+  entry.runtime = undefined;
   actor.stop();
 }

@@ -1,7 +1,6 @@
 // What a node's machine runs on: its executor (commands wait until its snapshot is durable), its plan built on
 // demand, its gates, the disruption budget and the worker slots, and where a phase's outcome is recorded.
 
-import type { Logger } from 'pino';
 import type { NodeSpec } from '../inventory/desired-state.js';
 import { linuxDeconfigure } from '../roles/linux/deconfigure.js';
 import type { Phase } from '../roles/phase.js';
@@ -22,8 +21,6 @@ const WINDOWS_DECONFIGURE: Phase = windowsDeconfigure();
 const LINUX_DECONFIGURE: Phase = linuxDeconfigure();
 
 export interface RuntimeDeps {
-  access: (node: NodeSpec) => Pick<NodeRuntime, 'exec' | 'poll'>;
-  store?: NodeSnapshots;
   scope?: NodeScope;
   status: StatusStore;
   entries: ReadonlyMap<string, Entry>;
@@ -32,17 +29,28 @@ export interface RuntimeDeps {
   workers: NonNullable<NodeRuntime['workers']>;
 }
 
-/** The runtime of `spec`'s node; `entry` is read at each use (the plan from its role input, its gates). */
-export function nodeRuntime(spec: NodeSpec, entry: () => Entry, log: Logger, deps: RuntimeDeps): NodeRuntime {
+/**
+ * How `spec`'s node is reached. `durable`: saves are written off the event loop, and a command waits until what
+ * it depends on is on disk.
+ */
+export function nodeReach(spec: NodeSpec, access: (node: NodeSpec) => Entry['reach'], store?: NodeSnapshots): Entry['reach'] {
+  return durable(access(spec), spec.name, store);
+}
+
+/**
+ * The runtime of the entry's node, built when its actor first asks: a rested node holds none (about 2 KiB of
+ * closures a node; measured in a settled heap at 10,000 nodes, docs/BENCHMARKS.md).
+ */
+export function nodeRuntime(entry: Entry, deps: RuntimeDeps): NodeRuntime {
+  const { spec, log } = entry;
   const name = spec.name;
   return {
-    // `durable`: saves are written off the event loop, and a command waits until what it depends on is on disk.
-    ...durable(deps.access(spec), name, deps.store),
+    ...entry.reach,
     // The plan: built for each phase run, never kept.
-    plan: () => planNode(entry().role),
+    plan: () => planNode(entry.role),
     deconfigure: spec.os === 'windows' ? WINDOWS_DECONFIGURE : LINUX_DECONFIGURE,
     gate: (phase) => {
-      const gates = entry().phaseGates.get(phase) ?? [];
+      const gates = entry.phaseGates.get(phase) ?? [];
       // A node it waits for that waits for a place to run goes first (else the window could fill with its dependents).
       for (const gate of gates) deps.window.urgent(gate.node);
       checkGates(gates, deps.entries, deps.scope);

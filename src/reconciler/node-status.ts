@@ -34,7 +34,10 @@ export interface Entry {
   gates: ReadonlySet<string>;
   /** The gates of each phase that has any (the plan is not kept, and a phase is gated before it is built). */
   phaseGates: ReadonlyMap<string, readonly Gate[]>;
-  runtime: NodeRuntime;
+  /** How the node is reached (its executor, durable), kept while the node is known. */
+  reach: Pick<NodeRuntime, 'exec' | 'poll'>;
+  /** What its machine runs on, built when an actor first asks, dropped when the node rests (node-runtime.ts). */
+  runtime?: NodeRuntime;
   actor: NodeHandle;
   log: Logger;
   observed?: Record<string, string>;

@@ -12,7 +12,7 @@ import { restNode } from './dormant-node.js';
 import { GATE_CODES, gateNodes, phaseGates, wakeDependents } from './gates.js';
 import { type NodeRuntime, sharedNodeActors } from './node-actors.js';
 import { type LaunchHooks, launchNode, restoreNode } from './node-launch.js';
-import { nodeRuntime } from './node-runtime.js';
+import { nodeReach, nodeRuntime } from './node-runtime.js';
 import type { NodeScope } from './node-scope.js';
 import { type Entry, type NodeSnapshot, nodeStatus, resyncs, running, SETTLED } from './node-status.js';
 import { type ObservedPlan, observePlans } from './observed-plan.js';
@@ -137,7 +137,7 @@ export class Reconciler {
     if (!this.#revision) return [];
     const reach = (name: string) => {
       const [entry, spec] = [this.#entries.get(name), this.#specs.get(name)];
-      return entry && spec ? { spec, exec: entry.runtime.exec } : undefined;
+      return entry && spec ? { spec, exec: entry.reach.exec } : undefined;
     };
     const names = nodes.length > 0 ? nodes : [...this.#specs.keys()];
     return observePlans(names, reach, this.#revision.state, this.#workers, this.options.roles);
@@ -177,7 +177,7 @@ export class Reconciler {
     await this.#queue.stop();
     this.#window.clear();
     for (const entry of this.#entries.values()) entry.actor.stop();
-    await Promise.all([...this.#entries.values()].map((e) => e.runtime.exec.close()));
+    await Promise.all([...this.#entries.values()].map((e) => e.reach.exec.close()));
   }
 
   // One node, top to bottom: gone from the inventory? new? asked something new? asked to reconcile?
@@ -267,6 +267,9 @@ export class Reconciler {
   #runtimeOf(name: string): NodeRuntime {
     const entry = this.#entries.get(name);
     if (!entry) throw new Error(`no runtime for node ${name}: its machine outlived its entry`);
+    const { scope, status } = this.options;
+    const deps = { scope, status, entries: this.#entries, window: this.#window, rollout: this.#rollout, workers: this.#workers };
+    entry.runtime ??= nodeRuntime(entry, deps);
     return entry.runtime;
   }
 
@@ -275,9 +278,7 @@ export class Reconciler {
     const log = this.#log.child({ node: name });
     // The plan: built here for the machine's phases, again per phase run (node-runtime.ts), never kept.
     const plan = planNode(role);
-    const { access, store, scope, status } = this.options;
-    const deps = { access, store, scope, status, entries: this.#entries, window: this.#window, rollout: this.#rollout };
-    const runtime = nodeRuntime(spec, () => entry, log, { ...deps, workers: this.#workers });
+    const reach = nodeReach(spec, this.options.access, this.options.store);
     const { saved, setAside }: Restore = loadSaved(this.options.store, name, this.#machine);
     const { mode, paused } = spec;
     const rev = saved?.digest === digest ? saved.revision : revision.sha;
@@ -291,7 +292,7 @@ export class Reconciler {
       role,
       gates: gateNodes(plan),
       phaseGates: phaseGates(plan),
-      runtime,
+      reach,
       log,
       ...(saved?.observed ? { observed: saved.observed } : {}),
     } as Entry;
@@ -342,7 +343,7 @@ export class Reconciler {
     this.#window.remove(name);
     this.#rollout.release(name);
     if (removeSnapshot) this.options.store?.remove(name);
-    void entry.runtime.exec.close();
+    void entry.reach.exec.close();
   }
 
   #observe(entry: Entry, snapshot: NodeSnapshot): void {
