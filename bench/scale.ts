@@ -31,6 +31,8 @@ export interface ScaleResult {
   convergeSeconds: number;
   commands: number;
   peakRssMiB: number;
+  /** The peak while the nodes converged, before the /api/nodes requests and one-node commits that follow. */
+  convergePeakRssMiB: number;
   /** V8's heap at the RSS peak's sample, reserved and in use: how much of the peak is heap grown into. */
   peakHeapTotalMiB: number;
   peakHeapUsedMiB: number;
@@ -123,6 +125,7 @@ export async function runScale(nodes: number, latencyMs = 5): Promise<ScaleResul
   const url = `${await listenOnLoopback(server)}/api/nodes`;
 
   let peak = 0;
+  let convergePeak: number | undefined;
   let peakHeap = { total: 0, used: 0, external: 0 };
   let simPeak = 0;
   // GC_BENCH_MEM_TRACE=FILE: process.memoryUsage() once a second over the converge, as JSON lines (where the RSS goes).
@@ -183,6 +186,7 @@ export async function runScale(nodes: number, latencyMs = 5): Promise<ScaleResul
     }
     await reconciler.settled();
     const convergeSeconds = (performance.now() - started) / 1000;
+    convergePeak = peak;
     const cpu = process.cpuUsage(cpuAtStart);
     const convergeCpuSeconds = (cpu.user + cpu.system) / 1e6;
     delay.disable();
@@ -257,6 +261,7 @@ export async function runScale(nodes: number, latencyMs = 5): Promise<ScaleResul
       convergeSeconds,
       commands,
       peakRssMiB: Math.round(peak / 1048576),
+      convergePeakRssMiB: Math.round((convergePeak ?? peak) / 1048576),
       peakHeapTotalMiB: Math.round(peakHeap.total / 1048576),
       peakHeapUsedMiB: Math.round(peakHeap.used / 1048576),
       peakExternalMiB: Math.round(peakHeap.external / 1048576),
