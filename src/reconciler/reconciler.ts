@@ -116,7 +116,7 @@ export class Reconciler {
 
   /** A node driven elsewhere became verified: nodes gated on it try again now. */
   wake(name: string): void {
-    this.#wakeDependents(name);
+    wakeDependents(name, this.#entries, (node) => this.request([node]));
   }
 
   /** `groundcrew reconcile`: a full pass on the named nodes (all when none are named), now. */
@@ -187,10 +187,12 @@ export class Reconciler {
     const spec = this.#specs.get(name);
     const entry = this.#entries.get(name);
     const scope = this.options.scope?.drives(name) ?? 'yes';
-    if (scope !== 'yes') return this.#leave(name, entry, scope);
-    if (!spec) {
-      if (entry) this.#remove(entry, revision.state.rollout.removalPolicy);
-      return;
+    // Not to be driven here (any more): a place it was let through to is given back unless it still runs.
+    if (scope !== 'yes' || !spec) {
+      if (scope !== 'yes') this.#leave(name, entry, scope);
+      else if (entry) this.#remove(entry, revision.state.rollout.removalPolicy);
+      else if (this.options.status.get(name)?.state === 'pending') this.#orphan(name, 'before it started here');
+      return this.#window.synced(name, running(this.#entries.get(name)));
     }
     const role = roleInput(revision.state, spec, this.options.roles);
     const digest = inputDigest(role);
@@ -238,11 +240,6 @@ export class Reconciler {
     }
     if (this.#requested.delete(name)) entry.actor.send({ type: 'reconcile.requested' });
     if (this.#resyncs.delete(name) && resyncs(entry.actor.getSnapshot())) entry.actor.send({ type: 'resync' });
-  }
-
-  /** Nodes gated on `name` try again: one in backoff at once, a stalled one (settled) through the run window. */
-  #wakeDependents(name: string): void {
-    wakeDependents(name, this.#entries, (node) => this.request([node]));
   }
 
   #reachDesired(entry: Entry): void {
@@ -325,7 +322,11 @@ export class Reconciler {
     }
     entry.log.info('removed from the inventory: left as it is (removalPolicy orphan)');
     this.#forget(entry);
-    const detail = 'removed from the inventory; left as it is';
+    this.#orphan(name);
+  }
+
+  #orphan(name: string, when = ''): void {
+    const detail = `removed from the inventory${when ? ` ${when}` : ''}; left as it is`;
     this.options.status.update(name, { name, state: 'orphaned', phase: undefined, waiting: undefined }, detail);
   }
 
@@ -377,7 +378,7 @@ export class Reconciler {
     const code = snapshot.context.lastError?.code ?? '';
     if (state === 'verified') {
       this.#rollout.clearFailure(name, entry.revision);
-      this.#wakeDependents(name);
+      wakeDependents(name, this.#entries, (node) => this.request([node]));
     } else if ((state === 'stalled' || state === 'unreachable') && !GATE_CODES.has(code)) {
       if (this.#rollout.recordFailure(name, entry.revision)) {
         this.#log.warn(
@@ -386,7 +387,7 @@ export class Reconciler {
         );
       }
       // Nodes waiting on this one learn it failed, rather than waiting out their backoff.
-      this.#wakeDependents(name);
+      wakeDependents(name, this.#entries, (node) => this.request([node]));
     } else if (state === 'removed') {
       this.#forget(entry);
       this.options.status.update(name, { name, state: 'removed', phase: undefined }, 'deconfigured and removed from the inventory');

@@ -103,4 +103,20 @@ describe('Reconciler run window', () => {
       await reconciler.stop();
     }
   });
+
+  it('nodes dropped from the inventory while they wait for a place give it back: the revision settles', { timeout: 60_000 }, async () => {
+    const { status, reconciler } = watched(1);
+    try {
+      reconciler.apply({ sha: 'r1', state });
+      // The next commit keeps only the controller (which no gate waits on): the others, waiting for the one place, leave with no entry.
+      const kept = state.nodes.filter((n) => n.name === 'ctrl1');
+      const done = reconciler.settled();
+      reconciler.apply({ sha: 'r2', state: { ...state, nodes: kept } });
+      const outcome = await Promise.race([done.then(() => 'settled'), new Promise((r) => setTimeout(() => r('still waiting'), 20_000))]);
+      expect(outcome).toBe('settled');
+      expect(status.get(kept[0]?.name ?? '')?.state).toBe('verified');
+    } finally {
+      await reconciler.stop();
+    }
+  });
 });
