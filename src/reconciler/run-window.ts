@@ -31,7 +31,8 @@ export class RunWindow {
   enter(node: string): boolean {
     if (!this.#gate || this.#admitted.has(node)) return true;
     this.#gate.add([node]);
-    return false;
+    // A free place lets it through at once (and queues a sync it will not need).
+    return this.#admitted.has(node);
   }
 
   /** Whether `node` waits for a place. */
