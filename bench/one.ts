@@ -120,9 +120,11 @@ if (wanted('status-page')) {
 if (wanted('scale')) {
   const r = await runScale(Number(process.env.GC_BENCH_SCALE_NODES ?? 10_000));
   console.log(
-    `scale: ${r.nodes} simulated nodes (${r.windows} Windows), ${r.latencyMsPerCommand} ms per command: converged in ${r.convergeSeconds.toFixed(1)} s (${r.commands} commands)`,
+    `scale: ${r.nodes} simulated nodes (${r.windows} Windows), ${r.latencyMsPerCommand} ms per command, ${r.runWindow || 'all'} running at once: converged in ${r.convergeSeconds.toFixed(1)} s (${r.commands} commands)`,
   );
-  console.log(`scale: peak RSS ${r.peakRssMiB} MiB (${r.rssPerNodeKiB} KiB per node), event-loop delay p99 ${ms(r.eventLoopDelayP99Ms)}`);
+  console.log(
+    `scale: peak RSS ${r.peakRssMiB} MiB (${r.rssPerNodeKiB} KiB per node; ${r.convergePeakRssMiB} MiB while converging, the rest after: /api/nodes, one-node commits), event-loop delay p99 ${ms(r.eventLoopDelayP99Ms)}`,
+  );
   console.log(
     `scale: at the RSS peak V8's heap was ${r.peakHeapTotalMiB} MiB reserved, ${r.peakHeapUsedMiB} MiB in use, ${r.peakExternalMiB} MiB external`,
   );

@@ -24,11 +24,15 @@ import { median, type Spread, spread } from './stats.js';
 
 export interface ScaleResult {
   nodes: number;
+  /** Node machines running at once (the reconciler's run window; 0: all). */
+  runWindow: number;
   windows: number;
   latencyMsPerCommand: number;
   convergeSeconds: number;
   commands: number;
   peakRssMiB: number;
+  /** The peak while the nodes converged, before the /api/nodes requests and one-node commits that follow. */
+  convergePeakRssMiB: number;
   /** V8's heap at the RSS peak's sample, reserved and in use: how much of the peak is heap grown into. */
   peakHeapTotalMiB: number;
   peakHeapUsedMiB: number;
@@ -105,11 +109,14 @@ export async function runScale(nodes: number, latencyMs = 5): Promise<ScaleResul
   const sim = new SimCluster({ ...(hosts ? { process: hosts } : { shells: await SimShells.create() }), rebootMs: 500, latencyMs });
   const executors: ReadonlyMap<string, SimExecutor | SocketSimExecutor> = hosts ? sim.remote : sim.executors;
   const status = new StatusStore();
+  // GC_BENCH_RUN_WINDOW=N: the reconciler's run window (nodes running at once; 0: all), its default otherwise.
+  const runWindow = process.env.GC_BENCH_RUN_WINDOW ? Number(process.env.GC_BENCH_RUN_WINDOW) : undefined;
   const reconciler = new Reconciler({
     status,
     access: (spec) => ({ exec: sim.executor(spec), poll: { initialMs: 200, maxMs: 1000 } }),
     limits: { settleMs: 100 },
     concurrency: 64,
+    ...(runWindow !== undefined ? { runWindow } : {}),
   });
   const server = statusServer(status, {
     reconcile: (n) => reconciler.request(n),
@@ -118,6 +125,7 @@ export async function runScale(nodes: number, latencyMs = 5): Promise<ScaleResul
   const url = `${await listenOnLoopback(server)}/api/nodes`;
 
   let peak = 0;
+  let convergePeak: number | undefined;
   let peakHeap = { total: 0, used: 0, external: 0 };
   let simPeak = 0;
   // GC_BENCH_MEM_TRACE=FILE: process.memoryUsage() once a second over the converge, as JSON lines (where the RSS goes).
@@ -178,6 +186,7 @@ export async function runScale(nodes: number, latencyMs = 5): Promise<ScaleResul
     }
     await reconciler.settled();
     const convergeSeconds = (performance.now() - started) / 1000;
+    convergePeak = peak;
     const cpu = process.cpuUsage(cpuAtStart);
     const convergeCpuSeconds = (cpu.user + cpu.system) / 1e6;
     delay.disable();
@@ -246,11 +255,13 @@ export async function runScale(nodes: number, latencyMs = 5): Promise<ScaleResul
 
     return {
       nodes,
+      runWindow: runWindow ?? 4 * 64,
       windows: state.nodes.filter((n) => n.os === 'windows').length,
       latencyMsPerCommand: latencyMs,
       convergeSeconds,
       commands,
       peakRssMiB: Math.round(peak / 1048576),
+      convergePeakRssMiB: Math.round((convergePeak ?? peak) / 1048576),
       peakHeapTotalMiB: Math.round(peakHeap.total / 1048576),
       peakHeapUsedMiB: Math.round(peakHeap.used / 1048576),
       peakExternalMiB: Math.round(peakHeap.external / 1048576),

@@ -4,6 +4,7 @@
 import type { Logger } from 'pino';
 import { errors } from '../errors.js';
 import type { NodeScope } from '../reconciler/node-scope.js';
+import type { StartPace } from '../reconciler/start-gate.js';
 import type { StatusStore } from '../reconciler/status-store.js';
 import { ClusterKeys, type EtcdSettings, etcdClient } from './etcd.js';
 import { EtcdSnapshots } from './etcd-snapshots.js';
@@ -17,7 +18,6 @@ import { Membership } from './membership.js';
 import { Ownership } from './ownership.js';
 import { type Commit, RevisionInForce } from './revision-in-force.js';
 import { SharedStatus, verifiedOnDesired } from './shared-status.js';
-import type { StartPace } from './start-gate.js';
 
 export interface ClusterSettings {
   member: string;

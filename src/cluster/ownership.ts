@@ -11,10 +11,10 @@
 import type { Etcd3 } from 'etcd3';
 import type { Logger } from 'pino';
 import type { NodeScope } from '../reconciler/node-scope.js';
+import { StartGate, type StartPace } from '../reconciler/start-gate.js';
 import type { ClusterKeys } from './etcd.js';
 import { type Membership, within } from './membership.js';
 import { ownerOf } from './rendezvous.js';
-import { StartGate, type StartPace } from './start-gate.js';
 
 export interface OwnerRecord {
   member: string;

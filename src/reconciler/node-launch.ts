@@ -6,7 +6,8 @@ import { type AnyStateMachine, createActor } from 'xstate';
 import { errors } from '../errors.js';
 import type { NodeMachineInput } from '../state-machines/node-machine.js';
 import type { Entry, NodeActor, NodeSnapshot } from './node-status.js';
-import type { SavedNode } from './saved-node.js';
+import type { Restore, SavedNode } from './saved-node.js';
+import type { NodeSnapshots } from './snapshot-store.js';
 import type { StatusStore } from './status-store.js';
 
 export interface LaunchHooks {
@@ -52,4 +53,32 @@ export function noteSetAside(status: StatusStore, entry: Entry, setAside: { file
   entry.log.warn({ file: setAside.file, reason: setAside.reason }, 'snapshot set aside; the node starts over from its facts');
   status.update(name, { name, snapshotSetAside: { file, reason: setAside.reason, at: new Date().toISOString() } });
   status.note(name, 'snapshot.set-aside', `snapshot set aside as ${file} (${setAside.reason}); starting over from the node's facts`);
+}
+
+/**
+ * Launches a new entry's machine, from its checked snapshot when there is one (`launch` with the snapshot and
+ * input). Returns the saved node it was restored from, or undefined when it started fresh or was set aside.
+ */
+export function restoreNode(
+  { saved, setAside }: Restore,
+  entry: Entry,
+  input: NodeMachineInput,
+  sha: string,
+  { store, status }: { store?: NodeSnapshots; status: StatusStore },
+  launch: (snapshot: SavedNode['snapshot'] | undefined, input: NodeMachineInput) => void,
+): SavedNode | undefined {
+  launch(saved?.snapshot, input);
+  let restored = saved;
+  if (saved && entry.actor.getSnapshot().status === 'error') {
+    // The last guard: checked, yet the machine still failed on it. Its file is still the one read (an errored
+    // snapshot is never saved), so it is set aside like any other, and the node starts over.
+    entry.actor.stop();
+    const reason = 'the node machine failed on restoring it';
+    setAside = { file: store?.setAside(entry.spec.name, reason) ?? '', reason };
+    restored = undefined;
+    entry.revision = sha;
+    launch(undefined, { ...input, revision: sha });
+  }
+  if (setAside) noteSetAside(status, entry, setAside);
+  return restored;
 }

@@ -8,12 +8,20 @@ import type { RoleInput } from '../roles/input.js';
 import { observedVersions } from '../roles/observed-versions.js';
 import type { PhaseOutcome } from '../roles/phase.js';
 import type { Gate } from '../roles/plan.js';
-import type { nodeMachine, RunPhaseInput } from '../state-machines/node-machine.js';
+import type { NodeEvent, nodeMachine, RunPhaseInput } from '../state-machines/node-machine.js';
 import type { NodeRuntime } from './node-actors.js';
 import type { NodeStatus, StatusStore } from './status-store.js';
 
 export type NodeActor = Actor<typeof nodeMachine>;
 export type NodeSnapshot = SnapshotFrom<typeof nodeMachine>;
+
+/** What the reconciler asks of a node's machine: its live actor, or a settled node's snapshot (dormant-node.ts). */
+export interface NodeHandle {
+  getSnapshot(): NodeSnapshot;
+  getPersistedSnapshot(): unknown;
+  send(event: NodeEvent): void;
+  stop(): void;
+}
 
 export interface Entry {
   spec: NodeSpec;
@@ -26,8 +34,11 @@ export interface Entry {
   gates: ReadonlySet<string>;
   /** The gates of each phase that has any (the plan is not kept, and a phase is gated before it is built). */
   phaseGates: ReadonlyMap<string, readonly Gate[]>;
-  runtime: NodeRuntime;
-  actor: NodeActor;
+  /** How the node is reached (its executor, durable), kept while the node is known. */
+  reach: Pick<NodeRuntime, 'exec' | 'poll'>;
+  /** What its machine runs on, built when an actor first asks, dropped when the node rests (node-runtime.ts). */
+  runtime?: NodeRuntime;
+  actor: NodeHandle;
   log: Logger;
   observed?: Record<string, string>;
 }
@@ -99,4 +110,16 @@ export function recordPhase(
     entry.observed = observed;
     status.update(name, { name, observedVersions: observed });
   }
+}
+
+/** The states a resync moves a node out of (the machine ignores it elsewhere, or restarts a converging pass). */
+export function resyncs(snapshot: NodeSnapshot): boolean {
+  if (snapshot.status === 'error') return false;
+  const { state } = where(snapshot);
+  return state === 'verified' || state === 'stalled' || state === 'unreachable';
+}
+
+/** The node's machine is out of a settled state (it holds a place in the run window). */
+export function running(entry: Entry | undefined): boolean {
+  return entry !== undefined && !SETTLED.has(where(entry.actor.getSnapshot()).state);
 }

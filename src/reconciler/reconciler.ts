@@ -6,20 +6,19 @@ import pino, { type Logger } from 'pino';
 import { Limiter } from '../dataplane/limiter.js';
 import type { DesiredState, NodeSpec } from '../inventory/desired-state.js';
 import type { RoleInput } from '../roles/input.js';
-import { linuxDeconfigure } from '../roles/linux/deconfigure.js';
-import type { Phase } from '../roles/phase.js';
 import { planNode, planOrder } from '../roles/plan.js';
-import { windowsDeconfigure } from '../roles/windows/deconfigure.js';
 import { type Limits, type NodeMachineInput, nodeMachine } from '../state-machines/node-machine.js';
-import { durable } from './durable-executor.js';
-import { checkGates, GATE_CODES, gateNodes, phaseGates, wakeDependents } from './gates.js';
+import { restNode } from './dormant-node.js';
+import { GATE_CODES, gateNodes, phaseGates, wakeDependents } from './gates.js';
 import { type NodeRuntime, sharedNodeActors } from './node-actors.js';
-import { launchNode, noteSetAside } from './node-launch.js';
+import { type LaunchHooks, launchNode, restoreNode } from './node-launch.js';
+import { nodeReach, nodeRuntime } from './node-runtime.js';
 import type { NodeScope } from './node-scope.js';
-import { type Entry, type NodeSnapshot, nodeStatus, recordPhase, SETTLED, where } from './node-status.js';
+import { type Entry, type NodeSnapshot, nodeStatus, resyncs, running, SETTLED } from './node-status.js';
 import { type ObservedPlan, observePlans } from './observed-plan.js';
 import { inputDigest, type RoleEnvironment, roleInput, sharedInputs, touched } from './role-input.js';
-import { type GlobalFailures, type GlobalSlots, Rollout } from './rollout.js';
+import { type GlobalFailures, type GlobalSlots, type Rollout, shownRollout } from './rollout.js';
+import { RunWindow, showWaiting } from './run-window.js';
 import { loadSaved, type Restore, type SavedNode, SNAPSHOT_VERSION } from './saved-node.js';
 import { whenSettled } from './settled.js';
 import type { NodeSnapshots } from './snapshot-store.js';
@@ -45,6 +44,8 @@ export interface ReconcilerOptions {
   limits?: Partial<Limits>;
   /** Phases running at once across the cluster. */
   concurrency?: number;
+  /** Node machines running (out of a settled state) at once (run-window.ts); 4 x concurrency by default, 0: all. */
+  runWindow?: number;
   /** How often settled nodes are checked again (monitor, autocorrect; stalled nodes retry); 0: never. */
   resyncMs?: number;
   log?: Logger;
@@ -52,16 +53,15 @@ export interface ReconcilerOptions {
   roles?: RoleEnvironment;
 }
 
-/** What `removalPolicy: deconfigure` takes off a node: the same for every node of an OS. */
-const WINDOWS_DECONFIGURE: Phase = windowsDeconfigure();
-const LINUX_DECONFIGURE: Phase = linuxDeconfigure();
-
 export class Reconciler {
   readonly #entries = new Map<string, Entry>();
   readonly #queue: WorkQueue;
   readonly #workers: Limiter;
   readonly #rollout: Rollout;
   readonly #requested = new Set<string>();
+  /** Settled nodes the periodic resync looks at again once they hold a place in the run window. */
+  readonly #resyncs = new Set<string>();
+  readonly #window: RunWindow;
   readonly #log: Logger;
   /** One provided machine for every node: its actors find the node's runtime by name. */
   readonly #machine = nodeMachine.provide({ actors: sharedNodeActors((name) => this.#runtimeOf(name)) });
@@ -77,22 +77,8 @@ export class Reconciler {
     // revision, sends the machine its desired state) at most as many nodes at once.
     const concurrency = options.concurrency ?? 32;
     this.#workers = new Limiter(concurrency);
-    this.#rollout = new Rollout({
-      maxUnavailable: 1,
-      failureBudget: 1,
-      ...(options.globalSlots ? { global: options.globalSlots } : {}),
-      ...(options.globalFailures ? { globalFailures: options.globalFailures } : {}),
-      onHold: (node, held) =>
-        this.options.status.note(
-          node,
-          held ? 'disruption.started' : 'disruption.ended',
-          held ? 'takes its data plane down (disruption budget slot taken)' : 'disruption budget slot given back',
-        ),
-      onWait: (node, waiting) => {
-        const entry = this.#entries.get(node);
-        if (entry) this.options.status.update(node, { name: node, ...(waiting ? { waiting: waiting.reason } : { waiting: undefined }) });
-      },
-    });
+    this.#window = new RunWindow(options.runWindow ?? 4 * concurrency, (name) => this.#queue.add(name));
+    this.#rollout = shownRollout(options.status, options, (node) => this.#entries.has(node));
     this.#queue = new WorkQueue(
       concurrency,
       async (name) => this.#sync(name),
@@ -130,7 +116,7 @@ export class Reconciler {
 
   /** A node driven elsewhere became verified: nodes gated on it try again now. */
   wake(name: string): void {
-    wakeDependents(name, this.#entries);
+    wakeDependents(name, this.#entries, (node) => this.request([node]));
   }
 
   /** `groundcrew reconcile`: a full pass on the named nodes (all when none are named), now. */
@@ -148,26 +134,26 @@ export class Reconciler {
    * node's facts, nothing changed. Phases after one that differs may read facts that are not there yet.
    */
   async plan(nodes: string[] = []): Promise<ObservedPlan[]> {
-    const revision = this.#revision;
-    if (!revision) return [];
-    const machine = (name: string) => {
-      const entry = this.#entries.get(name);
-      const spec = this.#specs.get(name);
-      return entry && spec ? { spec, exec: entry.runtime.exec } : undefined;
+    if (!this.#revision) return [];
+    const reach = (name: string) => {
+      const [entry, spec] = [this.#entries.get(name), this.#specs.get(name)];
+      return entry && spec ? { spec, exec: entry.reach.exec } : undefined;
     };
     const names = nodes.length > 0 ? nodes : [...this.#specs.keys()];
-    return observePlans(names, machine, revision.state, this.#workers, this.options.roles);
+    return observePlans(names, reach, this.#revision.state, this.#workers, this.options.roles);
   }
 
-  /** The periodic check: settled nodes test again (and, per their mode, correct drift or retry). */
+  /** The periodic check: settled nodes test again (and, per their mode, correct drift or retry), through the run window. */
   resync(): void {
-    for (const entry of this.#entries.values()) {
+    for (const [name, entry] of this.#entries) {
       // One node's failure stays that node's: the timer runs this, and a throw here would end the process.
       try {
         const snapshot = entry.actor.getSnapshot();
-        if (snapshot.status === 'error') continue;
-        const { state } = where(snapshot);
-        if (state === 'verified' || state === 'stalled' || state === 'unreachable') entry.actor.send({ type: 'resync' });
+        // Verified in apply mode, the machine looks again only on a new revision: it needs no place.
+        if (resyncs(snapshot) && !(snapshot.context.mode === 'apply' && snapshot.matches('verified'))) {
+          this.#resyncs.add(name);
+          this.#queue.add(name);
+        }
       } catch (err) {
         entry.log.error({ err }, 'resync failed for this node');
       }
@@ -179,7 +165,7 @@ export class Reconciler {
     return whenSettled({
       queue: this.#queue,
       status: this.options.status,
-      hasRevision: () => this.#revision !== undefined,
+      hasRevision: () => this.#revision !== undefined && !this.#window.starting,
       specs: () => this.#specs,
       entries: this.#entries,
     });
@@ -189,8 +175,9 @@ export class Reconciler {
     this.#stopped = true;
     if (this.#resync) clearInterval(this.#resync);
     await this.#queue.stop();
+    this.#window.clear();
     for (const entry of this.#entries.values()) entry.actor.stop();
-    await Promise.all([...this.#entries.values()].map((e) => e.runtime.exec.close()));
+    await Promise.all([...this.#entries.values()].map((e) => e.reach.exec.close()));
   }
 
   // One node, top to bottom: gone from the inventory? new? asked something new? asked to reconcile?
@@ -200,16 +187,43 @@ export class Reconciler {
     const spec = this.#specs.get(name);
     const entry = this.#entries.get(name);
     const scope = this.options.scope?.drives(name) ?? 'yes';
-    if (scope !== 'yes') return this.#leave(name, entry, scope);
-    if (!spec) {
-      if (entry) this.#remove(entry, revision.state.rollout.removalPolicy);
-      return;
+    // Not to be driven here (any more): a place it was let through to is given back unless it still runs.
+    if (scope !== 'yes' || !spec) {
+      if (scope !== 'yes') this.#leave(name, entry, scope);
+      else if (entry) this.#remove(entry, revision.state.rollout.removalPolicy);
+      else if (this.options.status.get(name)?.state === 'pending') this.#orphan(name, 'before it started here');
+      return this.#window.synced(name, running(this.#entries.get(name)));
     }
     const role = roleInput(revision.state, spec, this.options.roles);
     const digest = inputDigest(role);
+    if (!this.#mayStart(name, entry, spec, digest, revision.sha)) return;
+    try {
+      this.#reconcile(revision, spec, entry, role, digest);
+    } finally {
+      this.#window.synced(name, running(this.#entries.get(name)));
+    }
+  }
+
+  /**
+   * A node that would leave a settled state now (new, asked something new, asked to reconcile, resynced) first
+   * takes a place in the run window, or waits for one: shown pending (new) or with its new desired revision.
+   */
+  #mayStart(name: string, entry: Entry | undefined, spec: NodeSpec, digest: string, sha: string): boolean {
+    if (running(entry)) return true;
+    const snapshot = entry?.actor.getSnapshot();
+    const asked = this.#requested.has(name) || this.#resyncs.has(name);
+    const changed = !entry || digest !== entry.digest || snapshot?.context.mode !== spec.mode || snapshot.context.paused !== spec.paused;
+    if (!(asked || changed) || this.#window.enter(name)) return true;
+    if (!entry || digest !== entry.digest) showWaiting(this.options.status, spec, entry === undefined, sha, this.#window.counts);
+    return false;
+  }
+
+  #reconcile(revision: InForce, spec: NodeSpec, entry: Entry | undefined, role: RoleInput, digest: string): void {
+    const name = spec.name;
     if (!entry) {
       this.#spawn(revision, spec, role, digest);
       this.#requested.delete(name);
+      this.#resyncs.delete(name);
       return;
     }
     const context = entry.actor.getSnapshot().context;
@@ -225,6 +239,7 @@ export class Reconciler {
       this.#reachDesired(entry);
     }
     if (this.#requested.delete(name)) entry.actor.send({ type: 'reconcile.requested' });
+    if (this.#resyncs.delete(name) && resyncs(entry.actor.getSnapshot())) entry.actor.send({ type: 'resync' });
   }
 
   #reachDesired(entry: Entry): void {
@@ -238,46 +253,33 @@ export class Reconciler {
   }
 
   #launch(entry: Entry, input: NodeMachineInput, snapshot?: SavedNode['snapshot']): void {
-    launchNode(this.#machine, entry, input, snapshot, {
-      observe: (snap) => this.#observe(entry, snap),
-      current: () => this.#entries.get(entry.spec.name) === entry,
-      status: this.options.status,
-    });
+    launchNode(this.#machine, entry, input, snapshot, this.#hooks(entry));
+  }
+
+  #hooks(entry: Entry): LaunchHooks {
+    const observe = (snap: NodeSnapshot) => this.#observe(entry, snap);
+    return { observe, current: () => this.#entries.get(entry.spec.name) === entry, status: this.options.status };
   }
 
   #runtimeOf(name: string): NodeRuntime {
     const entry = this.#entries.get(name);
     if (!entry) throw new Error(`no runtime for node ${name}: its machine outlived its entry`);
+    const { scope, status } = this.options;
+    const deps = { scope, status, entries: this.#entries, window: this.#window, rollout: this.#rollout, workers: this.#workers };
+    entry.runtime ??= nodeRuntime(entry, deps);
     return entry.runtime;
   }
 
   #spawn(revision: InForce, spec: NodeSpec, role: RoleInput, digest: string): void {
     const name = spec.name;
     const log = this.#log.child({ node: name });
-    // The plan: built here for the machine's phases, again per phase run, never kept. `durable`: saves are
-    // written off the event loop, and a command waits until what it depends on is on disk.
+    // The plan: built here for the machine's phases, again per phase run (node-runtime.ts), never kept.
     const plan = planNode(role);
-    const runtime: NodeRuntime = {
-      ...durable(this.options.access(spec), name, this.options.store),
-      plan: () => planNode(entry.role),
-      deconfigure: spec.os === 'windows' ? WINDOWS_DECONFIGURE : LINUX_DECONFIGURE,
-      gate: (phase) => checkGates(entry.phaseGates.get(phase) ?? [], this.#entries, this.options.scope),
-      beforeDisruptive: async (what, rev, signal) => {
-        await this.#rollout.acquire(name, rev, signal);
-        log.info({ revision: rev, what }, 'takes its data plane down');
-      },
-      workers: this.#workers,
-      onPhase: (outcome, input) => recordPhase(this.options.status, this.#entries.get(name), name, outcome, input),
-    };
-    let { saved, setAside }: Restore = loadSaved(this.options.store, name, this.#machine);
-    const input = {
-      node: name,
-      revision: saved?.digest === digest ? saved.revision : revision.sha,
-      ...planOrder(plan),
-      mode: spec.mode,
-      paused: spec.paused,
-      limits: this.options.limits ?? {},
-    };
+    const reach = nodeReach(spec, this.options.access, this.options.store);
+    const { saved, setAside }: Restore = loadSaved(this.options.store, name, this.#machine);
+    const { mode, paused } = spec;
+    const rev = saved?.digest === digest ? saved.revision : revision.sha;
+    const input = { node: name, revision: rev, ...planOrder(plan), mode, paused, limits: this.options.limits ?? {} };
     // Its actor comes from #launch below, before anything reads the entry (an actor made only to be replaced
     // would resolve the machine's initial state once more per node at start).
     const entry = {
@@ -287,33 +289,21 @@ export class Reconciler {
       role,
       gates: gateNodes(plan),
       phaseGates: phaseGates(plan),
-      runtime,
+      reach,
       log,
       ...(saved?.observed ? { observed: saved.observed } : {}),
     } as Entry;
     if (saved?.observed) this.options.status.update(name, { name, observedVersions: saved.observed });
     this.#entries.set(name, entry);
-    this.#launch(entry, input, saved?.snapshot);
-    if (saved && entry.actor.getSnapshot().status === 'error') {
-      // The last guard: checked, yet the machine still failed on it. Its file is still the one read (an errored
-      // snapshot is never saved), so it is set aside like any other, and the node starts over.
-      entry.actor.stop();
-      const reason = 'the node machine failed on restoring it';
-      setAside = { file: this.options.store?.setAside(name, reason) ?? '', reason };
-      saved = undefined;
-      entry.revision = revision.sha;
-      this.#launch(entry, { ...input, revision: revision.sha });
-    }
-    if (setAside) noteSetAside(this.options.status, entry, setAside);
-    if (!saved) return;
+    const restored = restoreNode({ saved, setAside }, entry, input, revision.sha, this.options, (snap, i) => this.#launch(entry, i, snap));
+    if (!restored) return;
     const { actor } = entry;
-    const restored = actor.getSnapshot();
-    if (restored.matches('rebooting')) this.#rollout.hold(name);
-    if (saved.digest !== digest) {
+    if (actor.getSnapshot().matches('rebooting')) this.#rollout.hold(name);
+    if (restored.digest !== digest) {
       // Asked something new while groundcrew was down: that preempts whatever the node was doing.
       entry.revision = revision.sha;
       this.#reachDesired(entry);
-    } else if (!restored.matches('verified')) {
+    } else if (!actor.getSnapshot().matches('verified')) {
       // Verified before the restart: it still is (the periodic resync checks). Anything else resumes at
       // once: restoring is not a transition, and a pending `after` timer does not survive it.
       actor.send({ type: 'resync' });
@@ -332,16 +322,17 @@ export class Reconciler {
     }
     entry.log.info('removed from the inventory: left as it is (removalPolicy orphan)');
     this.#forget(entry);
-    this.options.status.update(
-      name,
-      { name, state: 'orphaned', phase: undefined, waiting: undefined },
-      'removed from the inventory; left as it is',
-    );
+    this.#orphan(name);
+  }
+
+  #orphan(name: string, when = ''): void {
+    const detail = `removed from the inventory${when ? ` ${when}` : ''}; left as it is`;
+    this.options.status.update(name, { name, state: 'orphaned', phase: undefined, waiting: undefined }, detail);
   }
 
   /** Not this process's node: stopped now (`no`) or once settled (`hand-over`), its snapshot kept for the next. */
   #leave(name: string, entry: Entry | undefined, scope: 'hand-over' | 'no'): void {
-    if (entry && scope === 'hand-over' && !SETTLED.has(where(entry.actor.getSnapshot()).state)) return;
+    if (entry && scope === 'hand-over' && running(entry)) return;
     if (entry) this.#forget(entry, false);
     if (scope === 'hand-over') this.options.scope?.letGo(name);
   }
@@ -350,9 +341,10 @@ export class Reconciler {
     const name = entry.spec.name;
     entry.actor.stop();
     this.#entries.delete(name);
+    this.#window.remove(name);
     this.#rollout.release(name);
     if (removeSnapshot) this.options.store?.remove(name);
-    void entry.runtime.exec.close();
+    void entry.reach.exec.close();
   }
 
   #observe(entry: Entry, snapshot: NodeSnapshot): void {
@@ -371,10 +363,13 @@ export class Reconciler {
     const { state } = status;
     this.options.status.update(name, status, state !== before?.state ? detail : undefined);
     // Every look, not only a change: a node restored settled (taken over verified) changes no state here.
-    if (SETTLED.has(state)) this.options.scope?.settled?.(name);
+    if (!SETTLED.has(state)) return;
+    this.#window.settled(name);
+    this.options.scope?.settled?.(name);
+    setImmediate(() => restNode(entry, this.#machine, this.#hooks(entry)));
     if (before?.state === state) return;
-    if (SETTLED.has(state)) this.#settle(entry, state, snapshot);
-    if (SETTLED.has(state) && this.options.scope && this.options.scope.drives(name) !== 'yes') this.#queue.add(name);
+    this.#settle(entry, state, snapshot);
+    if (this.options.scope && this.options.scope.drives(name) !== 'yes') this.#queue.add(name);
   }
 
   #settle(entry: Entry, state: string, snapshot: NodeSnapshot): void {
@@ -383,7 +378,7 @@ export class Reconciler {
     const code = snapshot.context.lastError?.code ?? '';
     if (state === 'verified') {
       this.#rollout.clearFailure(name, entry.revision);
-      wakeDependents(name, this.#entries);
+      wakeDependents(name, this.#entries, (node) => this.request([node]));
     } else if ((state === 'stalled' || state === 'unreachable') && !GATE_CODES.has(code)) {
       if (this.#rollout.recordFailure(name, entry.revision)) {
         this.#log.warn(
@@ -392,7 +387,7 @@ export class Reconciler {
         );
       }
       // Nodes waiting on this one learn it failed, rather than waiting out their backoff.
-      wakeDependents(name, this.#entries);
+      wakeDependents(name, this.#entries, (node) => this.request([node]));
     } else if (state === 'removed') {
       this.#forget(entry);
       this.options.status.update(name, { name, state: 'removed', phase: undefined }, 'deconfigured and removed from the inventory');

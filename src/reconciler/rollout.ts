@@ -1,6 +1,7 @@
 // Rollout safety: the disruption budget (how many nodes may have their data plane down at once) and the
 // failure budget (how many nodes may fail on one revision before its rollout halts).
 
+import type { StatusStore } from './status-store.js';
 import { DisruptionBudget } from './work-queue.js';
 
 export interface RolloutOptions {
@@ -199,4 +200,27 @@ export class Rollout {
   haltReason(revision: string): string | undefined {
     return this.isHalted(revision) ? this.#haltReason(revision) : undefined;
   }
+}
+
+/** The reconciler's rollout: each slot taken or given back, and each wait, shown in the node's status. */
+export function shownRollout(
+  status: StatusStore,
+  { globalSlots, globalFailures }: { globalSlots?: GlobalSlots; globalFailures?: GlobalFailures },
+  known: (node: string) => boolean,
+): Rollout {
+  return new Rollout({
+    maxUnavailable: 1,
+    failureBudget: 1,
+    ...(globalSlots ? { global: globalSlots } : {}),
+    ...(globalFailures ? { globalFailures } : {}),
+    onHold: (node, held) =>
+      status.note(
+        node,
+        held ? 'disruption.started' : 'disruption.ended',
+        held ? 'takes its data plane down (disruption budget slot taken)' : 'disruption budget slot given back',
+      ),
+    onWait: (node, waiting) => {
+      if (known(node)) status.update(node, { name: node, ...(waiting ? { waiting: waiting.reason } : { waiting: undefined }) });
+    },
+  });
 }

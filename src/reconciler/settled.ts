@@ -17,8 +17,20 @@ export interface SettledView {
 /** Resolves once the queue is idle and every node of the revision has settled on it. */
 export function whenSettled(view: SettledView): Promise<void> {
   return new Promise((resolve) => {
+    // A change seen while the queue works is looked at again once it is idle (the last sync may change nothing after).
+    let armed = false;
     const check = () => {
-      if (view.queue.depth > 0 || view.queue.active > 0 || !view.hasRevision()) return false;
+      if (view.queue.depth > 0 || view.queue.active > 0) {
+        if (!armed) {
+          armed = true;
+          void view.queue.drained().then(() => {
+            armed = false;
+            listener();
+          });
+        }
+        return false;
+      }
+      if (!view.hasRevision()) return false;
       for (const name of view.specs().keys()) {
         const entry = view.entries.get(name);
         if (!entry) return false;

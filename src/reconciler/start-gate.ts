@@ -1,17 +1,20 @@
-// Newly owned nodes start driving at a bounded pace: a member that takes thousands of nodes at once (a fresh
-// cluster, a failover) lets them into the reconciler `perSecond` at a time (a token bucket, `burst` at most at
-// once), in the order taken, and with a `window` no more started and not yet settled at once: what its
-// workers can serve. Without a rate every node goes through at once (what a small cluster wants).
-// Issue 19: 10,000 machines started in one tick, each writing its snapshot and status to etcd, held the
-// member's event loop past its lease renewal and it fenced itself, lost its lease, and took everything again;
-// started at a rate alone, all 10,000 were still running at once a few minutes later, and the same happened.
+// Nodes start at a bounded pace: in the order added, `perSecond` at a time (a token bucket, `burst` at most at
+// once), and with a `window` no more started and not yet settled at once: what the workers can serve. Without
+// a pace every node goes through at once (what a small cluster wants).
+// Two users: cluster mode's ownership (src/cluster/ownership.ts) paces nodes a member takes (issue 19: 10,000
+// machines started in one tick, each writing its snapshot and status to etcd, held the member's event loop past
+// its lease renewal; started at a rate alone, all 10,000 were still running at once a few minutes later); and
+// the reconciler's run window (run-window.ts) in both modes: a node's machine runs only while it holds a place
+// (issue 18: 10,000 machines running at once held most of the single-process daemon's live heap).
 //
 // A node holds its place in the window until it settles, or for `holdMs` at most: a node that waits on
 // another (a cross-node gate) whose own start is behind it in the queue must not stop every start for good.
+// `urgent` lets such a node through at once.
 
 export interface StartPace {
-  perSecond: number;
-  burst: number;
+  /** Nodes let through per second, `burst` at most at once; no rate when not given. */
+  perSecond?: number;
+  burst?: number;
   /** Started and not settled, at most; unbounded when not given. */
   window?: number;
   /** How long a started node keeps its place in the window if it does not settle. */
@@ -42,6 +45,10 @@ export class StartGate {
     return this.#active.size;
   }
 
+  has(node: string): boolean {
+    return this.#waiting.has(node);
+  }
+
   add(nodes: readonly string[]): void {
     for (const node of nodes) this.#waiting.add(node);
     this.#release();
@@ -50,6 +57,13 @@ export class StartGate {
   /** The node settled (or left): its place in the window goes to the next. */
   done(node: string): void {
     if (this.#active.delete(node)) this.#release();
+  }
+
+  /** A waiting node others wait for: through now, past the window and the rate (it takes a place). */
+  urgent(node: string): void {
+    if (!this.#waiting.delete(node)) return;
+    if (this.rate?.window !== undefined) this.#active.set(node, performance.now());
+    this.start([node]);
   }
 
   remove(node: string): void {
@@ -71,14 +85,17 @@ export class StartGate {
     const rate = this.rate;
     let count = this.#waiting.size;
     const now = performance.now();
-    if (rate) {
-      this.#tokens = Math.min(rate.burst, this.#tokens + ((now - this.#filledAt) / 1000) * rate.perSecond);
+    const holdMs = rate?.holdMs ?? 60_000;
+    const perSecond = rate?.perSecond;
+    if (perSecond !== undefined) {
+      this.#tokens = Math.min(rate?.burst ?? perSecond, this.#tokens + ((now - this.#filledAt) / 1000) * perSecond);
       this.#filledAt = now;
-      if (rate.window !== undefined) {
-        const holdMs = rate.holdMs ?? 60_000;
-        for (const [node, at] of this.#active) if (now - at >= holdMs) this.#active.delete(node);
-        count = Math.min(count, Math.max(0, rate.window - this.#active.size));
-      }
+    }
+    if (rate?.window !== undefined) {
+      for (const [node, at] of this.#active) if (now - at >= holdMs) this.#active.delete(node);
+      count = Math.min(count, Math.max(0, rate.window - this.#active.size));
+    }
+    if (perSecond !== undefined) {
       count = Math.min(count, Math.floor(this.#tokens));
       this.#tokens -= count;
     }
@@ -93,12 +110,17 @@ export class StartGate {
     }
     if (this.#waiting.size > 0 && rate) {
       // One token's time, but not under 100 ms: a fast rate lets nodes through in groups, not one timer each.
-      // A full window is looked at again then too (a place held past holdMs is freed by time, not by an event).
-      const waitMs = Math.max(1000 / rate.perSecond, 100);
-      this.#timer = setTimeout(() => {
-        this.#timer = undefined;
-        this.#release();
-      }, waitMs);
+      // A full window is looked at again then too (a place held past holdMs is freed by time, not by an event);
+      // without a rate, when the oldest place held runs out.
+      let waitMs = perSecond !== undefined ? Math.max(1000 / perSecond, 100) : holdMs;
+      if (perSecond === undefined) for (const at of this.#active.values()) waitMs = Math.min(waitMs, at + holdMs - now);
+      this.#timer = setTimeout(
+        () => {
+          this.#timer = undefined;
+          this.#release();
+        },
+        Math.max(waitMs, 100),
+      );
       this.#timer.unref();
     }
     if (nodes.length > 0) this.start(nodes);

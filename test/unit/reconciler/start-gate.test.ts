@@ -1,8 +1,8 @@
-// The start gate: newly owned nodes go to the reconciler at a bounded rate, in the order taken (fake timers:
-// the rate is counted in tokens, not measured).
+// The start gate: newly owned nodes go to the reconciler at a bounded rate, in the order taken, and the run
+// window lets no more run at once than it has places (fake timers: the rate is counted in tokens, not measured).
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { StartGate } from '../../../src/cluster/start-gate.js';
+import { StartGate } from '../../../src/reconciler/start-gate.js';
 
 const names = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `node-${from + i}`);
 
@@ -61,5 +61,38 @@ describe('StartGate', () => {
     vi.advanceTimersByTime(5000);
     expect(started).toEqual(names(7));
     expect(gate.size).toBe(3);
+  });
+
+  it('a window without a rate: places freed by settling go to the next at once, and by time after holdMs', () => {
+    const started: string[] = [];
+    const gate = new StartGate({ window: 2, holdMs: 5000 }, (nodes) => started.push(...nodes));
+    gate.add(names(6));
+    expect(started).toEqual(names(2));
+    vi.advanceTimersByTime(1000);
+    gate.done('node-0');
+    gate.done('node-0');
+    expect(started).toEqual(names(3));
+    expect(gate.active).toBe(2);
+    vi.advanceTimersByTime(3999);
+    expect(started).toEqual(names(3));
+    // node-1 has held its place for 5 s without settling: it goes to node-3; node-2 started later keeps its own.
+    vi.advanceTimersByTime(1);
+    expect(started).toEqual(names(4));
+    expect(gate.size).toBe(2);
+  });
+
+  it('urgent: a waiting node goes now, past a full window, and holds a place like the others', () => {
+    const started: string[] = [];
+    const gate = new StartGate({ window: 1 }, (nodes) => started.push(...nodes));
+    gate.add(names(3));
+    expect(started).toEqual(['node-0']);
+    gate.urgent('node-2');
+    gate.urgent('node-0');
+    expect(started).toEqual(['node-0', 'node-2']);
+    expect(gate.active).toBe(2);
+    gate.done('node-0');
+    expect(started).toEqual(['node-0', 'node-2']);
+    gate.done('node-2');
+    expect(started).toEqual(['node-0', 'node-2', 'node-1']);
   });
 });
