@@ -3,6 +3,7 @@
 // Who may do what is access.ts; every answer carries helmet's headers (a CSP with no inline script).
 
 import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, LogController } from 'fastify';
@@ -14,7 +15,7 @@ import type { NodeStatus, StatusEvent, StatusStore } from '../reconciler/status-
 import { DeliveryLog, HOOK_KINDS, type HookKind, verifyHook } from '../source/webhooks.js';
 import { type AccessPolicy, checkHost, requireToken } from './access.js';
 import type { Metrics } from './metrics.js';
-import { nodesJson } from './node-json.js';
+import { nodesJsonChunks } from './node-json.js';
 import { filtered, type NodeQuery, parseNodeQuery, queryNodes, queryString } from './node-query.js';
 import { type OverviewInput, overviewPage, overviewRegions, PAGE_SIZE } from './overview-page.js';
 import { PAGE_SCRIPT } from './page-script.js';
@@ -106,7 +107,8 @@ function routes(app: FastifyInstance, deps: ServerDeps): void {
   // No parameter: the full list, as ever. Filters, sort and paging: the page's nodes, the total and the next
   // page's link in headers (GitHub's style: X-Total-Count and Link rel="next"), the body still a list.
   app.get<{ Querystring: Query }>('/api/nodes', async (request, reply) => {
-    const json = (nodes: readonly NodeStatus[]) => reply.type('application/json; charset=utf-8').send(nodesJson(nodes));
+    const json = (nodes: readonly NodeStatus[]) =>
+      reply.type('application/json; charset=utf-8').send(Readable.from(nodesJsonChunks(nodes)));
     if (Object.keys(request.query).length === 0) return json(status.list());
     const parsed = parseNodeQuery(request.query);
     if ('error' in parsed) return reply.code(400).send({ error: parsed.error });

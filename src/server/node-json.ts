@@ -16,7 +16,19 @@ export function nodeJson(node: NodeStatus): string {
   return json;
 }
 
-/** A JSON array of nodes, as fastify would have serialized the redacted list. */
-export function nodesJson(nodes: readonly NodeStatus[]): string {
-  return `[${nodes.map(nodeJson).join(',')}]`;
+/**
+ * A JSON array of nodes, as fastify would have serialized the redacted list, in pieces of about `chunkBytes`, for a response written as it is read: the whole list at
+ * 10,000 nodes is 6.6 MiB, and held whole (the string, then its bytes) by each request at once it was the
+ * daemon's memory peak after a converge (issue 18: 665 MiB against 513 while converging).
+ */
+export function* nodesJsonChunks(nodes: readonly NodeStatus[], chunkBytes = 64 * 1024): Generator<string> {
+  let piece = '[';
+  for (let i = 0; i < nodes.length; i++) {
+    piece += (i === 0 ? '' : ',') + nodeJson(nodes[i] as NodeStatus);
+    if (piece.length >= chunkBytes) {
+      yield piece;
+      piece = '';
+    }
+  }
+  yield `${piece}]`;
 }

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REDACTED } from '../../../src/inventory/secret.js';
 import { type NodeStatus, StatusStore } from '../../../src/reconciler/status-store.js';
+import { nodesJsonChunks } from '../../../src/server/node-json.js';
 import { listenOnLoopback, statusServer } from '../../support/status-server.js';
 
 const KEY = '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----';
@@ -55,5 +56,14 @@ describe('/api/nodes from serialized records', () => {
     status.update('a', { name: 'a', state: 'drifted' });
     expect(status.get('a')).not.toBe(before);
     expect(before.state).toBe('verified');
+  });
+
+  it('writes a long list in pieces that join into the same JSON, empty list included', () => {
+    const many = Array.from({ length: 50 }, (_, i) => ({ name: `n${i}`, state: 'verified' }) as NodeStatus);
+    const pieces = [...nodesJsonChunks(many, 200)];
+    expect(pieces.length).toBeGreaterThan(5);
+    for (const piece of pieces.slice(0, -1)) expect(piece.length).toBeLessThan(200 + 100);
+    expect(JSON.parse(pieces.join(''))).toEqual(many);
+    expect([...nodesJsonChunks([])].join('')).toBe('[]');
   });
 });
