@@ -8,6 +8,11 @@
 //
 // A node holds its place in the window until it settles, or for `holdMs` at most: a node that waits on
 // another (a cross-node gate) whose own start is behind it in the queue must not stop every start for good.
+//
+// Nodes added `first` (a dead member's nodes it left mid-work) go before every node already waiting, not
+// after: a member that had just taken back thousands of verified nodes (a rebalance) still had them queued
+// when its peer died, and the node that peer was rebooting waited behind them all (issue 19: 49.2 s from the
+// kill to the node's next command, against 8 to 11 s in the rounds whose new owner had no backlog).
 
 export interface StartPace {
   perSecond: number;
@@ -19,6 +24,8 @@ export interface StartPace {
 }
 
 export class StartGate {
+  /** Waiting, in the order they go: the `first` lane, then the others, each in the order added. */
+  readonly #first = new Set<string>();
   readonly #waiting = new Set<string>();
   /** Started and not settled, with when each started. */
   readonly #active = new Map<string, number>();
@@ -28,13 +35,14 @@ export class StartGate {
 
   constructor(
     private readonly rate: StartPace | undefined,
-    private readonly start: (nodes: string[]) => void,
+    /** `first`: how many of `nodes` (at their front) came from the first lane. */
+    private readonly start: (nodes: string[], first: number) => void,
   ) {
     this.#tokens = rate?.burst ?? 0;
   }
 
   get size(): number {
-    return this.#waiting.size;
+    return this.#first.size + this.#waiting.size;
   }
 
   /** Nodes holding a place in the window now. */
@@ -42,8 +50,14 @@ export class StartGate {
     return this.#active.size;
   }
 
-  add(nodes: readonly string[]): void {
-    for (const node of nodes) this.#waiting.add(node);
+  /** Queues nodes to start; `first`: ahead of every node waiting that was not added `first` (still paced). */
+  add(nodes: readonly string[], first = false): void {
+    for (const node of nodes) {
+      if (first) {
+        this.#waiting.delete(node);
+        this.#first.add(node);
+      } else if (!this.#first.has(node)) this.#waiting.add(node);
+    }
     this.#release();
   }
 
@@ -53,11 +67,13 @@ export class StartGate {
   }
 
   remove(node: string): void {
+    this.#first.delete(node);
     this.#waiting.delete(node);
     this.done(node);
   }
 
   clear(): void {
+    this.#first.clear();
     this.#waiting.clear();
     this.#active.clear();
     if (this.#timer) clearTimeout(this.#timer);
@@ -67,9 +83,9 @@ export class StartGate {
   #release(): void {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
-    if (this.#waiting.size === 0) return;
+    if (this.size === 0) return;
     const rate = this.rate;
-    let count = this.#waiting.size;
+    let count = this.size;
     const now = performance.now();
     if (rate) {
       this.#tokens = Math.min(rate.burst, this.#tokens + ((now - this.#filledAt) / 1000) * rate.perSecond);
@@ -83,15 +99,18 @@ export class StartGate {
       this.#tokens -= count;
     }
     const nodes: string[] = [];
-    for (const node of this.#waiting) {
-      if (nodes.length >= count) break;
-      nodes.push(node);
-    }
+    for (const lane of [this.#first, this.#waiting])
+      for (const node of lane) {
+        if (nodes.length >= count) break;
+        nodes.push(node);
+      }
+    let first = 0;
     for (const node of nodes) {
-      this.#waiting.delete(node);
+      if (this.#first.delete(node)) first++;
+      else this.#waiting.delete(node);
       if (rate?.window !== undefined) this.#active.set(node, now);
     }
-    if (this.#waiting.size > 0 && rate) {
+    if (this.size > 0 && rate) {
       // One token's time, but not under 100 ms: a fast rate lets nodes through in groups, not one timer each.
       // A full window is looked at again then too (a place held past holdMs is freed by time, not by an event).
       const waitMs = Math.max(1000 / rate.perSecond, 100);
@@ -101,6 +120,6 @@ export class StartGate {
       }, waitMs);
       this.#timer.unref();
     }
-    if (nodes.length > 0) this.start(nodes);
+    if (nodes.length > 0) this.start(nodes, first);
   }
 }
