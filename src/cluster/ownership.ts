@@ -270,11 +270,7 @@ export class Ownership implements NodeScope {
       // Lost meanwhile (the lease expired while preparing): not held, not started.
       if (membership.leaseId !== lease) return;
       for (const node of taken) this.#held.add(node);
-      this.#gate.add(
-        taken.filter((n) => urgent.has(n)),
-        true,
-      );
-      this.#gate.add(taken.filter((n) => !urgent.has(n)));
+      this.#gate.add(taken, (n) => urgent.has(n));
       log.info({ nodes: taken.length, first: taken[0] }, 'cluster: nodes taken');
     }
   }

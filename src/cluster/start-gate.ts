@@ -50,10 +50,10 @@ export class StartGate {
     return this.#active.size;
   }
 
-  /** Queues nodes to start; `first`: ahead of every node waiting that was not added `first` (still paced). */
-  add(nodes: readonly string[], first = false): void {
+  /** Queues nodes to start; those `first` says so of go ahead of every node waiting that did not (still paced). */
+  add(nodes: readonly string[], first: (node: string) => boolean = () => false): void {
     for (const node of nodes) {
-      if (first) {
+      if (first(node)) {
         this.#waiting.delete(node);
         this.#first.add(node);
       } else if (!this.#first.has(node)) this.#waiting.add(node);

@@ -54,13 +54,13 @@ describe('StartGate', () => {
     const gate = new StartGate({ perSecond: 10, burst: 10, window: 20, holdMs: 60_000 }, (nodes) => started.push(...nodes));
     gate.add(names(1000));
     expect(started).toEqual(names(10));
-    gate.add(['orphan-0', 'orphan-1'], true);
+    gate.add(['orphan-0', 'orphan-1'], () => true);
     // No token left this instant: the first lane waits for the rate like anyone else (one token per 100 ms).
     expect(started).toEqual(names(10));
     vi.advanceTimersByTime(200);
     expect(started.slice(10)).toEqual(['orphan-0', 'orphan-1']);
     // A waiting node added first moves up; added again later (not first), it keeps its place in the first lane.
-    gate.add(['node-500'], true);
+    gate.add(['node-500'], () => true);
     gate.add(['node-500']);
     vi.advanceTimersByTime(100);
     expect(started[12]).toBe('node-500');
