@@ -61,6 +61,14 @@ export class StartGate {
     this.#release();
   }
 
+  /** A node waiting in the other lane goes to the first (another node waits for it); false if it was not there. */
+  hurry(node: string): boolean {
+    if (!this.#waiting.delete(node)) return false;
+    this.#first.add(node);
+    this.#release();
+    return true;
+  }
+
   /** The node settled (or left): its place in the window goes to the next. */
   done(node: string): void {
     if (this.#active.delete(node)) this.#release();

@@ -71,6 +71,21 @@ describe('StartGate', () => {
     expect(gate.size).toBe(1000 + 2 - 20);
   });
 
+  it('hurry moves a node waiting in the other lane to the first; one not waiting is left alone', () => {
+    // A node gated on a node this member holds but has not started (its Keystone host) would wait behind
+    // the whole queue: the gate's node is hurried.
+    const started: string[] = [];
+    const gate = new StartGate({ perSecond: 10, burst: 2 }, (nodes) => started.push(...nodes));
+    gate.add(['orphan', ...names(100)], (n) => n === 'orphan');
+    expect(started).toEqual(['orphan', 'node-0']);
+    expect(gate.hurry('node-80')).toBe(true);
+    expect(gate.hurry('node-0')).toBe(false);
+    expect(gate.hurry('elsewhere')).toBe(false);
+    vi.advanceTimersByTime(200);
+    expect(started).toEqual(['orphan', 'node-0', 'node-80', 'node-1']);
+    expect(gate.size).toBe(97);
+  });
+
   it('with a window, starts no more than it until nodes settle; a place held past holdMs is freed', () => {
     const started: string[] = [];
     const gate = new StartGate({ perSecond: 1000, burst: 1000, window: 3, holdMs: 5000 }, (nodes) => started.push(...nodes));
