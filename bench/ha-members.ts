@@ -4,7 +4,7 @@
 // as processes (dist/, built first), each a cluster member that can be killed with SIGKILL.
 
 import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -84,6 +84,8 @@ export interface MemberProcess {
   /** The end of its output, for a failure's message. */
   log: string;
   killed: boolean;
+  /** Date.now() when it was started (or started again). */
+  startedAt: number;
 }
 
 export interface RoundOptions {
@@ -143,11 +145,11 @@ sim: { latencyMs: ${latencyMs}, socket: ${this.hosts.socket} }
 workers: ${workers}
 resyncInterval: 1h
 reboot: { timeout: 10m, settle: 100ms, poll: 200ms }
-log: { level: warn }
+log: { level: ${process.env.GC_BENCH_HA_LOG_LEVEL ?? 'warn'} }
 cluster:
   member: ${name}
   leaseTtl: ${leaseTtl}
-  prefix: ${PREFIX}
+  prefix: ${PREFIX}${process.env.GC_BENCH_HA_START_RATE ? `\n  startRate: ${Number(process.env.GC_BENCH_HA_START_RATE)}` : ''}
   etcd: { endpoints: [${this.etcd.endpoints.join(', ')}] }
 `,
     );
@@ -157,9 +159,15 @@ cluster:
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, GROUNDCREW_RUNTIME_DIR: join(dir, `run-${name}`) },
     });
-    const member: MemberProcess = { name, proc, url: `http://127.0.0.1:${port}`, log: '', killed: false };
+    const member: MemberProcess = { name, proc, url: `http://127.0.0.1:${port}`, log: '', killed: false, startedAt: Date.now() };
+    // GC_BENCH_HA_LOGS=DIR keeps each member's whole output there (NAME.log, a restart appended), for a timeline.
+    const logs = process.env.GC_BENCH_HA_LOGS;
+    if (logs) mkdirSync(logs, { recursive: true });
+    const file = logs ? createWriteStream(join(logs, `${name}.log`), { flags: 'a' }) : undefined;
+    proc.once('exit', () => file?.end());
     const append = (d: Buffer) => {
       member.log = (member.log + d.toString()).slice(-20_000);
+      file?.write(d);
     };
     proc.stdout?.on('data', append);
     proc.stderr?.on('data', append);

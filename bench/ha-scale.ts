@@ -11,7 +11,8 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ownerOf } from '../src/cluster/rendezvous.js';
 import type { HostCall } from '../src/sim/transports/host-process.js';
-import { BenchRepo, BenchRound, buildDaemon, peakRssMiB } from './ha-members.js';
+import { BenchRepo, BenchRound, buildDaemon, type MemberProcess, PREFIX, peakRssMiB } from './ha-members.js';
+import { FailoverTimeline, leaderOf } from './ha-timeline.js';
 import { bigInventory } from './inventory-parse.js';
 import { median, type Spread, spread } from './stats.js';
 
@@ -46,6 +47,8 @@ export interface ConvergeRound {
 export interface FailoverRound {
   node: string;
   killed: string;
+  /** The elected leader when the member was killed. */
+  leader?: string;
   /** Nodes the killed member owned. */
   orphaned: number;
   newOwner: string;
@@ -229,15 +232,57 @@ async function convergeRound(
 /** One failover on a converged three-member round; leaves it converged again on the new commit, rebalanced. */
 async function failoverRound(setup: Setup, round: BenchRound, index: number): Promise<FailoverRound> {
   const names = nodeNames(setup.nodes).slice(1);
+  const owners = await round.owners();
+  const leader = await leaderOf(round.etcd.endpoints, PREFIX);
+  // GC_BENCH_HA_KILL: `leader` kills the elected leader (the member that follows Git), `follower` another one;
+  // by default whichever member owns the first node of the subset. The subset starts at the first node (in the
+  // same order as by default) whose owner fits.
+  // GC_BENCH_HA_HEIR=newest: and the node goes to the member started last (after a failover round, the one that
+  // came back: it may still be starting the nodes it took back).
+  const kill = process.env.GC_BENCH_HA_KILL ?? 'any';
+  const newest = [...round.members.values()].sort((a, b) => b.startedAt - a.startedAt)[0]?.name;
+  const fits = (node: string) => {
+    const owner = owners.get(node);
+    if (owner === undefined || (kill === 'leader' && owner !== leader) || (kill === 'follower' && owner === leader)) return false;
+    if (process.env.GC_BENCH_HA_HEIR !== 'newest') return true;
+    return (
+      ownerOf(
+        node,
+        [...round.members.keys()].filter((m) => m !== owner),
+      ) === newest
+    );
+  };
+  let first = index * 97;
+  while (!fits(names[first % names.length] as string))
+    if (++first > index * 97 + names.length) throw new Error(`failover: no node owned by a ${kill} member (leader ${leader})`);
   const subset = Array.from(
     { length: Math.min(FAILOVER_SUBSET, names.length) },
-    (_, i) => names[(index * 97 + i * 13) % names.length] as string,
+    (_, i) => names[(first + i * 13) % names.length] as string,
   );
   const node = subset[0] as string;
-  const owners = await round.owners();
   const killed = owners.get(node);
   const victim = killed ? round.members.get(killed) : undefined;
   if (!killed || !victim) throw new Error(`${node} has no owner among the members`);
+  const timeline = await FailoverTimeline.start(round.etcd.endpoints, PREFIX, node);
+  try {
+    return await killAndResume(setup, round, index, { subset, node, killed, victim, leader, owners, timeline });
+  } finally {
+    await timeline.stop();
+  }
+}
+
+interface Victim {
+  subset: string[];
+  node: string;
+  killed: string;
+  victim: MemberProcess;
+  leader: string | undefined;
+  owners: Map<string, string>;
+  timeline: FailoverTimeline;
+}
+
+async function killAndResume(setup: Setup, round: BenchRound, index: number, chosen: Victim): Promise<FailoverRound> {
+  const { subset, node, killed, victim, leader, owners, timeline } = chosen;
   const orphaned = [...owners.values()].filter((m) => m === killed).length;
   const calls: HostCall[] = [];
   let onCall: (() => void) | undefined;
@@ -266,6 +311,7 @@ async function failoverRound(setup: Setup, round: BenchRound, index: number): Pr
   await waitFor(() => calls.filter((c) => c.at >= pushedAt && c.pid === victim.proc.pid).length >= 2, `${node}'s second command`, 120_000);
   await round.kill(killed);
   const killedAt = Date.now();
+  timeline.mark(`${killed} killed (SIGKILL; leader was ${leader})`, killedAt);
   await waitFor(() => calls.some((c) => c.at > killedAt), `a command to ${node} after the kill`, 10 * LEASE_TTL_MS);
   const next = calls.find((c) => c.at > killedAt) as HostCall;
   const newOwner = [...round.members.values()].find((m) => m.proc.pid === next.pid)?.name ?? `pid ${next.pid}`;
@@ -284,6 +330,12 @@ async function failoverRound(setup: Setup, round: BenchRound, index: number): Pr
       );
     }
   }
+  for (const c of calls.filter((c) => c.at >= pushedAt)) timeline.mark(`${node} command from pid ${c.pid}`, c.at);
+  timeline.mark(`${node} verified at its new owner (its /api/nodes)`, killedAt + verifiedMs);
+  const events = timeline.lines(killedAt);
+  progress(
+    `failover ${index}: timeline of ${node} (ms from the kill; members ${[...round.members.values()].map((m) => `${m.name} pid ${m.proc.pid}`).join(', ')}):\n  ${events.join('\n  ')}`,
+  );
   const commitConvergedSeconds = await convergedOn(round, sha, subset.length, setup.nodes, pushed, setup.timeoutMs);
   const loadNow = load();
   // The killed member comes back: nodes hashed to it move back as their owners let them go.
@@ -303,6 +355,7 @@ async function failoverRound(setup: Setup, round: BenchRound, index: number): Pr
   const result = {
     node,
     killed,
+    ...(leader ? { leader } : {}),
     orphaned,
     newOwner,
     firstCommandMs: next.at - killedAt,

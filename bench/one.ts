@@ -189,7 +189,7 @@ if (wanted('ha-scale')) {
   console.log(`ha-scale: one member's median / three members' median: ${r.speedupThreeOverOne.toFixed(2)}x`);
   for (const f of r.failover)
     console.log(
-      `ha-scale: failover: ${f.killed} killed (owned ${f.orphaned} nodes) on ${f.node}'s second command; ${f.newOwner}'s first command to it after ${ms(f.firstCommandMs)}, verified after ${ms(f.verifiedMs)}; the commit converged ${s(f.commitConvergedSeconds)} after its push; rebalanced ${s(f.rebalanceSeconds)} after ${f.killed} restarted; load ${f.load}`,
+      `ha-scale: failover: ${f.killed}${f.leader === f.killed ? ' (the leader)' : ''} killed (owned ${f.orphaned} nodes) on ${f.node}'s second command; ${f.newOwner}'s first command to it after ${ms(f.firstCommandMs)}, verified after ${ms(f.verifiedMs)}; the commit converged ${s(f.commitConvergedSeconds)} after its push; rebalanced ${s(f.rebalanceSeconds)} after ${f.killed} restarted; load ${f.load}`,
     );
   if (r.failoverFailure)
     console.log(`ha-scale: failover round ${r.failover.length + 1} did not finish (see above); ${r.failover.length} did`);

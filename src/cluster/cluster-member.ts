@@ -102,8 +102,11 @@ export class ClusterMember<R extends Commit = Commit> {
       },
       onChange: (nodes) => hooks()?.rescope(nodes),
       // Taken and started first: nodes whose last owner left them short of verified on their desired revision.
+      // Not before the statuses were first read (a member just started knows nothing of any node): else every
+      // node it takes back goes first, and a failover's node later waits behind them all (issue 19).
       urgent: (node) => {
-        const record = this.shared?.elsewhere(node);
+        if (this.shared.counts.fullReads === 0) return false;
+        const record = this.shared.elsewhere(node);
         return record === undefined || !verifiedOnDesired(record);
       },
       ...(settings.startRate ? { startRate: settings.startRate } : {}),
@@ -175,6 +178,9 @@ export class ClusterMember<R extends Commit = Commit> {
       letGo: (node) => ownership.letGo(node),
       settled: (node) => ownership.settled(node),
       elsewhere: (node) => {
+        // Held here, not started yet (no entry in the reconciler, so a gate asks): it goes first, and the node
+        // gated on it is woken when it settles here.
+        if (ownership.holds(node)) ownership.hurry(node);
         const record = shared.elsewhere(node);
         return record ? { state: record.state, onDesired: verifiedOnDesired(record) } : undefined;
       },

@@ -62,7 +62,7 @@ export class Ownership implements NodeScope {
 
   constructor(private readonly options: OwnershipOptions) {
     const { membership } = options;
-    this.#gate = new StartGate(options.startRate, (nodes) => this.#start(nodes));
+    this.#gate = new StartGate(options.startRate, (nodes, first) => this.#start(nodes, first));
     membership.on('lost', () => this.#dropAll());
     membership.on('joined', () => this.#restale());
     membership.on('members', () => this.#restale());
@@ -112,6 +112,15 @@ export class Ownership implements NodeScope {
     return this.#target(node) === this.options.membership.name ? 'yes' : 'hand-over';
   }
 
+  /**
+   * A node held here and still waiting at the start gate, which another node's gate waits for (a compute's
+   * Keystone host): it starts ahead of the others waiting. Else the node left mid-work that went first waits on
+   * it at the end of the queue (issue 19: behind 3,000 nodes a restarted member was still starting).
+   */
+  hurry(node: string): void {
+    if (this.#gate.hurry(node)) this.options.log.info({ node }, 'cluster: a node another waits for starts first');
+  }
+
   /** The reconciler saw `node` settle: its place in the start window goes to the next. */
   settled(node: string): void {
     this.#gate.done(node);
@@ -154,10 +163,13 @@ export class Ownership implements NodeScope {
     return ownerOf(node, this.options.membership.members);
   }
 
-  #start(nodes: string[]): void {
+  #start(nodes: string[], first: number): void {
     const started = nodes.filter((n) => this.#held.has(n));
     for (const node of started) this.#ready.add(node);
-    if (started.length > 0) this.options.onChange(started);
+    if (started.length === 0) return;
+    // Said when nodes a dead member left mid-work start (the failover's timeline), not for every batch.
+    if (first > 0) this.options.log.info({ nodes: nodes.slice(0, first), waiting: this.#gate.size }, 'cluster: urgent nodes started');
+    this.options.onChange(started);
   }
 
   #dropAll(): void {
@@ -246,8 +258,11 @@ export class Ownership implements NodeScope {
     // Held but hashed elsewhere now, and driven: the reconciler hands it over once it settles.
     for (const node of this.#ready) if (this.#target(node) !== me) changed.push(node);
     if (changed.length > 0) this.options.onChange(changed);
-    const { urgent } = this.options;
-    if (urgent) take.sort((a, b) => Number(urgent(b)) - Number(urgent(a)));
+    // Urgent nodes are taken first, and go through the start gate ahead of every node already waiting there
+    // (judged now: once held, a node's shared status is this member's own and says nothing of its last owner).
+    const urgent = new Set(this.options.urgent ? take.filter((n) => this.options.urgent?.(n)) : []);
+    take.sort((a, b) => Number(urgent.has(b)) - Number(urgent.has(a)));
+    if (take.length > 0) log.info({ nodes: take.length, first: take[0], urgent: urgent.size }, 'cluster: taking nodes');
     const size = this.options.batch ?? TAKE_BATCH;
     for (let i = 0; i < take.length; i += size) {
       // The lease changed, the fence closed or the members changed since the pass began: stop here, the
@@ -264,7 +279,7 @@ export class Ownership implements NodeScope {
       // Lost meanwhile (the lease expired while preparing): not held, not started.
       if (membership.leaseId !== lease) return;
       for (const node of taken) this.#held.add(node);
-      this.#gate.add(taken);
+      this.#gate.add(taken, (n) => urgent.has(n));
       log.info({ nodes: taken.length, first: taken[0] }, 'cluster: nodes taken');
     }
   }

@@ -86,4 +86,59 @@ describe('cluster mode: owner keys taken in batches', () => {
       client.close();
     }
   });
+
+  // Issue 19's 49.2 s failover: the new owner had just taken back 1,000s of verified nodes (a rebalance) and was
+  // still starting them at its start rate when its peer died; the node the peer left mid-work went to the end.
+  it('a node a dead member left mid-work starts ahead of the nodes already waiting at the start gate', { timeout: 60_000 }, async () => {
+    const log = pino({ level: 'silent' });
+    const settings = { endpoints: suite.etcd.endpoints };
+    const client = etcdClient(settings, 3000);
+    const keys = new ClusterKeys('/gc-own-first/');
+    const renewer = new LeaseRenewer(settings, 1000);
+    const membership = new Membership({ client, keys, member: 'm1', ttlMs: TTL_MS, renewer, log });
+    // The dead member's keys, under a lease of its own; revoked below, as etcd ends it at its TTL.
+    const dead = client.lease(60, { autoKeepAlive: false });
+    const deadValue = JSON.stringify({ member: 'm9', lease: await dead.grant() });
+    const orphans = Array.from({ length: 20 }, (_, i) => `orphan-${i}`);
+    for (const node of orphans) await dead.put(keys.owner(node)).value(deadValue);
+    const started: string[] = [];
+    let waitingWhenStarted = -1;
+    const ownership = new Ownership({
+      client,
+      keys,
+      membership,
+      log,
+      // orphan-7 was mid-reboot at the dead member (its status short of verified); the rest are verified.
+      urgent: (node) => node === 'orphan-7',
+      // Slow enough that the own nodes are still waiting long after the orphans are taken.
+      startRate: { perSecond: 2, burst: 2 },
+      onChange: (nodes) => {
+        started.push(...(nodes ?? []));
+        if (nodes?.includes('orphan-7')) waitingWhenStarted = ownership.waiting;
+      },
+    });
+    const until = async (test: () => boolean, what: string) => {
+      for (const deadline = Date.now() + 30_000; !test(); await new Promise((r) => setTimeout(r, 50)))
+        if (Date.now() > deadline) throw new Error(`${what} not seen within 30 s (started: ${started.length})`);
+    };
+    try {
+      await membership.start();
+      ownership.setNodes([...NODES, ...orphans]);
+      // Every own node taken (two started at once, the rest waiting for the rate); the orphans are not free yet.
+      await until(() => started.length + ownership.waiting === NODES.length, 'every own node taken');
+      expect(started.some((n) => n.startsWith('orphan-'))).toBe(false);
+      await dead.revoke();
+      ownership.kick();
+      await until(() => started.includes('orphan-7'), 'orphan-7 started');
+      // Ahead of the 340-odd own nodes still waiting when it was taken, and of the other (verified) orphans.
+      expect(waitingWhenStarted).toBeGreaterThan(300);
+      expect(started.filter((n) => n.startsWith('orphan-'))).toEqual(['orphan-7']);
+      expect(ownership.drives('orphan-7')).toBe('yes');
+    } finally {
+      ownership.stop();
+      await membership.stop();
+      renewer.close();
+      client.close();
+    }
+  });
 });

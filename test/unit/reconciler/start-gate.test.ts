@@ -47,6 +47,45 @@ describe('StartGate', () => {
     expect(gate.size).toBe(0);
   });
 
+  it('nodes added first go ahead of every node already waiting, still at the rate and within the window', () => {
+    // Issue 19: a member still starting 1,000s of verified nodes it had just taken back when its peer died;
+    // the node the peer left mid-reboot must not wait behind them.
+    const started: string[] = [];
+    const gate = new StartGate({ perSecond: 10, burst: 10, window: 20, holdMs: 60_000 }, (nodes) => started.push(...nodes));
+    gate.add(names(1000));
+    expect(started).toEqual(names(10));
+    gate.add(['orphan-0', 'orphan-1'], () => true);
+    // No token left this instant: the first lane waits for the rate like anyone else (one token per 100 ms).
+    expect(started).toEqual(names(10));
+    vi.advanceTimersByTime(200);
+    expect(started.slice(10)).toEqual(['orphan-0', 'orphan-1']);
+    // A waiting node added first moves up; added again later (not first), it keeps its place in the first lane.
+    gate.add(['node-500'], () => true);
+    gate.add(['node-500']);
+    vi.advanceTimersByTime(100);
+    expect(started[12]).toBe('node-500');
+    // Then the others in the order added, and never more than the window started and unsettled at once.
+    vi.advanceTimersByTime(5000);
+    expect(started.slice(13)).toEqual(names(7, 10));
+    expect(gate.active).toBe(20);
+    expect(gate.size).toBe(1000 + 2 - 20);
+  });
+
+  it('hurry moves a node waiting in the other lane to the first; one not waiting is left alone', () => {
+    // A node gated on a node this member holds but has not started (its Keystone host) would wait behind
+    // the whole queue: the gate's node is hurried.
+    const started: string[] = [];
+    const gate = new StartGate({ perSecond: 10, burst: 2 }, (nodes) => started.push(...nodes));
+    gate.add(['orphan', ...names(100)], (n) => n === 'orphan');
+    expect(started).toEqual(['orphan', 'node-0']);
+    expect(gate.hurry('node-80')).toBe(true);
+    expect(gate.hurry('node-0')).toBe(false);
+    expect(gate.hurry('elsewhere')).toBe(false);
+    vi.advanceTimersByTime(200);
+    expect(started).toEqual(['orphan', 'node-0', 'node-80', 'node-1']);
+    expect(gate.size).toBe(97);
+  });
+
   it('with a window, starts no more than it until nodes settle; a place held past holdMs is freed', () => {
     const started: string[] = [];
     const gate = new StartGate({ perSecond: 1000, burst: 1000, window: 3, holdMs: 5000 }, (nodes) => started.push(...nodes));
