@@ -69,6 +69,27 @@ export class RunReports {
     return current;
   }
 
+  /**
+   * The node's reports replaced by `reports` (oldest first; another member's, taken over): the last
+   * REPORTS_LIMIT, all but the newest summarized; an unfinished newest one is the pass this member resumes.
+   */
+  restore(name: string, reports: readonly RunReport[]): void {
+    const last = reports.slice(-REPORTS_LIMIT);
+    const newest = last.at(-1);
+    const running = newest && newest.finishedAt === undefined ? newest : undefined;
+    const finished = running ? last.slice(0, -1) : last;
+    this.#closed.set(
+      name,
+      finished.map((r, i) => pack(i === finished.length - 1 && !running ? r : summarize(r))),
+    );
+    if (running) this.#open.set(name, { ...running, phases: [...running.phases] });
+    else this.#open.delete(name);
+  }
+
+  has(name: string): boolean {
+    return this.#open.has(name) || this.#closed.has(name);
+  }
+
   forget(name: string): void {
     this.#open.delete(name);
     this.#closed.delete(name);
