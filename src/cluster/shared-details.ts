@@ -1,6 +1,6 @@
 // Nodes' transition histories and run reports across members (issue 19 item 4). The owner writes a node's
 // detail (node-detail.ts) to `<prefix>detail/<node>` as a fenced write: at once when one of its run reports
-// finishes, and otherwise at most once per `delayMs` after its first change not yet written (a transition,
+// finishes or it starts rebooting, and otherwise at most once per `delayMs` after its first change not yet written (a transition,
 // a phase added to the running report), never on every transition: at 10,000 nodes the status key already
 // carries each transition, and a detail is several times its size. A member that does not drive the node
 // reads the key when a page or the API asks (cached for `cacheMs`, a bounded number of nodes); it keeps no
@@ -79,8 +79,12 @@ export class SharedDetails {
       return;
     }
     this.#loaded.delete(name);
-    if (event.type === 'report' && event.report.finishedAt !== undefined) {
-      // Now, in this turn: the reconciler may hand the node over right after it settles.
+    const now =
+      (event.type === 'report' && event.report.finishedAt !== undefined) ||
+      (event.type === 'node' && event.transition?.state === 'rebooting' && !event.transition.event);
+    if (now) {
+      // Now, in this turn: the reconciler may hand the node over right after it settles; and a node about to
+      // reboot is where a failover matters most (its reboot command waits for this write, ClusterMember.guard).
       this.#write(name);
       return;
     }
