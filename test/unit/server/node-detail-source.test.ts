@@ -3,6 +3,7 @@
 // rest; one that cannot be read is shown as unreadable, and the page still answers.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { historyCommand } from '../../../src/cli/client-commands.js';
 import { type NodeDetail, type NodeDetailSource, StatusStore } from '../../../src/reconciler/status-store.js';
 import { listenOnLoopback, statusServer } from '../../support/status-server.js';
 
@@ -100,5 +101,16 @@ describe('node detail from another member', () => {
       expect(html).toContain(`history unreadable: ${reason}`);
       expect(html).toContain(`run reports unreadable: ${reason}`);
     }
+  });
+
+  it("groundcrew history: the owner's transitions for a node driven elsewhere; an unreadable record is an error", async () => {
+    const lines: string[] = [];
+    const errors: string[] = [];
+    const io = { out: (t: string) => lines.push(t), err: (t: string) => errors.push(t) };
+    expect(await historyCommand('far', { url }, io)).toBe(0);
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toMatch(/rebooting +vrouter +cccccccccccc +reboot batch of member m1$/);
+    expect(await historyCommand('garbled', { url }, io)).toBe(1);
+    expect(errors).toEqual(['garbled: history unreadable: history.0.state: expected string']);
   });
 });
