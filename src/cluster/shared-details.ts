@@ -109,7 +109,7 @@ export class SharedDetails {
       });
       return;
     }
-    writes.write(name, keys.detail(name), encodeDetail(name, status.detail(name), new Date(this.#now()).toISOString()));
+    writes.write(name, keys.detail(name), encodeDetail(name, status.packedDetail(name), new Date(this.#now()).toISOString()));
     this.counts.written++;
   }
 

@@ -3,7 +3,7 @@
 
 import type { ResourceOutcome } from '../roles/phase.js';
 import type { TestResult } from '../roles/resource.js';
-import { type Packed, pack, unpack } from './packed.js';
+import { type Packed, pack, packedBytes, unpack } from './packed.js';
 
 export interface PhaseReport {
   phase: string;
@@ -67,6 +67,13 @@ export class RunReports {
     closed.push(pack(current));
     this.#closed.set(name, closed);
     return current;
+  }
+
+  /** The node's finished reports as kept (raw deflate of each one's JSON, oldest first), and the running one. */
+  packed(name: string): { finished: Buffer[]; running?: RunReport } {
+    const finished = (this.#closed.get(name) ?? []).map((p) => packedBytes(p));
+    const running = this.#open.get(name);
+    return running ? { finished, running } : { finished };
   }
 
   /**

@@ -79,6 +79,13 @@ export interface NodeDetail {
   reports: RunReport[];
 }
 
+/** The same, as cheap to take as the store keeps it: finished reports as raw deflate of their JSON, oldest first. */
+export interface PackedDetail {
+  history: TransitionRecord[];
+  finished: Buffer[];
+  running?: RunReport;
+}
+
 /**
  * Where a node's history and reports come from when another process keeps them (cluster mode: etcd): the
  * node's detail, why it cannot be shown, or undefined when this process's own store has it.
@@ -129,6 +136,11 @@ export class StatusStore extends EventEmitter<{ change: [StatusEvent] }> {
   /** The node's history and reports together (cluster mode writes them to etcd for the other members). */
   detail(name: string): NodeDetail {
     return { history: this.history(name), reports: this.reports(name) };
+  }
+
+  /** The node's history and reports without unpacking its finished reports (cluster mode writes them to etcd often). */
+  packedDetail(name: string): PackedDetail {
+    return { history: this.history(name), ...this.#reports.packed(name) };
   }
 
   /** The node's history and reports replaced by another member's (taken over): this member's records follow them. */
