@@ -210,8 +210,8 @@ describe('node history and run reports through etcd', () => {
     try {
       const page = await fetch(`${url}/nodes/bad`);
       expect(page.status).toBe(200);
-      expect(await page.text()).toMatch(/history unreadable: does not inflate/);
-      expect((await (await fetch(`${url}/api/nodes/bad`)).json()).detailUnreadable).toMatch(/does not inflate/);
+      expect(await page.text()).toMatch(/history unreadable: not JSON/);
+      expect((await (await fetch(`${url}/api/nodes/bad`)).json()).detailUnreadable).toMatch(/not JSON/);
     } finally {
       await server.close();
     }
