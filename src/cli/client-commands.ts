@@ -122,7 +122,15 @@ export async function reconcileCommand(nodes: string[], options: ClientOptions, 
 }
 
 export async function historyCommand(node: string, options: ClientOptions, io: Output): Promise<number> {
-  const n = await call<NodeStatus & { history: TransitionRecord[] }>(options, `/api/nodes/${encodeURIComponent(node)}`);
+  const n = await call<NodeStatus & { history: TransitionRecord[]; detailUnreadable?: string }>(
+    options,
+    `/api/nodes/${encodeURIComponent(node)}`,
+  );
+  // Cluster mode: the node's owner keeps its history in etcd, and what is there did not pass its check.
+  if (n.detailUnreadable) {
+    io.err(`${inert(node)}: history unreadable: ${inert(n.detailUnreadable)}`);
+    return 1;
+  }
   for (const t of n.history)
     io.out(
       [inert(t.at), inert(t.event ?? t.state).padEnd(18), inert(t.phase).padEnd(17), inert(short(t.revision)).padEnd(12), inert(t.detail)]

@@ -209,6 +209,7 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     reconcile: (nodes) => reconciler.request(nodes),
     plan: (nodes) => reconciler.plan(nodes),
     rollout: (sha) => haltOf(reconciler.rollout, sha),
+    ...(cluster ? { detail: cluster.details.source } : {}),
     hookSecrets,
     access: accessPolicy(api.token, host, config.server.hosts),
     ready: () => {

@@ -17,6 +17,7 @@ import { LeaseRenewer } from './lease-renewer.js';
 import { Membership } from './membership.js';
 import { Ownership } from './ownership.js';
 import { type Commit, RevisionInForce } from './revision-in-force.js';
+import { SharedDetails } from './shared-details.js';
 import { SharedStatus, verifiedOnDesired } from './shared-status.js';
 
 export interface ClusterSettings {
@@ -69,6 +70,8 @@ export class ClusterMember<R extends Commit = Commit> {
   readonly failures: GlobalFailures;
   /** Node snapshots, in etcd: the reconciler's store in cluster mode. */
   readonly snapshots: EtcdSnapshots;
+  /** Nodes' histories and run reports, in etcd: the server's source for nodes driven elsewhere. */
+  readonly details: SharedDetails;
   /** The reconciler's view: which nodes to drive, and the state of those driven elsewhere. */
   readonly scope: NodeScope;
 
@@ -89,6 +92,7 @@ export class ClusterMember<R extends Commit = Commit> {
     this.membership = new Membership({ client, keys, member: settings.member, ttlMs, log, renewer: this.renewer });
     let snapshots: EtcdSnapshots | undefined;
     let budget: GlobalBudget | undefined;
+    let details: SharedDetails | undefined;
     this.ownership = new Ownership({
       client,
       keys,
@@ -97,7 +101,7 @@ export class ClusterMember<R extends Commit = Commit> {
       // Before a batch is driven: each node's snapshot from etcd, and the disruption slot its last owner left
       // it; the batch's reads all in flight at once (one round trip's time for the batch, not one per node).
       prepare: async (nodes) => {
-        await Promise.all(nodes.map((node) => snapshots?.prime(node)));
+        await Promise.all(nodes.flatMap((node) => [snapshots?.prime(node), details?.load(node)]));
         await Promise.all(nodes.map((node) => budget?.adopt(node)));
       },
       onChange: (nodes) => hooks()?.rescope(nodes),
@@ -122,6 +126,8 @@ export class ClusterMember<R extends Commit = Commit> {
     });
     snapshots = new EtcdSnapshots({ client, keys, writes: this.writes, timeoutMs, log });
     this.snapshots = snapshots;
+    details = new SharedDetails({ client, keys, status, holds: (node) => ownership.holds(node), writes: this.writes, timeoutMs, log });
+    this.details = details;
     budget = new GlobalBudget({
       client,
       keys,
@@ -210,6 +216,7 @@ export class ClusterMember<R extends Commit = Commit> {
     await this.membership.start();
     this.ownership.start(this.settings.ttlMs / 3);
     this.shared.start(Math.min(1000, this.settings.ttlMs / 3));
+    this.details.start();
     this.relay.start(Math.min(1000, this.settings.ttlMs / 3));
     this.election.start(this.settings.ttlMs / 3);
     this.failures.start(Math.min(1000, this.settings.ttlMs / 3));
@@ -259,6 +266,7 @@ export class ClusterMember<R extends Commit = Commit> {
   async stop(): Promise<void> {
     this.ownership.stop();
     this.shared.stop();
+    this.details.stop();
     this.relay.stop();
     this.election.stop();
     this.failures.stop();

@@ -65,6 +65,9 @@ export class ClusterKeys {
   /** A node machine's saved snapshot: written only by its owner, in a transaction that checks it still is. */
   snapshots = () => `${this.prefix}snapshots/`;
   snapshot = (node: string) => `${this.snapshots()}${node}`;
+  /** A node's transition history and run reports (node-detail.ts), written by its owner, read by the others. */
+  details = () => `${this.prefix}detail/`;
+  detail = (node: string) => `${this.details()}${node}`;
   /** A node's status as its owner's status page shows it, for every member's page and cross-node gates. */
   statuses = () => `${this.prefix}status/`;
   status = (node: string) => `${this.statuses()}${node}`;

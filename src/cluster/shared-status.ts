@@ -209,8 +209,9 @@ export class SharedStatus {
     this.#seen.set(name, text);
     const before = this.#remote.get(name);
     this.#remote.set(name, record);
-    // The record whole: a field its owner cleared is absent from the JSON, and must not linger here.
-    status.update(name, { ...CLEARED, ...record });
+    // The record whole: a field its owner cleared is absent from the JSON, and must not linger here. Its history
+    // is its owner's to keep (shared-details.ts): announced here, not kept.
+    status.update(name, { ...CLEARED, ...record }, undefined, { remote: true });
     if (verifiedOnDesired(record) && !(before && verifiedOnDesired(before))) this.options.onVerified(name);
     return name;
   }

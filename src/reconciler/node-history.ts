@@ -41,6 +41,20 @@ export class NodeHistory {
     }
   }
 
+  /** The node's history replaced by `records` (oldest first; another member's, taken over): the last HISTORY_LIMIT kept. */
+  restore(name: string, records: readonly TransitionRecord[]): void {
+    const kept: Kept = { packed: [], recent: [] };
+    const last = records.slice(-HISTORY_LIMIT);
+    const whole = last.length - (last.length % CHUNK);
+    for (let i = 0; i < whole; i += CHUNK) kept.packed.push({ records: pack(last.slice(i, i + CHUNK)), count: CHUNK });
+    kept.recent = last.slice(whole);
+    this.#nodes.set(name, kept);
+  }
+
+  has(name: string): boolean {
+    return this.#nodes.has(name);
+  }
+
   forget(name: string): void {
     this.#nodes.delete(name);
   }

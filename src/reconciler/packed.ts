@@ -14,3 +14,8 @@ export function pack<T>(value: T): Packed<T> {
 export function unpack<T>(packed: Packed<T>): T {
   return JSON.parse(inflateRawSync(Buffer.from(packed, 'latin1')).toString('utf8')) as T;
 }
+
+/** The packed value's bytes: raw deflate of its JSON (for a store that keeps them elsewhere, cluster mode's etcd). */
+export function packedBytes<T>(packed: Packed<T>): Buffer {
+  return Buffer.from(packed, 'latin1');
+}

@@ -3,7 +3,7 @@
 
 import type { ResourceOutcome } from '../roles/phase.js';
 import type { TestResult } from '../roles/resource.js';
-import { type Packed, pack, unpack } from './packed.js';
+import { type Packed, pack, packedBytes, unpack } from './packed.js';
 
 export interface PhaseReport {
   phase: string;
@@ -67,6 +67,34 @@ export class RunReports {
     closed.push(pack(current));
     this.#closed.set(name, closed);
     return current;
+  }
+
+  /** The node's finished reports as kept (raw deflate of each one's JSON, oldest first), and the running one. */
+  packed(name: string): { finished: Buffer[]; running?: RunReport } {
+    const finished = (this.#closed.get(name) ?? []).map((p) => packedBytes(p));
+    const running = this.#open.get(name);
+    return running ? { finished, running } : { finished };
+  }
+
+  /**
+   * The node's reports replaced by `reports` (oldest first; another member's, taken over): the last
+   * REPORTS_LIMIT, all but the newest summarized; an unfinished newest one is the pass this member resumes.
+   */
+  restore(name: string, reports: readonly RunReport[]): void {
+    const last = reports.slice(-REPORTS_LIMIT);
+    const newest = last.at(-1);
+    const running = newest && newest.finishedAt === undefined ? newest : undefined;
+    const finished = running ? last.slice(0, -1) : last;
+    this.#closed.set(
+      name,
+      finished.map((r, i) => pack(i === finished.length - 1 && !running ? r : summarize(r))),
+    );
+    if (running) this.#open.set(name, { ...running, phases: [...running.phases] });
+    else this.#open.delete(name);
+  }
+
+  has(name: string): boolean {
+    return this.#open.has(name) || this.#closed.has(name);
   }
 
   forget(name: string): void {

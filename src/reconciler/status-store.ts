@@ -73,6 +73,25 @@ export interface RevisionStatus {
   signature?: { ok: boolean; kind?: 'gpg' | 'ssh'; signer?: string; key?: string; reason: string };
 }
 
+/** A node's transition history and run reports, oldest first: what its owner shares with the other members. */
+export interface NodeDetail {
+  history: TransitionRecord[];
+  reports: RunReport[];
+}
+
+/** The same, as cheap to take as the store keeps it: finished reports as raw deflate of their JSON, oldest first. */
+export interface PackedDetail {
+  history: TransitionRecord[];
+  finished: Buffer[];
+  running?: RunReport;
+}
+
+/**
+ * Where a node's history and reports come from when another process keeps them (cluster mode: etcd): the
+ * node's detail, why it cannot be shown, or undefined when this process's own store has it.
+ */
+export type NodeDetailSource = (name: string) => Promise<NodeDetail | { unreadable: string } | undefined>;
+
 export type StatusEvent =
   | { type: 'node'; node: NodeStatus; transition?: TransitionRecord }
   | { type: 'revision'; revision: RevisionStatus }
@@ -114,6 +133,33 @@ export class StatusStore extends EventEmitter<{ change: [StatusEvent] }> {
     return this.#reports.list(name);
   }
 
+  /** The node's history and reports together (cluster mode writes them to etcd for the other members). */
+  detail(name: string): NodeDetail {
+    return { history: this.history(name), reports: this.reports(name) };
+  }
+
+  /** The node's history and reports without unpacking its finished reports (cluster mode writes them to etcd often). */
+  packedDetail(name: string): PackedDetail {
+    return { history: this.history(name), ...this.#reports.packed(name) };
+  }
+
+  /** The node's history and reports replaced by another member's (taken over): this member's records follow them. */
+  restoreDetail(name: string, detail: NodeDetail): void {
+    this.#history.restore(name, detail.history);
+    this.#reports.restore(name, detail.reports);
+  }
+
+  /** Whether this store keeps any history or report of the node. */
+  hasDetail(name: string): boolean {
+    return this.#history.has(name) || this.#reports.has(name);
+  }
+
+  /** Drops the node's history and reports, keeping its status (a node another member drives now). */
+  dropDetail(name: string): void {
+    this.#history.forget(name);
+    this.#reports.forget(name);
+  }
+
   revisions(): RevisionStatus[] {
     return [...this.#revisions];
   }
@@ -123,8 +169,16 @@ export class StatusStore extends EventEmitter<{ change: [StatusEvent] }> {
     return this.#revisions.find((r) => r.accepted);
   }
 
-  /** Merges `patch` into the node's status; a change of state or phase is a transition in its history. */
-  update(name: string, patch: Partial<NodeStatus> & Pick<NodeStatus, 'name'>, detail?: string): NodeStatus {
+  /**
+   * Merges `patch` into the node's status; a change of state or phase is a transition in its history. For a
+   * `remote` node (another member drives it and keeps its history) the transition is announced, not kept.
+   */
+  update(
+    name: string,
+    patch: Partial<NodeStatus> & Pick<NodeStatus, 'name'>,
+    detail?: string,
+    { remote = false }: { remote?: boolean } = {},
+  ): NodeStatus {
     const at = this.now().toISOString();
     const before = this.#nodes.get(name);
     const next: NodeStatus = {
@@ -161,7 +215,7 @@ export class StatusStore extends EventEmitter<{ change: [StatusEvent] }> {
         ...(next.desiredRevision ? { revision: next.desiredRevision } : {}),
         ...(detail ? { detail } : {}),
       };
-      this.#history.push(name, transition);
+      if (!remote) this.#history.push(name, transition);
     }
     this.emit('change', { type: 'node', node: next, ...(transition ? { transition } : {}) });
     return next;

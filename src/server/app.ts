@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import { errorSpec } from '../errors.js';
 import { redactSecrets } from '../inventory/secret.js';
 import { type RolloutHalt, rolloutOf } from '../reconciler/rollout-view.js';
-import type { NodeStatus, StatusEvent, StatusStore } from '../reconciler/status-store.js';
+import type { NodeDetail, NodeDetailSource, NodeStatus, StatusEvent, StatusStore } from '../reconciler/status-store.js';
 import { DeliveryLog, HOOK_KINDS, type HookKind, verifyHook } from '../source/webhooks.js';
 import { type AccessPolicy, checkHost, requireToken } from './access.js';
 import type { Metrics } from './metrics.js';
@@ -44,6 +44,8 @@ export interface ServerDeps {
   ready: () => { ready: true } | { ready: false; reason: string };
   /** What the reconciler's rollout knows of a revision: halted by the failure budget, and which nodes failed. */
   rollout?: (sha: string) => RolloutHalt;
+  /** Cluster mode: the history and reports of nodes another member drives (read from etcd). */
+  detail?: NodeDetailSource;
   bodyLimit?: number;
 }
 
@@ -118,13 +120,21 @@ function routes(app: FastifyInstance, deps: ServerDeps): void {
     if (page.next) reply.header('link', `</api/nodes${queryString(parsed.query, { cursor: page.next })}>; rel="next"`);
     return json(page.nodes);
   });
+  /** The node's history and reports: this process's own, or (cluster mode) its owner's; never throws. */
+  const detailOf = async (name: string): Promise<NodeDetail & { unreadable?: string }> => {
+    const shared = await deps.detail?.(name).catch((err: Error) => ({ unreadable: `not read from etcd: ${err.message}` }));
+    if (!shared) return status.detail(name);
+    return 'unreadable' in shared ? { history: [], reports: [], unreadable: shared.unreadable } : shared;
+  };
   app.get<{ Params: { name: string } }>('/api/nodes/:name', async (request, reply) => {
     const node = status.get(request.params.name);
     if (!node) return reply.code(404).send({ error: `no node ${request.params.name}` });
+    const { history, reports, unreadable } = await detailOf(node.name);
     return {
       ...node,
-      history: status.history(node.name),
-      reports: status.reports(node.name),
+      history,
+      reports,
+      ...(unreadable ? { detailUnreadable: unreadable } : {}),
       help: helpFor(node.lastError?.code),
     };
   });
@@ -220,18 +230,19 @@ function routes(app: FastifyInstance, deps: ServerDeps): void {
   app.get('/app.css', async (_req, reply) => reply.type('text/css; charset=utf-8').send(PAGE_STYLE));
   // Browsers ask for it on every page; an empty answer keeps their consoles clean.
   app.get('/favicon.ico', async (_req, reply) => reply.code(204).send());
-  const nodeView = (name: string): NodeView | undefined => {
+  const nodeView = async (name: string): Promise<NodeView | undefined> => {
     const node = status.get(name);
     if (!node) return undefined;
-    return redactSecrets({ node, history: status.history(name), reports: status.reports(name), help: helpFor(node.lastError?.code) });
+    const { history, reports, unreadable } = await detailOf(name);
+    return redactSecrets({ node, history, reports, help: helpFor(node.lastError?.code), ...(unreadable ? { unreadable } : {}) });
   };
   app.get<{ Params: { name: string } }>('/nodes/:name', async (request, reply) => {
-    const view = nodeView(request.params.name);
+    const view = await nodeView(request.params.name);
     if (!view) return reply.code(404).type('text/plain').send(`no node ${request.params.name}\n`);
     return html(reply, nodePage(view));
   });
   app.get<{ Params: { name: string } }>('/fragments/nodes/:name', async (request, reply) => {
-    const view = nodeView(request.params.name);
+    const view = await nodeView(request.params.name);
     if (!view) return reply.code(404).send({ error: `no node ${request.params.name}` });
     return { regions: nodeRegions(view) };
   });

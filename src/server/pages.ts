@@ -10,6 +10,8 @@ export interface NodeView {
   history: readonly TransitionRecord[];
   reports: readonly RunReport[];
   help: { meaning: string; todo: string } | null;
+  /** Cluster mode: why the node's history and reports, kept by another member, cannot be shown. */
+  unreadable?: string;
 }
 
 const REBOOT_STEPS = [
@@ -85,8 +87,10 @@ export function nodeRegions(v: NodeView): Record<string, string> {
     title: `${esc(n.name)} <span class="badge ${groupOf(n)}" id="state">${esc(n.state)}</span>${n.phase ? ` <span class="muted">${esc(n.phase)}</span>` : ''}`,
     problem: problem(v),
     diagram: diagram(n),
-    'timeline-rows': timeline(v.history),
-    report: report(v.reports.at(-1)),
+    'timeline-rows': v.unreadable
+      ? `<tr><td colspan="5" class="notice">history unreadable: ${esc(v.unreadable)}</td></tr>`
+      : timeline(v.history),
+    report: v.unreadable ? `<p class="notice">run reports unreadable: ${esc(v.unreadable)}</p>` : report(v.reports.at(-1)),
   };
 }
 

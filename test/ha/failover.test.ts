@@ -1,8 +1,10 @@
 // Cluster mode, issue 19: the member driving a Windows node is killed (SIGKILL) while the node reboots; another
 // member takes the node over within the lease TTL plus one ownership pass, resumes it from the snapshot its
-// last owner left in etcd (the boot id read before the reboot decides), finishes it, and the node rebooted once.
+// last owner left in etcd (the boot id read before the reboot decides), finishes it, and the node rebooted once;
+// the node's history and run report continue the killed owner's, on every member's API and page.
 
 import { describe, expect, it } from 'vitest';
+import type { NodeDetail } from '../../src/reconciler/status-store.js';
 import { sleep } from './ha-cluster.js';
 import { haSuite } from './ha-suite.js';
 
@@ -42,6 +44,31 @@ describe('cluster mode: failover', () => {
     const after = calls.filter((c) => c.at > killedAt && c.caller !== '-');
     expect(after.length, `${next?.member} sent ${NODE} nothing after the kill`).toBeGreaterThan(0);
     expect(new Set(after.map((c) => c.caller))).toEqual(new Set([next?.member]));
+
+    // Issue 19 item 4: the node's history and run report went with it. The new owner's API and page, and a
+    // member that never drove it, show the old owner's records (the reboot it started before it was killed)
+    // followed by the new owner's, and the pass's report, finished by the new owner, holds phases from both.
+    const survivor = MEMBERS.find((m) => m !== owner && m !== next?.member) as string;
+    for (const member of [next?.member as string, survivor]) {
+      const url = ha.members.get(member)?.url;
+      const body = (await (await fetch(`${url}/api/nodes/${NODE}`)).json()) as NodeDetail & { detailUnreadable?: string };
+      expect(body.detailUnreadable, member).toBeUndefined();
+      const before = body.history.filter((t) => Date.parse(t.at) < killedAt);
+      expect(
+        before.map((t) => t.state),
+        member,
+      ).toContain('rebooting');
+      expect(body.history.at(-1)?.state, member).toBe('verified');
+      const report = body.reports.at(-1);
+      expect(report?.result, member).toBe('verified');
+      expect(
+        report?.phases.some((p) => Date.parse(p.at) < killedAt),
+        member,
+      ).toBe(true);
+      const page = await (await fetch(`${url}/nodes/${NODE}`)).text();
+      expect(page, member).toContain('ended verified');
+      expect(page, member).not.toContain('unreadable');
+    }
     console.log(
       `failover: ${owner} killed; ${next?.member} took ${NODE} after ${takeover} ms, first command after ${(after[0]?.at ?? 0) - killedAt} ms`,
     );

@@ -32,4 +32,19 @@ describe('NodeHistory', () => {
     history.forget('n1');
     expect(history.list('n1')).toEqual([]);
   });
+
+  it('restored from another member: the last 200 kept, and pushes after it continue and stay within 200', () => {
+    const history = new NodeHistory();
+    history.push('n1', record(5000));
+    history.restore(
+      'n1',
+      Array.from({ length: 250 }, (_, i) => record(i + 1)),
+    );
+    expect(history.list('n1').map((r) => r.seq)).toEqual(Array.from({ length: 200 }, (_, i) => i + 51));
+    for (let seq = 251; seq <= 300; seq++) history.push('n1', record(seq));
+    const kept = history.list('n1');
+    expect(kept).toHaveLength(200);
+    expect(kept[0]).toEqual(record(101));
+    expect(kept.at(-1)).toEqual(record(300));
+  });
 });
