@@ -183,6 +183,7 @@ export class ClusterMember<R extends Commit = Commit> {
       drives: (node) => ownership.drives(node),
       letGo: (node) => ownership.letGo(node),
       settled: (node) => ownership.settled(node),
+      urgent: (node) => ownership.urgent(node),
       elsewhere: (node) => {
         // Held here, not started yet (no entry in the reconciler, so a gate asks): it goes first, and the node
         // gated on it is woken when it settles here.

@@ -53,6 +53,8 @@ export class Ownership implements NodeScope {
   readonly #ready = new Set<string>();
   /** Held and prepared, waiting for the start gate. */
   readonly #gate: StartGate;
+  /** Let through the gate's first lane and not settled here yet: they go first at the run window too. */
+  readonly #urgent = new Set<string>();
   #owners = new Map<string, OwnerRecord>();
   #running: Promise<void> | undefined;
   #again = false;
@@ -123,12 +125,23 @@ export class Ownership implements NodeScope {
 
   /** The reconciler saw `node` settle: its place in the start window goes to the next. */
   settled(node: string): void {
+    this.#urgent.delete(node);
     this.#gate.done(node);
+  }
+
+  /**
+   * Let through ahead of the others (a dead member left it mid-work, or another node's gate waits for it) and
+   * not settled here yet: the reconciler's run window lets it in ahead of the nodes waiting there too (a
+   * periodic resync can queue thousands).
+   */
+  urgent(node: string): boolean {
+    return this.#urgent.has(node) && this.#held.has(node);
   }
 
   letGo(node: string): void {
     if (!this.#held.delete(node)) return;
     this.#ready.delete(node);
+    this.#urgent.delete(node);
     this.#gate.remove(node);
     this.options.log.info({ node }, 'cluster: node handed over');
     void this.#giveBack([node])
@@ -167,6 +180,7 @@ export class Ownership implements NodeScope {
     const started = nodes.filter((n) => this.#held.has(n));
     for (const node of started) this.#ready.add(node);
     if (started.length === 0) return;
+    for (const node of nodes.slice(0, first)) if (this.#held.has(node)) this.#urgent.add(node);
     // Said when nodes a dead member left mid-work start (the failover's timeline), not for every batch.
     if (first > 0) this.options.log.info({ nodes: nodes.slice(0, first), waiting: this.#gate.size }, 'cluster: urgent nodes started');
     this.options.onChange(started);
@@ -174,6 +188,7 @@ export class Ownership implements NodeScope {
 
   #dropAll(): void {
     this.#gate.clear();
+    this.#urgent.clear();
     if (this.#held.size === 0) return;
     this.#held.clear();
     this.#ready.clear();

@@ -213,7 +213,7 @@ export class Reconciler {
     const snapshot = entry?.actor.getSnapshot();
     const asked = this.#requested.has(name) || this.#resyncs.has(name);
     const changed = !entry || digest !== entry.digest || snapshot?.context.mode !== spec.mode || snapshot.context.paused !== spec.paused;
-    if (!(asked || changed) || this.#window.enter(name)) return true;
+    if (!(asked || changed) || this.#window.enter(name, this.options.scope?.urgent?.(name))) return true;
     if (!entry || digest !== entry.digest) showWaiting(this.options.status, spec, entry === undefined, sha, this.#window.counts);
     return false;
   }

@@ -27,10 +27,13 @@ export class RunWindow {
     });
   }
 
-  /** Whether `node` may start running now; if not, it waits for a place and is admitted (synced) then. */
-  enter(node: string): boolean {
+  /**
+   * Whether `node` may start running now; if not, it waits for a place and is admitted (synced) then; `first`
+   * waits ahead of every node that is not.
+   */
+  enter(node: string, first = false): boolean {
     if (!this.#gate || this.#admitted.has(node)) return true;
-    this.#gate.add([node]);
+    this.#gate.add([node], () => first);
     // A free place lets it through at once (and queues a sync it will not need).
     return this.#admitted.has(node);
   }

@@ -11,6 +11,7 @@ import { type SimExecutor, SimShells } from '../../../src/dataplane/sim-executor
 import type { DesiredState } from '../../../src/inventory/desired-state.js';
 import { loadInventory } from '../../../src/inventory/load-inventory.js';
 import { Reconciler } from '../../../src/reconciler/reconciler.js';
+import { RunWindow } from '../../../src/reconciler/run-window.js';
 import { StatusStore } from '../../../src/reconciler/status-store.js';
 
 const EXAMPLE = join(import.meta.dirname, '..', '..', '..', 'inventory-repo-example');
@@ -118,5 +119,24 @@ describe('Reconciler run window', () => {
     } finally {
       await reconciler.stop();
     }
+  });
+});
+
+describe('RunWindow places', () => {
+  it("lets a node entered first (a failover's) in ahead of the nodes already waiting", () => {
+    const admitted: string[] = [];
+    const window = new RunWindow(1, (node) => admitted.push(node));
+    expect(window.enter('a')).toBe(true);
+    window.synced('a', true);
+    expect(window.enter('b')).toBe(false);
+    expect(window.enter('c')).toBe(false);
+    expect(window.enter('urgent', true)).toBe(false);
+    expect(window.counts).toEqual({ running: 1, waiting: 3 });
+    window.settled('a');
+    expect(admitted).toEqual(['a', 'urgent']);
+    window.synced('urgent', true);
+    window.settled('urgent');
+    expect(admitted).toEqual(['a', 'urgent', 'b']);
+    window.clear();
   });
 });
