@@ -83,9 +83,9 @@ export const RULES: Rule[] = [
   },
   {
     from: 'cluster/',
-    may: ['cluster/', '*.ts', 'npm'],
+    may: ['cluster/', '*.ts', 'dataplane/host-keys.ts', 'npm'],
     mayType: ['reconciler/', 'dataplane/executor.ts'],
-    why: 'cluster mode shares nodes through etcd: it hands the reconciler a scope and fences executors it is handed, and never drives a node itself',
+    why: 'cluster mode shares nodes through etcd: it hands the reconciler a scope and fences executors it is handed, and never drives a node itself; it keeps the SSH host key pins every member shares, in the pin format and store contract of dataplane/host-keys.ts',
   },
   { package: 'etcd3', onlyFrom: ['cluster/'], why: 'etcd is reached in one place: the single-process default never loads it' },
   { from: 'cli/', may: ['*'], why: 'the composition root builds every concrete object' },
