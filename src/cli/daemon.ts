@@ -7,7 +7,6 @@ import { getHeapStatistics } from 'node:v8';
 import type { Logger } from 'pino';
 import { ClusterMember } from '../cluster/cluster-member.js';
 import { GatedExecutor } from '../dataplane/gated-executor.js';
-import { HostKeyStore } from '../dataplane/host-keys.js';
 import { Limiter } from '../dataplane/limiter.js';
 import type { Notifier } from '../dataplane/native/sd-notify.js';
 import { SimShells } from '../dataplane/sim-executor.js';
@@ -28,7 +27,7 @@ import { HOOK_KINDS, type HookKind } from '../source/webhooks.js';
 import { ensureApiToken, writeRuntimeRecord } from './api-token.js';
 import { type DaemonConfig, durationMs, signaturePolicy } from './daemon-config.js';
 import { kubeletBinaries } from './kubelet-binaries.js';
-import { nodeAccess } from './node-access.js';
+import { hostKeyPins, nodeAccess } from './node-access.js';
 import { startNotifications } from './notifications-config.js';
 import { SimCluster } from './sim-cluster.js';
 
@@ -106,7 +105,7 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const access = nodeAccess({
     config,
     sim,
-    hostKeys: new HostKeyStore(join(config.stateDir, 'known-hosts.json')),
+    hostKeys: hostKeyPins(config, cluster, log),
     connections: new Limiter(config.ssh.maxConnections),
     metrics,
     log,

@@ -139,8 +139,8 @@ function stateDir(command: Command): Command {
 
 const hosts = stateDir(
   program.command('hosts').description('host key pins: node, host:port, SHA256 fingerprint and when it was pinned'),
-).action((options: StateDirOptions) => {
-  process.exitCode = hostsCommand(options, io);
+).action(async (options: StateDirOptions) => {
+  process.exitCode = await hostsCommand(options, io);
 });
 
 stateDir(
@@ -149,10 +149,10 @@ stateDir(
     .description('re-pin a node whose host key legitimately changed (check the new key out of band first: `ssh-keygen -lf` on the node)')
     .argument('<node>', 'node name as its pin records it, or HOST:PORT')
     .requiredOption('--fingerprint <SHA256:...>', "the new key's fingerprint"),
-).action((node: string, options: StateDirOptions & { fingerprint: string }, command: Command) => {
+).action(async (node: string, options: StateDirOptions & { fingerprint: string }, command: Command) => {
   // Options given before `trust` belong to `hosts`.
   const merged = { ...(command.parent?.opts() as StateDirOptions), ...options };
-  process.exitCode = hostsTrustCommand(node, options.fingerprint, merged, io);
+  process.exitCode = await hostsTrustCommand(node, options.fingerprint, merged, io);
 });
 
 /** Where the daemon is, for the commands that talk to it. */

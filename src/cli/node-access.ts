@@ -1,10 +1,13 @@
 // How the daemon reaches each node: over SSH (the credentials of instances.yaml, overridden by the daemon's),
 // or on a simulated host (`transport: sim`, globally or per node) to rehearse a change; every command timed
-// for /metrics.
+// for /metrics. SSH host keys are checked against the pin file, or in cluster mode the pins shared in etcd.
 
+import { join } from 'node:path';
 import type { Logger } from 'pino';
+import type { ClusterMember } from '../cluster/cluster-member.js';
+import { SharedHostKeyPins } from '../cluster/host-key-pins.js';
 import type { Executor } from '../dataplane/executor.js';
-import type { HostKeyStore } from '../dataplane/host-keys.js';
+import { HostKeyStore, type PinStore } from '../dataplane/host-keys.js';
 import type { Limiter } from '../dataplane/limiter.js';
 import { SshExecutor } from '../dataplane/ssh-executor.js';
 import type { NodeSpec } from '../inventory/desired-state.js';
@@ -41,13 +44,34 @@ class TimedExecutor implements Executor {
 export interface NodeAccessDeps {
   config: DaemonConfig;
   sim: SimCluster | undefined;
-  hostKeys: HostKeyStore;
+  hostKeys: PinStore;
   /** The global cap on open SSH connections. */
   connections: Limiter;
   metrics: Metrics;
   log: Logger;
   /** Cluster mode: whether this member may send anything to the node now (checked before every write). */
   fence?: (node: string) => boolean;
+}
+
+/**
+ * The host key pins: `known-hosts.json` in the state directory; in cluster mode the pins every member shares in
+ * etcd, that file their seed (cluster/host-key-pins.ts).
+ */
+export function hostKeyPins(
+  config: DaemonConfig,
+  cluster: Pick<ClusterMember, 'client' | 'keys' | 'settings'> | undefined,
+  log: Logger,
+): PinStore {
+  const file = new HostKeyStore(join(config.stateDir, 'known-hosts.json'));
+  if (!cluster) return file;
+  return new SharedHostKeyPins({
+    client: cluster.client,
+    keys: cluster.keys,
+    member: cluster.settings.member,
+    file,
+    timeoutMs: Math.max(1000, cluster.settings.ttlMs / 3),
+    log: log.child({ component: 'cluster' }),
+  });
 }
 
 export function nodeAccess({ config, sim, hostKeys, connections, metrics, log, fence }: NodeAccessDeps): (spec: NodeSpec) => NodeAccess {

@@ -11,7 +11,7 @@ import { EtcdSnapshots } from './etcd-snapshots.js';
 import { FencedWrites } from './fenced-writes.js';
 import { FetchRelay } from './fetch-relay.js';
 import { GlobalBudget } from './global-budget.js';
-import { GlobalFailures } from './global-failures.js';
+import { desiredRevisions, GlobalFailures } from './global-failures.js';
 import { LeaderElection } from './leader-election.js';
 import { LeaseRenewer } from './lease-renewer.js';
 import { Membership } from './membership.js';
@@ -145,6 +145,14 @@ export class ClusterMember<R extends Commit = Commit> {
       timeoutMs,
       log,
       onChange: () => hooks()?.rollout.refresh(),
+      // The leader clears records of revisions no node is on any more (global-failures.ts).
+      retire: {
+        leads: () => this.election.isLeader(),
+        // Only once this member applied it: until then its node list is another revision's (or empty).
+        inForce: () => (this.revisions.applied === this.revisions.inForce ? this.revisions.inForce : undefined),
+        needed: () => desiredRevisions(this.#nodes, status),
+        graceMs: ttlMs,
+      },
     });
     this.election = new LeaderElection({
       client,

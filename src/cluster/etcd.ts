@@ -79,6 +79,9 @@ export class ClusterKeys {
   /** A node that failed on a revision, by its owner (a fenced write); the failure budget counts them all. */
   failures = () => `${this.prefix}failures/`;
   failure = (revision: string, node: string) => `${this.failures()}${revision}/${node}`;
+  /** A node's SSH host key pin, by `host:port`, under no lease: created if absent, replaced only by `hosts trust`. */
+  hostKeys = () => `${this.prefix}hostkeys/`;
+  hostKey = (endpoint: string) => `${this.hostKeys()}${endpoint}`;
   /** Candidates for leader (etcd's election protocol), each under its member's lease; the oldest leads. */
   candidates = () => `${this.prefix}election/leader/`;
   candidate = (lease: string) => `${this.candidates()}${lease}`;

@@ -3,13 +3,50 @@
 // cleared by whoever owns it when it recovers. Every member counts every member's failures, so a revision's
 // rollout halts cluster-wide once the budget is spent. The record is under no lease: a failure outlives the
 // member that saw it, as a stalled node outlives its owner.
+//
+// Records of revisions no longer needed are cleared by the leader (`retire`): a revision's records go once it is
+// not the revision in force and no node of the revision in force is still on it (its desired revision, as the
+// leader's status page shows every node), seen so for `graceMs` at least. Not the revision in force alone: a
+// commit that does not touch a node leaves it on the revision it was on, and that revision's budget (halted or
+// not) still governs it. The leader, not each owner for its own nodes: whether a revision is still needed is a
+// question about every node, and one member deleting means no member deletes what another just recorded (each
+// delete compares the record's mod revision with the one read). Deletes go 64 records to a transaction (64
+// compares and 64 deletes: 128 operations, etcd's --max-txn-ops).
 
-import type { Etcd3 } from 'etcd3';
+import type { Etcd3, IKeyValue } from 'etcd3';
 import type { Logger } from 'pino';
 import type { GlobalFailures as Shared } from '../reconciler/rollout.js';
+import type { StatusStore } from '../reconciler/status-store.js';
 import type { ClusterKeys } from './etcd.js';
 import type { FencedWrites } from './fenced-writes.js';
 import { within } from './membership.js';
+
+/** The desired revision of each node as the status store shows it; undefined while one has none (not seen yet). */
+export function desiredRevisions(nodes: readonly string[], status: Pick<StatusStore, 'get'>): Set<string> | undefined {
+  const revisions = new Set<string>();
+  for (const node of nodes) {
+    const desired = status.get(node)?.desiredRevision;
+    if (desired === undefined) return undefined;
+    revisions.add(desired);
+  }
+  return revisions;
+}
+
+/** Records deleted per transaction: a compare and a delete each, 128 operations in all. */
+const RETIRE_BATCH = 64;
+
+/** What the leader's clearing of old records reads (cluster-member.ts). */
+export interface Retire {
+  /** This member leads (only the leader deletes). */
+  leads(): boolean;
+  /** The sha in force. */
+  inForce(): string | undefined;
+  /** The desired revision of every node of the revision in force; undefined while some node's is not known yet. */
+  needed(): Set<string> | undefined;
+  /** How long a revision is seen not needed before its records go: the status view may lag etcd by as much. */
+  graceMs: number;
+  now?: () => number;
+}
 
 export class GlobalFailures implements Shared {
   /** Failed nodes by revision, as last read (with this member's own records and clears applied at once). */
@@ -25,8 +62,14 @@ export class GlobalFailures implements Shared {
       log: Logger;
       /** The record changed: halted rollouts look again. */
       onChange: () => void;
+      retire?: Retire;
     },
   ) {}
+
+  /** Records deleted as no longer needed, by this member (for tests and the log). */
+  retired = 0;
+  /** Revisions seen not needed, and since when (ms). */
+  readonly #unneededSince = new Map<string, number>();
 
   record(node: string, revision: string): void {
     this.#set(revision).add(node);
@@ -71,6 +114,47 @@ export class GlobalFailures implements Shared {
       this.options.log.info({ failed: after }, 'cluster: failure budget record');
       this.options.onChange();
     }
+    // A failed clearing is only late: the record it would delete is read and judged again at the next pass.
+    await this.#retire().catch((err: Error) => this.options.log.warn({ err: err.message }, 'cluster: clearing old failure records failed'));
+  }
+
+  /** The leader deletes the records of revisions no node needs any more (see the head of this file). */
+  async #retire(): Promise<void> {
+    const { retire, client, keys, timeoutMs, log } = this.options;
+    const inForce = retire?.leads() ? retire.inForce() : undefined;
+    const needed = inForce ? retire?.needed() : undefined;
+    if (!retire || !inForce || !needed) {
+      this.#unneededSince.clear();
+      return;
+    }
+    const now = (retire.now ?? Date.now)();
+    const unneeded = [...this.#failed.keys()].filter((r) => r !== inForce && !needed.has(r));
+    for (const r of this.#unneededSince.keys()) if (!unneeded.includes(r)) this.#unneededSince.delete(r);
+    for (const r of unneeded) if (!this.#unneededSince.has(r)) this.#unneededSince.set(r, now);
+    const due = unneeded.filter((r) => now - (this.#unneededSince.get(r) ?? now) >= retire.graceMs);
+    for (const revision of due) {
+      const res = await within(client.getAll().prefix(`${keys.failures()}${revision}/`).exec(), timeoutMs, 'failures');
+      let deleted = 0;
+      for (let i = 0; i < res.kvs.length; i += RETIRE_BATCH) deleted += await this.#delete(res.kvs.slice(i, i + RETIRE_BATCH));
+      this.retired += deleted;
+      this.#unneededSince.delete(revision);
+      log.info(
+        { revision, inForce, deleted, of: res.kvs.length },
+        'cluster: failure records of a revision no node is on any more: deleted',
+      );
+    }
+    if (due.length > 0) await this.refresh();
+  }
+
+  /** Deletes records each as it was read; a batch where one changed since deletes nothing (the next pass looks again). */
+  async #delete(batch: IKeyValue[]): Promise<number> {
+    const { client, timeoutMs } = this.options;
+    const [first, ...rest] = batch;
+    if (!first) return 0;
+    let txn = client.if(first.key.toString(), 'Mod', '==', first.mod_revision);
+    for (const kv of rest) txn = txn.and(kv.key.toString(), 'Mod', '==', kv.mod_revision);
+    const res = await within(txn.then(...batch.map((kv) => client.delete().key(kv.key.toString()))).commit(), timeoutMs, 'retire failures');
+    return res.succeeded ? batch.length : 0;
   }
 
   #set(revision: string): Set<string> {

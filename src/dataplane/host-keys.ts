@@ -1,6 +1,7 @@
-// Host keys trusted on first use and pinned in the state directory; a changed key is refused. A pin file that
-// cannot be read or parsed refuses every connection: treating it as empty would trust whatever key a host
-// presents now, and the next save would overwrite the evidence.
+// Host keys trusted on first use and pinned; a changed key is refused. `PinStore` is where pins live: the pin
+// file in the state directory (`HostKeyStore`, here), or in cluster mode etcd, shared by every member
+// (cluster/host-key-pins.ts). A pin file that cannot be read or parsed refuses every connection: treating it as
+// empty would trust whatever key a host presents now, and the next save would overwrite the evidence.
 
 import { createHash } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
@@ -25,8 +26,38 @@ export interface Pin {
 
 export type HostKeyVerdict = { ok: true; pinnedNow: boolean } | { ok: false; pinned: string; presented: string };
 
-/** A pin as the file holds it: the fingerprint alone (older files), or with when and for which node. */
-function parsePin(value: unknown): Pin | undefined {
+/**
+ * Where pins are kept. Lookups may be cached by the store; `fresh` asks for the stored pin itself (a cached pin
+ * differed from the key a host presented: an operator may have re-trusted it since). Both throw, with
+ * GC_SSH_PINS_UNREADABLE or GC_SSH_HOSTKEY_MISMATCH, when the store cannot be trusted for that endpoint.
+ */
+export interface PinStore {
+  lookup(endpoint: string, fresh?: boolean): Promise<Pin | undefined>;
+  /** Pins `pin` unless the endpoint has a pin already: the first pin wins, and is what this resolves to. */
+  pinIfAbsent(endpoint: string, pin: Pin): Promise<{ pin: Pin; created: boolean }>;
+}
+
+/** Checks a presented key against a store: the first key seen is pinned, a different one later is refused. */
+export async function checkHostKey(
+  store: PinStore,
+  endpoint: string,
+  presented: string,
+  node?: string,
+  now = new Date(),
+): Promise<HostKeyVerdict> {
+  let pinned = await store.lookup(endpoint);
+  if (pinned && pinned.fingerprint !== presented) pinned = await store.lookup(endpoint, true);
+  if (pinned === undefined) {
+    const first = await store.pinIfAbsent(endpoint, { fingerprint: presented, pinnedAt: now.toISOString(), ...(node ? { node } : {}) });
+    // Another process pinned first: its key is the one in force.
+    if (first.created) return { ok: true, pinnedNow: true };
+    pinned = first.pin;
+  }
+  return pinned.fingerprint === presented ? { ok: true, pinnedNow: false } : { ok: false, pinned: pinned.fingerprint, presented };
+}
+
+/** A pin as the file (or etcd) holds it: the fingerprint alone (older files), or with when and for which node. */
+export function parsePin(value: unknown): Pin | undefined {
   if (typeof value === 'string') return FINGERPRINT.test(value) ? { fingerprint: value } : undefined;
   if (typeof value !== 'object' || value === null) return undefined;
   const { fingerprint: fp, pinnedAt, node } = value as Record<string, unknown>;
@@ -36,7 +67,7 @@ function parsePin(value: unknown): Pin | undefined {
   return { fingerprint: fp, ...(pinnedAt ? { pinnedAt } : {}), ...(node ? { node } : {}) };
 }
 
-export class HostKeyStore {
+export class HostKeyStore implements PinStore {
   /** Pins of a store without a file (tests, demo); a file's pins are read afresh each time (`hosts trust` edits it). */
   readonly #memory = new Map<string, Pin>();
 
@@ -77,6 +108,20 @@ export class HostKeyStore {
   /** Throws GC_SSH_PINS_UNREADABLE when the pin file cannot be trusted: checked before any connection. */
   assertReadable(): void {
     this.pins();
+  }
+
+  async lookup(endpoint: string): Promise<Pin | undefined> {
+    return this.pins().get(endpoint);
+  }
+
+  /** Read, checked and written in one turn of the event loop: no other check in this process comes between. */
+  async pinIfAbsent(endpoint: string, pin: Pin): Promise<{ pin: Pin; created: boolean }> {
+    const pins = this.pins();
+    const pinned = pins.get(endpoint);
+    if (pinned) return { pin: pinned, created: false };
+    pins.set(endpoint, pin);
+    this.#save(pins);
+    return { pin, created: true };
   }
 
   check(endpoint: string, presented: string, node?: string): HostKeyVerdict {

@@ -11,7 +11,7 @@ import type { ClientChannel } from 'ssh2';
 import { errors, GroundcrewError, markSent } from '../errors.js';
 import { cancelled, commandName, startDeadline } from './deadline.js';
 import type { Command, CommandResult, Executor, ExecutorLog, NodeOs, RunOptions } from './executor.js';
-import { fingerprint, type HostKeyStore } from './host-keys.js';
+import { checkHostKey, fingerprint, type HostKeyVerdict, type PinStore } from './host-keys.js';
 import { Limiter } from './limiter.js';
 import { wireCommand } from './wire.js';
 
@@ -29,7 +29,8 @@ export interface SshExecutorOptions {
   target: SshTarget;
   /** The node's name: recorded with its pin, and named in the command that re-pins it. */
   node?: string;
-  hostKeys: HostKeyStore;
+  /** The pin file, or in cluster mode the pins every member shares in etcd. */
+  hostKeys: PinStore;
   /** The global cap on open connections, shared by every SSH executor of the daemon. */
   connections: Limiter;
   connectTimeoutMs?: number;
@@ -128,8 +129,9 @@ export class SshExecutor implements Executor {
 
   async #connect(): Promise<NodeSSH> {
     const { target, hostKeys } = this.options;
-    // No pins to check against: no connection at all (throws GC_SSH_PINS_UNREADABLE).
-    hostKeys.assertReadable();
+    // No pins to check against: no connection at all (throws GC_SSH_PINS_UNREADABLE, or GC_SSH_HOSTKEY_MISMATCH
+    // for an endpoint whose pins disagree). In cluster mode this also reads the shared pin ahead of the handshake.
+    await hostKeys.lookup(this.endpoint);
     await this.options.connections.acquire();
     let mismatch: { pinned: string; presented: string } | undefined;
     let unreadable: unknown;
@@ -147,24 +149,26 @@ export class SshExecutor implements Executor {
         readyTimeout: this.options.connectTimeoutMs ?? 10_000,
         keepaliveInterval: this.options.keepaliveMs ?? 15_000,
         keepaliveCountMax: 3,
-        hostVerifier: (key: Buffer) => {
-          let verdict: ReturnType<HostKeyStore['check']>;
-          try {
-            verdict = hostKeys.check(this.endpoint, fingerprint(key), this.options.node);
-          } catch (err) {
-            // The pin file broke since the check above: refuse, and say why.
-            unreadable = err;
-            return false;
-          }
-          if (!verdict.ok) mismatch = verdict;
-          else if (verdict.pinnedNow)
-            this.options.log?.({
-              level: 'info',
-              msg: 'host key pinned on first use',
-              endpoint: this.endpoint,
-              fingerprint: fingerprint(key),
-            });
-          return verdict.ok;
+        // Answered through the callback: the pin store may be etcd (ssh2 waits for it within readyTimeout).
+        hostVerifier: (key: Buffer, verify: (ok: boolean) => void) => {
+          checkHostKey(hostKeys, this.endpoint, fingerprint(key), this.options.node).then(
+            (verdict: HostKeyVerdict) => {
+              if (!verdict.ok) mismatch = verdict;
+              else if (verdict.pinnedNow)
+                this.options.log?.({
+                  level: 'info',
+                  msg: 'host key pinned on first use',
+                  endpoint: this.endpoint,
+                  fingerprint: fingerprint(key),
+                });
+              verify(verdict.ok);
+            },
+            (err: unknown) => {
+              // The pins broke (or etcd stopped answering) since the check above: refuse, and say why.
+              unreadable = err;
+              verify(false);
+            },
+          );
         },
       });
       const client = ssh.connection;

@@ -1,11 +1,12 @@
 // Host key pins on file: a pin file that cannot be read or parsed refuses every check and is never rewritten;
-// writes are atomic; older files (fingerprint only) still read; a malformed fingerprint is never pinned.
+// writes are atomic; older files (fingerprint only) still read; a malformed fingerprint is never pinned. And
+// checkHostKey on any PinStore: a cached pin that differs is read again once; the first pin stored wins.
 
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { HostKeyStore } from '../../../src/dataplane/host-keys.js';
+import { checkHostKey, HostKeyStore, type Pin, type PinStore } from '../../../src/dataplane/host-keys.js';
 import { errors } from '../../../src/errors.js';
 
 const KEY_A = 'SHA256:uNiVztksCsDhcc0u9e8BujQXVUpKZIDTMczCvj3tD2s';
@@ -80,5 +81,74 @@ describe('HostKeyStore', () => {
       node: 'win1',
     });
     expect(new HostKeyStore(file).check('192.0.2.10:22', KEY_B)).toEqual({ ok: true, pinnedNow: false });
+  });
+});
+
+/** A store as a cluster member sees one: a cache in front of the stored pins, which another process may change. */
+function cachedStore(stored: Map<string, Pin>) {
+  const cache = new Map<string, Pin>();
+  const calls: string[] = [];
+  const store: PinStore = {
+    async lookup(endpoint, fresh) {
+      calls.push(fresh ? 'fresh' : 'cached');
+      if (!fresh && cache.has(endpoint)) return cache.get(endpoint);
+      const pin = stored.get(endpoint);
+      if (pin) cache.set(endpoint, pin);
+      else cache.delete(endpoint);
+      return pin;
+    },
+    async pinIfAbsent(endpoint, pin) {
+      calls.push('pin');
+      const first = stored.get(endpoint);
+      if (first) return { pin: first, created: false };
+      stored.set(endpoint, pin);
+      return { pin, created: true };
+    },
+  };
+  return { store, calls, cache };
+}
+
+describe('checkHostKey', () => {
+  const E = '192.0.2.10:22';
+
+  it('a cached pin that differs is read again once: a re-trust since reaches this process, a changed key is still refused', async () => {
+    const stored = new Map<string, Pin>([[E, { fingerprint: KEY_A }]]);
+    const { store, calls } = cachedStore(stored);
+    expect(await checkHostKey(store, E, KEY_A)).toEqual({ ok: true, pinnedNow: false });
+    // An operator re-trusts the node (a reinstall) in the shared store: the cache still says KEY_A.
+    stored.set(E, { fingerprint: KEY_B });
+    calls.length = 0;
+    expect(await checkHostKey(store, E, KEY_B)).toEqual({ ok: true, pinnedNow: false });
+    expect(calls).toEqual(['cached', 'fresh']);
+    // The old key now presented (a MITM with the old host's key): refused against the fresh pin.
+    expect(await checkHostKey(store, E, KEY_A)).toEqual({ ok: false, pinned: KEY_B, presented: KEY_A });
+  });
+
+  it('no pin: the presented key is pinned; when another process pinned first, its pin is the one checked', async () => {
+    const alone = cachedStore(new Map());
+    expect(await checkHostKey(alone.store, E, KEY_A, 'win1', at())).toEqual({ ok: true, pinnedNow: true });
+    // Someone else pinned between this process's lookup and its pin: lookup saw nothing, pinIfAbsent finds KEY_A.
+    const stored = new Map<string, Pin>();
+    const raced: PinStore = {
+      lookup: async () => undefined,
+      pinIfAbsent: async (endpoint, pin) => {
+        stored.set(endpoint, { fingerprint: KEY_A });
+        return { pin: stored.get(endpoint) ?? pin, created: false };
+      },
+    };
+    expect(await checkHostKey(raced, E, KEY_B)).toEqual({ ok: false, pinned: KEY_A, presented: KEY_B });
+  });
+
+  it('the file store is a PinStore: pinIfAbsent keeps the first pin; a damaged file refuses lookups', async () => {
+    const file = fileIn();
+    const store = new HostKeyStore(file, at);
+    expect(await store.pinIfAbsent(E, { fingerprint: KEY_A, node: 'win1' })).toEqual({
+      pin: { fingerprint: KEY_A, node: 'win1' },
+      created: true,
+    });
+    expect(await store.pinIfAbsent(E, { fingerprint: KEY_B })).toEqual({ pin: { fingerprint: KEY_A, node: 'win1' }, created: false });
+    expect(await checkHostKey(new HostKeyStore(file), E, KEY_B)).toEqual({ ok: false, pinned: KEY_A, presented: KEY_B });
+    writeFileSync(file, '{');
+    await expect(checkHostKey(new HostKeyStore(file), E, KEY_A)).rejects.toMatchObject({ code: errors.GC_SSH_PINS_UNREADABLE.code });
   });
 });
