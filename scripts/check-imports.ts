@@ -87,7 +87,11 @@ export const RULES: Rule[] = [
     mayType: ['reconciler/', 'dataplane/executor.ts'],
     why: "cluster mode shares nodes through etcd: it hands the reconciler a scope and a fence for each command (its guard, put before the executor by cli/), and never drives a node itself (the start gate, which paces its takes, is the reconciler's run window too); it keeps the SSH host key pins every member shares, in the pin format and store contract of dataplane/host-keys.ts",
   },
-  { package: 'etcd3', onlyFrom: ['cluster/'], why: 'etcd is reached in one place: only cluster/ talks to it, and the single-process default never connects to one' },
+  {
+    package: 'etcd3',
+    onlyFrom: ['cluster/'],
+    why: 'etcd is reached in one place: only cluster/ talks to it, and the single-process default never connects to one',
+  },
   { from: 'cli/', may: ['*'], why: 'the composition root builds every concrete object' },
 ];
 
