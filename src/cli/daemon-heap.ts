@@ -10,11 +10,12 @@ import { setFlagsFromString } from 'node:v8';
  * nodes). `--heap-growing-percent` caps the multiple instead: 1 + percent / 100. Unlike a fixed limit
  * (`--max-old-space-size`) there is nothing to run out of: the heap follows the live size, more collections
  * are the cost. V8 reads the flag at each collection, so setting it at run time works (it is not one of the
- * flags NODE_OPTIONS accepts). 50%, measured at 10,000 nodes: peak RSS 1,022 MiB against 1,363 with V8's own
- * growth, for 15% more CPU and the event loop's p99 still under 50 ms; 20% gave 871 MiB but 64% more CPU and
- * a p99 of 52.8 ms (docs/BENCHMARKS.md).
+ * flags NODE_OPTIONS accepts). 30%, measured at 10,000 nodes once the run window bounded the live heap
+ * (docs/BENCHMARKS.md, the fifth session's run): peak RSS 454 MiB against 514 at 50%, for 10% more CPU over
+ * the converge (67.7 s against 61.5), the converge 2% longer and the event loop's p99 18.8 ms. Before the
+ * run window, with twice the live heap, 50% was the better trade (20% cost 64% more CPU then).
  */
-export const HEAP_GROWING_PERCENT = 50;
+export const HEAP_GROWING_PERCENT = 30;
 
 /** `percent` from GROUNDCREW_HEAP_GROWING_PERCENT when set (0: V8's own choice); anything else is refused. */
 export function tuneDaemonHeap(setting: string | undefined): number {
