@@ -4,6 +4,7 @@
 // Usage: tsx bench/heap-breakdown.ts FILE [TOP]
 
 import { createReadStream } from 'node:fs';
+import { SnapshotStrings } from './heap-strings.js';
 
 export interface HeapRow {
   kind: string;
@@ -23,9 +24,7 @@ export async function heapBreakdown(file: string): Promise<{ total: number; rows
   let nodeName = 0;
   // Per (type, name): count and bytes, keyed `${type} ${name}` until the strings are known.
   const sums = new Map<number, { type: number; name: number; count: number; bytes: number }>();
-  const strings: string[] = [];
-  let inString = false;
-  let current = '';
+  const names = new SnapshotStrings();
   let tail = '';
 
   for await (const chunk of createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 20 })) {
@@ -93,40 +92,7 @@ export async function heapBreakdown(file: string): Promise<{ total: number; rows
         text = text.slice(at + '"strings":['.length);
       } else continue;
     }
-    if (stage === 'strings') {
-      let i = 0;
-      while (i < text.length) {
-        if (!inString) {
-          const quote = text.indexOf('"', i);
-          const end = text.indexOf(']', i);
-          if (end >= 0 && (quote < 0 || end < quote)) {
-            stage = 'done';
-            break;
-          }
-          if (quote < 0) break;
-          inString = true;
-          current = '';
-          i = quote + 1;
-          continue;
-        }
-        const quote = text.indexOf('"', i);
-        if (quote < 0) {
-          current += text.slice(i);
-          break;
-        }
-        current += text.slice(i, quote);
-        i = quote + 1;
-        let slashes = 0;
-        while (current.charCodeAt(current.length - 1 - slashes) === 92) slashes++;
-        if (slashes % 2 === 1) {
-          current += '"';
-          continue;
-        }
-        inString = false;
-        // Only names are needed: keep them short (a cut in the middle of an escape is cut back).
-        strings.push(decodeHead(current));
-      }
-    }
+    if (stage === 'strings' && names.feed(text)) stage = 'done';
     if (stage === 'done') break;
   }
   let total = 0;
@@ -135,7 +101,7 @@ export async function heapBreakdown(file: string): Promise<{ total: number; rows
     total += row.bytes;
     const type = types[row.type] ?? '?';
     rows.push({
-      kind: row.name >= 0 ? `${strings[row.name] ?? '?'}${type === 'native' ? ' (native)' : ''}` : `(${type})`,
+      kind: row.name >= 0 ? `${names.strings[row.name] ?? '?'}${type === 'native' ? ' (native)' : ''}` : `(${type})`,
       count: row.count,
       bytes: row.bytes,
     });
@@ -149,19 +115,6 @@ export async function heapBreakdown(file: string): Promise<{ total: number; rows
     merged.set(r.kind, m);
   }
   return { total, rows: [...merged.values()].sort((a, b) => b.bytes - a.bytes) };
-}
-
-/** The first characters of a JSON string's body, decoded. */
-function decodeHead(body: string): string {
-  let head = body.slice(0, 200);
-  for (let i = 0; i < 8; i++) {
-    try {
-      return (JSON.parse(`"${head}"`) as string).slice(0, 80);
-    } catch {
-      head = head.slice(0, -1);
-    }
-  }
-  return '?';
 }
 
 /** "  123.4 MiB  45.6%  1,234,567  Object" lines, the largest `top` kinds. */

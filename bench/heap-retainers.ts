@@ -6,6 +6,7 @@
 // Usage: tsx bench/heap-retainers.ts FILE [TOP]
 
 import { createReadStream } from 'node:fs';
+import { SnapshotStrings } from './heap-strings.js';
 
 interface Meta {
   node_fields: string[];
@@ -35,9 +36,7 @@ async function readSnapshot(file: string): Promise<Snapshot> {
   let number = '';
   let skipField = -1;
   let fieldCount = 1;
-  const strings: string[] = [];
-  let inString = false;
-  let current = '';
+  const names = new SnapshotStrings();
   for await (const chunk of createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 20 })) {
     let text = chunk as string;
     while (text.length > 0 && stage !== 'done') {
@@ -96,56 +95,13 @@ async function readSnapshot(file: string): Promise<Snapshot> {
         continue;
       }
       // strings
-      let i = 0;
-      while (i < text.length) {
-        if (!inString) {
-          const quote = text.indexOf('"', i);
-          const end = text.indexOf(']', i);
-          if (end >= 0 && (quote < 0 || end < quote)) {
-            stage = 'done';
-            break;
-          }
-          if (quote < 0) break;
-          inString = true;
-          current = '';
-          i = quote + 1;
-          continue;
-        }
-        const quote = text.indexOf('"', i);
-        if (quote < 0) {
-          if (current.length < 400) current += text.slice(i, i + 400);
-          break;
-        }
-        if (current.length < 400) current += text.slice(i, Math.min(quote, i + 400));
-        // An escaped quote: the run of backslashes before it is odd.
-        let slashes = 0;
-        while (text.charCodeAt(quote - 1 - slashes) === 92) slashes++;
-        i = quote + 1;
-        if (slashes % 2 === 1) {
-          current += '"';
-          continue;
-        }
-        inString = false;
-        strings.push(decodeHead(current));
-      }
+      if (names.feed(text)) stage = 'done';
       text = '';
     }
     if (stage === 'done') break;
   }
   if (!meta) throw new Error(`${file}: no snapshot meta`);
-  return { meta, nodes, edges, strings };
-}
-
-function decodeHead(body: string): string {
-  let h = body.slice(0, 120);
-  for (let i = 0; i < 8; i++) {
-    try {
-      return (JSON.parse(`"${h}"`) as string).slice(0, 60);
-    } catch {
-      h = h.slice(0, -1);
-    }
-  }
-  return '?';
+  return { meta, nodes, edges, strings: names.strings };
 }
 
 /**
