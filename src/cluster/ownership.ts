@@ -235,6 +235,7 @@ export class Ownership implements NodeScope {
       const owner = owners.get(node);
       if (owner?.member === me && owner.lease === lease) continue;
       this.#held.delete(node);
+      this.#urgent.delete(node);
       if (this.#ready.delete(node)) changed.push(node);
       this.#gate.remove(node);
       log.warn({ node }, 'cluster: owner key lost');
@@ -255,6 +256,7 @@ export class Ownership implements NodeScope {
         // Held, never started, and hashed elsewhere now: given back at once (the reconciler never had it).
         if (!hashed && !this.#ready.has(node)) {
           this.#held.delete(node);
+          this.#urgent.delete(node);
           this.#gate.remove(node);
           giveBack.push(node);
         }
