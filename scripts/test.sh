@@ -27,6 +27,9 @@ if [ "$(id -u)" != 0 ] && [ -z "${GC_SKIP_LAB:-}" ]; then
 fi
 
 [ -d node_modules ] || npm ci
+# Real PowerShell: the lab's Windows hosts run it, and the Windows scripts are parsed with it (.tools/pwsh).
+GC_PWSH="$(bash scripts/install-pwsh.sh)"
+export GC_PWSH
 mkdir -p test-results
 projects=()
 [ -n "${GC_SKIP_LAB:-}" ] && projects=(--project unit)
