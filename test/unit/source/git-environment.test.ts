@@ -59,10 +59,10 @@ describe('sshCommand', () => {
   });
 
   it('refuses what ssh would expand with no escape, and relative paths', () => {
-    expect(sshPathProblem('/keys/${HOME}/k')).toMatch(/environment variable/);
+    expect(sshPathProblem(`/keys/\${HOME}/k`)).toMatch(/environment variable/);
     expect(sshPathProblem('keys/k')).toMatch(/absolute/);
     expect(sshPathProblem('/keys/a\nb')).toMatch(/control/);
     expect(sshPathProblem("/keys/it's 100% fine")).toBeUndefined();
-    expect(() => sshCommand({ keyFile: '/k/${X}' })).toThrow(/environment variable/);
+    expect(() => sshCommand({ keyFile: `/k/\${X}` })).toThrow(/environment variable/);
   });
 });
