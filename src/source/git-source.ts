@@ -24,6 +24,11 @@ import { SpareFetch } from './spare-fetch.js';
 const STALLED_POLLS = 3;
 /** How long stop() waits for a look it aborted. */
 const STOP_WAIT_MS = 2000;
+/**
+ * How long start() waits for the first look: a server that takes the connection and never answers must not
+ * hold the daemon's start past systemd's start timeout (90 s by default), or systemd kills it in a loop.
+ */
+const FIRST_LOOK_WAIT_MS = 30_000;
 
 export interface GitSourceOptions {
   url: string;
@@ -43,6 +48,8 @@ export interface GitSourceOptions {
    * commit from the clone first (source.verify checks signatures in the clone).
    */
   readLocalRemote?: boolean;
+  /** How long start() waits for the first look before it returns (FIRST_LOOK_WAIT_MS). */
+  firstLookWaitMs?: number;
   log: Logger;
   onRevision: OnRevision;
 }
@@ -83,10 +90,22 @@ export class GitSource implements Source {
     return this.#head;
   }
 
-  /** The first look, whether or not the server answers: a source that cannot fetch is stalled, not an error. */
+  /**
+   * The first look, whether or not the server answers: a source that cannot fetch is stalled, not an error. One
+   * that has not finished within firstLookWaitMs goes on after start() returns (stalled() says so in time).
+   */
   async start(): Promise<void> {
     await mkdir(dirname(this.options.checkout), { recursive: true });
-    await this.trigger('start');
+    const first = this.trigger('start');
+    let timer: NodeJS.Timeout | undefined;
+    const waited = await Promise.race([
+      first.then(() => false),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(true), this.options.firstLookWaitMs ?? FIRST_LOOK_WAIT_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (waited) this.options.log.warn(`the first look at ${this.options.branch} has not finished; serving meanwhile`);
     this.#schedule();
   }
 
