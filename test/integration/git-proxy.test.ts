@@ -1,9 +1,10 @@
 // The Git source through a site's HTTP proxy: real git over smart HTTP (`git http-backend` on loopback)
 // through a real tinyproxy. The proxy's log and the Via header it adds show each request went through it;
-// `no_proxy` sends git direct; GIT_DIR and GIT_CONFIG_* in the daemon's environment never reach git.
+// `no_proxy` sends git direct; GIT_DIR and GIT_CONFIG_* in the daemon's environment never reach git. Over
+// HTTPS (a certificate of a private CA, made by openssl): through the proxy's CONNECT, trusted by GIT_SSL_CAINFO.
 
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -17,7 +18,9 @@ import { startTinyproxy, type Tinyproxy } from '../support/tinyproxy.js';
 let dir: string;
 let work: string;
 let http: GitHttpServer;
+let https: GitHttpServer;
 let proxy: Tinyproxy;
+let caFile: string;
 
 function commit(message: string): string {
   const git = gitIn(work);
@@ -28,10 +31,10 @@ function commit(message: string): string {
   return git('rev-parse', 'HEAD');
 }
 
-function source(name: string, environment: NodeJS.ProcessEnv) {
+function source(name: string, environment: NodeJS.ProcessEnv, server = http) {
   const revisions: Revision[] = [];
   const src = new GitSource({
-    url: `${http.base}/repo.git`,
+    url: `${server.base}/repo.git`,
     branch: 'main',
     path: '',
     checkout: join(dir, name, 'checkout'),
@@ -55,12 +58,25 @@ beforeAll(async () => {
   gitIn(work)('remote', 'add', 'origin', join(served, 'repo.git'));
   commit('first');
   http = await startGitHttpServer(served);
+  // A self-signed certificate for 127.0.0.1 stands for a site's private CA: git trusts it only through GIT_SSL_CAINFO.
+  caFile = join(dir, 'ca.pem');
+  const key = join(dir, 'key.pem');
+  execFileSync(
+    'openssl',
+    [
+      ...['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1'],
+      ...['-keyout', key, '-out', caFile, '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'],
+    ],
+    { stdio: 'ignore' },
+  );
+  https = await startGitHttpServer(served, { key: readFileSync(key, 'utf8'), cert: readFileSync(caFile, 'utf8') });
   proxy = await startTinyproxy(join(dir, 'proxy'));
 });
 
 afterAll(async () => {
   await proxy?.stop();
   await http?.close();
+  await https?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -109,6 +125,29 @@ describe('the Git source behind an HTTP proxy', () => {
       expect(proxy.requests().length).toBe(logged);
     } finally {
       await src.stop();
+    }
+  });
+
+  it('clones over HTTPS through the proxy (CONNECT, HTTPS_PROXY) with the CA of GIT_SSL_CAINFO', async () => {
+    const connect = `CONNECT 127.0.0.1:${new URL(https.base).port} `;
+    const tunnels = () => proxy.requests().filter((line) => line.startsWith(connect)).length;
+    const trusted = source('https', { PATH: process.env.PATH, HOME: dir, HTTPS_PROXY: proxy.url, GIT_SSL_CAINFO: caFile }, https);
+    await trusted.src.start();
+    try {
+      expect(trusted.src.stalled()).toBeUndefined();
+      expect(trusted.revisions).toHaveLength(1);
+      expect(tunnels()).toBeGreaterThan(0);
+    } finally {
+      await trusted.src.stop();
+    }
+    // Without the CA the same server is refused: the clone above trusted it through GIT_SSL_CAINFO, nothing else.
+    const untrusted = source('https-no-ca', { PATH: process.env.PATH, HOME: dir, HTTPS_PROXY: proxy.url }, https);
+    await untrusted.src.start();
+    try {
+      expect(untrusted.revisions).toEqual([]);
+      expect(untrusted.src.stalled()).toMatch(/certificate/i);
+    } finally {
+      await untrusted.src.stop();
     }
   });
 });

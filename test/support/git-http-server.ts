@@ -3,7 +3,8 @@
 // `Via` header a proxy adds, so a test can tell a request that came through the proxy from one that did not.
 
 import { spawn } from 'node:child_process';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 export interface GitHttpRequest {
@@ -14,22 +15,24 @@ export interface GitHttpRequest {
 }
 
 export interface GitHttpServer {
-  /** `http://127.0.0.1:PORT` */
+  /** `http://127.0.0.1:PORT`, or `https://` when served with a certificate */
   base: string;
   requests: GitHttpRequest[];
   close(): Promise<void>;
 }
 
-export async function startGitHttpServer(root: string): Promise<GitHttpServer> {
+/** Serves the repositories under `root`; over TLS with `tls` (PEM key and certificate). */
+export async function startGitHttpServer(root: string, tls?: { key: string; cert: string }): Promise<GitHttpServer> {
   const requests: GitHttpRequest[] = [];
-  const server: Server = createServer((req, res) => {
+  const handle: RequestListener = (req, res) => {
     requests.push({ method: req.method ?? '', url: req.url ?? '', ...(req.headers.via ? { via: String(req.headers.via) } : {}) });
     serveCgi(root, req, res);
-  });
+  };
+  const server: Server = tls ? createTlsServer(tls, handle) : createServer(handle);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    base: `http://127.0.0.1:${port}`,
+    base: `${tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     requests,
     close: () =>
       new Promise((resolve) => {
