@@ -57,7 +57,7 @@ describe('a Git server that goes away', () => {
     expect(ready.status).toBe(503);
     expect(JSON.parse(ready.text).reason).toMatch(/unable to connect|Connection refused/);
     expect(await stalledMetric()).toBe('1');
-    expect((await get('/')).text).toMatch(/id="not-ready"[^]*fetching main from git:\/\/127\.0\.0\.1/);
+    expect((await get('/')).text).toMatch(/id="not-ready"[\s\S]*fetching main from git:\/\/127\.0\.0\.1/);
     expect(await accepted()).toEqual([first]);
     expect(daemon.running()).toBe(true);
 

@@ -25,7 +25,7 @@ describe('source.sshKeyFile and source.knownHostsFile', () => {
   });
 
   it('refuses a path ssh would expand, naming the key, file and line', () => {
-    const { file, result } = load(['sshKeyFile: /etc/groundcrew/deploy-key', 'knownHostsFile: "/etc/${HOME}/known_hosts"']);
+    const { file, result } = load(['sshKeyFile: /etc/groundcrew/deploy-key', `knownHostsFile: "/etc/\${HOME}/known_hosts"`]);
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.errors.map((e) => `${e.file}:${e.line}: ${e.message}`)).toEqual([
