@@ -128,6 +128,8 @@ export class GitSource implements Source {
       // No working tree: revisions are read from the object database (checkoutAt makes one when asked).
       await git().clone(url, checkout, ['--branch', branch, '--single-branch', '--no-tags', '--no-checkout']);
     }
+    // Stopped while the clone ran: no reader is started that stop() would not close.
+    if (this.#stopped) throw new Error('the source was stopped');
     this.#objects = new GitObjects(checkout, env);
     this.#fetch = new SpareFetch(checkout, fetchArgs(branch), env);
     this.#reader = new GitInventoryReader(this.#objects, this.options.path, this.#inventoryDir());
