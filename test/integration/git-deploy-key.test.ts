@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SshSettings } from '../../src/source/git-environment.js';
+import { type SshSettings, sshCommand } from '../../src/source/git-environment.js';
 import { GitSource } from '../../src/source/git-source.js';
 import type { Revision } from '../../src/source/source.js';
 import { gitIn } from '../support/git.js';
@@ -62,6 +62,10 @@ beforeAll(async () => {
   newKey(join(keys, 'stranger key'), 'a key the server does not know');
   served = join(dir, 'served', 'inventory.git');
   execFileSync('git', ['init', '-q', '--bare', '--initial-branch=main', served]);
+  // Read-only for whoever comes over SSH (the test pushes its commits by path), as a Git host serves a deploy key
+  // without write access.
+  const refuse = '#!/bin/sh\nif [ -n "$SSH_CONNECTION" ]; then echo "read-only deploy key" >&2; exit 1; fi\n';
+  writeFileSync(join(served, 'hooks', 'pre-receive'), refuse, { mode: 0o755 });
   work = join(dir, 'work');
   execFileSync('git', ['init', '-q', '--initial-branch=main', work]);
   gitIn(work)('remote', 'add', 'origin', served);
@@ -89,6 +93,15 @@ describe('a Git source over SSH with a deploy key', () => {
       expect(revisions.map((r) => r.sha)).toEqual([first, second]);
       expect(sshd.log()).toMatch(/Accepted publickey for \S+ from 127\.0\.0\.1 .* ED25519/);
       expect(pwned()).toBe(false);
+      // The key reads and cannot write: the daemon never needs more.
+      const ssh = sshCommand({ keyFile: join(keys, 'deploy key'), knownHostsFile: join(keys, 'known hosts') });
+      expect(() =>
+        execFileSync('git', ['push', sshd.url(served), 'HEAD:refs/heads/other'], {
+          cwd: work,
+          env: { ...process.env, GIT_SSH_COMMAND: ssh },
+          stdio: 'pipe',
+        }),
+      ).toThrow(/read-only deploy key/);
     } finally {
       await src.stop();
     }
