@@ -45,6 +45,8 @@ describe('a source URL with credentials', () => {
     const ready = JSON.parse((await get('/readyz')).split('\n')[1] as string) as { ready: boolean; reason: string };
     expect(ready.ready).toBe(false);
     expect(ready.reason).toContain(`cloning main of https://***@127.0.0.1:${gitPort}/team/repo.git failed: `);
+    // Retried (with backoff), not given up on: the retries' lines were in the output checked above too.
+    expect(ready.reason).toMatch(/\((?:[2-9]|\d{2,}) attempts since [^)]*; retried with backoff\); no revision of the inventory yet$/);
     for (const path of ['/readyz', '/healthz', '/metrics', '/api/nodes', '/api/revisions', '/', '/revisions']) seen.push(await get(path));
     for (const path of ['/fragments/overview', '/fragments/revisions', '/app.js']) seen.push(await get(path));
     for (const args of [['status'], ['status', '--json'], ['nodes']]) {
