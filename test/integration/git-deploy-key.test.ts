@@ -4,7 +4,7 @@
 // refused (nothing is accepted into known_hosts), a key the server does not know is refused, and both leave
 // the source stalled with git's reason, never a crash.
 
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,7 +34,7 @@ function commit(message: string): string {
   return git('rev-parse', 'HEAD');
 }
 
-function source(name: string, ssh: SshSettings) {
+function source(name: string, ssh: SshSettings, environment: NodeJS.ProcessEnv = {}) {
   const revisions: Revision[] = [];
   const src = new GitSource({
     url: sshd.url(served),
@@ -44,7 +44,7 @@ function source(name: string, ssh: SshSettings) {
     pollMs: 3_600_000,
     ssh,
     // A home of its own: nothing of the test user's ~/.gitconfig; ssh reads known_hosts only where it is told.
-    environment: { PATH: process.env.PATH, HOME: join(dir, 'home') },
+    environment: { PATH: process.env.PATH, HOME: join(dir, 'home'), ...environment },
     log: pino({ level: 'silent' }),
     onRevision: async (r) => {
       revisions.push(r);
@@ -129,6 +129,26 @@ describe('a Git source over SSH with a deploy key', () => {
       expect(pwned()).toBe(false);
     } finally {
       await src.stop();
+    }
+  });
+
+  it("uses the SSH agent's key when no key file is given (SSH_AUTH_SOCK passed through)", async () => {
+    const socket = join(dir, 'agent.sock');
+    const agent = spawn('ssh-agent', ['-D', '-a', socket], { stdio: 'ignore' });
+    try {
+      const end = Date.now() + 20_000;
+      while (!existsSync(socket) && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 50));
+      execFileSync('ssh-add', ['-q', join(keys, 'deploy key')], { env: { ...process.env, SSH_AUTH_SOCK: socket }, stdio: 'pipe' });
+      const { src, revisions } = source('agent', { knownHostsFile: join(keys, 'known hosts') }, { SSH_AUTH_SOCK: socket });
+      await src.start();
+      try {
+        expect(src.stalled()).toBeUndefined();
+        expect(revisions.map((r) => r.sha)).toEqual([gitIn(work)('rev-parse', 'HEAD')]);
+      } finally {
+        await src.stop();
+      }
+    } finally {
+      agent.kill();
     }
   });
 });
