@@ -17,7 +17,7 @@ import { GitObjects } from './git-objects.js';
 import { LocalRemote, localGitDir } from './local-remote.js';
 import { urlRedactor } from './redact-url.js';
 import type { OnRevision, Revision, Source } from './source.js';
-import { SourceOutage } from './source-outage.js';
+import { gitProblem, SourceOutage } from './source-outage.js';
 import { SpareFetch } from './spare-fetch.js';
 
 /** How many poll intervals a look may run before the source says it is stalled (and /readyz goes red). */
@@ -394,15 +394,4 @@ function fetchArgs(branch: string): string[] {
     ...['-c', 'maintenance.auto=false', '-c', 'gc.auto=0', 'fetch', '--prune', '--no-tags', '--no-write-fetch-head'],
     ...['--no-recurse-submodules', '--no-show-forced-updates', 'origin', `+refs/heads/${branch}:refs/remotes/origin/${branch}`],
   ];
-}
-
-/** What git said went wrong, on one line: its stderr without the progress and the closing advice. */
-function gitProblem(stderr: string): string {
-  const lines = stderr
-    .split('\n')
-    .map((line) => line.trim())
-    .filter((line) => line !== '' && !/^Cloning into /.test(line));
-  const advice = lines.findIndex((line) => /^Please make sure you have the correct access rights/.test(line));
-  const said = (advice < 0 ? lines : lines.slice(0, advice)).join(' ');
-  return said.length > 400 ? `${said.slice(0, 400)}…` : said || 'git said nothing';
 }

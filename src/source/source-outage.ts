@@ -41,3 +41,14 @@ export class SourceOutage {
     return Math.min(pollMs * 2 ** (attempts - 1), Math.max(pollMs, MAX_BACKOFF_MS));
   }
 }
+
+/** What git said went wrong, on one line: its stderr without the progress and the closing advice. */
+export function gitProblem(stderr: string): string {
+  const lines = stderr
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !/^Cloning into /.test(line));
+  const advice = lines.findIndex((line) => /^Please make sure you have the correct access rights/.test(line));
+  const said = (advice < 0 ? lines : lines.slice(0, advice)).join(' ');
+  return said.length > 400 ? `${said.slice(0, 400)}…` : said || 'git said nothing';
+}
