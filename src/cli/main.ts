@@ -9,6 +9,7 @@ import type { ClientOptions } from './client-commands.js';
 import { bashCompletion, fishCompletion, zshCompletion } from './completion.js';
 import type { StateDirOptions } from './hosts-commands.js';
 import { inertLines } from './inert-text.js';
+import { DEFAULT_CONFIG } from './paths.js';
 import type { NodeFilters } from './nodes-commands.js';
 
 // Only what every command needs is imported above: each command loads its own modules when it runs, so `--help`,
@@ -38,7 +39,7 @@ program
   .addOption(
     new Option('--config <file>', 'daemon config (see systemd/groundcrew.example.yaml)')
       .env('GROUNDCREW_CONFIG')
-      .default('/etc/groundcrew/groundcrew.yaml'),
+      .default(DEFAULT_CONFIG),
   )
   .action(async (options: { config: string }) => {
     const [{ formatDiagnostic }, { loadDaemonConfig }, { rootLogger }, { tuneDaemonHeap }, { systemdNotifier }, { startDaemon }] =
