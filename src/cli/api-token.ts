@@ -10,8 +10,6 @@ import { join } from 'node:path';
 import { loadDaemonConfig } from './daemon-config.js';
 import { DEFAULT_CONFIG, DEFAULT_TOKEN_FILE, UNIT_RUNTIME_DIR } from './paths.js';
 
-
-
 /** The configured token file, or `<stateDir>/api-token`, made with a fresh random token if it is not there. */
 export function ensureApiToken(stateDir: string, configured?: string): { token: string; file: string } {
   const file = configured ?? join(stateDir, 'api-token');
