@@ -55,7 +55,7 @@ program
       process.exitCode = 1;
       return;
     }
-    const log = rootLogger(loaded.config.log.level);
+    const log = rootLogger(loaded.config.log.level, process.stdout, loaded.config.log.format);
     let heapGrowingPercent: number;
     try {
       heapGrowingPercent = tuneDaemonHeap(process.env.GROUNDCREW_HEAP_GROWING_PERCENT);
