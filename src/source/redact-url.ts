@@ -4,9 +4,10 @@
 /**
  * `scheme://userinfo@`: the userinfo is everything up to the last `@` before the host (RFC 3986 §3.2.1 says a
  * userinfo's `@` is percent-encoded, but a token pasted unencoded must not leave its tail behind). Stops at
- * whitespace, quotes and a slash, so one URL in a line of text does not swallow the next.
+ * whitespace, quotes and a slash, so one URL in a line of text does not swallow the next. The scheme's length is
+ * bounded: every log line passes here, and an unbounded one made a long `a+b+c…` (base64) quadratic.
  */
-const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#"'`<>\\]*@/gi;
+const USERINFO = /\b([a-z][a-z0-9+.-]{0,31}:\/\/)[^\s/?#"'`<>\\]*@/gi;
 
 /** Every `scheme://user:secret@` in `text` with its userinfo replaced by `***` (an ssh user's name goes too: simpler than guessing which is a token). */
 export function redactUrls(text: string): string {
