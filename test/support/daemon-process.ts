@@ -99,9 +99,16 @@ export async function startDaemonProcess(options: DaemonProcessOptions = {}): Pr
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   };
+  // SIGTERM, then SIGKILL past 30 s: these tests are not about shutdown (run.test and hostile-repo are). With
+  // simulated hosts, process.exit waits for V8's background compile of the tree-sitter wasm (seen: 20-35 s on a
+  // loaded machine; `node --liftoff-only` exits in 1.5 s), which held stop() past a hook's timeout.
   const terminate = async (child: ChildProcess) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
-    if (child.exitCode === null && child.signalCode === null) await new Promise((resolve) => child.once('exit', resolve));
+    const late = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    await exited;
+    clearTimeout(late);
   };
   let { child, url } = await launch();
   return {
