@@ -9,8 +9,8 @@ import { configText } from '../inventory/configuration.js';
 import type { DesiredState, NodeSpec } from '../inventory/desired-state.js';
 import { usesSignedVrouter } from '../reconciler/role-input.js';
 import { type HostDescription, type Publishes, publish, SimHosts } from '../sim/cluster.js';
-import { registryOf } from '../sim/windows/docker.js';
 import type { HostProcess } from '../sim/transports/host-process.js';
+import { registryOf } from '../sim/windows/docker.js';
 
 export interface SimClusterOptions {
   /** The shells of hosts simulated in this process; not needed when `process` holds them. */
