@@ -44,7 +44,7 @@ function record(facts: Facts): OverlayRecord {
 }
 
 function writeRecord(value: OverlayRecord): string {
-  return `New-Item -ItemType Directory -Force -Path 'C:\\ProgramData\\groundcrew' | Out-Null\nSet-Content -Path ${psQuote(OVERLAY_RECORD)} -Value ${psQuote(JSON.stringify(value))}`;
+  return `New-Item -ItemType Directory -Force -Path 'C:\\ProgramData\\groundcrew' | Out-Null\nSet-Content -Path ${psQuote(OVERLAY_RECORD)} -Value ${psQuote(JSON.stringify(value))} -Encoding ASCII`;
 }
 
 const union = (a: string[], b: string[]) => [...new Set([...a, ...b])].sort();
