@@ -1,7 +1,8 @@
 // What Windows PowerShell 5.1 accepts of a command call on Server 2016 (14393) and 2019 (17763): its named
 // parameters against Microsoft's per-build command metadata (PSScriptAnalyzer's compatibility profiles, read
 // into test/fixtures/windows/windows-cmdlets-2016-2019.json; its .md says how), and the -Encoding values of
-// 5.1's reference pages. Commands the profiles do not have are not judged here (the .md lists them).
+// 5.1's reference pages. Commands the profiles do not have are not judged here (the .md lists them), but for a
+// few whose 5.1 page is read below.
 
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -105,16 +106,32 @@ export function encodingProblem(call: CommandCall): string | undefined {
     : `${name} -Encoding ${value}: Windows PowerShell 5.1 accepts only ${values.join(', ')}`;
 }
 
-/** The profile's entry for a command or one of its aliases on a build, when the profile has it. */
+/**
+ * 5.1 cmdlets the profiles' extract lacks, from their 5.1 reference pages, where 7 added parameters a role might
+ * reach for: ConvertFrom-Json is -InputObject alone on 5.1 (reference/5.1/Microsoft.PowerShell.Utility/
+ * ConvertFrom-Json.md; -AsHashtable came in 6.0, -Depth in 6.2, -NoEnumerate later: reference/7.4's page).
+ */
+const FROM_PAGES: Record<string, ProfileCommand> = {
+  'ConvertFrom-Json': { present: true, parameters_in_all_sets: [{ name: 'InputObject' }] },
+};
+
+/** Each build's commands by every name they answer to (lower case): proper name, aliases. */
+const BY_NAME = new Map(
+  Object.entries(PROFILES.builds).map(([build, { commands }]) => {
+    const names = new Map<string, [string, ProfileCommand]>();
+    for (const [proper, entry] of Object.entries({ ...FROM_PAGES, ...commands })) {
+      if (!entry.present) continue;
+      for (const n of [proper, ...(entry.command_aliases ?? [])]) names.set(n.toLowerCase(), [proper, entry]);
+    }
+    return [build, names];
+  }),
+);
+
+/** The profile's entry for a command or one of its aliases on a build, when the profile (or a 5.1 page) has it. */
 function profileOf(build: WindowsBuild, name: string): [string, ProfileCommand] | undefined {
-  const commands = PROFILES.builds[String(build)]?.commands;
-  if (!commands) throw new Error(`no 5.1 profile for build ${build}`);
-  const lower = name.toLowerCase();
-  for (const [proper, entry] of Object.entries(commands)) {
-    if (!entry.present) continue;
-    if (proper.toLowerCase() === lower || entry.command_aliases?.some((a) => a.toLowerCase() === lower)) return [proper, entry];
-  }
-  return undefined;
+  const names = BY_NAME.get(String(build));
+  if (!names) throw new Error(`no 5.1 profile for build ${build}`);
+  return names.get(name.toLowerCase());
 }
 
 /** Whether the 5.1 profile of `build` has the command (else it is not judged). */

@@ -9,6 +9,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { POWERSHELL_PRELUDE } from '../../../src/dataplane/wire.js';
+import { windowsDeconfigure } from '../../../src/roles/windows/deconfigure.js';
+import { CONTAINERS_INSTALLED, ELEVATED, serviceStatus } from '../../../src/roles/windows/queries.js';
 import type { WindowsBuild } from '../../../src/sim/windows/windows-state.js';
 import { callProblems, encodingOf, encodingProblem, profiled, writerOf } from '../../support/ps51-reference.js';
 import { analyzeScripts, type CommandCall, type ScriptSyntax } from '../../support/ps51-syntax.js';
@@ -45,6 +48,21 @@ describe('every script the Windows roles emit is Windows PowerShell 5.1', () => 
       ];
     });
     expect(problems).toEqual([]);
+  });
+
+  it('reaches the node commands, the shared queries and deconfigure (the enumeration lost none of them)', () => {
+    const all = emitted.map((e) => e.script).join('\n');
+    const reached = {
+      bootId: all.includes('LastBootUpTime'),
+      reboot: all.includes('Restart-Computer -Force'),
+      readiness: all.includes("Write-Output 'ready'"),
+      containersInstalled: all.includes(CONTAINERS_INSTALLED),
+      elevated: all.includes(ELEVATED),
+      serviceStatus: all.includes(serviceStatus('docker')),
+      deconfigure: windowsDeconfigure().resources.every((r) => r.facts.every((f) => !f.ps || all.includes(f.ps))),
+      prelude: emitted.some((e) => e.script === POWERSHELL_PRELUDE),
+    };
+    expect(Object.entries(reached).filter(([, yes]) => !yes)).toEqual([]);
   });
 
   it("calls every cmdlet with named parameters 5.1 has on the build it is sent to (PSScriptAnalyzer's profiles)", () => {
@@ -199,6 +217,9 @@ describe('the 5.1 checks can fail', () => {
       text: name,
       parameters: parameters.map(([n, value]) => ({ name: n, argument: value, value })),
     });
+    expect(callProblems(17763, call('ConvertFrom-Json', ['AsHashtable', null]))).toEqual([
+      'ConvertFrom-Json -AsHashtable: not a parameter of ConvertFrom-Json in Windows PowerShell 5.1 on 17763',
+    ]);
     const json = call('ConvertTo-Json', ['Compress', null], ['EscapeHandling', 'Default']);
     expect(callProblems(14393, json)).toEqual([
       'ConvertTo-Json -EscapeHandling: not a parameter of ConvertTo-Json in Windows PowerShell 5.1 on 14393',
