@@ -4,6 +4,7 @@
 
 import { psQuote } from '../../dataplane/quote.js';
 import { errors } from '../../errors.js';
+import { asciiJson } from '../ascii-json.js';
 import { runsContrail, type WindowsRoleInput } from '../input.js';
 import { applied, change, type Phase } from '../phase.js';
 import { compare, NO_CHANGE, type Resource } from '../resource.js';
@@ -116,12 +117,9 @@ function docker(input: WindowsRoleInput): Resource {
 /**
  * daemon.json as dockerd reads it (Go's encoding/json: UTF-8, and no BOM before Docker 23.0, moby/moby#44770), in
  * the same bytes from Windows PowerShell 5.1 and 7: written -Encoding ASCII (5.1's default is the ANSI code page,
- * its UTF8 writes a BOM; 7's default is UTF-8), every character past 7 bits escaped as JSON's \uXXXX, so a value
- * kept from the node's file survives whole. Read back -Encoding UTF8, as dockerd reads it.
+ * its UTF8 writes a BOM; 7's default is UTF-8) as ASCII JSON, so a value kept from the node's file survives whole.
+ * Read back -Encoding UTF8, as dockerd reads it.
  */
-const asciiJson = (value: unknown) =>
-  JSON.stringify(value).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-
 function daemonJson(): Resource {
   return {
     name: 'docker/daemon.json',
