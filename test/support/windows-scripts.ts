@@ -78,7 +78,7 @@ class Accepting implements Executor {
 }
 
 /** Every phase of every input at every version, and deconfigure. */
-function everyPhase(): Phase[] {
+export function everyWindowsPhase(): Phase[] {
   return [...CONTRAIL_VERSIONS.flatMap((v) => inputs(v).flatMap((i) => windowsPlan(i).phases)), windowsDeconfigure()];
 }
 
@@ -114,7 +114,7 @@ async function hostScripts(shells: SimShells, build: WindowsBuild, contrailVersi
   if (!old) throw new Error('no overlay phase for an input with an overlay');
   const applied = await applyPhase(exec, old);
   if (applied.resources.some((r) => r.status === 'failed')) throw new Error(`the older overlay did not apply: ${JSON.stringify(applied)}`);
-  await driftedSets(exec, accepting, everyPhase());
+  await driftedSets(exec, accepting, everyWindowsPhase());
   await applyPhase(exec, windowsDeconfigure());
   await issueReboot(exec);
   return [...exec.scripts, ...accepting.scripts];
@@ -126,7 +126,7 @@ async function hostlessScripts(): Promise<string[]> {
   const ignore = () => undefined;
   for (const version of CONTRAIL_VERSIONS)
     for (const input of inputs(version)) await testPhases(accepting, windowsPlan(input).phases).catch(ignore);
-  for (const phase of everyPhase()) {
+  for (const phase of everyWindowsPhase()) {
     await testPhase(accepting, phase).catch(ignore);
     for (const resource of phase.resources) await resource.set({ exec: accepting, facts: new Map() }).catch(ignore);
   }

@@ -118,7 +118,8 @@ function docker(input: WindowsRoleInput): Resource {
  * daemon.json as dockerd reads it (Go's encoding/json: UTF-8, and no BOM before Docker 23.0, moby/moby#44770), in
  * the same bytes from Windows PowerShell 5.1 and 7: written -Encoding ASCII (5.1's default is the ANSI code page,
  * its UTF8 writes a BOM; 7's default is UTF-8) as ASCII JSON, so a value kept from the node's file survives whole.
- * Read back -Encoding UTF8, as dockerd reads it.
+ * Read back -Encoding UTF8, as dockerd reads it, and cast to [string]: what Get-Content returns carries PSPath and
+ * other NoteProperties, which 5.1's ConvertTo-Json sends as an object (PowerShell/PowerShell#15665: 7.2 on, not).
  */
 function daemonJson(): Resource {
   return {
@@ -126,7 +127,7 @@ function daemonJson(): Resource {
     facts: [
       {
         id: 'docker.daemonJson',
-        ps: `if (Test-Path -LiteralPath ${psQuote(DAEMON_JSON)}) { Get-Content -LiteralPath ${psQuote(DAEMON_JSON)} -Raw -Encoding UTF8 } else { $null }`,
+        ps: `if (Test-Path -LiteralPath ${psQuote(DAEMON_JSON)}) { [string](Get-Content -LiteralPath ${psQuote(DAEMON_JSON)} -Raw -Encoding UTF8) } else { $null }`,
       },
       { id: 'docker.status', ps: serviceStatus('docker') },
     ],
