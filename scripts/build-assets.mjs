@@ -17,7 +17,11 @@ for (const grammar of ['tree-sitter-powershell', 'tree-sitter-bash'])
 
 let commit;
 try {
-  const [top, head] = execFileSync('git', ['rev-parse', '--show-toplevel', 'HEAD'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+  const [top, head] = execFileSync('git', ['rev-parse', '--show-toplevel', 'HEAD'], {
+    cwd: root,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+  })
     .trim()
     .split('\n');
   if (top === root) commit = head;

@@ -10,6 +10,7 @@ import { bashCompletion, fishCompletion, zshCompletion } from './completion.js';
 import type { StateDirOptions } from './hosts-commands.js';
 import { inertLines } from './inert-text.js';
 import type { NodeFilters } from './nodes-commands.js';
+import { DEFAULT_CONFIG } from './paths.js';
 
 // Only what every command needs is imported above: each command loads its own modules when it runs, so `--help`,
 // `completion` and the client commands never load the daemon (fastify, xstate, the simulator, etcd3).
@@ -36,9 +37,7 @@ program
   .command('run')
   .description('the daemon: follow the repo, drive every node toward it, serve the status page and API')
   .addOption(
-    new Option('--config <file>', 'daemon config (see systemd/groundcrew.example.yaml)')
-      .env('GROUNDCREW_CONFIG')
-      .default('/etc/groundcrew/groundcrew.yaml'),
+    new Option('--config <file>', 'daemon config (see systemd/groundcrew.example.yaml)').env('GROUNDCREW_CONFIG').default(DEFAULT_CONFIG),
   )
   .action(async (options: { config: string }) => {
     const [{ formatDiagnostic }, { loadDaemonConfig }, { rootLogger }, { tuneDaemonHeap }, { systemdNotifier }, { startDaemon }] =
@@ -56,7 +55,7 @@ program
       process.exitCode = 1;
       return;
     }
-    const log = rootLogger(loaded.config.log.level);
+    const log = rootLogger(loaded.config.log.level, process.stdout, loaded.config.log.format);
     let heapGrowingPercent: number;
     try {
       heapGrowingPercent = tuneDaemonHeap(process.env.GROUNDCREW_HEAP_GROWING_PERCENT);
