@@ -4,6 +4,7 @@
 #   sevenOnly     each construct of PowerShell 6/7 that Windows PowerShell 5.1 does not have, found in the AST
 #   commands      each command call: its name and its named parameters, with the element after each
 #   redirections  each redirection to a file (> and >> write as Out-File does; to $null they write nothing)
+#   stderrRedirections  each command whose error stream is redirected (2>&1, 2>, *>), with the command's name
 # The 7-only syntax is from the "What's New" pages (MicrosoftDocs/PowerShell-Docs, reference/docs-conceptual/
 # whats-new/what-s-new-in-powershell-70.md: ?:, && ||, ?? ??=, ?. ?[], ForEach-Object -Parallel; -73.md: clean;
 # 6.0: the background operator & and the `e `u{} escapes).
@@ -72,6 +73,7 @@ $results = foreach ($script in $scripts) {
     $sevenOnly = [System.Collections.Generic.List[object]]::new()
     $commands = [System.Collections.Generic.List[object]]::new()
     $redirections = [System.Collections.Generic.List[string]]::new()
+    $stderrRedirections = [System.Collections.Generic.List[object]]::new()
     # One walk of the tree: every node, then each looked at once.
     foreach ($n in $root.FindAll({ $true }, $true)) {
         $finding = Get-SevenOnly $n
@@ -79,6 +81,9 @@ $results = foreach ($script in $scripts) {
         if ($n -is [CommandAst]) {
             $call = Get-Call $n
             if ($call) { $commands.Add($call) }
+            foreach ($r in $n.Redirections) {
+                if ($r.FromStream -in 'Error', 'All') { $stderrRedirections.Add([pscustomobject]@{ command = "$($n.GetCommandName())"; text = $n.Extent.Text }) }
+            }
         }
         if ($n -is [FileRedirectionAst] -and $n.Location.Extent.Text -ne '$null') { $redirections.Add($n.Extent.Text) }
     }
@@ -87,6 +92,7 @@ $results = foreach ($script in $scripts) {
         sevenOnly    = $sevenOnly.ToArray()
         commands     = $commands.ToArray()
         redirections = $redirections.ToArray()
+        stderrRedirections = $stderrRedirections.ToArray()
     }
 }
 ConvertTo-Json -InputObject @($results) -Depth 6 -Compress

@@ -39,6 +39,8 @@ export interface ScriptSyntax {
   commands: CommandCall[];
   /** Redirections to a file (`> path`, `2>> path`), which write as Out-File does; `> $null` is not one. */
   redirections: string[];
+  /** Commands whose error stream is redirected (`2>&1`, `2> $null`, `*>`), by name ('' when not a plain name). */
+  stderrRedirections: { command: string; text: string }[];
 }
 
 const ANALYZER = join(import.meta.dirname, 'ps51-syntax.ps1');
