@@ -5,6 +5,8 @@
 #   commands      each command call: its name and its named parameters, with the element after each
 #   redirections  each redirection to a file (> and >> write as Out-File does; to $null they write nothing)
 #   stderrRedirections  each command whose error stream is redirected (2>&1, 2>, *>), with the command's name
+#   legacyArguments  each constant argument to a native program (not Verb-Noun) that 5.1's argument passing mangles:
+#                 an embedded ", an empty string (dropped), whitespace before a trailing \ (the quote it adds is escaped)
 # The 7-only syntax is from the "What's New" pages (MicrosoftDocs/PowerShell-Docs, reference/docs-conceptual/
 # whats-new/what-s-new-in-powershell-70.md: ?:, && ||, ?? ??=, ?. ?[], ForEach-Object -Parallel; -73.md: clean;
 # 6.0: the background operator & and the `e `u{} escapes).
@@ -74,6 +76,7 @@ $results = foreach ($script in $scripts) {
     $commands = [System.Collections.Generic.List[object]]::new()
     $redirections = [System.Collections.Generic.List[string]]::new()
     $stderrRedirections = [System.Collections.Generic.List[object]]::new()
+    $legacyArguments = [System.Collections.Generic.List[object]]::new()
     # One walk of the tree: every node, then each looked at once.
     foreach ($n in $root.FindAll({ $true }, $true)) {
         $finding = Get-SevenOnly $n
@@ -81,6 +84,15 @@ $results = foreach ($script in $scripts) {
         if ($n -is [CommandAst]) {
             $call = Get-Call $n
             if ($call) { $commands.Add($call) }
+            if ("$($n.GetCommandName())" -notmatch '^[A-Za-z]+-[A-Za-z]+$') {
+                foreach ($e in $n.CommandElements | Select-Object -Skip 1) {
+                    if ($e -isnot [StringConstantExpressionAst]) { continue }
+                    $v = $e.Value
+                    if ($v.Contains('"') -or $v -eq '' -or ($v -match '\s' -and $v.EndsWith('\'))) {
+                        $legacyArguments.Add([pscustomobject]@{ command = "$($n.GetCommandName())"; argument = $e.Extent.Text })
+                    }
+                }
+            }
             foreach ($r in $n.Redirections) {
                 if ($r.FromStream -in 'Error', 'All') { $stderrRedirections.Add([pscustomobject]@{ command = "$($n.GetCommandName())"; text = $n.Extent.Text }) }
             }
@@ -93,6 +105,7 @@ $results = foreach ($script in $scripts) {
         commands     = $commands.ToArray()
         redirections = $redirections.ToArray()
         stderrRedirections = $stderrRedirections.ToArray()
+        legacyArguments = $legacyArguments.ToArray()
     }
 }
 ConvertTo-Json -InputObject @($results) -Depth 6 -Compress

@@ -41,6 +41,11 @@ export interface ScriptSyntax {
   redirections: string[];
   /** Commands whose error stream is redirected (`2>&1`, `2> $null`, `*>`), by name ('' when not a plain name). */
   stderrRedirections: { command: string; text: string }[];
+  /**
+   * Constant arguments to native programs that Windows PowerShell 5.1 passes mangled: an embedded `"` (not escaped),
+   * an empty string (dropped), whitespace before a trailing backslash (the quote it adds is escaped).
+   */
+  legacyArguments: { command: string; argument: string }[];
 }
 
 const ANALYZER = join(import.meta.dirname, 'ps51-syntax.ps1');
