@@ -42,6 +42,8 @@ function source(name: string, ssh: SshSettings, environment: NodeJS.ProcessEnv =
     path: '',
     checkout: join(dir, name, 'checkout'),
     pollMs: 3_600_000,
+    // On a loaded machine a clone may take a while: start() waits for it (the daemon's bound is 30 s).
+    firstLookWaitMs: 100_000,
     ssh,
     // A home of its own: nothing of the test user's ~/.gitconfig; ssh reads known_hosts only where it is told.
     environment: { PATH: process.env.PATH, HOME: join(dir, 'home'), ...environment },
@@ -80,7 +82,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('a Git source over SSH with a deploy key', () => {
+describe('a Git source over SSH with a deploy key', { timeout: 120_000 }, () => {
   it('clones and fetches with the key, checking the host key against knownHostsFile', async () => {
     const { src, revisions } = source('good', { keyFile: join(keys, 'deploy key'), knownHostsFile: join(keys, 'known hosts') });
     const first = gitIn(work)('rev-parse', 'HEAD');

@@ -39,6 +39,8 @@ function source(name: string, environment: NodeJS.ProcessEnv, server = http) {
     path: '',
     checkout: join(dir, name, 'checkout'),
     pollMs: 3_600_000,
+    // On a loaded machine a clone may take a while: start() waits for it (the daemon's bound is 30 s).
+    firstLookWaitMs: 100_000,
     environment,
     log: pino({ level: 'silent' }),
     onRevision: async (r) => {
@@ -80,7 +82,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('the Git source behind an HTTP proxy', () => {
+describe('the Git source behind an HTTP proxy', { timeout: 120_000 }, () => {
   it('clones and fetches through http_proxy, and ignores GIT_DIR and GIT_CONFIG_* of its environment', async () => {
     const { src, revisions } = source('proxied', {
       PATH: process.env.PATH,

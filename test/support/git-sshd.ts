@@ -58,7 +58,30 @@ export async function startGitSshd(dir: string, authorizedKey: string): Promise<
       '',
     ].join('\n'),
   );
-  const child: ChildProcess = spawn('/usr/sbin/sshd', ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+  // sshd runs the forced command through the user's shell, and bash then reads ~/.bashrc: root's on these machines
+  // runs `pyenv init`, which waits on pyenv's lock while another process rehashes (LAB-NOTES.md), and held a clone
+  // past a test's timeout. As root, sshd gets an empty home of its own in a private mount namespace.
+  const sshd = ['/usr/sbin/sshd', '-D', '-e', '-f', config];
+  const home = join(dir, 'home');
+  mkdirSync(home, { recursive: true });
+  const child: ChildProcess =
+    process.getuid?.() === 0
+      ? spawn(
+          'unshare',
+          [
+            '--mount',
+            '--propagation',
+            'private',
+            'sh',
+            '-c',
+            'mount --bind "$0" "$1" && shift && exec "$@"',
+            home,
+            userInfo().homedir,
+            ...sshd,
+          ],
+          { stdio: ['ignore', 'ignore', 'pipe'] },
+        )
+      : spawn(sshd[0] as string, sshd.slice(1), { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => {
     stderr += d.toString();
