@@ -4,7 +4,7 @@
 // refused (nothing is accepted into known_hosts), a key the server does not know is refused, and both leave
 // the source stalled with git's reason, never a crash.
 
-import { execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +21,8 @@ let keys: string;
 let work: string;
 let served: string;
 let sshd: GitSshd;
+/** The SSH agent of the agent test, ended in afterAll too (a test that times out never reaches its finally). */
+let agent: ChildProcess | undefined;
 /** Made by `$(touch gc-pwned)` if a shell ever read a path as syntax: in git's working directory, wherever that was. */
 const pwned = () =>
   existsSync(join(process.cwd(), 'gc-pwned')) || readdirSync(dir, { recursive: true }).some((f) => String(f).endsWith('gc-pwned'));
@@ -78,6 +80,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  agent?.kill();
   await sshd?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -136,7 +139,7 @@ describe('a Git source over SSH with a deploy key', { timeout: 120_000 }, () => 
 
   it("uses the SSH agent's key when no key file is given (SSH_AUTH_SOCK passed through)", async () => {
     const socket = join(dir, 'agent.sock');
-    const agent = spawn('ssh-agent', ['-D', '-a', socket], { stdio: 'ignore' });
+    agent = spawn('ssh-agent', ['-D', '-a', socket], { stdio: 'ignore' });
     try {
       const end = Date.now() + 20_000;
       while (!existsSync(socket) && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -151,6 +154,7 @@ describe('a Git source over SSH with a deploy key', { timeout: 120_000 }, () => 
       }
     } finally {
       agent.kill();
+      agent = undefined;
     }
   });
 });
