@@ -14,9 +14,11 @@ function live(on) {
   el.textContent = on ? 'live' : 'reconnecting…';
   el.classList.toggle('on', on);
 }
-function follow(onEvent) {
+// The server replays nothing: a stream that was closed (the daemon restarted, or dropped this client for
+// falling behind) reconnects on its own, and each open re-reads the page's regions for what it missed.
+function follow(onEvent, onOpen) {
   const source = new EventSource('/api/events');
-  source.onopen = () => live(true);
+  source.onopen = () => { live(true); onOpen(); };
   source.onerror = () => live(false);
   for (const type of ['node', 'report', 'revision']) source.addEventListener(type, (e) => onEvent(type, JSON.parse(e.data)));
 }
@@ -56,7 +58,7 @@ function tickAges() {
 function bootLive(about) {
   follow((type, data) => {
     if (!about || about(type, data)) schedule();
-  });
+  }, schedule);
   tickAges();
 }
 // The overview's filters live in the URL: links navigate in place, the form filters as you type.
