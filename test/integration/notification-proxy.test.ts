@@ -1,16 +1,20 @@
 // Notification requests through a real HTTP proxy on loopback (tinyproxy): with http_proxy set they reach the
 // sink through it (undici tunnels with CONNECT, which the proxy's log records), with no_proxy naming the sink
 // they go direct, and with the proxy down nothing reaches the sink (retried, then failed): the proxy really is
-// the way out.
+// the way out. The daemon's notifier (cli/notifications-config.ts) takes the proxy from its environment.
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NotificationsSchema, startNotifications } from '../../src/cli/notifications-config.js';
 import type { NotificationEvent } from '../../src/notifications/events.js';
 import { proxiedFetch } from '../../src/notifications/proxy-fetch.js';
+import { StatusStore } from '../../src/reconciler/status-store.js';
+import { Metrics } from '../../src/server/metrics.js';
 import { type CaptureServer, captureServer } from '../support/capture-server.js';
 import { dispatch } from '../support/dispatch.js';
 
@@ -111,5 +115,32 @@ describe('notifications through the proxy the environment names', () => {
     d.dispatcher.publish(event);
     expect(await d.finished()).toEqual(['retried', 'failed']);
     expect(sink.requests.length).toBe(before);
+  });
+
+  it("the daemon's notifier reads the proxy from its environment", async () => {
+    const before = tunnels();
+    const saved = process.env.http_proxy;
+    process.env.http_proxy = proxyUrl;
+    const status = new StatusStore();
+    let stop: () => void;
+    try {
+      const config = NotificationsSchema.parse({ sinks: [{ name: 'chat', type: 'slack', url: `${sink.url}/services/T0/B0/daemon` }] });
+      stop = startNotifications(config, {
+        status,
+        rollout: () => ({ halted: false, failed: [] }),
+        metrics: new Metrics(status),
+        log: pino({ level: 'silent' }),
+        url: 'http://127.0.0.1:7070',
+      });
+    } finally {
+      if (saved === undefined) delete process.env.http_proxy;
+      else process.env.http_proxy = saved;
+    }
+    const start = sink.requests.length;
+    status.recordRevision({ sha: event.revision as string, accepted: false, errors: ['instances.yaml:1:1: not YAML'] });
+    await sink.received(start + 1);
+    expect(sink.requests[start]?.path).toBe('/services/T0/B0/daemon');
+    await tunnelsReach(before + 1);
+    stop();
   });
 });
