@@ -75,7 +75,13 @@ export class EventStreams {
     const forget = () => this.#clients.delete(res);
     request.on('close', forget);
     res.on('close', forget);
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
+    // Taken over from fastify: helmet's headers are not set on this answer, so the one that matters here is.
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+      connection: 'keep-alive',
+    });
     res.write(`retry: ${this.limits.retryMs}\n: groundcrew events\n\n`);
   }
 

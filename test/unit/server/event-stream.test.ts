@@ -47,6 +47,8 @@ describe('/api/events', () => {
     const first = await stream(base);
     expect(first.statusCode).toBe(200);
     expect(first.headers['content-type']).toBe('text/event-stream');
+    expect(first.headers['cache-control']).toBe('no-store');
+    expect(first.headers['x-content-type-options']).toBe('nosniff');
     expect((await stream(base)).statusCode).toBe(200);
     const third = await stream(base);
     expect(third.statusCode).toBe(503);
