@@ -200,7 +200,8 @@ export const ERROR_REGISTRY = {
   // Notifications (notifications/)
   GC_NOTIFY_FAILED: {
     retryable: true,
-    retried: "with backoff, up to the sink's `retries`; then the notification is dropped",
+    retried:
+      "after no answer, 408, 429 or 5xx, with backoff (or the sink's Retry-After), up to the sink's `retries`; then the notification is dropped. Another 4xx, or a redirect to another origin, is not retried",
     meaning:
       "a notification sink (webhook, Slack, Teams, a Git host's commit status API) did not answer 2xx in time; reconciliation goes on regardless",
     todo: 'read the log line (sink, status, body); check the URL, the token or secret file, and the sink\'s permissions; `groundcrew_notifications_total{result="failed"}` counts them',
