@@ -8,11 +8,12 @@ import type { WindowsRoleInput } from '../input.js';
 import { applied, type Phase } from '../phase.js';
 import { compare, NO_CHANGE, type Resource } from '../resource.js';
 import { ARTIFACTS, artifacts } from './artifacts.js';
-import { AGENT_CONFIG, agentConfig, CNM_CONFIG, cnmConfig, type HostAdapters, hostAdaptersQuery, LOG_DIR } from './contrail-config.js';
+import { AGENT_CONFIG, agentConfig, CNM_CONFIG, cnmConfig, type HostAdapters, LOG_DIR } from './contrail-config.js';
 import { driverNames } from './driver-names.js';
 import { msiResource } from './msi-resource.js';
 import { serviceStatus } from './queries.js';
 import { configFile, nssmService } from './service-resources.js';
+import { hostAdaptersQuery } from './vhost-adapter.js';
 
 export function serviceRunning(name: string): Resource {
   const id = `service.${name}.status`;

@@ -1,5 +1,5 @@
-// The vRouter on Windows: artifacts from <registry>/contrail-windows-vrouter:<version>, the test
-// certificate trusted (unsigned builds), the vRouter, utilities and agent MSIs, the agent's services.
+// The vRouter on Windows: artifacts from <registry>/contrail-windows-vrouter[-signed]:<version>, the test
+// certificate trusted (test-signed builds), the vRouter, utilities and agent MSIs, the agent's services.
 
 import { psQuote } from '../../dataplane/quote.js';
 import type { WindowsRoleInput } from '../input.js';
@@ -59,8 +59,14 @@ function nodemgrInstalled(): Resource {
   };
 }
 
+/**
+ * The vRouter's image: `contrail-windows-vrouter-signed` (a production-signed driver) when
+ * WINDOWS_USE_SIGNED_VROUTER is set, else `contrail-windows-vrouter` (test-signed), as c-a-d's
+ * contrail_vrouter_windows selects it ("select image with signed vRouter").
+ */
 export function vrouterImage(input: WindowsRoleInput): string {
-  return `${input.registry}/contrail-windows-vrouter:${input.contrailVersion}`;
+  const repository = input.signedVrouter ? 'contrail-windows-vrouter-signed' : 'contrail-windows-vrouter';
+  return `${input.registry}/${repository}:${input.contrailVersion}`;
 }
 
 export function windowsVrouter(input: WindowsRoleInput): Phase {

@@ -5,7 +5,7 @@ import { productCode } from './identifiers.js';
 import { nssmApplication } from './installer-natives.js';
 import { kubeletStartProblem } from './kubelet-sim.js';
 import type { WindowsHost } from './windows-host.js';
-import { AGENT_CONFIG, CNM_CONFIG, DOCKER_DAEMON_JSON, NODEMGR_CONFIG, VHOST_ADAPTER } from './windows-paths.js';
+import { AGENT_CONFIG, CNM_CONFIG, DOCKER_DAEMON_JSON, NODEMGR_CONFIG } from './windows-paths.js';
 import { executableOf, type ServiceState } from './windows-state.js';
 
 /** Starts a service and what it depends on; undefined on success, else the reason Windows gives. */
@@ -73,17 +73,22 @@ function cnmPluginProblem(host: WindowsHost): string | undefined {
   return undefined;
 }
 
-/** The agent needs the vhost adapter, and its config's vhost ip= and physical_interface= (the adapter's ifName). */
+/** The agent needs the vhost adapter, and its config's vhost ip=, physical_interface= and name= (the adapters' ifNames). */
 function agentProblem(host: WindowsHost): string | undefined {
   const config = host.fs.read(AGENT_CONFIG);
   if (config === undefined) return `Configuration file ${AGENT_CONFIG} not found.`;
-  if (!host.switchExists()) return `The vhost adapter '${VHOST_ADAPTER}' does not exist: start contrail-cnm-plugin first.`;
+  const vhostName = host.vhostAdapter();
+  if (!vhostName) return 'The vhost adapter does not exist: start contrail-cnm-plugin first.';
   const physical = host.adapters().find((a) => a.name.toLowerCase() === host.contrailAdapter()?.toLowerCase())?.ifName;
-  const vhost = host.adapterAddresses().find((a) => a.interfaceAlias === VHOST_ADAPTER);
+  const vhostIfName = host.adapters().find((a) => a.name === vhostName)?.ifName;
+  const vhost = host.adapterAddresses().find((a) => a.interfaceAlias === vhostName);
   if (!new RegExp(`^physical_interface=${physical}\\s*$`, 'm').test(config))
     return `[VIRTUAL-HOST-INTERFACE] physical_interface is not ${physical}, the data adapter's ifName.`;
   if (!vhost || !new RegExp(`^ip=${vhost.ipAddress.replace(/\./g, '\\.')}/${vhost.prefixLength}\\s*$`, 'm').test(config))
     return "[VIRTUAL-HOST-INTERFACE] ip= is not the vhost adapter's address.";
+  // The vhost's ifName, which the agent's entrypoint.ps1 (contrail-controller) writes into name= at each start.
+  if (!new RegExp(`^name=${vhostIfName}\\s*$`, 'm').test(config))
+    return `[VIRTUAL-HOST-INTERFACE] name is not ${vhostIfName}, the ifName of ${vhostName}.`;
   return undefined;
 }
 

@@ -14,10 +14,11 @@ import { FILE_CMDLETS } from './file-cmdlets.js';
 import { FIREWALL_CMDLETS } from './firewall-cmdlets.js';
 import { INSTALLER_NATIVES } from './installer-natives.js';
 import { KUBELET_NATIVE } from './kubelet-sim.js';
-import { gated, MODULE_CMDLETS } from './modules.js';
+import { gated, getCommandCmdlet, MODULE_CMDLETS } from './modules.js';
 import { NETWORK_CMDLETS, NETWORK_NATIVES } from './network-cmdlets.js';
 import { PACKAGE_CMDLETS, PACKAGE_NATIVES } from './package-cmdlets.js';
 import { PROVIDER_CMDLETS } from './package-providers.js';
+import { newObjectCmdlet } from './pipe-client.js';
 import { PROCESS_NATIVES, startProcessCmdlet } from './process-cmdlets.js';
 import { REGISTRY_CMDLETS } from './registry-cmdlets.js';
 import { ROUTING_CMDLETS, ROUTING_NATIVES } from './routing-cmdlets.js';
@@ -46,6 +47,8 @@ function registry(): Registry<WindowsHost> {
     ...CONTAINER_CMDLETS,
     ...FIREWALL_CMDLETS,
     startProcessCmdlet(natives),
+    newObjectCmdlet,
+    getCommandCmdlet((name) => (cmdlets.has(name.toLowerCase()) ? 'Cmdlet' : natives.has(name.toLowerCase()) ? 'Application' : undefined)),
   ]) {
     cmdlets.set(c.name.toLowerCase(), catalogued(gated(c)));
   }

@@ -87,6 +87,12 @@ export interface WindowsFaults {
   agentNotListening?: boolean;
   /** The CNM plugin runs but made no ContrailRootNetwork. */
   noRootNetwork?: boolean;
+  /** The ksync device cannot be opened (`vif --list` fails, as without the extension). */
+  ksyncBroken?: boolean;
+  /** The bridge table device cannot be opened (`rt --dump 0 --family bridge` fails). */
+  bridgeTableBroken?: boolean;
+  /** The CNM plugin's \\.\pipe\Contrail exists but no server instance accepts a connect. */
+  pipeNotServing?: boolean;
 }
 
 export interface SimCatalog {
@@ -94,7 +100,11 @@ export interface SimCatalog {
   contrailVersions: string[];
   /** Docker versions DockerMsftProvider offers. */
   dockerVersions: string[];
-  /** Whether the vRouter builds this host pulls are production-signed (WINDOWS_USE_SIGNED_VROUTER). */
+  /**
+   * Whether the registry also carries `contrail-windows-vrouter-signed` (a production-signed vRouter.msi), the
+   * image c-a-d's contrail_vrouter_windows pulls when WINDOWS_USE_SIGNED_VROUTER is defined; the plain
+   * `contrail-windows-vrouter` always holds the test-signed build.
+   */
   signedVrouter: boolean;
   /**
    * Registries this host can reach, by the name before the first `/` of an image (`docker.io` for Docker
@@ -112,6 +122,12 @@ export interface WindowsState {
   build: WindowsBuild;
   /** UEFI Secure Boot on: the BCD refuses testsigning (bcdedit's "protected by Secure Boot policy"). */
   secureBoot: boolean;
+  /**
+   * The firmware the host booted from. A BIOS host (Gen1 Hyper-V, SeaBIOS KVM, a BIOS VMware guest) has no
+   * Secure Boot, and Confirm-SecureBootUEFI fails there ("Cmdlet not supported on this platform",
+   * windows-powershell-docs SecureBoot/Confirm-SecureBootUEFI.md).
+   */
+  firmware: 'UEFI' | 'BIOS';
   /** Whether the SSH session has an elevated (High Mandatory Level) token; most changes need one. */
   elevated: boolean;
   /** PackageManagement providers installed beyond the built-in ones (NuGet, DockerMsftProvider). */
@@ -163,6 +179,8 @@ export interface FreshWindowsOptions {
   /** 17763 (Server 2019) unless said. */
   build?: WindowsBuild;
   secureBoot?: boolean;
+  /** UEFI unless said. */
+  firmware?: 'UEFI' | 'BIOS';
   /** true unless said: groundcrew's documented setup logs in as an administrator. */
   elevated?: boolean;
   /** Chocolatey on the image (true unless said). */
