@@ -45,3 +45,14 @@ export function removeHnsNetworksOfType(type: string): string {
     `elseif (${HAS_HNS_CMDLETS}) { Get-HnsNetwork | Where-Object { $_.Type -eq ${psQuote(type)} } | Remove-HnsNetwork }`,
   ].join('\n');
 }
+
+/**
+ * PowerShell removing the HNS networks bound to the adapter (contrail-windows-ci Disable-VRouterExtension:
+ * `Where-Object NetworkAdapterName -eq <adapter>`, with the Containers or the HNS cmdlets).
+ */
+export function hnsNetworksOnAdapterRemoved(adapter: string): string {
+  return [
+    `if (${HAS_CONTAINER_CMDLETS}) { Get-ContainerNetwork | Where-Object { $_.NetworkAdapterName -eq ${psQuote(adapter)} } | Remove-ContainerNetwork -Force }`,
+    `elseif (${HAS_HNS_CMDLETS}) { Get-HnsNetwork | Where-Object { $_.NetworkAdapterName -eq ${psQuote(adapter)} } | Remove-HnsNetwork }`,
+  ].join('\n');
+}

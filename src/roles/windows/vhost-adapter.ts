@@ -22,6 +22,8 @@ export function hostAdaptersQuery(physical: string, psQuote: (s: string) => stri
   return [
     `$p = Get-NetAdapter -Name ${psQuote(physical)} -ErrorAction SilentlyContinue`,
     `$v = ${vhostAdapter(physical, psQuote)}`,
-    'if ($p -and $v) { $ip = Get-NetIPAddress -InterfaceAlias $v.Name -AddressFamily IPv4 | Select-Object -First 1; $gw = (Get-NetIPConfiguration -InterfaceAlias $v.Name).IPv4DefaultGateway; $g = $null; if ($gw) { $g = $gw.NextHop }; [pscustomobject]@{ physical = $p.ifName; vhost = $v.ifName; ip = $ip.IPAddress; prefix = $ip.PrefixLength; gateway = $g } } else { $null }',
+    // No address on the vhost yet (or none it will get: cnm-init.ts repairs that): nothing to configure yet.
+    '$ip = $null; if ($p -and $v) { $ip = Get-NetIPAddress -InterfaceAlias $v.Name -AddressFamily IPv4 -ErrorAction SilentlyContinue | Select-Object -First 1 }',
+    'if ($ip) { $gw = (Get-NetIPConfiguration -InterfaceAlias $v.Name).IPv4DefaultGateway; $g = $null; if ($gw) { $g = $gw.NextHop }; [pscustomobject]@{ physical = $p.ifName; vhost = $v.ifName; ip = $ip.IPAddress; prefix = $ip.PrefixLength; gateway = $g } } else { $null }',
   ].join('; ');
 }

@@ -26,7 +26,27 @@ export function startService(host: WindowsHost, name: string): string | undefine
   svc.status = 'Running';
   host.record(`start-service ${svc.name}`);
   if (svc.name.toLowerCase() === 'docker') onDockerStarted(host);
+  if (['contrail-cnm-plugin', 'contrail-docker-driver'].includes(svc.name.toLowerCase())) onCnmPluginStarted(host, svc);
   return undefined;
+}
+
+/**
+ * The CNM plugin enables the extension by making the Contrail switch on its adapter, or (cnmEnableFailures)
+ * fails to and exits. The vNIC takes the adapter's address as it is then: none while DHCP has not answered.
+ * Made on the adapter that carries the node's own address, the switch takes the SSH session down with it.
+ */
+function onCnmPluginStarted(host: WindowsHost, svc: ServiceState): void {
+  const failures = host.state.faults.cnmEnableFailures ?? 0;
+  if (failures > 0) {
+    host.state.faults.cnmEnableFailures = failures - 1;
+    svc.status = 'Stopped';
+    host.record(`exited ${svc.name}: the extension was not enabled`);
+    return;
+  }
+  const adapter = host.contrailAdapter()?.toLowerCase();
+  const leased = host.state.faults.dhcpLeaseAt === undefined || Date.now() >= host.state.faults.dhcpLeaseAt;
+  host.state.vhostUnaddressed = adapter === 'ethernet1' && !leased;
+  if (adapter === 'ethernet0') host.connectionDropRequested = true;
 }
 
 function startProblem(host: WindowsHost, svc: ServiceState): string | undefined {

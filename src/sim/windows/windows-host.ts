@@ -26,6 +26,12 @@ export class WindowsHost {
   network: SimNetwork | undefined;
   /** Set by Restart-Computer; the transport reboots the host once the command's answer is out. */
   rebootRequested = false;
+  /**
+   * Set when the Contrail switch is made on the adapter that carries the node's own address (a single-NIC
+   * host): the address moves to the vNIC and the SSH session of the command drops (c-a-d
+   * contrail_cnm_windows: "Ansible might lose connectivity for a moment", then wait_for_connection).
+   */
+  connectionDropRequested = false;
   /** What one powershell.exe process holds and loses when it ends: modules imported with Import-Module. */
   session = { modules: new Set<string>() };
 
@@ -243,19 +249,29 @@ export class WindowsHost {
    * The adapters' own IPv4 addresses (DHCP or static, not groundcrew's): the management adapter Ethernet0
    * and the data adapter Ethernet1. A vSwitch bound to an adapter moves its address to the host's vNIC.
    */
-  adapterAddresses(): { interfaceAlias: string; ipAddress: string; prefixLength: number; gateway?: string }[] {
+  adapterAddresses(): { interfaceAlias: string; ipAddress: string; prefixLength: number; gateway?: string; origin: 'Dhcp' | 'Manual' }[] {
+    // Ethernet1's address comes from DHCP (faults.dhcpLeaseAt: not yet); Ethernet0's is static.
+    const leased = this.state.faults.dhcpLeaseAt === undefined || Date.now() >= this.state.faults.dhcpLeaseAt;
     const base = [
-      { interfaceAlias: 'Ethernet0', ipAddress: this.state.managementAddress ?? '192.0.2.50', prefixLength: 24, gateway: '192.0.2.1' },
-      { interfaceAlias: 'Ethernet1', ipAddress: '172.16.0.50', prefixLength: 24, gateway: '172.16.0.1' },
+      {
+        interfaceAlias: 'Ethernet0',
+        ipAddress: this.state.managementAddress ?? '192.0.2.50',
+        prefixLength: 24,
+        gateway: '192.0.2.1',
+        origin: 'Manual' as const,
+      },
+      ...(leased
+        ? [{ interfaceAlias: 'Ethernet1', ipAddress: '172.16.0.50', prefixLength: 24, gateway: '172.16.0.1', origin: 'Dhcp' as const }]
+        : []),
     ];
     const vhost = this.vhostAdapter();
     const contrail = vhost ? this.contrailAdapter()?.toLowerCase() : undefined;
     const bound = new Set(this.state.hnsNetworks.filter((n) => n.type === 'Transparent' && n.adapter).map((n) => n.adapter?.toLowerCase()));
-    return base.map((a) => {
+    return base.flatMap((a) => {
       const lower = a.interfaceAlias.toLowerCase();
-      if (vhost && lower === contrail) return { ...a, interfaceAlias: vhost };
-      if (bound.has(lower)) return { ...a, interfaceAlias: `vEthernet (${a.interfaceAlias})` };
-      return a;
+      if (vhost && lower === contrail) return this.state.vhostUnaddressed ? [] : [{ ...a, interfaceAlias: vhost }];
+      if (bound.has(lower)) return [{ ...a, interfaceAlias: `vEthernet (${a.interfaceAlias})` }];
+      return [a];
     });
   }
 

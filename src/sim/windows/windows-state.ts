@@ -87,6 +87,13 @@ export interface WindowsFaults {
   agentNotListening?: boolean;
   /** The CNM plugin runs but made no ContrailRootNetwork. */
   noRootNetwork?: boolean;
+  /**
+   * The data adapter's DHCP lease arrives at this time (ms since the epoch): before it Ethernet1 has no IPv4
+   * address (contrail-windows-ci waits for one before it starts the CNM plugin: Wait-RemoteInterfaceIP).
+   */
+  dhcpLeaseAt?: number;
+  /** The next N starts of the CNM plugin fail to enable the extension, and the plugin exits (the CI retries). */
+  cnmEnableFailures?: number;
   /** The ksync device cannot be opened (`vif --list` fails, as without the extension). */
   ksyncBroken?: boolean;
   /** The bridge table device cannot be opened (`rt --dump 0 --family bridge` fails). */
@@ -163,6 +170,11 @@ export interface WindowsState {
   faults: WindowsFaults;
   /** Every state-changing operation, in order: the host's own record of what was done to it. */
   journal: string[];
+  /**
+   * The Contrail switch was made while the data adapter had no address: its vNIC took none (a vSwitch moves
+   * the adapter's address to the vNIC at creation). Cleared when the switch is made again.
+   */
+  vhostUnaddressed?: boolean;
   /** Set while the host is rebooting: unreachable until this time (ms since the epoch), then it boots. */
   downUntil?: number;
 }
