@@ -5,8 +5,9 @@ import { psQuote } from '../../dataplane/quote.js';
 import type { WindowsRoleInput } from '../input.js';
 import { applied, type Phase } from '../phase.js';
 import { compare, type Resource } from '../resource.js';
+import { AGENT_START, AGENT_START_PARAMETERS, agentStartScript, POWERSHELL_EXE } from './agent-start.js';
 import { ARTIFACTS, artifacts } from './artifacts.js';
-import { AGENT_CONFIG, LOG_DIR, NODEMGR_CONFIG, nodemgrConfig } from './contrail-config.js';
+import { LOG_DIR, NODEMGR_CONFIG, nodemgrConfig } from './contrail-config.js';
 import { debugDlls } from './debug-dlls.js';
 import { serviceRunning } from './driver.js';
 import { AGENT_MSI, UTILS_MSI, VROUTER_MSI } from './msi-products.js';
@@ -90,11 +91,17 @@ export function windowsVrouter(input: WindowsRoleInput): Phase {
         log: `${LOG_DIR}\\contrail-vrouter-nodemgr.log`,
       }),
       serviceRunning('contrail-vrouter-nodemgr'),
-      // contrail-windows-ci Service.ps1 New-AgentService (the agent with --config_file); started by the driver phase.
+      // The agent through its start script (agent-start.ts), as c-a-d runs entrypoint.ps1; started by the driver phase.
+      configFile(
+        'agent-start',
+        AGENT_START,
+        () => agentStartScript(input, `${AGENT_DIR}\\contrail-vrouter-agent.exe`),
+        'contrail-vrouter-agent',
+      ),
       nssmService({
         name: 'contrail-vrouter-agent',
-        application: `${AGENT_DIR}\\contrail-vrouter-agent.exe`,
-        parameters: `--config_file=${AGENT_CONFIG}`,
+        application: POWERSHELL_EXE,
+        parameters: AGENT_START_PARAMETERS,
         start: 'Manual',
         log: `${LOG_DIR}\\contrail-vrouter-agent-service.log`,
       }),

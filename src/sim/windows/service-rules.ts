@@ -2,7 +2,7 @@
 // dependents on stop, and the NAT network Docker makes when it first starts.
 
 import { productCode } from './identifiers.js';
-import { nssmApplication } from './installer-natives.js';
+import { nssmApplication, nssmParameters } from './installer-natives.js';
 import { kubeletStartProblem } from './kubelet-sim.js';
 import type { WindowsHost } from './windows-host.js';
 import { AGENT_CONFIG, CNM_CONFIG, DOCKER_DAEMON_JSON, NODEMGR_CONFIG } from './windows-paths.js';
@@ -43,6 +43,8 @@ function onCnmPluginStarted(host: WindowsHost, svc: ServiceState): void {
     host.record(`exited ${svc.name}: the extension was not enabled`);
     return;
   }
+  // A new switch each time: its vNIC is a new interface, with a new ifName (host.adapters).
+  host.state.switchesMade = (host.state.switchesMade ?? 0) + 1;
   const adapter = host.contrailAdapter()?.toLowerCase();
   const leased = host.state.faults.dhcpLeaseAt === undefined || Date.now() >= host.state.faults.dhcpLeaseAt;
   host.state.vhostUnaddressed = adapter === 'ethernet1' && !leased;
@@ -56,6 +58,15 @@ function startProblem(host: WindowsHost, svc: ServiceState): string | undefined 
   const application = nssmApplication(host, svc.name);
   if (application !== undefined && !host.fs.isFile(application))
     return `The service did not respond to the start or control request in a timely fashion (nssm: ${application} not found).`;
+  // powershell.exe -File SCRIPT (c-a-d runs the agent so, through its entrypoint.ps1): the script runs as the
+  // service starts; failing, it ends the service.
+  if (application !== undefined && /(^|\\)powershell\.exe$/i.test(application)) {
+    const run = host.runProcess;
+    if (!run) return 'groundcrew sim: no shell drives this host, so a service cannot run powershell.exe';
+    const ran = run(`${application} ${nssmParameters(host, svc.name) ?? ''}`);
+    if (ran.exitCode !== 0)
+      return `The service terminated (powershell.exe exited with ${ran.exitCode}: ${ran.stderr.trim().split(/\r?\n/)[0] ?? ''}).`;
+  }
   switch (svc.name.toLowerCase()) {
     case 'containerd':
       return host.state.features.Containers === 'Installed' ? undefined : 'The Containers feature is not enabled.';

@@ -1,12 +1,21 @@
 // A simulated Windows Server compute node: its state (windows-state.ts), the facts derived from it, and what
 // changes it (services follow service-rules.ts; a reboot lands pending work).
 
+import type { CommandResult } from '../command-result.js';
 import type { SimNetwork } from '../network.js';
 import { productNames } from './msi-products.js';
 import { startService, stopService } from './service-rules.js';
 import { HYPERV_TOOLS, SERVER_FEATURES } from './windows-features.js';
 import { WindowsFs } from './windows-fs.js';
-import { AGENT_PORT, CHOCO_EXE, CNM_CONFIG, CONTAINERD_EXE, HNS_TRANSPARENT_VNIC, TCPIP_PARAMETERS } from './windows-paths.js';
+import {
+  AGENT_PORT,
+  CHOCO_EXE,
+  CNM_CONFIG,
+  CONTAINERD_EXE,
+  HNS_TRANSPARENT_VNIC,
+  POWERSHELL_EXE,
+  TCPIP_PARAMETERS,
+} from './windows-paths.js';
 import {
   DEFAULT_CATALOG,
   executableOf,
@@ -32,6 +41,11 @@ export class WindowsHost {
    * contrail_cnm_windows: "Ansible might lose connectivity for a moment", then wait_for_connection).
    */
   connectionDropRequested = false;
+  /**
+   * How this host runs a program's command line, set by the shell that drives it: an NSSM service whose
+   * Application is powershell.exe runs its script through it when it starts.
+   */
+  runProcess: ((commandLine: string) => CommandResult) | undefined;
   /** What one powershell.exe process holds and loses when it ends: modules imported with Import-Module. */
   session = { modules: new Set<string>() };
 
@@ -51,6 +65,8 @@ export class WindowsHost {
     state.psModules ??= [];
     state.firewall ??= { Domain: true, Private: true, Public: true };
     state.catalog.registries ??= [...DEFAULT_CATALOG.registries];
+    // States saved before programs could run powershell.exe: Windows has always had it.
+    if (!this.fs.isFile(POWERSHELL_EXE)) this.fs.put(POWERSHELL_EXE, 'Windows PowerShell 5.1');
   }
 
   static fresh(options: FreshWindowsOptions): WindowsHost {
@@ -238,7 +254,8 @@ export class WindowsHost {
       { name: 'Ethernet1', status: 'Up' as const, ifIndex: 5, ifName: 'ethernet_32769' },
     ];
     const vhost = this.vhostAdapter();
-    if (vhost) adapters.push({ name: vhost, status: 'Up', ifIndex: 12, ifName: 'ethernet_32777' });
+    const made = Math.max(this.state.switchesMade ?? 1, 1);
+    if (vhost) adapters.push({ name: vhost, status: 'Up', ifIndex: 11 + made, ifName: `ethernet_${32776 + made}` });
     for (const [i, n] of this.state.hnsNetworks.entries())
       if (n.type === 'Transparent' && n.adapter)
         adapters.push({ name: `vEthernet (${n.adapter})`, status: 'Up', ifIndex: 20 + i, ifName: `ethernet_${32780 + i}` });

@@ -25,3 +25,5 @@ export const PYTHON_EXE = 'C:\\Python27\\python.exe';
 export const PIP_EXE = 'C:\\Python27\\Scripts\\pip.exe';
 /** c-a-d and contrail-windows-ci run nodemgr as C:\\Python27\\Scripts\\contrail-nodemgr.exe --nodetype contrail-vrouter. */
 export const NODEMGR_EXE = 'C:\\Python27\\Scripts\\contrail-nodemgr.exe';
+/** Windows PowerShell 5.1, on every Windows Server. */
+export const POWERSHELL_EXE = 'C:\\Windows\\System32\\WindowsPowerShell\\v1.0\\powershell.exe';

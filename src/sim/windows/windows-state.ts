@@ -171,6 +171,11 @@ export interface WindowsState {
   /** Every state-changing operation, in order: the host's own record of what was done to it. */
   journal: string[];
   /**
+   * How many times the CNM plugin has made the Contrail switch: each one gives the vhost a new interface and
+   * so a new ifName (why the agent's entrypoint.ps1 writes the vhost's ifName into its config at each start).
+   */
+  switchesMade?: number;
+  /**
    * The Contrail switch was made while the data adapter had no address: its vNIC took none (a vSwitch moves
    * the adapter's address to the vNIC at creation). Cleared when the switch is made again.
    */

@@ -118,3 +118,19 @@ describe('WINDOWS_USE_SIGNED_VROUTER: the contrail-windows-vrouter-signed image'
     expect(failures(outcomes)).toEqual([expect.stringMatching(/^vrouter: .*(1603|1920|signature)/)]);
   });
 });
+
+describe("the agent's vhost name, read again at each start (contrail-controller's entrypoint.ps1)", () => {
+  it.each(BUILDS)('on Server build %i the agent starts after the CNM plugin made a new switch outside groundcrew', async (build) => {
+    const host = fresh(build);
+    expect(failures(await converge(host, windowsInput()))).toEqual([]);
+    const conf = () => host.fs.read('C:\\ProgramData\\Contrail\\etc\\contrail\\contrail-vrouter-agent.conf') ?? '';
+    expect(conf()).toContain('name=ethernet_32777\r\n');
+    // The plugin restarts (NSSM after a crash, say): a new switch, a new vhost interface; then the agent restarts.
+    host.stopService('contrail-vrouter-agent', true);
+    host.stopService('contrail-docker-driver', true);
+    expect(host.startService('contrail-docker-driver')).toBeUndefined();
+    expect(host.adapters().find((a) => a.name.startsWith('vEthernet'))?.ifName).toBe('ethernet_32778');
+    expect(host.startService('contrail-vrouter-agent')).toBeUndefined();
+    expect(conf()).toContain('name=ethernet_32778\r\n');
+  });
+});
