@@ -53,6 +53,10 @@ const service = (name: string): FactQuery => ({ id: `verify.${name}`, ps: servic
 /** A native tool's output, or $null when it fails: its failing is the observation (a device that does not open). */
 const tool = (id: string, command: string): FactQuery => ({ id, ps: `$o = @(${command}); if ($LASTEXITCODE -ne 0) { $null } else { $o }` });
 
+/** Every HNS network's name, read once for the items that look at them (hns-networks.ts: the build's cmdlets). */
+const HNS_FACT = { id: 'verify.hnsNetworks', ps: hnsNetworkNames('*') };
+const hns = (facts: Facts) => factLines(facts.get(HNS_FACT.id));
+
 /** The CNM plugin's API: a client connect to \\.\pipe\Contrail within a second, as the check makes it. */
 const PIPE_SERVES = [
   "$c = New-Object -TypeName System.IO.Pipes.NamedPipeClientStream -ArgumentList '.', 'Contrail'",
@@ -135,14 +139,14 @@ function diagnostics(input: WindowsRoleInput): Resource[] {
         service(driver),
         { id: 'verify.pipe', ps: "Test-Path -Path '\\\\.\\pipe\\Contrail'" },
         { id: 'verify.pipeServes', ps: PIPE_SERVES },
-        { id: 'verify.root', ps: hnsNetworkNames('ContrailRootNetwork') },
+        HNS_FACT,
       ],
       (facts) =>
         compare({
           Status: [facts.get(`verify.${driver}`), 'Running'],
           Pipe: [facts.get('verify.pipe'), true],
           PipeServes: [facts.get('verify.pipeServes'), true],
-          ContrailRootNetwork: [factLines(facts.get('verify.root')).length > 0, true],
+          ContrailRootNetwork: [hns(facts).includes('ContrailRootNetwork'), true],
         }),
     ),
     check(
@@ -191,18 +195,19 @@ function diagnostics(input: WindowsRoleInput): Resource[] {
         service('docker'),
         tool('verify.transparent', "docker network ls --filter 'driver=transparent' --format '{{.Name}}'"),
         tool('verify.owned', "docker network ls --quiet --filter 'driver=Contrail'"),
-        { id: 'verify.hnsContrail', ps: hnsNetworkNames('Contrail:*') },
-        { id: 'verify.hnsLayered', ps: hnsNetworkNames('Layered*') },
+        HNS_FACT,
       ],
       (facts) => {
         const owned = parseNetworkIds(facts.get('verify.owned'));
         // Docker shortens network ids to 12 characters (the check's Substring(0, 12)).
-        const orphans = factLines(facts.get('verify.hnsContrail')).filter((n) => !owned.includes((n.split(':')[1] ?? '').slice(0, 12)));
+        const orphans = hns(facts)
+          .filter((n) => /^Contrail:/i.test(n))
+          .filter((n) => !owned.includes((n.split(':')[1] ?? '').slice(0, 12)));
         return compare({
           Status: [facts.get('verify.docker'), 'Running'],
           ContrailNetworksWithTransparentDriver: [factLines(facts.get('verify.transparent')).filter((n) => /^Contrail:/.test(n)), []],
           OrphanedContrailHnsNetworks: [orphans, []],
-          LayeredHnsNetworks: [factLines(facts.get('verify.hnsLayered')), []],
+          LayeredHnsNetworks: [hns(facts).filter((n) => /^Layered/i.test(n)), []],
         });
       },
     ),
