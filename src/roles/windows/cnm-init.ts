@@ -71,7 +71,8 @@ export function cnmPluginInitialized(physical: string, service: string, timeouts
       };
       const attempt = async () => {
         const dataReady = await wait(`an address on ${physical} (DHCP)`, timeouts.addressMs, (f) => (has(f, data) ? 'done' : 'wait'));
-        if (dataReady) return dataReady;
+        // Nothing was started: another attempt would wait for the same address again.
+        if (dataReady) throw errors.GC_STILL_DIFFERENT(`${service} was not started: ${dataReady}`);
         try {
           await applied(exec, `Start-Service -Name ${psQuote(service)}`, `start ${service}`, { signal });
         } catch (err) {

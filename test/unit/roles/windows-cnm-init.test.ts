@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
 import type { WindowsRoleInput } from '../../../src/roles/input.js';
 import { type PhaseOutcome, passPhase } from '../../../src/roles/phase.js';
+import { cnmPluginInitialized } from '../../../src/roles/windows/cnm-init.js';
 import { windowsPlan } from '../../../src/roles/windows/plan.js';
 import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
 import type { WindowsBuild } from '../../../src/sim/windows/windows-state.js';
@@ -95,5 +96,19 @@ describe.each(BUILDS)('the CNM plugin on Server build %i', (build) => {
     expect(failures(await converge(host, input))).toEqual([]);
     expect(agentConf(host)).toContain('ip=192.0.2.50/24\r\n');
     expect(host.isRunning('contrail-vrouter-agent')).toBe(true);
+  });
+});
+
+describe('a data adapter DHCP never answers', () => {
+  it('the plugin is not started, and the phase says what it waited for', async () => {
+    const host = prepared(17763);
+    host.state.faults.dhcpLeaseAt = Number.MAX_SAFE_INTEGER;
+    const exec = new SimExecutor({ host, shells });
+    for (const phase of windowsPlan(windowsInput(SIGNED)).phases.filter((p) => ['prereqs', 'vrouter'].includes(p.name)))
+      expect((await passPhase(exec, phase)).failure).toBeUndefined();
+    const init = cnmPluginInitialized('Ethernet1', 'contrail-docker-driver', { addressMs: 1000, enabledMs: 1000 });
+    const outcome = await passPhase(exec, { name: 'driver', resources: [init] });
+    expect(outcome.failure?.message).toMatch(/contrail-docker-driver was not started: an address on Ethernet1 \(DHCP\): not within 1 s/);
+    expect(host.state.journal.filter((j) => j.includes('contrail-docker-driver'))).toEqual([]);
   });
 });
