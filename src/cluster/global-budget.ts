@@ -7,7 +7,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Etcd3 } from 'etcd3';
 import type { Logger } from 'pino';
-import type { GlobalSlots } from '../reconciler/rollout.js';
+import type { SharedSlots } from '../reconciler/rollout.js';
 import type { ClusterKeys } from './etcd.js';
 import { type Membership, within } from './membership.js';
 import { SharedRead } from './shared-read.js';
@@ -30,7 +30,7 @@ export interface GlobalBudgetOptions {
   flushed?: (node: string) => Promise<unknown>;
 }
 
-export class GlobalBudget implements GlobalSlots {
+export class GlobalBudget implements SharedSlots {
   /** Slot keys this member holds, by node, with the value it wrote. */
   readonly #held = new Map<string, { key: string; value: string }>();
   /** Nodes asking for (or adopting) a slot now: a key of theirs may exist before the answer that says so arrives. */

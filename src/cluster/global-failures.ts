@@ -15,7 +15,7 @@
 
 import type { Etcd3, IKeyValue } from 'etcd3';
 import type { Logger } from 'pino';
-import type { GlobalFailures as Shared } from '../reconciler/rollout.js';
+import type { SharedFailures } from '../reconciler/rollout.js';
 import type { StatusStore } from '../reconciler/status-store.js';
 import type { ClusterKeys } from './etcd.js';
 import type { FencedWrites } from './fenced-writes.js';
@@ -48,7 +48,7 @@ export interface Retire {
   now?: () => number;
 }
 
-export class GlobalFailures implements Shared {
+export class GlobalFailures implements SharedFailures {
   /** Failed nodes by revision, as last read (with this member's own records and clears applied at once). */
   #failed = new Map<string, Set<string>>();
   #timer: NodeJS.Timeout | undefined;

@@ -45,7 +45,7 @@ export interface OwnershipOptions {
   batch?: number;
 }
 
-export class Ownership implements NodeScope {
+export class Ownership implements Omit<NodeScope, 'elsewhere'> {
   #nodes: string[] = [];
   /** Nodes whose owner key this member created under its current lease and still holds. */
   readonly #held = new Set<string>();

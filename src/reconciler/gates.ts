@@ -10,12 +10,12 @@ import { type Entry, where } from './node-status.js';
 export const GATE_CODES = new Set<string>([errors.GC_GATE_CLOSED.code, errors.GC_GATE_FAILED.code]);
 
 /** Throws GC_GATE_CLOSED (retried) while a node the phase waits for is not verified, GC_GATE_FAILED when it failed. */
-export function checkGates(gates: readonly Gate[], entries: ReadonlyMap<string, Entry>, scope?: NodeScope): void {
+export function checkGates(gates: readonly Gate[], entries: ReadonlyMap<string, Entry>, scope: NodeScope): void {
   for (const gate of gates) {
     const other = entries.get(gate.node);
     const snapshot = other?.actor.getSnapshot();
     // A node driven by another member (cluster mode): as that member last recorded it.
-    const elsewhere = other ? undefined : scope?.elsewhere?.(gate.node);
+    const elsewhere = other ? undefined : scope.elsewhere(gate.node);
     if (elsewhere?.onDesired) continue;
     const state = snapshot ? where(snapshot).state : (elsewhere?.state ?? 'pending');
     if (state === 'verified' && snapshot?.context.revision === other?.revision) continue;

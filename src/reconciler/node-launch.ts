@@ -64,7 +64,7 @@ export function restoreNode(
   entry: Entry,
   input: NodeMachineInput,
   sha: string,
-  { store, status }: { store?: NodeSnapshots; status: StatusStore },
+  { store, status }: { store: NodeSnapshots; status: StatusStore },
   launch: (snapshot: SavedNode['snapshot'] | undefined, input: NodeMachineInput) => void,
 ): SavedNode | undefined {
   launch(saved?.snapshot, input);
@@ -74,7 +74,7 @@ export function restoreNode(
     // snapshot is never saved), so it is set aside like any other, and the node starts over.
     entry.actor.stop();
     const reason = 'the node machine failed on restoring it';
-    setAside = { file: store?.setAside(entry.spec.name, reason) ?? '', reason };
+    setAside = { file: store.setAside(entry.spec.name, reason), reason };
     restored = undefined;
     entry.revision = sha;
     launch(undefined, { ...input, revision: sha });

@@ -8,20 +8,20 @@ import type { DesiredState, NodeSpec } from '../inventory/desired-state.js';
 import type { RoleInput } from '../roles/input.js';
 import { planNode, planOrder } from '../roles/plan.js';
 import { type Limits, type NodeMachineInput, nodeMachine } from '../state-machines/node-machine.js';
+import type { Coordination } from './coordination.js';
 import { restNode } from './dormant-node.js';
 import { GATE_CODES, gateNodes, phaseGates, wakeDependents } from './gates.js';
+import { localCoordination } from './local-coordination.js';
 import { type NodeRuntime, sharedNodeActors } from './node-actors.js';
 import { type LaunchHooks, launchNode, restoreNode } from './node-launch.js';
 import { nodeReach, nodeRuntime } from './node-runtime.js';
-import type { NodeScope } from './node-scope.js';
 import { type Entry, type NodeSnapshot, nodeStatus, resyncs, running, SETTLED } from './node-status.js';
 import { type ObservedPlan, observePlans } from './observed-plan.js';
 import { inputDigest, type RoleEnvironment, roleInput, sharedInputs, touched } from './role-input.js';
-import { type GlobalFailures, type GlobalSlots, type Rollout, shownRollout } from './rollout.js';
+import { type Rollout, shownRollout } from './rollout.js';
 import { RunWindow, showWaiting } from './run-window.js';
 import { loadSaved, type Restore, type SavedNode, SNAPSHOT_VERSION } from './saved-node.js';
 import { whenSettled } from './settled.js';
-import type { NodeSnapshots } from './snapshot-store.js';
 import type { StatusStore } from './status-store.js';
 import { budgetOf, WorkQueue } from './work-queue.js';
 
@@ -34,13 +34,11 @@ export type NodeAccess = Pick<NodeRuntime, 'exec' | 'poll'>;
 export interface ReconcilerOptions {
   status: StatusStore;
   access: (node: NodeSpec) => NodeAccess;
-  store?: NodeSnapshots;
-  /** Cluster mode: which nodes this process drives (src/cluster/); without one it drives every node. */
-  scope?: NodeScope;
-  /** Cluster mode: the disruption budget's slots, shared by every member. */
-  globalSlots?: GlobalSlots;
-  /** Cluster mode: the failure budget's record, shared by every member. */
-  globalFailures?: GlobalFailures;
+  /**
+   * Which nodes this process drives, the budgets beyond it, where snapshots live, the fence (coordination.ts):
+   * the single process's by default, snapshots not kept.
+   */
+  coordination?: Coordination;
   limits?: Partial<Limits>;
   /** Phases running at once across the cluster. */
   concurrency?: number;
@@ -63,6 +61,7 @@ export class Reconciler {
   readonly #resyncs = new Set<string>();
   readonly #window: RunWindow;
   readonly #log: Logger;
+  readonly #coordination: Coordination;
   /** One provided machine for every node: its actors find the node's runtime by name. */
   readonly #machine = nodeMachine.provide({ actors: sharedNodeActors((name) => this.#runtimeOf(name)) });
   #revision?: InForce;
@@ -73,17 +72,24 @@ export class Reconciler {
 
   constructor(private readonly options: ReconcilerOptions) {
     this.#log = options.log ?? pino({ level: 'silent' });
+    this.#coordination = options.coordination ?? localCoordination();
     // One worker limit: at most `concurrency` nodes run a phase at once, and the work queue syncs (reads the
     // revision, sends the machine its desired state) at most as many nodes at once.
     const concurrency = options.concurrency ?? 32;
     this.#workers = new Limiter(concurrency);
     this.#window = new RunWindow(options.runWindow ?? 4 * concurrency, (name) => this.#queue.add(name));
-    this.#rollout = shownRollout(options.status, options, (node) => this.#entries.has(node));
+    this.#rollout = shownRollout(options.status, this.#coordination, (node) => this.#entries.has(node));
     this.#queue = new WorkQueue(
       concurrency,
       async (name) => this.#sync(name),
       (name, err) => this.#log.error({ err, node: name }, 'sync failed'),
     );
+    this.#coordination.listen({
+      rescope: (nodes) => this.#rescope(nodes),
+      wake: (node) => wakeDependents(node, this.#entries, (other) => this.request([other])),
+      request: (nodes) => this.request(nodes),
+      failuresChanged: () => this.#rollout.refresh(),
+    });
     if (options.resyncMs) {
       this.#resync = setInterval(() => this.resync(), options.resyncMs);
       this.#resync.unref();
@@ -100,6 +106,7 @@ export class Reconciler {
 
   /** A new validated revision: every node it touches (role-input.ts `touched`), named or no longer named, is synced. */
   apply(revision: InForce): void {
+    this.#coordination.applying(revision.state.nodes.map((n) => n.name));
     const before = { specs: this.#specs, shared: this.#shared };
     const now = { specs: new Map(revision.state.nodes.map((n) => [n.name, n])), shared: sharedInputs(revision.state) };
     [this.#revision, this.#specs, this.#shared] = [revision, now.specs, now.shared];
@@ -107,16 +114,6 @@ export class Reconciler {
     this.#rollout.configure(budgetOf(rollout.maxUnavailable, nodes.length), budgetOf(rollout.failureBudget, nodes.length));
     for (const name of new Set([...now.specs.keys(), ...this.#entries.keys()]))
       if (!this.#entries.has(name) || touched(name, before, now)) this.#queue.add(name);
-  }
-
-  /** The scope changed (cluster mode): these nodes (none named: every node) are looked at again. */
-  rescope(nodes?: readonly string[]): void {
-    for (const name of nodes ?? new Set([...this.#specs.keys(), ...this.#entries.keys()])) this.#queue.add(name);
-  }
-
-  /** A node driven elsewhere became verified: nodes gated on it try again now. */
-  wake(name: string): void {
-    wakeDependents(name, this.#entries, (node) => this.request([node]));
   }
 
   /** `groundcrew reconcile`: a full pass on the named nodes (all when none are named), now. */
@@ -180,13 +177,18 @@ export class Reconciler {
     await Promise.all([...this.#entries.values()].map((e) => e.reach.exec.close()));
   }
 
+  /** The scope changed: these nodes (none named: every node) are looked at again. */
+  #rescope(nodes?: readonly string[]): void {
+    for (const name of nodes ?? new Set([...this.#specs.keys(), ...this.#entries.keys()])) this.#queue.add(name);
+  }
+
   // One node, top to bottom: gone from the inventory? new? asked something new? asked to reconcile?
   async #sync(name: string): Promise<void> {
     const revision = this.#revision;
     if (!revision || this.#stopped) return;
     const spec = this.#specs.get(name);
     const entry = this.#entries.get(name);
-    const scope = this.options.scope?.drives(name) ?? 'yes';
+    const scope = this.#coordination.scope.drives(name);
     // Not to be driven here (any more): a place it was let through to is given back unless it still runs.
     if (scope !== 'yes' || !spec) {
       if (scope !== 'yes') this.#leave(name, entry, scope);
@@ -213,7 +215,7 @@ export class Reconciler {
     const snapshot = entry?.actor.getSnapshot();
     const asked = this.#requested.has(name) || this.#resyncs.has(name);
     const changed = !entry || digest !== entry.digest || snapshot?.context.mode !== spec.mode || snapshot.context.paused !== spec.paused;
-    if (!(asked || changed) || this.#window.enter(name, this.options.scope?.urgent?.(name))) return true;
+    if (!(asked || changed) || this.#window.enter(name, this.#coordination.scope.urgent(name))) return true;
     if (!entry || digest !== entry.digest) showWaiting(this.options.status, spec, entry === undefined, sha, this.#window.counts);
     return false;
   }
@@ -264,8 +266,15 @@ export class Reconciler {
   #runtimeOf(name: string): NodeRuntime {
     const entry = this.#entries.get(name);
     if (!entry) throw new Error(`no runtime for node ${name}: its machine outlived its entry`);
-    const { scope, status } = this.options;
-    const deps = { scope, status, entries: this.#entries, window: this.#window, rollout: this.#rollout, workers: this.#workers };
+    const { scope } = this.#coordination;
+    const deps = {
+      scope,
+      status: this.options.status,
+      entries: this.#entries,
+      window: this.#window,
+      rollout: this.#rollout,
+      workers: this.#workers,
+    };
     entry.runtime ??= nodeRuntime(entry, deps);
     return entry.runtime;
   }
@@ -275,8 +284,9 @@ export class Reconciler {
     const log = this.#log.child({ node: name });
     // The plan: built here for the machine's phases, again per phase run (node-runtime.ts), never kept.
     const plan = planNode(role);
-    const reach = nodeReach(spec, this.options.access, this.options.store);
-    const { saved, setAside }: Restore = loadSaved(this.options.store, name, this.#machine);
+    const { snapshots, fence } = this.#coordination;
+    const reach = nodeReach(spec, this.options.access, fence);
+    const { saved, setAside }: Restore = loadSaved(snapshots, name, this.#machine);
     const { mode, paused } = spec;
     const rev = saved?.digest === digest ? saved.revision : revision.sha;
     const input = { node: name, revision: rev, ...planOrder(plan), mode, paused, limits: this.options.limits ?? {} };
@@ -295,7 +305,8 @@ export class Reconciler {
     } as Entry;
     if (saved?.observed) this.options.status.update(name, { name, observedVersions: saved.observed });
     this.#entries.set(name, entry);
-    const restored = restoreNode({ saved, setAside }, entry, input, revision.sha, this.options, (snap, i) => this.#launch(entry, i, snap));
+    const stores = { store: snapshots, status: this.options.status };
+    const restored = restoreNode({ saved, setAside }, entry, input, revision.sha, stores, (snap, i) => this.#launch(entry, i, snap));
     if (!restored) return;
     const { actor } = entry;
     if (actor.getSnapshot().matches('rebooting')) this.#rollout.hold(name);
@@ -334,7 +345,7 @@ export class Reconciler {
   #leave(name: string, entry: Entry | undefined, scope: 'hand-over' | 'no'): void {
     if (entry && scope === 'hand-over' && running(entry)) return;
     if (entry) this.#forget(entry, false);
-    if (scope === 'hand-over') this.options.scope?.letGo(name);
+    if (scope === 'hand-over') this.#coordination.scope.letGo(name);
   }
 
   #forget(entry: Entry, removeSnapshot = true): void {
@@ -343,7 +354,7 @@ export class Reconciler {
     this.#entries.delete(name);
     this.#window.remove(name);
     this.#rollout.release(name);
-    if (removeSnapshot) this.options.store?.remove(name);
+    if (removeSnapshot) this.#coordination.snapshots.remove(name);
     void entry.reach.exec.close();
   }
 
@@ -351,7 +362,7 @@ export class Reconciler {
     const name = entry.spec.name;
     // An errored actor has nothing to resume and no state to show: its error observer reports it.
     if (snapshot.status === 'error') return;
-    this.options.store?.save(name, {
+    this.#coordination.snapshots.save(name, {
       version: SNAPSHOT_VERSION,
       digest: entry.digest,
       revision: entry.revision,
@@ -365,11 +376,11 @@ export class Reconciler {
     // Every look, not only a change: a node restored settled (taken over verified) changes no state here.
     if (!SETTLED.has(state)) return;
     this.#window.settled(name);
-    this.options.scope?.settled?.(name);
+    this.#coordination.scope.settled(name);
     setImmediate(() => restNode(entry, this.#machine, this.#hooks(entry)));
     if (before?.state === state) return;
     this.#settle(entry, state, snapshot);
-    if (this.options.scope && this.options.scope.drives(name) !== 'yes') this.#queue.add(name);
+    if (this.#coordination.scope.drives(name) !== 'yes') this.#queue.add(name);
   }
 
   #settle(entry: Entry, state: string, snapshot: NodeSnapshot): void {

@@ -3,6 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { checkGates, gateNodes, phaseGates } from '../../../src/reconciler/gates.js';
+import { localCoordination } from '../../../src/reconciler/local-coordination.js';
 import type { Entry } from '../../../src/reconciler/node-status.js';
 import { planNode } from '../../../src/roles/plan.js';
 import { linuxComputeInput } from '../../support/inputs.js';
@@ -35,7 +36,7 @@ describe('gates by phase name', () => {
 
   it('closed while the host is not verified on its desired revision, failed when it stalled, open once verified', () => {
     const check = (ctrl: Entry | undefined, phase = 'openstack') =>
-      checkGates(gates.get(phase) ?? [], new Map(ctrl ? [['ctrl', ctrl]] : []));
+      checkGates(gates.get(phase) ?? [], new Map(ctrl ? [['ctrl', ctrl]] : []), localCoordination().scope);
     expect(() => check(undefined)).toThrow(expect.objectContaining({ code: 'GC_GATE_CLOSED' }));
     expect(() => check(entryIn('converging', 'r1'))).toThrow(expect.objectContaining({ code: 'GC_GATE_CLOSED' }));
     expect(() => check(entryIn('verified', 'r1', 'r2'))).toThrow(expect.objectContaining({ code: 'GC_GATE_CLOSED' }));
