@@ -9,7 +9,7 @@ import type { Coordination, CoordinationListener, Fence, MemberProbe, RevisionFl
 import type { NodeScope } from '../reconciler/node-scope.js';
 import type { StartPace } from '../reconciler/start-gate.js';
 import type { StatusStore } from '../reconciler/status-store.js';
-import { ClusterKeys, type EtcdSettings, etcdClient } from './etcd.js';
+import { type ClusterContext, ClusterKeys, type EtcdSettings, etcdClient } from './etcd.js';
 import { EtcdSnapshots } from './etcd-snapshots.js';
 import { FencedWrites } from './fenced-writes.js';
 import { FetchRelay } from './fetch-relay.js';
@@ -82,16 +82,15 @@ export class ClusterMember<R extends Commit = Commit> implements Coordination<R>
     const keys = new ClusterKeys(settings.prefix.endsWith('/') ? settings.prefix : `${settings.prefix}/`);
     this.client = client;
     this.keys = keys;
+    const context: ClusterContext = { client, keys, timeoutMs, log };
     this.renewer = new LeaseRenewer(settings.etcd, Math.max(50, Math.floor(ttlMs / 9)));
-    this.membership = new Membership({ client, keys, member: settings.member, ttlMs, log, renewer: this.renewer });
+    this.membership = new Membership({ ...context, member: settings.member, ttlMs, renewer: this.renewer });
     let snapshots: EtcdSnapshots | undefined;
     let budget: GlobalBudget | undefined;
     let details: SharedDetails | undefined;
     this.ownership = new Ownership({
-      client,
-      keys,
+      ...context,
       membership: this.membership,
-      log,
       // Before a batch is driven: each node's snapshot from etcd, and the disruption slot its last owner left
       // it; the batch's reads all in flight at once (one round trip's time for the batch, not one per node).
       prepare: async (nodes) => {
@@ -111,33 +110,25 @@ export class ClusterMember<R extends Commit = Commit> implements Coordination<R>
     });
     const ownership = this.ownership;
     this.writes = new FencedWrites({
-      client,
-      keys,
+      ...context,
       ownerValue: (node) => ownership.ownerValue(node),
       holds: (node) => ownership.holds(node),
-      timeoutMs,
-      log,
     });
-    snapshots = new EtcdSnapshots({ client, keys, writes: this.writes, timeoutMs, log });
+    snapshots = new EtcdSnapshots({ ...context, writes: this.writes });
     this.snapshots = snapshots;
-    details = new SharedDetails({ client, keys, status, holds: (node) => ownership.holds(node), writes: this.writes, timeoutMs, log });
+    details = new SharedDetails({ ...context, status, holds: (node) => ownership.holds(node), writes: this.writes });
     this.details = details;
     budget = new GlobalBudget({
-      client,
-      keys,
+      ...context,
       membership: this.membership,
-      log,
       nodes: () => this.#nodes,
       owned: (node) => ownership.owners.has(node),
       flushed: (node) => this.writes.flush(node),
     });
     this.slots = budget;
     this.failures = new GlobalFailures({
-      client,
-      keys,
+      ...context,
       writes: this.writes,
-      timeoutMs,
-      log,
       onChange: () => hooks().failuresChanged(),
       // The leader clears records of revisions no node is on any more (global-failures.ts).
       retire: {
@@ -149,31 +140,24 @@ export class ClusterMember<R extends Commit = Commit> implements Coordination<R>
       },
     });
     this.election = new LeaderElection({
-      client,
-      keys,
+      ...context,
       membership: this.membership,
-      log,
       onChange: () => void this.revisions.kick(),
     });
     this.revisions = new RevisionInForce<R>({
-      client,
-      keys,
+      ...context,
       membership: this.membership,
       election: this.election,
-      log,
       lookup: (sha) => this.#flow?.lookup(sha) ?? Promise.resolve(undefined),
       fetch: (reason) => this.#flow?.fetch(reason) ?? Promise.resolve(),
       deliver: (revision) => this.#flow?.deliver(revision) ?? Promise.resolve(),
     });
-    this.relay = new FetchRelay({ client, keys, member: settings.member, timeoutMs, log, onFetch: (reason) => this.#flow?.fetch(reason) });
+    this.relay = new FetchRelay({ ...context, member: settings.member, onFetch: (reason) => this.#flow?.fetch(reason) });
     this.shared = new SharedStatus({
-      client,
-      keys,
+      ...context,
       status,
       ownership,
       writes: this.writes,
-      timeoutMs,
-      log,
       onVerified: (node) => hooks().wake(node),
     });
     const shared = this.shared;

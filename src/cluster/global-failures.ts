@@ -13,11 +13,10 @@
 // delete compares the record's mod revision with the one read). Deletes go 64 records to a transaction (64
 // compares and 64 deletes: 128 operations, etcd's --max-txn-ops).
 
-import type { Etcd3, IKeyValue } from 'etcd3';
-import type { Logger } from 'pino';
+import type { IKeyValue } from 'etcd3';
 import type { SharedFailures } from '../reconciler/rollout.js';
 import type { StatusStore } from '../reconciler/status-store.js';
-import type { ClusterKeys } from './etcd.js';
+import type { ClusterContext } from './etcd.js';
 import type { FencedWrites } from './fenced-writes.js';
 import { within } from './membership.js';
 
@@ -54,12 +53,8 @@ export class GlobalFailures implements SharedFailures {
   #timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly options: {
-      client: Etcd3;
-      keys: ClusterKeys;
+    private readonly options: ClusterContext & {
       writes: FencedWrites;
-      timeoutMs: number;
-      log: Logger;
       /** The record changed: halted rollouts look again. */
       onChange: () => void;
       retire?: Retire;
