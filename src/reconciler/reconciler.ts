@@ -23,6 +23,7 @@ import { RunWindow, showWaiting } from './run-window.js';
 import { loadSaved, type Restore, type SavedNode, SNAPSHOT_VERSION } from './saved-node.js';
 import { whenSettled } from './settled.js';
 import type { StatusStore } from './status-store.js';
+import { decideSync, type SyncDecision } from './sync-decision.js';
 import { budgetOf, WorkQueue } from './work-queue.js';
 
 /** A validated revision: the commit and what it asks of every node. */
@@ -182,66 +183,77 @@ export class Reconciler {
     for (const name of nodes ?? new Set([...this.#specs.keys(), ...this.#entries.keys()])) this.#queue.add(name);
   }
 
-  // One node, top to bottom: gone from the inventory? new? asked something new? asked to reconcile?
+  /** One node: what to do is decided (sync-decision.ts), then done here. */
   async #sync(name: string): Promise<void> {
-    const revision = this.#revision;
-    if (!revision || this.#stopped) return;
-    const spec = this.#specs.get(name);
+    const revision = this.#stopped ? undefined : this.#revision;
     const entry = this.#entries.get(name);
-    const scope = this.#coordination.scope.drives(name);
-    // Not to be driven here (any more): a place it was let through to is given back unless it still runs.
-    if (scope !== 'yes' || !spec) {
-      if (scope !== 'yes') this.#leave(name, entry, scope);
-      else if (entry) this.#remove(entry, revision.state.rollout.removalPolicy);
-      else if (this.options.status.get(name)?.state === 'pending') this.#orphan(name, 'before it started here');
-      return this.#window.synced(name, running(this.#entries.get(name)));
+    const decision = decideSync({
+      revision: revision && { sha: revision.sha, removalPolicy: revision.state.rollout.removalPolicy },
+      spec: this.#specs.get(name),
+      entry,
+      scope: this.#coordination.scope.drives(name),
+      requested: this.#requested.has(name),
+      resynced: this.#resyncs.has(name),
+      shownPending: this.options.status.get(name)?.state === 'pending',
+      desired: (spec) => {
+        const role = roleInput((revision as InForce).state, spec, this.options.roles);
+        return { role, digest: inputDigest(role) };
+      },
+    });
+    if (decision.do === 'idle' || !revision) return;
+    if (decision.do === 'take-place') {
+      // Waits for a place unless one is free: shown pending (new) or with its new desired revision meanwhile.
+      if (!this.#window.enter(name, this.#coordination.scope.urgent(name))) {
+        const { then, shownWaiting } = decision;
+        if (shownWaiting) showWaiting(this.options.status, then.spec, shownWaiting === 'fresh', revision.sha, this.#window.counts);
+        return;
+      }
     }
-    const role = roleInput(revision.state, spec, this.options.roles);
-    const digest = inputDigest(role);
-    if (!this.#mayStart(name, entry, spec, digest, revision.sha)) return;
     try {
-      this.#reconcile(revision, spec, entry, role, digest);
+      this.#carryOut(name, decision.do === 'take-place' ? decision.then : decision, revision);
     } finally {
+      // A place it was let through to is given back unless it now runs.
       this.#window.synced(name, running(this.#entries.get(name)));
     }
   }
 
-  /**
-   * A node that would leave a settled state now (new, asked something new, asked to reconcile, resynced) first
-   * takes a place in the run window, or waits for one: shown pending (new) or with its new desired revision.
-   */
-  #mayStart(name: string, entry: Entry | undefined, spec: NodeSpec, digest: string, sha: string): boolean {
-    if (running(entry)) return true;
-    const snapshot = entry?.actor.getSnapshot();
-    const asked = this.#requested.has(name) || this.#resyncs.has(name);
-    const changed = !entry || digest !== entry.digest || snapshot?.context.mode !== spec.mode || snapshot.context.paused !== spec.paused;
-    if (!(asked || changed) || this.#window.enter(name, this.#coordination.scope.urgent(name))) return true;
-    if (!entry || digest !== entry.digest) showWaiting(this.options.status, spec, entry === undefined, sha, this.#window.counts);
-    return false;
+  /** The one place a sync's decision is carried out. */
+  #carryOut(name: string, decision: Exclude<SyncDecision, { do: 'idle' | 'take-place' }>, revision: InForce): void {
+    switch (decision.do) {
+      case 'nothing':
+        return;
+      case 'let-go':
+        return this.#leave(name, decision.entry, decision.scope);
+      case 'remove':
+        return this.#remove(decision.entry, decision.policy);
+      case 'orphan':
+        return this.#orphan(name, 'before it started here');
+      case 'spawn':
+        this.#spawn(revision, decision.spec, decision.role, decision.digest);
+        this.#requested.delete(name);
+        this.#resyncs.delete(name);
+        return;
+      case 'update':
+        return this.#update(decision, revision.sha);
+    }
   }
 
-  #reconcile(revision: InForce, spec: NodeSpec, entry: Entry | undefined, role: RoleInput, digest: string): void {
+  /** A live machine told what changed: a new desired state, or its mode; then a pass asked for, or a resync. */
+  #update({ entry, spec, desired, request, resync }: Extract<SyncDecision, { do: 'update' }>, sha: string): void {
+    if (desired === 'mode') {
+      entry.spec = spec;
+      this.#reachDesired(entry);
+    } else if (desired) {
+      entry.log.info({ revision: sha }, 'new desired state');
+      entry.spec = spec;
+      entry.digest = desired.digest;
+      entry.revision = sha;
+      entry.role = desired.role;
+      this.#reachDesired(entry);
+    }
     const name = spec.name;
-    if (!entry) {
-      this.#spawn(revision, spec, role, digest);
-      this.#requested.delete(name);
-      this.#resyncs.delete(name);
-      return;
-    }
-    const context = entry.actor.getSnapshot().context;
-    if (digest !== entry.digest) {
-      entry.log.info({ revision: revision.sha }, 'new desired state');
-      entry.spec = spec;
-      entry.digest = digest;
-      entry.revision = revision.sha;
-      entry.role = role;
-      this.#reachDesired(entry);
-    } else if (context.mode !== spec.mode || context.paused !== spec.paused) {
-      entry.spec = spec;
-      this.#reachDesired(entry);
-    }
-    if (this.#requested.delete(name)) entry.actor.send({ type: 'reconcile.requested' });
-    if (this.#resyncs.delete(name) && resyncs(entry.actor.getSnapshot())) entry.actor.send({ type: 'resync' });
+    if (request && this.#requested.delete(name)) entry.actor.send({ type: 'reconcile.requested' });
+    if (resync && this.#resyncs.delete(name) && resyncs(entry.actor.getSnapshot())) entry.actor.send({ type: 'resync' });
   }
 
   #reachDesired(entry: Entry): void {
@@ -358,10 +370,18 @@ export class Reconciler {
     void entry.reach.exec.close();
   }
 
+  /** Every snapshot of a node's machine: projected, and when it is settled, what settling frees or records. */
   #observe(entry: Entry, snapshot: NodeSnapshot): void {
-    const name = entry.spec.name;
     // An errored actor has nothing to resume and no state to show: its error observer reports it.
     if (snapshot.status === 'error') return;
+    const { state, before } = this.#project(entry, snapshot);
+    // Every look, not only a change: a node restored settled (taken over verified) changes no state here.
+    if (SETTLED.has(state)) this.#rest(entry, state, before, snapshot);
+  }
+
+  /** The projection: the snapshot saved as the node's record, its status shown. Returns the state shown, and the one before. */
+  #project(entry: Entry, snapshot: NodeSnapshot): { state: string; before: string | undefined } {
+    const name = entry.spec.name;
     this.#coordination.snapshots.save(name, {
       version: SNAPSHOT_VERSION,
       digest: entry.digest,
@@ -369,16 +389,22 @@ export class Reconciler {
       snapshot: entry.actor.getPersistedSnapshot(),
       ...(entry.observed ? { observed: entry.observed } : {}),
     } satisfies Omit<SavedNode, 'snapshot'> & { snapshot: unknown });
-    const before = this.options.status.get(name);
+    const before = this.options.status.get(name)?.state;
     const { status, detail } = nodeStatus(entry, snapshot);
-    const { state } = status;
-    this.options.status.update(name, status, state !== before?.state ? detail : undefined);
-    // Every look, not only a change: a node restored settled (taken over verified) changes no state here.
-    if (!SETTLED.has(state)) return;
+    this.options.status.update(name, status, status.state !== before ? detail : undefined);
+    return { state: status.state, before };
+  }
+
+  /**
+   * A settled node: its place goes to the next, its actor rests; on a change of state, its report finishes and the
+   * rollout hears of it; a node to hand over is looked at again through the queue.
+   */
+  #rest(entry: Entry, state: string, before: string | undefined, snapshot: NodeSnapshot): void {
+    const name = entry.spec.name;
     this.#window.settled(name);
     this.#coordination.scope.settled(name);
     setImmediate(() => restNode(entry, this.#machine, this.#hooks(entry)));
-    if (before?.state === state) return;
+    if (before === state) return;
     this.#settle(entry, state, snapshot);
     if (this.#coordination.scope.drives(name) !== 'yes') this.#queue.add(name);
   }
