@@ -204,13 +204,13 @@ export class Reconciler {
     if (decision.do === 'take-place') {
       // Waits for a place unless one is free: shown pending (new) or with its new desired revision meanwhile.
       if (!this.#window.enter(name, this.#coordination.scope.urgent(name))) {
-        const { then, shownWaiting } = decision;
-        if (shownWaiting) showWaiting(this.options.status, then.spec, shownWaiting === 'fresh', revision.sha, this.#window.counts);
+        const { start, shownWaiting } = decision;
+        if (shownWaiting) showWaiting(this.options.status, start.spec, shownWaiting === 'fresh', revision.sha, this.#window.counts);
         return;
       }
     }
     try {
-      this.#carryOut(name, decision.do === 'take-place' ? decision.then : decision, revision);
+      this.#carryOut(name, decision.do === 'take-place' ? decision.start : decision, revision);
     } finally {
       // A place it was let through to is given back unless it now runs.
       this.#window.synced(name, running(this.#entries.get(name)));
@@ -221,20 +221,24 @@ export class Reconciler {
   #carryOut(name: string, decision: Exclude<SyncDecision, { do: 'idle' | 'take-place' }>, revision: InForce): void {
     switch (decision.do) {
       case 'nothing':
-        return;
+        break;
       case 'let-go':
-        return this.#leave(name, decision.entry, decision.scope);
+        this.#leave(name, decision.entry, decision.scope);
+        break;
       case 'remove':
-        return this.#remove(decision.entry, decision.policy);
+        this.#remove(decision.entry, decision.policy);
+        break;
       case 'orphan':
-        return this.#orphan(name, 'before it started here');
+        this.#orphan(name, 'before it started here');
+        break;
       case 'spawn':
         this.#spawn(revision, decision.spec, decision.role, decision.digest);
         this.#requested.delete(name);
         this.#resyncs.delete(name);
-        return;
+        break;
       case 'update':
-        return this.#update(decision, revision.sha);
+        this.#update(decision, revision.sha);
+        break;
     }
   }
 

@@ -32,8 +32,8 @@ export type SyncDecision =
   | { do: 'remove'; entry: Entry; policy: 'orphan' | 'deconfigure' }
   /** Gone from the inventory before it started here (shown pending): left as it is. */
   | { do: 'orphan' }
-  /** It would leave a settled state: first a place in the run window (else shown waiting), then `then`. */
-  | { do: 'take-place'; then: StartDecision; shownWaiting: 'fresh' | 'new-desired' | undefined }
+  /** It would leave a settled state: first a place in the run window (else shown waiting), then `start`. */
+  | { do: 'take-place'; start: StartDecision; shownWaiting: 'fresh' | 'new-desired' | undefined }
   | StartDecision;
 
 export interface SyncView {
@@ -67,7 +67,7 @@ export function decideSync(view: SyncView): SyncDecision {
   const newDesired = !entry || digest !== entry.digest;
   const changed = newDesired || context?.mode !== spec.mode || context.paused !== spec.paused;
   if (!(view.requested || view.resynced || changed)) return start;
-  return { do: 'take-place', then: start, shownWaiting: !entry ? 'fresh' : newDesired ? 'new-desired' : undefined };
+  return { do: 'take-place', start, shownWaiting: !entry ? 'fresh' : newDesired ? 'new-desired' : undefined };
 }
 
 function startOf(view: SyncView, spec: NodeSpec, role: RoleInput, digest: string): StartDecision {

@@ -45,7 +45,7 @@ describe('decideSync', () => {
   });
 
   it('new: spawned once it has a place, shown pending while it waits', () => {
-    expect(decideSync(view({}))).toEqual({ do: 'take-place', shownWaiting: 'fresh', then: { do: 'spawn', spec, role, digest: 'd2' } });
+    expect(decideSync(view({}))).toEqual({ do: 'take-place', shownWaiting: 'fresh', start: { do: 'spawn', spec, role, digest: 'd2' } });
   });
 
   it('settled and asked something new: a place first, shown with its new revision; a running one is told at once', () => {
@@ -53,7 +53,7 @@ describe('decideSync', () => {
     expect(decideSync(view({ entry: settled }))).toMatchObject({
       do: 'take-place',
       shownWaiting: 'new-desired',
-      then: { do: 'update', desired: { digest: 'd2' } },
+      start: { do: 'update', desired: { digest: 'd2' } },
     });
     const converging = entryIn('converging', 'd1');
     expect(decideSync(view({ entry: converging }))).toMatchObject({ do: 'update', entry: converging, desired: { digest: 'd2' } });
@@ -63,11 +63,11 @@ describe('decideSync', () => {
     expect(decideSync(view({ entry: entryIn('verified', 'd2', { mode: 'monitor' }) }))).toMatchObject({
       do: 'take-place',
       shownWaiting: undefined,
-      then: { do: 'update', desired: 'mode' },
+      start: { do: 'update', desired: 'mode' },
     });
     expect(decideSync(view({ entry: entryIn('stalled', 'd2'), requested: true }))).toMatchObject({
       do: 'take-place',
-      then: { do: 'update', desired: undefined, request: true },
+      start: { do: 'update', desired: undefined, request: true },
     });
     expect(decideSync(view({ entry: entryIn('verified', 'd2') }))).toMatchObject({
       do: 'update',
