@@ -70,7 +70,7 @@ export const ERROR_REGISTRY = {
   },
   GC_NATIVE_UNAVAILABLE: {
     retryable: false,
-    meaning: 'a native library groundcrew uses is missing (libsystemd for `Type=notify`, the Windows probes off Windows)',
+    meaning: 'a native library groundcrew uses is missing (libsystemd for `Type=notify`)',
     todo: 'install what the message names, or run without that feature',
   },
   // Roles: commands on the node (roles/)
