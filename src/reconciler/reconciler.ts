@@ -9,6 +9,7 @@ import type { RoleInput } from '../roles/input.js';
 import { planNode, planOrder } from '../roles/plan.js';
 import { type Limits, type NodeMachineInput, nodeMachine } from '../state-machines/node-machine.js';
 import type { Coordination } from './coordination.js';
+import { sharedInputs } from './cross-node.js';
 import { restNode } from './dormant-node.js';
 import { GATE_CODES, gateNodes, phaseGates, wakeDependents } from './gates.js';
 import { localCoordination } from './local-coordination.js';
@@ -17,7 +18,7 @@ import { type LaunchHooks, launchNode, restoreNode } from './node-launch.js';
 import { nodeReach, nodeRuntime } from './node-runtime.js';
 import { type Entry, type NodeSnapshot, nodeStatus, resyncs, running, SETTLED } from './node-status.js';
 import { type ObservedPlan, observePlans } from './observed-plan.js';
-import { inputDigest, type RoleEnvironment, roleInput, sharedInputs, touched } from './role-input.js';
+import { inputDigest, type RoleEnvironment, roleInput, touched } from './role-input.js';
 import { type Rollout, shownRollout } from './rollout.js';
 import { RunWindow, showWaiting } from './run-window.js';
 import { loadSaved, type Restore, type SavedNode, SNAPSHOT_VERSION } from './saved-node.js';
@@ -67,7 +68,7 @@ export class Reconciler {
   readonly #machine = nodeMachine.provide({ actors: sharedNodeActors((name) => this.#runtimeOf(name)) });
   #revision?: InForce;
   #specs = new Map<string, NodeSpec>();
-  #shared?: string; // what every node reads from the revision beyond its own spec (role-input.ts sharedInputs)
+  #shared?: string; // what every node reads from the revision beyond its own spec (cross-node.ts sharedInputs)
   #resync?: NodeJS.Timeout;
   #stopped = false;
 
