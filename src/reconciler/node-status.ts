@@ -4,6 +4,7 @@
 import type { Logger } from 'pino';
 import type { Actor, SnapshotFrom } from 'xstate';
 import type { NodeSpec } from '../inventory/desired-state.js';
+import { FAILING, type MachineState, SETTLED } from '../node-state.js';
 import type { RoleInput } from '../roles/input.js';
 import { observedVersions } from '../roles/observed-versions.js';
 import type { PhaseOutcome } from '../roles/phase.js';
@@ -43,17 +44,14 @@ export interface Entry {
   observed?: Record<string, string>;
 }
 
-export const SETTLED = new Set(['verified', 'stalled', 'unreachable', 'paused', 'removed']);
-/** States where the last error is what holds the node back; elsewhere it is history (in the timeline). */
-const FAILING = new Set(['backoff', 'stalled', 'unreachable']);
-
 /** The state and phase a snapshot shows, as the status page names them. */
-export function where(snapshot: NodeSnapshot): { state: string; phase?: string } {
+export function where(snapshot: NodeSnapshot): { state: MachineState; phase?: string } {
   const value = snapshot.value;
   // An actor in error state has no value: it is stuck until it is replaced, as a stalled node is.
   if (snapshot.status === 'error' || value === undefined || value === null) return { state: 'stalled' };
-  if (typeof value === 'string') return { state: value };
-  const [state, sub] = Object.entries(value as Record<string, unknown>)[0] ?? ['?', undefined];
+  // The machine's values are its state names (test/unit/state-machines/node-states.test.ts).
+  if (typeof value === 'string') return { state: value as MachineState };
+  const [state, sub] = (Object.entries(value as Record<string, unknown>)[0] ?? ['stalled', undefined]) as [MachineState, unknown];
   if (state === 'converging') return { state, phase: snapshot.context.phases[snapshot.context.phaseIndex] ?? '' };
   return { state, ...(typeof sub === 'string' ? { phase: sub } : {}) };
 }

@@ -5,6 +5,7 @@
 import pino, { type Logger } from 'pino';
 import { Limiter } from '../dataplane/limiter.js';
 import type { DesiredState, NodeSpec } from '../inventory/desired-state.js';
+import { SETTLED } from '../node-state.js';
 import type { RoleInput } from '../roles/input.js';
 import { planNode, planOrder } from '../roles/plan.js';
 import { type Limits, type NodeMachineInput, nodeMachine } from '../state-machines/node-machine.js';
@@ -16,7 +17,7 @@ import { localCoordination } from './local-coordination.js';
 import { type NodeRuntime, sharedNodeActors } from './node-actors.js';
 import { type LaunchHooks, launchNode, restoreNode } from './node-launch.js';
 import { nodeReach, nodeRuntime } from './node-runtime.js';
-import { type Entry, type NodeSnapshot, nodeStatus, resyncs, running, SETTLED } from './node-status.js';
+import { type Entry, type NodeSnapshot, nodeStatus, resyncs, running } from './node-status.js';
 import { type ObservedPlan, observePlans } from './observed-plan.js';
 import { inputDigest, type RoleEnvironment, roleInput, touched } from './role-input.js';
 import { type Rollout, shownRollout } from './rollout.js';
