@@ -18,19 +18,19 @@ export const MACHINE_STATES = [
 export type MachineState = (typeof MACHINE_STATES)[number];
 export type NodeState = MachineState | 'orphaned';
 
-/** Every state, trouble first: the order summaries list them in. */
+/** Every state: verified first, then as a node meets them (the order `groundcrew completion` offers them in). */
 export const NODE_STATES: readonly NodeState[] = [
-  'stalled',
-  'unreachable',
-  'backoff',
+  'verified',
+  'pending',
   'converging',
   'rebooting',
-  'pending',
-  'removing',
-  'verified',
+  'backoff',
+  'stalled',
+  'unreachable',
   'paused',
-  'orphaned',
+  'removing',
   'removed',
+  'orphaned',
 ];
 
 const subset = (...states: NodeState[]): ReadonlySet<string> => new Set(states);
