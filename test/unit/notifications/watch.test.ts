@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EventKind, NotificationEvent } from '../../../src/notifications/events.js';
 import { watchStatus } from '../../../src/notifications/watch.js';
+import { localCoordination } from '../../../src/reconciler/local-coordination.js';
 import { Rollout } from '../../../src/reconciler/rollout.js';
 import { haltOf } from '../../../src/reconciler/rollout-view.js';
 import { StatusStore } from '../../../src/reconciler/status-store.js';
@@ -102,7 +103,8 @@ describe('notification events from status changes', () => {
 
   it('says a halt once: the summary is the rollout\'s own reason, not wrapped in a second "rollout of … halted"', async () => {
     const sha = 'c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00';
-    const rollout = new Rollout({ maxUnavailable: 1, failureBudget: 1 });
+    const { slots, failures } = localCoordination();
+    const rollout = new Rollout({ maxUnavailable: 1, failureBudget: 1, slots, failures });
     const status = new StatusStore();
     const events: NotificationEvent[] = [];
     stops.push(

@@ -3,12 +3,13 @@
 // reads the record again and does not go down.
 
 import { describe, expect, it } from 'vitest';
-import { type GlobalFailures, type GlobalSlots, Rollout } from '../../../src/reconciler/rollout.js';
+import { localCoordination } from '../../../src/reconciler/local-coordination.js';
+import { Rollout, type SharedFailures, type SharedSlots } from '../../../src/reconciler/rollout.js';
 
 /** The shared record as etcd would hold it; `onRefresh` runs when a node reads it again. */
 function sharedFailures(onRefresh: () => void = () => undefined) {
   const failed = new Map<string, Set<string>>();
-  const shared: GlobalFailures = {
+  const shared: SharedFailures = {
     record: (node, revision) => void failed.set(revision, new Set([...(failed.get(revision) ?? []), node])),
     clear: (node, revision) => void failed.get(revision)?.delete(node),
     list: (revision) => [...(failed.get(revision) ?? [])],
@@ -22,7 +23,7 @@ const settled = () => new Promise((resolve) => setImmediate(resolve));
 describe('rollout with a shared failure record', () => {
   it("another member's failure halts the revision here; its recovery wakes the waiting node", async () => {
     const { failed, shared } = sharedFailures();
-    const rollout = new Rollout({ maxUnavailable: 1, failureBudget: 1, globalFailures: shared });
+    const rollout = new Rollout({ maxUnavailable: 1, failureBudget: 1, slots: localCoordination().slots, failures: shared });
     failed.set('rev', new Set(['win-2']));
     expect(rollout.isHalted('rev')).toBe(true);
     expect(rollout.haltReason('rev')).toContain('win-2 failed on it');
@@ -41,7 +42,7 @@ describe('rollout with a shared failure record', () => {
 
   it('a failure recorded here is recorded in the shared record, and cleared there when the node recovers', () => {
     const { failed, shared } = sharedFailures();
-    const rollout = new Rollout({ maxUnavailable: 1, failureBudget: 2, globalFailures: shared });
+    const rollout = new Rollout({ maxUnavailable: 1, failureBudget: 2, slots: localCoordination().slots, failures: shared });
     expect(rollout.recordFailure('win-1', 'rev')).toBe(false);
     expect([...(failed.get('rev') ?? [])]).toEqual(['win-1']);
     failed.get('rev')?.add('win-3');
@@ -53,8 +54,8 @@ describe('rollout with a shared failure record', () => {
   it('a slot freed by a failing node of another member: the record is read again and the node does not go down', async () => {
     const { failed, shared } = sharedFailures(() => failed.set('rev', new Set(['win-2'])));
     const released: string[] = [];
-    const slots: GlobalSlots = { acquire: async () => undefined, take: () => undefined, release: (node) => void released.push(node) };
-    const rollout = new Rollout({ maxUnavailable: 1, failureBudget: 1, global: slots, globalFailures: shared });
+    const slots: SharedSlots = { acquire: async () => undefined, take: () => undefined, release: (node) => void released.push(node) };
+    const rollout = new Rollout({ maxUnavailable: 1, failureBudget: 1, slots, failures: shared });
     let granted = false;
     void rollout.acquire('win-1', 'rev').then(() => {
       granted = true;
