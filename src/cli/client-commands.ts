@@ -1,4 +1,4 @@
-// `groundcrew status`, `reconcile` and `history`: the daemon's JSON API, read in a terminal.
+// `groundcrew status`, `reconcile`, `rollout resume` and `history`: the daemon's JSON API, read in a terminal.
 
 import type { NodeStatus, RevisionStatus, TransitionRecord } from '../reconciler/status-store.js';
 import { inert, inertJson } from './inert-text.js';
@@ -118,6 +118,17 @@ export async function statusCommand(options: ClientOptions & { json?: boolean; w
 export async function reconcileCommand(nodes: string[], options: ClientOptions, io: Output): Promise<number> {
   const r = await call<{ reconciling: string[] }>(options, '/api/reconcile', { method: 'POST', body: JSON.stringify({ nodes }) });
   io.out(`reconciling ${r.reconciling.length} node${r.reconciling.length === 1 ? '' : 's'}: ${r.reconciling.map(inert).join(', ')}`);
+  return 0;
+}
+
+/** `groundcrew rollout resume REV`: the revision's halt released; its held nodes go on. */
+export async function resumeCommand(revision: string, options: ClientOptions, io: Output): Promise<number> {
+  const r = await call<{ revision: string; released: string[] }>(options, `/api/rollouts/${encodeURIComponent(revision)}/resume`, {
+    method: 'POST',
+  });
+  io.out(
+    `rollout of ${short(r.revision)} resumed: ${r.released.map(inert).join(', ')} no longer count against its failure budget; its held nodes go on`,
+  );
   return 0;
 }
 
