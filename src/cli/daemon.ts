@@ -79,6 +79,7 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
         rebootMs,
         latencyMs: config.sim.latencyMs,
         dir: simDir,
+        unreachableRegistries: config.sim.unreachableRegistries,
       })
     : undefined;
   // Which nodes this daemon drives, its budgets, snapshots, fence and revision in force: alone, or (cluster

@@ -43,15 +43,14 @@ export function nodeReach(spec: NodeSpec, access: (node: NodeSpec) => Entry['rea
  * closures a node; measured in a settled heap at 10,000 nodes, docs/BENCHMARKS.md).
  */
 export function nodeRuntime(entry: Entry, deps: RuntimeDeps): NodeRuntime {
-  const { spec, log } = entry;
-  const name = spec.name;
+  const { name, log } = entry;
   return {
     ...entry.reach,
     // The plan: built for each phase run, never kept.
-    plan: () => planNode(entry.role),
-    deconfigure: spec.os === 'windows' ? WINDOWS_DECONFIGURE : LINUX_DECONFIGURE,
+    plan: () => planNode(entry.desired.role),
+    deconfigure: entry.desired.spec.os === 'windows' ? WINDOWS_DECONFIGURE : LINUX_DECONFIGURE,
     gate: (phase) => {
-      const gates = entry.phaseGates.get(phase) ?? [];
+      const gates = entry.desired.phaseGates.get(phase) ?? [];
       // A node it waits for that waits for a place to run goes first (else the window could fill with its dependents).
       for (const gate of gates) deps.window.urgent(gate.node);
       checkGates(gates, deps.entries, deps.scope);

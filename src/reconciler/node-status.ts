@@ -10,6 +10,7 @@ import { observedVersions } from '../roles/observed-versions.js';
 import type { PhaseOutcome } from '../roles/phase.js';
 import type { Gate } from '../roles/plan.js';
 import type { NodeEvent, nodeMachine, RunPhaseInput } from '../state-machines/node-machine.js';
+import type { DesiredNode } from './desired-node.js';
 import type { NodeRuntime } from './node-actors.js';
 import type { NodeStatus, StatusStore } from './status-store.js';
 
@@ -24,17 +25,11 @@ export interface NodeHandle {
   stop(): void;
 }
 
+/** A node the reconciler knows: what it is asked to be (replaced whole), how it is reached, its machine. */
 export interface Entry {
-  spec: NodeSpec;
-  /** What the node is asked to be, and the commit that last changed it: the node's desired revision. */
-  digest: string;
-  revision: string;
-  /** What its plan is built from, on demand (the plan itself is not kept: see NodeRuntime.plan). */
-  role: RoleInput;
-  /** The nodes its plan's gates wait for. */
-  gates: ReadonlySet<string>;
-  /** The gates of each phase that has any (the plan is not kept, and a phase is gated before it is built). */
-  phaseGates: ReadonlyMap<string, readonly Gate[]>;
+  readonly name: string;
+  /** What the node is asked to be (desired-node.ts), replaced as a unit when that changes. */
+  desired: DesiredNode;
   /** How the node is reached (its executor, durable), kept while the node is known. */
   reach: Pick<NodeRuntime, 'exec' | 'poll'>;
   /** What its machine runs on, built when an actor first asks, dropped when the node rests (node-runtime.ts). */
@@ -66,19 +61,19 @@ export function nodeStatus(
   const error = context.lastError && FAILING.has(state) ? { code: context.lastError.code, message: context.lastError.message } : undefined;
   return {
     status: {
-      name: entry.spec.name,
-      address: entry.spec.address,
-      os: entry.spec.os,
-      roles: [...entry.spec.roles],
-      labels: { ...entry.spec.labels },
+      name: entry.name,
+      address: entry.desired.spec.address,
+      os: entry.desired.spec.os,
+      roles: [...entry.desired.spec.roles],
+      labels: { ...entry.desired.spec.labels },
       state,
       phase,
       phases: context.phases,
       mode: context.mode,
-      desiredRevision: entry.revision,
+      desiredRevision: entry.desired.revision,
       lastAttemptedRevision: context.lastAttemptedRevision,
       lastAppliedRevision: context.lastAppliedRevision,
-      desiredVersions: Object.fromEntries(Object.entries(entry.spec.versions).map(([k, v]) => [k, v.version])),
+      desiredVersions: Object.fromEntries(Object.entries(entry.desired.spec.versions).map(([k, v]) => [k, v.version])),
       lastError: error,
       rebootCount: context.rebootsThisRevision,
       drift: context.drift,
@@ -103,7 +98,7 @@ export function recordPhase(
     durationMs: Math.round(outcome.durationMs),
     at: new Date().toISOString(),
   });
-  const observed = entry ? observedVersions(entry.spec.os, outcome) : undefined;
+  const observed = entry ? observedVersions(entry.desired.spec.os, outcome) : undefined;
   if (entry && observed) {
     entry.observed = observed;
     status.update(name, { name, observedVersions: observed });

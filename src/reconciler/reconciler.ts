@@ -11,6 +11,7 @@ import { planNode, planOrder } from '../roles/plan.js';
 import { type Limits, type NodeMachineInput, nodeMachine } from '../state-machines/node-machine.js';
 import type { Coordination } from './coordination.js';
 import { sharedInputs } from './cross-node.js';
+import { desiredNode, withRevision, withSpec } from './desired-node.js';
 import { restNode } from './dormant-node.js';
 import { GATE_CODES, gateNodes, phaseGates, wakeDependents } from './gates.js';
 import { localCoordination } from './local-coordination.js';
@@ -247,14 +248,11 @@ export class Reconciler {
   /** A live machine told what changed: a new desired state, or its mode; then a pass asked for, or a resync. */
   #update({ entry, spec, desired, request, resync }: Extract<SyncDecision, { do: 'update' }>, sha: string): void {
     if (desired === 'mode') {
-      entry.spec = spec;
+      entry.desired = withSpec(entry.desired, spec);
       this.#reachDesired(entry);
     } else if (desired) {
       entry.log.info({ revision: sha }, 'new desired state');
-      entry.spec = spec;
-      entry.digest = desired.digest;
-      entry.revision = sha;
-      entry.role = desired.role;
+      entry.desired = desiredNode(spec, desired.role, desired.digest, sha);
       this.#reachDesired(entry);
     }
     const name = spec.name;
@@ -263,11 +261,9 @@ export class Reconciler {
   }
 
   #reachDesired(entry: Entry): void {
-    const { mode, paused } = entry.spec;
-    const plan = planNode(entry.role);
-    entry.gates = gateNodes(plan);
-    entry.phaseGates = phaseGates(plan);
-    entry.actor.send({ type: 'desired.changed', revision: entry.revision, ...planOrder(plan), mode, paused });
+    const { spec, revision, order } = entry.desired;
+    const { mode, paused } = spec;
+    entry.actor.send({ type: 'desired.changed', revision, ...order, mode, paused });
     if (!paused && entry.actor.getSnapshot().matches('paused')) entry.actor.send({ type: 'resume' });
     this.#observe(entry, entry.actor.getSnapshot());
   }
@@ -278,7 +274,7 @@ export class Reconciler {
 
   #hooks(entry: Entry): LaunchHooks {
     const observe = (snap: NodeSnapshot) => this.#observe(entry, snap);
-    return { observe, current: () => this.#entries.get(entry.spec.name) === entry, status: this.options.status };
+    return { observe, current: () => this.#entries.get(entry.name) === entry, status: this.options.status };
   }
 
   #runtimeOf(name: string): NodeRuntime {
@@ -300,27 +296,16 @@ export class Reconciler {
   #spawn(revision: InForce, spec: NodeSpec, role: RoleInput, digest: string): void {
     const name = spec.name;
     const log = this.#log.child({ node: name });
-    // The plan: built here for the machine's phases, again per phase run (node-runtime.ts), never kept.
-    const plan = planNode(role);
     const { snapshots, fence } = this.#coordination;
     const reach = nodeReach(spec, this.options.access, fence);
     const { saved, setAside }: Restore = loadSaved(snapshots, name, this.#machine);
+    // Restored on the same digest: still asked by the commit that asked it before the restart.
+    const desired = desiredNode(spec, role, digest, saved?.digest === digest ? saved.revision : revision.sha);
     const { mode, paused } = spec;
-    const rev = saved?.digest === digest ? saved.revision : revision.sha;
-    const input = { node: name, revision: rev, ...planOrder(plan), mode, paused, limits: this.options.limits ?? {} };
+    const input = { node: name, revision: desired.revision, ...desired.order, mode, paused, limits: this.options.limits ?? {} };
     // Its actor comes from #launch below, before anything reads the entry (an actor made only to be replaced
     // would resolve the machine's initial state once more per node at start).
-    const entry = {
-      spec,
-      digest,
-      revision: input.revision,
-      role,
-      gates: gateNodes(plan),
-      phaseGates: phaseGates(plan),
-      reach,
-      log,
-      ...(saved?.observed ? { observed: saved.observed } : {}),
-    } as Entry;
+    const entry = { name, desired, reach, log, ...(saved?.observed ? { observed: saved.observed } : {}) } as Entry;
     if (saved?.observed) this.options.status.update(name, { name, observedVersions: saved.observed });
     this.#entries.set(name, entry);
     const stores = { store: snapshots, status: this.options.status };
@@ -330,7 +315,7 @@ export class Reconciler {
     if (actor.getSnapshot().matches('rebooting')) this.#rollout.hold(name);
     if (restored.digest !== digest) {
       // Asked something new while groundcrew was down: that preempts whatever the node was doing.
-      entry.revision = revision.sha;
+      entry.desired = withRevision(entry.desired, revision.sha);
       this.#reachDesired(entry);
     } else if (!actor.getSnapshot().matches('verified')) {
       // Verified before the restart: it still is (the periodic resync checks). Anything else resumes at
@@ -341,7 +326,7 @@ export class Reconciler {
   }
 
   #remove(entry: Entry, policy: 'orphan' | 'deconfigure'): void {
-    const name = entry.spec.name;
+    const name = entry.name;
     if (policy === 'deconfigure') {
       if (!entry.actor.getSnapshot().matches('removing')) {
         entry.log.info('removed from the inventory: deconfiguring');
@@ -367,7 +352,7 @@ export class Reconciler {
   }
 
   #forget(entry: Entry, removeSnapshot = true): void {
-    const name = entry.spec.name;
+    const name = entry.name;
     entry.actor.stop();
     this.#entries.delete(name);
     this.#window.remove(name);
@@ -391,11 +376,11 @@ export class Reconciler {
 
   /** The projection: the snapshot saved as the node's record, its status shown. Returns the state shown, and the one before. */
   #project(entry: Entry, snapshot: NodeSnapshot): { state: string; before: string | undefined } {
-    const name = entry.spec.name;
+    const name = entry.name;
     this.#coordination.snapshots.save(name, {
       version: SNAPSHOT_VERSION,
-      digest: entry.digest,
-      revision: entry.revision,
+      digest: entry.desired.digest,
+      revision: entry.desired.revision,
       snapshot: entry.actor.getPersistedSnapshot(),
       ...(entry.observed ? { observed: entry.observed } : {}),
     } satisfies Omit<SavedNode, 'snapshot'> & { snapshot: unknown });
@@ -410,7 +395,7 @@ export class Reconciler {
    * rollout hears of it; a node to hand over is looked at again through the queue.
    */
   #rest(entry: Entry, state: string, before: string | undefined, snapshot: NodeSnapshot): void {
-    const name = entry.spec.name;
+    const name = entry.name;
     this.#window.settled(name);
     this.#coordination.scope.settled(name);
     setImmediate(() => restNode(entry, this.#machine, this.#hooks(entry)));
@@ -420,7 +405,7 @@ export class Reconciler {
   }
 
   #settle(entry: Entry, state: string, snapshot: NodeSnapshot): void {
-    const name = entry.spec.name;
+    const name = entry.name;
     this.options.status.finishReport(name, state);
     const code = snapshot.context.lastError?.code ?? '';
     if (state === 'verified') {
@@ -428,11 +413,9 @@ export class Reconciler {
       this.#rollout.recovered(name);
       wakeDependents(name, this.#entries, (node) => this.request([node]));
     } else if ((state === 'stalled' || state === 'unreachable') && !GATE_CODES.has(code)) {
-      if (this.#rollout.recordFailure(name, entry.revision)) {
-        this.#log.warn(
-          { revision: entry.revision, failed: this.#rollout.failures(entry.revision) },
-          this.#rollout.haltReason(entry.revision),
-        );
+      const { revision } = entry.desired;
+      if (this.#rollout.recordFailure(name, revision)) {
+        this.#log.warn({ revision, failed: this.#rollout.failures(revision) }, this.#rollout.haltReason(revision));
       }
       // Nodes waiting on this one learn it failed, rather than waiting out their backoff.
       wakeDependents(name, this.#entries, (node) => this.request([node]));

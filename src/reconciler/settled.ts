@@ -38,7 +38,7 @@ export function whenSettled(view: SettledView): Promise<void> {
         const snapshot = entry.actor.getSnapshot();
         const { state } = where(snapshot);
         if (!SETTLED.has(state)) return false;
-        if (state === 'verified' && snapshot.context.revision !== entry.revision) return false;
+        if (state === 'verified' && snapshot.context.revision !== entry.desired.revision) return false;
       }
       return true;
     };

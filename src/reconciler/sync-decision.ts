@@ -64,7 +64,7 @@ export function decideSync(view: SyncView): SyncDecision {
   if (running(entry)) return start;
   // It would leave a settled state now (new, asked something new, asked to pass, resynced): a place first.
   const context = entry?.actor.getSnapshot().context;
-  const newDesired = !entry || digest !== entry.digest;
+  const newDesired = !entry || digest !== entry.desired.digest;
   const changed = newDesired || context?.mode !== spec.mode || context.paused !== spec.paused;
   if (!(view.requested || view.resynced || changed)) return start;
   return { do: 'take-place', start, shownWaiting: !entry ? 'fresh' : newDesired ? 'new-desired' : undefined };
@@ -75,6 +75,6 @@ function startOf(view: SyncView, spec: NodeSpec, role: RoleInput, digest: string
   if (!entry) return { do: 'spawn', spec, role, digest };
   const context = entry.actor.getSnapshot().context;
   const desired =
-    digest !== entry.digest ? { role, digest } : context.mode !== spec.mode || context.paused !== spec.paused ? 'mode' : undefined;
+    digest !== entry.desired.digest ? { role, digest } : context.mode !== spec.mode || context.paused !== spec.paused ? 'mode' : undefined;
   return { do: 'update', entry, spec, desired, request: view.requested, resync: view.resynced };
 }

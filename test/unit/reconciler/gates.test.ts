@@ -21,7 +21,7 @@ const keystone = {
 /** An entry as checkGates reads it: the machine's snapshot (state, revision) and the desired revision. */
 function entryIn(state: string, revision: string, desired = revision): Entry {
   const snapshot = { status: 'active', value: state, context: { revision } };
-  return { revision: desired, actor: { getSnapshot: () => snapshot } } as unknown as Entry;
+  return { desired: { revision: desired }, actor: { getSnapshot: () => snapshot } } as unknown as Entry;
 }
 
 describe('gates by phase name', () => {

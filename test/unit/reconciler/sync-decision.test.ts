@@ -13,7 +13,7 @@ const role = { os: 'linux' } as unknown as RoleInput;
 /** An entry as the decision reads it: its machine's state and context, and the digest it was last given. */
 function entryIn(state: string, digest: string, context: { mode?: string; paused?: boolean } = {}): Entry {
   const snapshot = { status: 'active', value: state, context: { mode: 'apply', paused: false, ...context } };
-  return { digest, actor: { getSnapshot: () => snapshot } } as unknown as Entry;
+  return { desired: { digest }, actor: { getSnapshot: () => snapshot } } as unknown as Entry;
 }
 
 function view(over: Partial<SyncView>): SyncView {
