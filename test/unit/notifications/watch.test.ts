@@ -5,6 +5,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EventKind, NotificationEvent } from '../../../src/notifications/events.js';
 import { watchStatus } from '../../../src/notifications/watch.js';
+import { localCoordination } from '../../../src/reconciler/local-coordination.js';
+import { Rollout } from '../../../src/reconciler/rollout.js';
+import { haltOf } from '../../../src/reconciler/rollout-view.js';
 import { StatusStore } from '../../../src/reconciler/status-store.js';
 
 const stops: (() => void)[] = [];
@@ -116,5 +119,24 @@ describe('notification events from status changes', () => {
     const finished = () => kinds().filter(([kind]) => kind === 'rollout.finished');
     for (const deadline = Date.now() + 30_000; finished().length === 0 && Date.now() < deadline; ) await settle();
     expect(finished()).toEqual([['rollout.finished', 'c2']]);
+  });
+
+  it('says a halt once: the summary is the rollout\'s own reason, not wrapped in a second "rollout of … halted"', async () => {
+    const sha = 'c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00';
+    const { slots, failures } = localCoordination();
+    const rollout = new Rollout({ maxUnavailable: 1, failureBudget: 1, slots, failures });
+    const status = new StatusStore();
+    const events: NotificationEvent[] = [];
+    stops.push(
+      watchStatus(status, (e) => events.push(e), { pageUrl: 'http://gc.example', rollout: (r) => haltOf(rollout, r), quietMs: 30 }),
+    );
+    status.recordRevision({ sha, accepted: true });
+    status.update('a', { name: 'a', state: 'stalled', desiredRevision: sha });
+    rollout.recordFailure('a', sha);
+    status.update('b', { name: 'b', state: 'pending', desiredRevision: sha, waiting: rollout.haltReason(sha) as string });
+    await settle();
+    const halted = events.find((e) => e.kind === 'rollout.halted');
+    expect(halted?.summary).toBe('rollout of c0ffee00c0ff halted: a failed on it (failure budget 1)');
+    expect(halted?.summary.match(/halted/g)).toHaveLength(1);
   });
 });
