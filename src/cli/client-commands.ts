@@ -1,4 +1,4 @@
-// `groundcrew status`, `reconcile` and `history`: the daemon's JSON API, read in a terminal.
+// `groundcrew status`, `reconcile`, `rollout resume` and `history`: the daemon's JSON API, read in a terminal.
 
 import type { NodeStatus, RevisionStatus, TransitionRecord } from '../reconciler/status-store.js';
 import { inert, inertJson } from './inert-text.js';
@@ -160,6 +160,17 @@ async function waitForPasses(names: string[], asked: number, options: ClientOpti
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }
   return failed > 0 ? 1 : 0;
+}
+
+/** `groundcrew rollout resume REV`: the revision's halt released; its held nodes go on. */
+export async function resumeCommand(revision: string, options: ClientOptions, io: Output): Promise<number> {
+  const r = await call<{ revision: string; released: string[] }>(options, `/api/rollouts/${encodeURIComponent(revision)}/resume`, {
+    method: 'POST',
+  });
+  io.out(
+    `rollout of ${short(r.revision)} resumed: ${r.released.map(inert).join(', ')} no longer count against its failure budget; its held nodes go on`,
+  );
+  return 0;
 }
 
 export async function historyCommand(node: string, options: ClientOptions, io: Output): Promise<number> {

@@ -183,6 +183,7 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     reconcile: (nodes) => reconciler.request(nodes),
     plan: (nodes) => reconciler.plan(nodes),
     rollout: (sha) => haltOf(reconciler.rollout, sha),
+    resume: (sha) => reconciler.rollout.resume(sha),
     detail: coordination.detail,
     hookSecrets,
     access: accessPolicy(api.token, host, config.server.hosts),

@@ -81,6 +81,10 @@ export class GlobalFailures implements SharedFailures {
     return [...(this.#failed.get(revision) ?? [])];
   }
 
+  revisions(): string[] {
+    return [...this.#failed].filter(([, nodes]) => nodes.size > 0).map(([revision]) => revision);
+  }
+
   start(everyMs: number): void {
     this.#timer = setInterval(() => void this.refresh().catch(() => undefined), everyMs);
     this.#timer.unref();

@@ -30,6 +30,7 @@ const NO_OTHER_FAILURES: SharedFailures = {
   record: () => undefined,
   clear: () => undefined,
   list: () => [],
+  revisions: () => [],
   refresh: async () => undefined,
 };
 

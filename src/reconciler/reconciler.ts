@@ -357,7 +357,11 @@ export class Reconciler {
     this.#entries.delete(name);
     this.#window.remove(name);
     this.#rollout.release(name);
-    if (removeSnapshot) this.#coordination.snapshots.remove(name);
+    if (removeSnapshot) {
+      this.#coordination.snapshots.remove(name);
+      // Gone from the inventory: its failures halt no rollout any more.
+      this.#rollout.recovered(name);
+    }
     void entry.reach.exec.close();
   }
 
@@ -405,7 +409,8 @@ export class Reconciler {
     this.options.status.finishReport(name, state);
     const code = snapshot.context.lastError?.code ?? '';
     if (state === 'verified') {
-      this.#rollout.clearFailure(name, entry.desired.revision);
+      // On whatever revision it now has: a fix or revert of its pin ends the halts it caused.
+      this.#rollout.recovered(name);
       wakeDependents(name, this.#entries, (node) => this.request([node]));
     } else if ((state === 'stalled' || state === 'unreachable') && !GATE_CODES.has(code)) {
       const { revision } = entry.desired;

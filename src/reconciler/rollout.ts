@@ -25,6 +25,8 @@ export interface SharedFailures {
   clear(node: string, revision: string): void;
   /** The failed nodes of `revision` as last read. */
   list(revision: string): string[];
+  /** The revisions with a failure recorded, as last read. */
+  revisions(): string[];
   /** Reads the record now (after taking a slot: a failure recorded before the slot was freed is seen). */
   refresh(): Promise<void>;
 }
@@ -39,11 +41,19 @@ export interface SharedSlots {
   release(node: string): void;
 }
 
+/** A halt an operator released: when, and which failed nodes no longer counted from then on. */
+export interface Resumed {
+  at: string;
+  released: string[];
+}
+
 export class Rollout {
   readonly #budget: DisruptionBudget;
   readonly #failed = new Map<string, Set<string>>();
   /** Nodes waiting on a halted revision: woken when one of its failures clears. */
   readonly #halted = new Map<string, (() => void)[]>();
+  /** Halts an operator released (`rollout resume`), by revision: when, and the failed nodes released. */
+  readonly #resumed = new Map<string, Resumed>();
 
   constructor(private options: RolloutOptions) {
     this.#budget = new DisruptionBudget(options.maxUnavailable);
@@ -168,12 +178,39 @@ export class Rollout {
     return !before && this.isHalted(revision);
   }
 
-  /** The node recovered on `revision` (it converged after all): it no longer counts against the budget. */
-  clearFailure(node: string, revision: string): void {
+  /**
+   * The node converged, on whatever revision it now has: a fix or a revert of its failing pin counts as its
+   * recovery on every revision it had failed on, so the rollouts it halted go on (docs/operations.md, "Rollouts
+   * and halts"). A node removed from the inventory is let go of the same way.
+   */
+  recovered(node: string): void {
+    for (const revision of new Set([...this.#failed.keys(), ...this.options.failures.revisions()])) this.#clear(node, revision);
+  }
+
+  /**
+   * `groundcrew rollout resume`: the failures recorded so far on `revision` no longer count, so its held nodes go
+   * on (the failed ones stay as they are). A node that fails on it from now on counts again. Returns the nodes
+   * released; none when the rollout is not halted.
+   */
+  resume(revision: string, at = new Date()): string[] {
+    if (!this.isHalted(revision)) return [];
+    const released = this.failures(revision);
+    for (const node of released) this.#clear(node, revision);
+    this.#resumed.set(revision, { at: at.toISOString(), released });
+    return released;
+  }
+
+  /** The last time an operator released `revision`'s halt, if one did. */
+  resumed(revision: string): Resumed | undefined {
+    return this.#resumed.get(revision);
+  }
+
+  #clear(node: string, revision: string): void {
     const shared = this.options.failures.list(revision).includes(node);
     if (shared) this.options.failures.clear(node, revision);
     // Halted waiters look again only when a failure was cleared (here, or in the record beyond this process).
     if (!this.#failed.get(revision)?.delete(node) && !shared) return;
+    if (this.#failed.get(revision)?.size === 0) this.#failed.delete(revision);
     for (const wake of this.#halted.get(revision)?.splice(0) ?? []) wake();
   }
 
