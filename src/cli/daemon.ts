@@ -32,6 +32,7 @@ import { buildInfo, packageRootOf } from './build-info.js';
 import { type DaemonConfig, durationMs, signaturePolicy } from './daemon-config.js';
 import { kubeletBinaries } from './kubelet-binaries.js';
 import { nodeAccess } from './node-access.js';
+import { logNodeProblems } from './node-problem-log.js';
 import { startNotifications } from './notifications-config.js';
 import { SimCluster } from './sim-cluster.js';
 
@@ -64,6 +65,7 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   if (ensurePrivateDir(config.stateDir).tightened)
     log.warn({ stateDir: config.stateDir }, 'the state directory was readable by others: made private (0700)');
   const status = new StatusStore();
+  const stopProblemLog = logNodeProblems(status, log);
   const metrics = new Metrics(status, buildInfo(PACKAGE_ROOT));
 
   // How each node is reached: over SSH (the credentials of instances.yaml, overridden by the daemon's),
@@ -238,6 +240,7 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       await source.stop();
       await server.close();
       stopNotifications();
+      stopProblemLog();
       removeRecord();
       await reconciler.stop();
       // Saves still being written land (a kill leaves the previous one, whole); a member leaves the cluster.
