@@ -122,9 +122,9 @@ describe('a halt ends', () => {
     await d.until('the first revision', () => d?.daemon.status.current() !== undefined);
     await convergedAt(d, d.daemon.status.current()?.sha as string);
 
-    for (const w of WINDOWS) d.windows(w).state.faults.failVersions = ['5.1.0'];
-    const c1 = await d.push('the Windows nodes to 5.1.0', () => {
-      for (const w of WINDOWS) d?.setVersion(w, '5.1.0');
+    for (const w of WINDOWS) d.windows(w).state.faults.failVersions = ['5.0.2'];
+    const c1 = await d.push('the Windows nodes to 5.0.2', () => {
+      for (const w of WINDOWS) d?.setVersion(w, '5.0.2');
     });
     const { failed, held } = await haltedWithTwoHeld(d, c1);
     for (const w of held) d.windows(w).state.faults.failVersions = [];
@@ -139,8 +139,8 @@ describe('a halt ends', () => {
     );
     for (const w of held) expect(d.daemon.status.get(w)?.waiting).toContain(`rollout of ${c1.slice(0, 12)} halted`);
 
-    // C3 fixes only the failed node's pin: it converges on C3, then the held two go on with C1.
-    const c3 = await d.push(`${failed} back to 5.0.2`, () => d?.setVersion(failed, '5.0.2'));
+    // C3 reverts only the failed node's pin: it converges on C3, then the held two go on with C1.
+    const c3 = await d.push(`${failed} back to 5.0.1`, () => d?.setVersion(failed, '5.0.1'));
     await convergedAt(d, c3);
     for (const w of held) expect(d.daemon.status.get(w)?.lastAppliedRevision).toBe(c1);
     expect(d.daemon.status.get(failed)?.lastAppliedRevision).toBe(c3);
@@ -165,9 +165,9 @@ describe('a halt ends', () => {
     daemons.push(d);
     await d.until('the first revision', () => d.daemon.status.current() !== undefined);
     await convergedAt(d, d.daemon.status.current()?.sha as string);
-    for (const w of WINDOWS) d.windows(w).state.faults.failVersions = ['5.1.0'];
-    const c1 = await d.push('the Windows nodes to 5.1.0', () => {
-      for (const w of WINDOWS) d.setVersion(w, '5.1.0');
+    for (const w of WINDOWS) d.windows(w).state.faults.failVersions = ['5.0.2'];
+    const c1 = await d.push('the Windows nodes to 5.0.2', () => {
+      for (const w of WINDOWS) d.setVersion(w, '5.0.2');
     });
     const { failed, held } = await haltedWithTwoHeld(d, c1);
     for (const w of held) d.windows(w).state.faults.failVersions = [];
