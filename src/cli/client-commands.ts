@@ -60,6 +60,10 @@ export function renderStatus(nodes: NodeStatus[], revisions: RevisionStatus[], n
   const lines: string[] = [];
   const current = revisions.find((r) => r.accepted);
   lines.push(current ? `revision ${short(current.sha)}  ${inert(current.subject)}`.trimEnd() : 'no good revision yet');
+  if (current?.rewind)
+    lines.push(
+      `  a rewind from ${short(current.rewind.from)} (${current.rewind.allowed ? 'allowed by an operator' : 'not a descendant; source.verify is off'})`,
+    );
   const newest = revisions[0];
   if (newest && !newest.accepted) {
     lines.push(`revision ${short(newest.sha)} REJECTED; nodes stay on ${short(current?.sha)}:`);
@@ -118,6 +122,20 @@ export async function statusCommand(options: ClientOptions & { json?: boolean; w
 export async function reconcileCommand(nodes: string[], options: ClientOptions, io: Output): Promise<number> {
   const r = await call<{ reconciling: string[] }>(options, '/api/reconcile', { method: 'POST', body: JSON.stringify({ nodes }) });
   io.out(`reconciling ${r.reconciling.length} node${r.reconciling.length === 1 ? '' : 's'}: ${r.reconciling.map(inert).join(', ')}`);
+  return 0;
+}
+
+/** `groundcrew source allow-rewind SHA`: the head SHA may leave the revision in force behind (source.verify). */
+export async function allowRewindCommand(sha: string, options: ClientOptions, io: Output): Promise<number> {
+  const r = await call<{ allowed: string; applied: boolean }>(options, '/api/source/allow-rewind', {
+    method: 'POST',
+    body: JSON.stringify({ sha }),
+  });
+  io.out(
+    r.applied
+      ? `rewind to ${short(r.allowed)} allowed; it is the source's head and was handed to intake again (see groundcrew status)`
+      : `rewind to ${short(r.allowed)} allowed; it applies when the source's head is that commit`,
+  );
   return 0;
 }
 

@@ -214,6 +214,16 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       return source.trigger(reason);
     },
     reconcile: (nodes) => reconciler.request(nodes),
+    allowRewind: async (sha) => {
+      intake.allowRewind(sha);
+      // The source's head is that sha already (it was refused): handed to intake again. Cluster mode: the leader's
+      // source offers its head again at its next look.
+      const revision = source.head === sha ? await source.revision?.(sha, 'allow-rewind') : undefined;
+      if (!revision) return { applied: false };
+      if (cluster) cluster.revisions.offer(revision);
+      else await intake.receive(revision, source);
+      return { applied: true };
+    },
     plan: (nodes) => reconciler.plan(nodes),
     rollout: (sha) => haltOf(reconciler.rollout, sha),
     ...(cluster ? { detail: cluster.details.source } : {}),

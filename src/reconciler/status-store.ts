@@ -71,6 +71,12 @@ export interface RevisionStatus {
   errors?: string[];
   /** Who signed it, when the daemon checks signatures (source.verify), or why it is not trusted. */
   signature?: { ok: boolean; kind?: 'gpg' | 'ssh'; signer?: string; key?: string; reason: string };
+  /**
+   * It does not descend from the revision in force (`from`): a force-push back, or another branch's commit.
+   * `allowed`: an operator allowed this exact sha (`groundcrew source allow-rewind`); without it, a rewind is
+   * refused under source.verify and applied (flagged) without.
+   */
+  rewind?: { from: string; allowed: boolean };
 }
 
 /** A node's transition history and run reports, oldest first: what its owner shares with the other members. */

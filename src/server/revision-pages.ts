@@ -11,6 +11,13 @@ function verdict(r: RevisionStatus): string {
   return r.accepted ? '<span class="badge healthy">accepted</span>' : '<span class="badge stuck">rejected</span>';
 }
 
+/** A head that left the revision in force behind: refused under source.verify unless allowed, else applied and flagged. */
+function rewound(r: RevisionStatus): string {
+  if (!r.rewind) return '';
+  const how = r.rewind.allowed ? 'allowed by an operator' : r.accepted ? 'applied: source.verify is off' : 'refused';
+  return `<span class="badge stuck rewind" data-rewind-from="${esc(r.rewind.from)}">rewind from ${esc(short(r.rewind.from))}, ${how}</span>`;
+}
+
 function signer(r: RevisionStatus): string {
   if (!r.signature) return '';
   return `<span class="${r.signature.ok ? 'signer' : 'reason'}">${esc(r.signature.reason)}</span>`;
@@ -31,7 +38,7 @@ export function revisionsRegions(revisions: readonly RevisionStatus[], rollout: 
     .map(
       (r) =>
         `<tr data-sha="${esc(r.sha)}" data-accepted="${r.accepted}"><td><a href="/revisions/${esc(r.sha)}"><code>${esc(short(r.sha))}</code></a></td>` +
-        `<td>${esc(r.subject ?? '')}</td><td>${esc(r.author ?? '')}</td><td>${esc(r.committedAt ?? r.at)}</td><td>${verdict(r)} ${signer(r)}</td>` +
+        `<td>${esc(r.subject ?? '')}</td><td>${esc(r.author ?? '')}</td><td>${esc(r.committedAt ?? r.at)}</td><td>${verdict(r)} ${rewound(r)} ${signer(r)}</td>` +
         `<td>${r.accepted ? progress(rollout(r.sha)) : `<pre class="errors">${esc((r.errors ?? []).join('\n'))}</pre>`}</td></tr>`,
     )
     .join('\n');
@@ -59,7 +66,7 @@ function list(title: string, cls: string, items: string[]): string {
 
 export function rolloutRegions(revision: RevisionStatus | undefined, v: RolloutView): Record<string, string> {
   const head = revision
-    ? `<p><code>${esc(revision.sha)}</code> ${esc(revision.subject ?? '')}</p><p class="muted">${esc(revision.author ? `by ${revision.author}, ` : '')}${esc(revision.committedAt ?? '')} offered ${esc(revision.at)} ${signer(revision)}</p>`
+    ? `<p><code>${esc(revision.sha)}</code> ${esc(revision.subject ?? '')}</p><p class="muted">${esc(revision.author ? `by ${revision.author}, ` : '')}${esc(revision.committedAt ?? '')} offered ${esc(revision.at)} ${rewound(revision)} ${signer(revision)}</p>`
     : `<p><code>${esc(v.sha)}</code> <span class="muted">(not among the recent revisions)</span></p>`;
   if (revision && !revision.accepted)
     return {

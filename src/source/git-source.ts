@@ -2,10 +2,12 @@
 // (with jitter) and at once when a webhook asks. Each new HEAD is handed on as a candidate revision; a
 // force-push is followed (reset to the remote), and said so in the log.
 
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { promisify } from 'node:util';
 import type { Logger } from 'pino';
 import { type SimpleGit, simpleGit } from 'simple-git';
 import { errors } from '../errors.js';
@@ -14,6 +16,8 @@ import { GitObjects } from './git-objects.js';
 import { LocalRemote, localGitDir } from './local-remote.js';
 import type { OnRevision, Revision, Source } from './source.js';
 import { SpareFetch } from './spare-fetch.js';
+
+const run = promisify(execFile);
 
 /** How many poll intervals a look may run before the source says it is stalled (and /readyz goes red). */
 const STALLED_POLLS = 3;
@@ -158,6 +162,26 @@ export class GitSource implements Source {
       if (revision) return revision;
     }
     return undefined;
+  }
+
+  /** Whether `sha` is `ancestor` or descends from it, read in the clone (caught up first). */
+  async descends(sha: string, ancestor: string): Promise<boolean> {
+    if (sha === ancestor) return true;
+    await this.#catchUp();
+    // git itself, not simple-git: `merge-base --is-ancestor` answers "no" with exit code 1 and nothing on stderr.
+    const git = (args: string[]) =>
+      run('git', ['-C', this.options.checkout, ...args], { env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }, signal: this.#abort.signal });
+    for (const commit of [sha, ancestor])
+      await git(['cat-file', '-e', `${commit}^{commit}`]).catch(() => {
+        throw new Error(`commit ${commit.slice(0, 12)} is not in the clone`);
+      });
+    return git(['merge-base', '--is-ancestor', ancestor, sha]).then(
+      () => true,
+      (err: { code?: unknown }) => {
+        if (err.code === 1) return false;
+        throw new Error(`git merge-base failed: ${String((err as Error).message).split('\n')[0]}`);
+      },
+    );
   }
 
   async #revision(reader: GitInventoryReader, sha: string, trigger: string): Promise<Revision> {
