@@ -68,6 +68,8 @@ export function renderStatus(nodes: NodeStatus[], revisions: RevisionStatus[], n
   if (newest && !newest.accepted) {
     lines.push(`revision ${short(newest.sha)} REJECTED; nodes stay on ${short(current?.sha)}:`);
     for (const e of newest.errors ?? []) lines.push(`  ${inert(e)}`);
+    const more = (newest.errorCount ?? 0) - (newest.errors ?? []).length;
+    if (more > 0) lines.push(`  … and ${more} more (${newest.errorCount} in all)`);
   }
   lines.push('', renderTable(nodes, now));
   return lines.join('\n');

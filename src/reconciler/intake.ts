@@ -13,6 +13,7 @@ import { type InventoryFiles, parseInventory } from '../inventory/parse-inventor
 import { ParseMemo } from '../inventory/parse-memo.js';
 import { parseSecretsFile, withSecrets } from '../inventory/secrets-file.js';
 import { writePrivateFileSync } from '../private-files.js';
+import { cut, keptErrors, SUBJECT_CHARS } from '../revision-bounds.js';
 import type { SignatureVerdict } from '../source/commit-signatures.js';
 import type { Revision, Source } from '../source/source.js';
 import type { Reconciler } from './reconciler.js';
@@ -102,7 +103,12 @@ export class Intake {
       if (!reconciler.revision) await this.#restoreLastGood(revision.sha, source);
       status.recordRevision({ sha: revision.sha, subject: revision.subject, accepted: false, errors: result.errors, ...about });
       log.error(
-        { revision: revision.sha, code: errors.GC_REVISION_REJECTED.code, errors: result.errors },
+        {
+          revision: revision.sha,
+          code: errors.GC_REVISION_REJECTED.code,
+          subject: cut(revision.subject, SUBJECT_CHARS),
+          ...keptErrors(result.errors),
+        },
         `revision ${revision.sha.slice(0, 12)} rejected; nodes stay on the last good revision`,
       );
       return;

@@ -3,6 +3,7 @@
 
 import { EventEmitter } from 'node:events';
 import type { Os } from '../os.js';
+import { cut, keptErrors, SUBJECT_CHARS } from '../revision-bounds.js';
 import { NodeHistory } from './node-history.js';
 import { type PhaseReport, type RunReport, RunReports } from './run-reports.js';
 
@@ -67,8 +68,10 @@ export interface RevisionStatus {
   /** The commit's author and time, when the source reads them. */
   author?: string;
   committedAt?: string;
-  /** `file:line:col: message` for each problem of a rejected revision. */
+  /** `file:line:col: message` for the first problems of a rejected revision (revision-bounds.ts: ERRORS_KEPT). */
   errors?: string[];
+  /** How many problems it had in all. */
+  errorCount?: number;
   /** Who signed it, when the daemon checks signatures (source.verify), or why it is not trusted. */
   signature?: { ok: boolean; kind?: 'gpg' | 'ssh'; signer?: string; key?: string; reason: string };
   /**
@@ -265,7 +268,13 @@ export class StatusStore extends EventEmitter<{ change: [StatusEvent] }> {
   }
 
   recordRevision(revision: Omit<RevisionStatus, 'at'>): RevisionStatus {
-    const record = { ...revision, at: this.now().toISOString() };
+    // Bounded whatever the commit held: the subject cut, the first errors kept and counted.
+    const record: RevisionStatus = {
+      ...revision,
+      ...(revision.subject !== undefined ? { subject: cut(revision.subject, SUBJECT_CHARS) } : {}),
+      ...(revision.errors ? keptErrors(revision.errors) : {}),
+      at: this.now().toISOString(),
+    };
     this.#revisions.unshift(record);
     if (this.#revisions.length > REVISIONS_LIMIT) this.#revisions.pop();
     this.emit('change', { type: 'revision', revision: record });

@@ -18,6 +18,13 @@ function rewound(r: RevisionStatus): string {
   return `<span class="badge stuck rewind" data-rewind-from="${esc(r.rewind.from)}">rewind from ${esc(short(r.rewind.from))}, ${how}</span>`;
 }
 
+/** A rejected revision's errors as kept, and how many more it had. */
+function errorText(r: RevisionStatus): string {
+  const kept = r.errors ?? [];
+  const more = (r.errorCount ?? kept.length) - kept.length;
+  return esc([...kept, ...(more > 0 ? [`… and ${more} more (${r.errorCount} in all)`] : [])].join('\n'));
+}
+
 function signer(r: RevisionStatus): string {
   if (!r.signature) return '';
   return `<span class="${r.signature.ok ? 'signer' : 'reason'}">${esc(r.signature.reason)}</span>`;
@@ -39,7 +46,7 @@ export function revisionsRegions(revisions: readonly RevisionStatus[], rollout: 
       (r) =>
         `<tr data-sha="${esc(r.sha)}" data-accepted="${r.accepted}"><td><a href="/revisions/${esc(r.sha)}"><code>${esc(short(r.sha))}</code></a></td>` +
         `<td>${esc(r.subject ?? '')}</td><td>${esc(r.author ?? '')}</td><td>${esc(r.committedAt ?? r.at)}</td><td>${verdict(r)} ${rewound(r)} ${signer(r)}</td>` +
-        `<td>${r.accepted ? progress(rollout(r.sha)) : `<pre class="errors">${esc((r.errors ?? []).join('\n'))}</pre>`}</td></tr>`,
+        `<td>${r.accepted ? progress(rollout(r.sha)) : `<pre class="errors">${errorText(r)}</pre>`}</td></tr>`,
     )
     .join('\n');
   return { rows: rows || '<tr><td colspan="6" class="muted">no revision yet</td></tr>' };
@@ -71,7 +78,7 @@ export function rolloutRegions(revision: RevisionStatus | undefined, v: RolloutV
   if (revision && !revision.accepted)
     return {
       head,
-      rollout: `<div class="rejected"><b>Rejected</b>: nothing rolled out.<pre>${esc((revision.errors ?? []).join('\n'))}</pre></div>`,
+      rollout: `<div class="rejected"><b>Rejected</b>: nothing rolled out.<pre>${errorText(revision)}</pre></div>`,
     };
   const halt = v.halted
     ? `<div class="problem" id="halt"><b>Rollout halted.</b> ${esc(v.haltReason ?? '')}<p><b>What to do:</b> fix the cause on the failed nodes and run <code>groundcrew reconcile NODE</code>, or push a revert; the held nodes then go on.</p></div>`

@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import type { Logger } from 'pino';
 import { type SimpleGit, simpleGit } from 'simple-git';
 import { errors } from '../errors.js';
+import { cut, SUBJECT_CHARS } from '../revision-bounds.js';
 import { GitInventoryReader } from './git-inventory.js';
 import { GitObjects } from './git-objects.js';
 import { LocalRemote, localGitDir } from './local-remote.js';
@@ -296,7 +297,10 @@ export class GitSource implements Source {
     const previous = this.#head;
     const revision = await this.#revision(reader, sha, trigger);
     this.#head = sha;
-    log.info({ sha, trigger, subject: revision.subject, fetchMs, read: inPlace ? 'local remote' : 'fetch' }, 'new head');
+    log.info(
+      { sha, trigger, subject: cut(revision.subject, SUBJECT_CHARS), fetchMs, read: inPlace ? 'local remote' : 'fetch' },
+      'new head',
+    );
     await this.options.onRevision(revision);
     // After the revision is handed on: nothing on the hot path waits for a log line.
     if (previous) void this.#noteForcePush(previous, sha);
