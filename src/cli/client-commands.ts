@@ -121,10 +121,51 @@ export async function statusCommand(options: ClientOptions & { json?: boolean; w
   }
 }
 
-export async function reconcileCommand(nodes: string[], options: ClientOptions, io: Output): Promise<number> {
+export async function reconcileCommand(
+  nodes: string[],
+  options: ClientOptions & { wait?: boolean; timeoutMs?: number },
+  io: Output,
+): Promise<number> {
+  const asked = Date.now();
   const r = await call<{ reconciling: string[] }>(options, '/api/reconcile', { method: 'POST', body: JSON.stringify({ nodes }) });
   io.out(`reconciling ${r.reconciling.length} node${r.reconciling.length === 1 ? '' : 's'}: ${r.reconciling.map(inert).join(', ')}`);
-  return 0;
+  if (!options.wait) return 0;
+  return waitForPasses(r.reconciling, asked, options, io);
+}
+
+/** States a node rests in: its pass is over, for better (verified, paused) or worse. */
+const RESTING = new Set(['verified', 'paused', 'stalled', 'unreachable', 'orphaned', 'removed']);
+const GOOD = new Set(['verified', 'paused']);
+
+/**
+ * `reconcile --wait`: each node's result once a pass that started after the request finished and the node rests
+ * (as `flux reconcile` and `argocd app sync` wait); non-zero when any node is not verified, or the time ran out.
+ */
+async function waitForPasses(names: string[], asked: number, options: ClientOptions & { timeoutMs?: number }, io: Output): Promise<number> {
+  const deadline = Date.now() + (options.timeoutMs ?? 600_000);
+  const pending = new Set(names);
+  let failed = 0;
+  while (pending.size > 0) {
+    for (const name of [...pending]) {
+      const n = await call<NodeStatus & { reports: { startedAt: string; finishedAt?: string; result?: string }[] }>(
+        options,
+        `/api/nodes/${encodeURIComponent(name)}`,
+      );
+      const passed = n.reports.some((report) => report.finishedAt !== undefined && Date.parse(report.startedAt) >= asked - 1000);
+      if (!passed || !RESTING.has(n.state)) continue;
+      pending.delete(name);
+      const why = n.lastError ? `: ${inert(n.lastError.code)} ${inert(n.lastError.message)}` : '';
+      io.out(`${inert(name)}: ${inert(n.state)}${GOOD.has(n.state) ? '' : why}`);
+      if (!GOOD.has(n.state)) failed += 1;
+    }
+    if (pending.size === 0) break;
+    if (Date.now() > deadline) {
+      io.err(`timed out waiting for ${[...pending].map(inert).join(', ')}`);
+      return 1;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  return failed > 0 ? 1 : 0;
 }
 
 /** `groundcrew source allow-rewind SHA`: the head SHA may leave the revision in force behind (source.verify). */

@@ -254,8 +254,20 @@ machineReadable(client(program.command('status').description('every node: state,
 
 client(program.command('reconcile').description('a full pass on the named nodes now (all nodes when none are named)'))
   .argument('[node...]', 'node names')
-  .action((nodes: string[], options: { url: string; tokenFile?: string }) =>
-    talk(async () => (await clientCommands()).reconcileCommand(nodes, await clientOptions(options), io)),
+  .option('--wait', "wait for each node's pass and print its result; exit 1 if any node is not verified")
+  .option('--timeout <seconds>', 'with --wait: give up after this long (default 600)')
+  .action((nodes: string[], options: { url: string; tokenFile?: string; wait?: boolean; timeout?: string }) =>
+    talk(async () =>
+      (await clientCommands()).reconcileCommand(
+        nodes,
+        {
+          ...(await clientOptions(options)),
+          ...(options.wait ? { wait: true } : {}),
+          ...(options.timeout ? { timeoutMs: Number(options.timeout) * 1000 } : {}),
+        },
+        io,
+      ),
+    ),
   );
 
 client(

@@ -96,6 +96,17 @@ describe('groundcrew explain', () => {
   });
 });
 
+describe('groundcrew reconcile --wait', () => {
+  it('waits for the pass it asked for and says each result: 0 when verified, 1 with the error when not', async () => {
+    const good = await groundcrew('reconcile', 'win-compute-2', '--wait', '--timeout', '120');
+    expect(good.stdout).toContain('win-compute-2: verified');
+    expect(good.code).toBe(0);
+    const bad = await groundcrew('reconcile', 'win-compute-1', '--wait', '--timeout', '120');
+    expect(bad.stdout).toMatch(/win-compute-1: stalled: GC_MSI_FAILED/);
+    expect(bad.code).toBe(1);
+  }, 300_000);
+});
+
 describe('shell completion', () => {
   it('bash: commands, options, filter values, and node names from the daemon', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gc-completion-'));
