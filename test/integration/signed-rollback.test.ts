@@ -102,7 +102,8 @@ describe('source.verify: no rollback without a signature', () => {
   afterAll(async () => {
     execFileSync('gpgconf', ['--homedir', signerHome, '--kill', 'all']);
     await daemon?.stop();
-  });
+    // A daemon stopped while its nodes roll out again waits for them: over a minute on two busy cores.
+  }, 180_000);
 
   it('refuses a force-push back to an older signed commit, a replay of an accepted one and a commit signed on another branch', async () => {
     const [first, older, newest, otherBranch] = signed as [string, string, string, string];
@@ -145,7 +146,7 @@ describe('source.verify: no rollback without a signature', () => {
 
 describe('without source.verify: a rewind is applied and flagged', () => {
   let daemon: DaemonProcess;
-  afterAll(async () => daemon?.stop());
+  afterAll(async () => daemon?.stop(), 180_000);
 
   it('applies a force-push back and shows it as a rewind on /api/revisions, the page and groundcrew status', async () => {
     daemon = await startDaemonProcess({ pollInterval: '200ms' });
