@@ -12,6 +12,11 @@ export interface ErrorSpec {
   meaning: string;
   /** What to do about it (Markdown). */
   todo: string;
+  /**
+   * The node could not be reached at all (no connection was made), whatever the transport: the node machine
+   * counts these toward `unreachable` (node-setup.ts). A transport raises its own code with this set.
+   */
+  connect?: true;
 }
 
 export const ERROR_REGISTRY = {
@@ -24,6 +29,7 @@ export const ERROR_REGISTRY = {
   // Node access (dataplane/)
   GC_SSH_CONNECT: {
     retryable: true,
+    connect: true,
     meaning: 'the node did not accept a TCP or SSH connection: down, rebooting, unreachable',
     todo: 'check the node is up and its address in `instances.yaml`; groundcrew backs off and retries',
   },
@@ -70,7 +76,7 @@ export const ERROR_REGISTRY = {
   },
   GC_NATIVE_UNAVAILABLE: {
     retryable: false,
-    meaning: 'a native library groundcrew uses is missing (libsystemd for `Type=notify`, the Windows probes off Windows)',
+    meaning: 'a native library groundcrew uses is missing (libsystemd for `Type=notify`)',
     todo: 'install what the message names, or run without that feature',
   },
   // Roles: commands on the node (roles/)
@@ -266,6 +272,13 @@ export const errors = Object.fromEntries(
     Object.assign((message: string, cause?: unknown) => new GroundcrewError(code, message, cause), { code }),
   ]),
 ) as { readonly [K in ErrorCode]: Raise };
+
+/** The codes that say a node could not be reached at all (`ErrorSpec.connect`), whatever the transport. */
+export const CONNECT_CODES: ReadonlySet<string> = new Set(
+  Object.entries(ERROR_REGISTRY as Record<string, ErrorSpec>)
+    .filter(([, spec]) => spec.connect)
+    .map(([code]) => code),
+);
 
 /** The registry's entry for a code read from outside (a snapshot, a status record); none for unknown text. */
 export function errorSpec(code: string): ErrorSpec | undefined {

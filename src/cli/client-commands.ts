@@ -1,4 +1,4 @@
-// `groundcrew status`, `reconcile` and `history`: the daemon's JSON API, read in a terminal.
+// `groundcrew status`, `reconcile`, `rollout resume` and `history`: the daemon's JSON API, read in a terminal.
 
 import type { NodeStatus, RevisionStatus, TransitionRecord } from '../reconciler/status-store.js';
 import { inert, inertJson } from './inert-text.js';
@@ -178,6 +178,17 @@ export async function allowRewindCommand(sha: string, options: ClientOptions, io
     r.applied
       ? `rewind to ${short(r.allowed)} allowed; it is the source's head and was handed to intake again (see groundcrew status)`
       : `rewind to ${short(r.allowed)} allowed; it applies when the source's head is that commit`,
+  );
+  return 0;
+}
+
+/** `groundcrew rollout resume REV`: the revision's halt released; its held nodes go on. */
+export async function resumeCommand(revision: string, options: ClientOptions, io: Output): Promise<number> {
+  const r = await call<{ revision: string; released: string[] }>(options, `/api/rollouts/${encodeURIComponent(revision)}/resume`, {
+    method: 'POST',
+  });
+  io.out(
+    `rollout of ${short(r.revision)} resumed: ${r.released.map(inert).join(', ')} no longer count against its failure budget; its held nodes go on`,
   );
   return 0;
 }

@@ -3,22 +3,10 @@
 // filter values from the same lists the API takes.
 
 import type { Command } from 'commander';
+import { NODE_STATES } from '../node-state.js';
 
-const STATES = [
-  'verified',
-  'pending',
-  'converging',
-  'rebooting',
-  'backoff',
-  'stalled',
-  'unreachable',
-  'paused',
-  'removing',
-  'removed',
-  'orphaned',
-];
 const VALUES: Record<string, string[]> = {
-  '--state': STATES,
+  '--state': [...NODE_STATES],
   '--os': ['linux', 'windows'],
   '--mode': ['apply', 'monitor', 'autocorrect'],
   '--sort': ['name', 'os', 'roles', 'state', 'phase', 'version', 'revision', 'since', 'reason', '-name', '-state', '-since'],

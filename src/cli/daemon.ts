@@ -6,12 +6,14 @@ import { join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
 import type { Logger } from 'pino';
 import { ClusterMember } from '../cluster/cluster-member.js';
-import { GatedExecutor } from '../dataplane/gated-executor.js';
+import { HostKeyStore } from '../dataplane/host-keys.js';
 import { Limiter } from '../dataplane/limiter.js';
 import type { Notifier } from '../dataplane/native/sd-notify.js';
 import { SimShells } from '../dataplane/sim-executor.js';
 import { ensurePrivateDir } from '../private-files.js';
+import type { Coordination } from '../reconciler/coordination.js';
 import { Intake } from '../reconciler/intake.js';
+import { localCoordination } from '../reconciler/local-coordination.js';
 import { Reconciler } from '../reconciler/reconciler.js';
 import { haltOf } from '../reconciler/rollout-view.js';
 import { SnapshotStore } from '../reconciler/snapshot-store.js';
@@ -29,7 +31,8 @@ import { ensureApiToken, writeRuntimeRecord } from './api-token.js';
 import { buildInfo, packageRootOf } from './build-info.js';
 import { type DaemonConfig, durationMs, signaturePolicy } from './daemon-config.js';
 import { kubeletBinaries } from './kubelet-binaries.js';
-import { hostKeyPins, nodeAccess } from './node-access.js';
+import { nodeAccess } from './node-access.js';
+import { logNodeProblems } from './node-problem-log.js';
 import { startNotifications } from './notifications-config.js';
 import { SimCluster } from './sim-cluster.js';
 
@@ -62,6 +65,7 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   if (ensurePrivateDir(config.stateDir).tightened)
     log.warn({ stateDir: config.stateDir }, 'the state directory was readable by others: made private (0700)');
   const status = new StatusStore();
+  const stopProblemLog = logNodeProblems(status, log);
   const metrics = new Metrics(status, buildInfo(PACKAGE_ROOT));
 
   // How each node is reached: over SSH (the credentials of instances.yaml, overridden by the daemon's),
@@ -84,54 +88,26 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
         unreachableRegistries: config.sim.unreachableRegistries,
       })
     : undefined;
-  // Cluster mode: this daemon drives only the nodes it owns, every command behind the fence.
-  const clusterConfig = config.cluster;
-  let reconcilerRef: Reconciler | undefined;
-  let sourceRef: Source | undefined;
-  const cluster = clusterConfig
-    ? new ClusterMember<Revision>(
-        {
-          member: clusterConfig.member,
-          ttlMs: durationMs(clusterConfig.leaseTtl),
-          prefix: clusterConfig.prefix,
-          etcd: clusterConfig.etcd,
-          // Nodes a member takes start no faster than its workers can serve them (issue 19): `workers` a
-          // second, and four times `workers` started and not yet settled at once.
-          startRate: {
-            perSecond: clusterConfig.startRate ?? config.workers,
-            burst: clusterConfig.startRate ?? config.workers,
-            window: 4 * config.workers,
-          },
-        },
-        log.child({ component: 'cluster' }),
-        status,
-        () => reconcilerRef,
-        () => sourceRef?.trigger.bind(sourceRef),
-      )
-    : undefined;
+  // Which nodes this daemon drives, its budgets, snapshots, fence and revision in force: alone, or (cluster
+  // mode) those of a member of the cluster, on etcd. Everything below goes through the one object.
+  const coordination = config.cluster
+    ? clusterMember(config.cluster, config.workers, status, log)
+    : localCoordination({ snapshots: localSnapshots(config, log) });
 
   const access = nodeAccess({
     config,
     sim,
-    hostKeys: hostKeyPins(config, cluster, log),
+    hostKeys: coordination.pins(new HostKeyStore(join(config.stateDir, 'known-hosts.json'))),
     connections: new Limiter(config.ssh.maxConnections),
     metrics,
     log,
-    ...(cluster ? { fence: (node: string) => cluster.mayChange(node) } : {}),
+    fence: coordination.fence,
   });
 
-  const snapshots = cluster ? undefined : new SnapshotStore(join(config.stateDir, 'snapshots'), (msg) => log.warn(msg));
   const reconciler = new Reconciler({
     status,
-    access: cluster
-      ? (spec) => {
-          const reached = access(spec);
-          // Every command passes the fence first (cluster-member.ts `guard`); a refusal is a command never sent.
-          return { ...reached, exec: new GatedExecutor(reached.exec, () => cluster.guard(spec.name)) };
-        }
-      : access,
-    ...(cluster ? { scope: cluster.scope, globalSlots: cluster.budget, globalFailures: cluster.failures } : {}),
-    store: cluster ? cluster.snapshots : snapshots,
+    access,
+    coordination,
     limits: { rebootTimeoutMs: durationMs(config.reboot.timeout), settleMs: durationMs(config.reboot.settle) },
     concurrency: config.workers,
     resyncMs: durationMs(config.resyncInterval),
@@ -141,21 +117,10 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
 
   // A revision is validated whole before anything sees it; a bad one leaves the last good one in force.
   // With source.verify, one that nobody allowed signed is rejected the same way.
-  reconcilerRef = reconciler;
   const checkout = join(config.stateDir, 'checkout');
   const verifier = config.source.verify ? new CommitVerifier(signaturePolicy(config.source.verify), config.stateDir) : undefined;
   const intake = new Intake({
-    reconciler: cluster
-      ? {
-          apply: (revision) => {
-            cluster.setNodes(revision.state.nodes.map((n) => n.name));
-            reconciler.apply(revision);
-          },
-          get revision() {
-            return reconciler.revision;
-          },
-        }
-      : reconciler,
+    reconciler,
     status,
     log,
     stateDir: config.stateDir,
@@ -166,9 +131,9 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       : {}),
     onAccepted: (sha, nodes) => deps.notifier?.status(`revision ${sha.slice(0, 12)}, ${nodes} nodes`),
   });
-  // Cluster mode: a head the source found goes to the revision in force (the leader writes it; every member
-  // applies only what is written there), not straight to intake.
-  const onRevision = async (revision: Revision) => (cluster ? cluster.revisions.offer(revision) : intake.receive(revision, source));
+  // A head the source found goes to intake now (alone), or once it is the revision in force (cluster mode: the
+  // leader writes it; every member applies only what is written there).
+  const onRevision = (revision: Revision) => coordination.offer(revision);
 
   const source: Source = config.source.url
     ? new GitSource({
@@ -185,7 +150,7 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
         environment: process.env,
         // A local remote is read in place unless the clone must have the commit first (signatures are checked
         // there) or several members follow it (cluster mode: each applies the sha in force from its own clone).
-        readLocalRemote: !config.source.verify && !clusterConfig,
+        readLocalRemote: !config.source.verify && !config.cluster,
         log: log.child({ component: 'source' }),
         onRevision,
       })
@@ -196,8 +161,7 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
         onRevision,
       });
 
-  sourceRef = source;
-  cluster?.flow({
+  coordination.flow({
     lookup: (sha) => source.revision?.(sha, 'revision in force') ?? Promise.resolve(undefined),
     fetch: (reason) => source.trigger(reason),
     deliver: (revision) => intake.receive(revision, source),
@@ -215,27 +179,26 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     log,
     branch: config.source.branch,
     fetchNow: (reason) => {
-      cluster?.relay.announce(reason);
+      coordination.announce(reason);
       return source.trigger(reason);
     },
     reconcile: (nodes) => reconciler.request(nodes),
     allowRewind: async (sha) => {
       intake.allowRewind(sha);
-      // The source's head is that sha already (it was refused): handed to intake again. Cluster mode: the leader's
-      // source offers its head again at its next look.
+      // The source's head is that sha already (it was refused): offered again (a single process: to intake).
       const revision = source.head === sha ? await source.revision?.(sha, 'allow-rewind') : undefined;
       if (!revision) return { applied: false };
-      if (cluster) cluster.revisions.offer(revision);
-      else await intake.receive(revision, source);
+      await onRevision(revision);
       return { applied: true };
     },
     plan: (nodes) => reconciler.plan(nodes),
     rollout: (sha) => haltOf(reconciler.rollout, sha),
-    ...(cluster ? { detail: cluster.details.source } : {}),
+    resume: (sha) => reconciler.rollout.resume(sha),
+    detail: coordination.detail,
     hookSecrets,
     access: accessPolicy(api.token, host, config.server.hosts),
     ready: () => {
-      const fenced = cluster?.membership.fencedReason() ?? cluster?.revisions.waiting;
+      const fenced = coordination.notReady();
       if (fenced) return { ready: false, reason: fenced };
       const stalled = source.stalled?.();
       if (stalled) return { ready: false, reason: stalled };
@@ -246,7 +209,7 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     ready: () => Boolean(reconciler.revision) && !source.stalled?.(),
     sourceStalled: () => Boolean(source.stalled?.()),
     halted: (sha) => reconciler.rollout.isHalted(sha),
-    ...(cluster ? { cluster: () => cluster.probe() } : {}),
+    cluster: coordination.probe,
   });
   await server.listen({ host, port });
   const address = server.server.address();
@@ -264,7 +227,7 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     url,
   });
   deps.onListening?.(url, status);
-  await cluster?.start(url);
+  await coordination.start(url);
 
   await source.start();
   deps.notifier?.ready(`serving ${url}`);
@@ -285,14 +248,40 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       await source.stop();
       await server.close();
       stopNotifications();
+      stopProblemLog();
       removeRecord();
       await reconciler.stop();
-      // Saves still being written land before the process goes (a kill leaves the previous one, whole).
-      await snapshots?.flushAll();
+      // Saves still being written land (a kill leaves the previous one, whole); a member leaves the cluster.
+      await coordination.stop();
       hostProcess?.stop();
-      await cluster?.stop();
     },
   };
+}
+
+/** Cluster mode: this daemon drives only the nodes it owns, every command behind the fence. */
+function clusterMember(cluster: NonNullable<DaemonConfig['cluster']>, workers: number, status: StatusStore, log: Logger): Coordination {
+  return new ClusterMember<Revision>(
+    {
+      member: cluster.member,
+      ttlMs: durationMs(cluster.leaseTtl),
+      prefix: cluster.prefix,
+      etcd: cluster.etcd,
+      // Nodes a member takes start no faster than its workers can serve them (issue 19): `workers` a
+      // second, and four times `workers` started and not yet settled at once.
+      startRate: {
+        perSecond: cluster.startRate ?? workers,
+        burst: cluster.startRate ?? workers,
+        window: 4 * workers,
+      },
+    },
+    log.child({ component: 'cluster' }),
+    status,
+  );
+}
+
+/** A single process's node snapshots: files in the state directory. */
+function localSnapshots(config: DaemonConfig, log: Logger): SnapshotStore {
+  return new SnapshotStore(join(config.stateDir, 'snapshots'), (msg) => log.warn(msg));
 }
 
 function splitListen(listen: string): [string, number] {

@@ -282,6 +282,18 @@ client(
     talk(async () => (await clientCommands()).allowRewindCommand(sha, await clientOptions(options), io)),
   );
 
+client(
+  program
+    .command('rollout')
+    .description('rollouts of revisions: release a halted one')
+    .command('resume')
+    .description('release a halted rollout: the failed nodes so far stop counting against the failure budget, the held nodes go on'),
+)
+  .argument('<revision>', 'the revision (its sha, or the first 4 or more characters of it)')
+  .action((revision: string, options: { url: string; tokenFile?: string }) =>
+    talk(async () => (await clientCommands()).resumeCommand(revision, await clientOptions(options), io)),
+  );
+
 client(program.command('history').description("a node's transitions, oldest first, with the revision of each"))
   .argument('<node>', 'node name')
   .action((node: string, options: { url: string; tokenFile?: string }) =>

@@ -2,15 +2,13 @@
 // or on a simulated host (`transport: sim`, globally or per node) to rehearse a change; every command timed
 // for /metrics. SSH host keys are checked against the pin file, or in cluster mode the pins shared in etcd.
 
-import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { ClusterMember } from '../cluster/cluster-member.js';
-import { SharedHostKeyPins } from '../cluster/host-key-pins.js';
 import type { Executor } from '../dataplane/executor.js';
-import { HostKeyStore, type PinStore } from '../dataplane/host-keys.js';
+import type { PinStore } from '../dataplane/host-keys.js';
 import type { Limiter } from '../dataplane/limiter.js';
 import { SshExecutor } from '../dataplane/ssh-executor.js';
 import type { NodeSpec } from '../inventory/desired-state.js';
+import type { Fence } from '../reconciler/coordination.js';
 import type { NodeAccess } from '../reconciler/reconciler.js';
 import type { Metrics } from '../server/metrics.js';
 import { type DaemonConfig, durationMs } from './daemon-config.js';
@@ -49,29 +47,11 @@ export interface NodeAccessDeps {
   connections: Limiter;
   metrics: Metrics;
   log: Logger;
-  /** Cluster mode: whether this member may send anything to the node now (checked before every write). */
-  fence?: (node: string) => boolean;
-}
-
-/**
- * The host key pins: `known-hosts.json` in the state directory; in cluster mode the pins every member shares in
- * etcd, that file their seed (cluster/host-key-pins.ts).
- */
-export function hostKeyPins(
-  config: DaemonConfig,
-  cluster: Pick<ClusterMember, 'client' | 'keys' | 'settings'> | undefined,
-  log: Logger,
-): PinStore {
-  const file = new HostKeyStore(join(config.stateDir, 'known-hosts.json'));
-  if (!cluster) return file;
-  return new SharedHostKeyPins({
-    client: cluster.client,
-    keys: cluster.keys,
-    member: cluster.settings.member,
-    file,
-    timeoutMs: Math.max(1000, cluster.settings.ttlMs / 3),
-    log: log.child({ component: 'cluster' }),
-  });
+  /**
+   * The fence (coordination.ts): checked before every write to an SSH socket, so a command in flight stops
+   * writing once this process may no longer change the node (the reconciler checks it before every command).
+   */
+  fence: Fence;
 }
 
 export function nodeAccess({ config, sim, hostKeys, connections, metrics, log, fence }: NodeAccessDeps): (spec: NodeSpec) => NodeAccess {
@@ -94,7 +74,7 @@ export function nodeAccess({ config, sim, hostKeys, connections, metrics, log, f
       node: spec.name,
       hostKeys,
       connections,
-      ...(fence ? { mayWrite: () => fence(spec.name) } : {}),
+      mayWrite: () => fence.open(spec.name),
       log: ({ level, msg, ...rest }) => log[level]({ node: spec.name, ...rest }, msg),
     });
     // Boot-id polling after a reboot: from reboot.poll, backing off to ten times that (at most 15 s).

@@ -1,17 +1,21 @@
 // Cluster mode, assembled for the daemon: the etcd client, this member's lease and registration, node
-// ownership, and the fence every command passes. The reconciler sees only its NodeScope and the executors.
+// ownership, and the fence every command passes. To the reconciler and the daemon it is their Coordination
+// (reconciler/coordination.ts), as a single process's is local-coordination.ts.
 
 import type { Logger } from 'pino';
+import type { HostKeyStore, PinStore } from '../dataplane/host-keys.js';
 import { errors } from '../errors.js';
+import type { Coordination, CoordinationListener, Fence, MemberProbe, RevisionFlow } from '../reconciler/coordination.js';
 import type { NodeScope } from '../reconciler/node-scope.js';
 import type { StartPace } from '../reconciler/start-gate.js';
 import type { StatusStore } from '../reconciler/status-store.js';
-import { ClusterKeys, type EtcdSettings, etcdClient } from './etcd.js';
+import { type ClusterContext, ClusterKeys, type EtcdSettings, etcdClient } from './etcd.js';
 import { EtcdSnapshots } from './etcd-snapshots.js';
 import { FencedWrites } from './fenced-writes.js';
 import { FetchRelay } from './fetch-relay.js';
 import { GlobalBudget } from './global-budget.js';
 import { desiredRevisions, GlobalFailures } from './global-failures.js';
+import { SharedHostKeyPins } from './host-key-pins.js';
 import { LeaderElection } from './leader-election.js';
 import { LeaseRenewer } from './lease-renewer.js';
 import { Membership } from './membership.js';
@@ -29,27 +33,15 @@ export interface ClusterSettings {
   startRate?: StartPace;
 }
 
-/** What the cluster asks of the reconciler: look at every node again, and wake nodes gated on one. */
-export interface ClusterHooks {
-  rescope(nodes?: readonly string[]): void;
-  wake(node: string): void;
-  /** A pass on these nodes now (the reconciler's `request`): they waited out a fence in backoff. */
-  request(nodes: string[]): unknown;
-  /** The rollout: halted waiters look again when the shared failure record changes. */
-  readonly rollout: { refresh(): void };
-}
+/** Nobody listens yet: the reconciler listens as it is built, before the member starts. */
+const NOT_LISTENING: CoordinationListener = {
+  rescope: () => undefined,
+  wake: () => undefined,
+  request: () => undefined,
+  failuresChanged: () => undefined,
+};
 
-/** What the cluster asks of the source: fetch now (a webhook reached another member). */
-export type FetchNow = (reason: string) => unknown;
-
-/** Where revisions come from and go (the source and intake), given once the daemon has built them. */
-export interface RevisionFlow<R extends Commit> {
-  lookup(sha: string): Promise<R | undefined>;
-  fetch(reason: string): Promise<unknown>;
-  deliver(revision: R): Promise<unknown>;
-}
-
-export class ClusterMember<R extends Commit = Commit> {
+export class ClusterMember<R extends Commit = Commit> implements Coordination<R> {
   readonly client;
   readonly keys: ClusterKeys;
   readonly membership: Membership;
@@ -60,7 +52,7 @@ export class ClusterMember<R extends Commit = Commit> {
   /** Webhooks reach one member: the others fetch too. */
   readonly relay: FetchRelay;
   /** The disruption budget's slots, cluster-wide. */
-  readonly budget: GlobalBudget;
+  readonly slots: GlobalBudget;
   /** Which member follows Git. */
   readonly election: LeaderElection;
   /** The one revision every member applies: the leader writes it, each member reads it from its own clone. */
@@ -74,37 +66,38 @@ export class ClusterMember<R extends Commit = Commit> {
   readonly details: SharedDetails;
   /** The reconciler's view: which nodes to drive, and the state of those driven elsewhere. */
   readonly scope: NodeScope;
+  /** Every command passes it: this member owns the node, its lease is fresh, the node's state is in etcd. */
+  readonly fence: Fence = { guard: (node) => this.guard(node), open: (node) => this.mayChange(node) };
+  #listener = NOT_LISTENING;
 
   constructor(
     readonly settings: ClusterSettings,
     private readonly log: Logger,
     status: StatusStore,
-    hooks: () => ClusterHooks | undefined,
-    fetchNow: () => FetchNow | undefined = () => undefined,
   ) {
+    const hooks = () => this.#listener;
     const ttlMs = settings.ttlMs;
     const timeoutMs = Math.max(200, Math.floor(ttlMs / 3));
     const client = etcdClient(settings.etcd, timeoutMs);
     const keys = new ClusterKeys(settings.prefix.endsWith('/') ? settings.prefix : `${settings.prefix}/`);
     this.client = client;
     this.keys = keys;
+    const context: ClusterContext = { client, keys, timeoutMs, log };
     this.renewer = new LeaseRenewer(settings.etcd, Math.max(50, Math.floor(ttlMs / 9)));
-    this.membership = new Membership({ client, keys, member: settings.member, ttlMs, log, renewer: this.renewer });
+    this.membership = new Membership({ ...context, member: settings.member, ttlMs, renewer: this.renewer });
     let snapshots: EtcdSnapshots | undefined;
     let budget: GlobalBudget | undefined;
     let details: SharedDetails | undefined;
     this.ownership = new Ownership({
-      client,
-      keys,
+      ...context,
       membership: this.membership,
-      log,
       // Before a batch is driven: each node's snapshot from etcd, and the disruption slot its last owner left
       // it; the batch's reads all in flight at once (one round trip's time for the batch, not one per node).
       prepare: async (nodes) => {
         await Promise.all(nodes.flatMap((node) => [snapshots?.prime(node), details?.load(node)]));
         await Promise.all(nodes.map((node) => budget?.adopt(node)));
       },
-      onChange: (nodes) => hooks()?.rescope(nodes),
+      onChange: (nodes) => hooks().rescope(nodes),
       // Taken and started first: nodes whose last owner left them short of verified on their desired revision.
       // Not before the statuses were first read (a member just started knows nothing of any node): else every
       // node it takes back goes first, and a failover's node later waits behind them all (issue 19).
@@ -117,34 +110,26 @@ export class ClusterMember<R extends Commit = Commit> {
     });
     const ownership = this.ownership;
     this.writes = new FencedWrites({
-      client,
-      keys,
+      ...context,
       ownerValue: (node) => ownership.ownerValue(node),
       holds: (node) => ownership.holds(node),
-      timeoutMs,
-      log,
     });
-    snapshots = new EtcdSnapshots({ client, keys, writes: this.writes, timeoutMs, log });
+    snapshots = new EtcdSnapshots({ ...context, writes: this.writes });
     this.snapshots = snapshots;
-    details = new SharedDetails({ client, keys, status, holds: (node) => ownership.holds(node), writes: this.writes, timeoutMs, log });
+    details = new SharedDetails({ ...context, status, holds: (node) => ownership.holds(node), writes: this.writes });
     this.details = details;
     budget = new GlobalBudget({
-      client,
-      keys,
+      ...context,
       membership: this.membership,
-      log,
       nodes: () => this.#nodes,
       owned: (node) => ownership.owners.has(node),
       flushed: (node) => this.writes.flush(node),
     });
-    this.budget = budget;
+    this.slots = budget;
     this.failures = new GlobalFailures({
-      client,
-      keys,
+      ...context,
       writes: this.writes,
-      timeoutMs,
-      log,
-      onChange: () => hooks()?.rollout.refresh(),
+      onChange: () => hooks().failuresChanged(),
       // The leader clears records of revisions no node is on any more (global-failures.ts).
       retire: {
         leads: () => this.election.isLeader(),
@@ -155,37 +140,30 @@ export class ClusterMember<R extends Commit = Commit> {
       },
     });
     this.election = new LeaderElection({
-      client,
-      keys,
+      ...context,
       membership: this.membership,
-      log,
       onChange: () => void this.revisions.kick(),
     });
     this.revisions = new RevisionInForce<R>({
-      client,
-      keys,
+      ...context,
       membership: this.membership,
       election: this.election,
-      log,
       lookup: (sha) => this.#flow?.lookup(sha) ?? Promise.resolve(undefined),
       fetch: (reason) => this.#flow?.fetch(reason) ?? Promise.resolve(),
       deliver: (revision) => this.#flow?.deliver(revision) ?? Promise.resolve(),
     });
-    this.relay = new FetchRelay({ client, keys, member: settings.member, timeoutMs, log, onFetch: (reason) => fetchNow()?.(reason) });
+    this.relay = new FetchRelay({ ...context, member: settings.member, onFetch: (reason) => this.#flow?.fetch(reason) });
     this.shared = new SharedStatus({
-      client,
-      keys,
+      ...context,
       status,
       ownership,
       writes: this.writes,
-      timeoutMs,
-      log,
-      onVerified: (node) => hooks()?.wake(node),
+      onVerified: (node) => hooks().wake(node),
     });
     const shared = this.shared;
     this.membership.on('resumed', () => {
       const held = this.settingsNodes().filter((n) => ownership.holds(n));
-      if (held.length > 0) hooks()?.request(held);
+      if (held.length > 0) hooks().request(held);
     });
     this.scope = {
       drives: (node) => ownership.drives(node),
@@ -204,15 +182,51 @@ export class ClusterMember<R extends Commit = Commit> {
 
   #nodes: string[] = [];
 
+  /** Where the server reads the history and reports of a node another member drives. */
+  get detail() {
+    return this.details.source;
+  }
+
+  listen(listener: CoordinationListener): void {
+    this.#listener = listener;
+  }
+
   /** The source and intake: revisions reach intake only through the revision in force. */
   flow(flow: RevisionFlow<R>): void {
     this.#flow = flow;
   }
 
-  /** The nodes of the revision in force. */
-  setNodes(nodes: string[]): void {
+  /** A head the source found goes to the revision in force (the leader writes it; every member applies only that). */
+  async offer(revision: R): Promise<void> {
+    this.revisions.offer(revision);
+  }
+
+  /** The nodes of the revision this member now applies. */
+  applying(nodes: readonly string[]): void {
     this.#nodes = [...nodes];
-    this.ownership.setNodes(nodes);
+    this.ownership.setNodes(this.#nodes);
+  }
+
+  /** A webhook reached this member: the others fetch too. */
+  announce(reason: string): void {
+    this.relay.announce(reason);
+  }
+
+  /** Fenced, or not on the revision in force yet. */
+  notReady(): string | undefined {
+    return this.membership.fencedReason() ?? this.revisions.waiting;
+  }
+
+  /** The host key pins every member shares, `file` their seed (host-key-pins.ts). */
+  pins(file: HostKeyStore): PinStore {
+    return new SharedHostKeyPins({
+      client: this.client,
+      keys: this.keys,
+      member: this.settings.member,
+      file,
+      timeoutMs: Math.max(1000, this.settings.ttlMs / 3),
+      log: this.log,
+    });
   }
 
   settingsNodes(): string[] {
@@ -233,7 +247,7 @@ export class ClusterMember<R extends Commit = Commit> {
   }
 
   /** This member as /metrics shows it. */
-  probe(): { member: string; leader: boolean; ownedNodes: number; leaseAgeSeconds: number; waiting: boolean } {
+  readonly probe = (): MemberProbe => {
     const age = this.membership.renewalAgeMs;
     return {
       member: this.settings.member,
@@ -242,7 +256,7 @@ export class ClusterMember<R extends Commit = Commit> {
       leaseAgeSeconds: Number.isFinite(age) ? age / 1000 : -1,
       waiting: this.revisions.waiting !== undefined,
     };
-  }
+  };
 
   /** This member may send commands to `node` now: it owns it, and renewed its lease less than TTL/2 ago. */
   mayChange(node: string): boolean {

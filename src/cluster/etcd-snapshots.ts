@@ -1,14 +1,6 @@
-// Node machine snapshots in etcd (cluster mode's NodeSnapshots): any member resumes a node exactly where
-// the last one stopped. The reconciler reads and writes synchronously, so a node's snapshot is read into a
-// cache when its owner key is taken (before the reconciler drives it), and every save is a fenced write
-// sent at once; a command to the node waits until its node's writes are done (see ClusterMember.guard), so
-// the state that decides after a failover (the boot id read before a reboot) is in etcd before the reboot.
-
-import type { Etcd3 } from 'etcd3';
-import type { Logger } from 'pino';
 import type { NodeSnapshots } from '../reconciler/snapshot-store.js';
 import { BatchedGets } from './batched-gets.js';
-import type { ClusterKeys } from './etcd.js';
+import type { ClusterContext } from './etcd.js';
 import type { FencedWrites } from './fenced-writes.js';
 
 export class EtcdSnapshots implements NodeSnapshots {
@@ -16,7 +8,7 @@ export class EtcdSnapshots implements NodeSnapshots {
   /** The snapshots of nodes taken at once are read together (a member takes thousands when it starts). */
   readonly reads: BatchedGets;
 
-  constructor(private readonly options: { client: Etcd3; keys: ClusterKeys; writes: FencedWrites; timeoutMs: number; log: Logger }) {
+  constructor(private readonly options: ClusterContext & { writes: FencedWrites }) {
     this.reads = new BatchedGets(options.client, options.timeoutMs, 'snapshot read');
   }
 

@@ -2,10 +2,22 @@
 
 import { readFileSync } from 'node:fs';
 import { Etcd3, type IOptions } from 'etcd3';
+import type { Logger } from 'pino';
 
 export interface EtcdSettings {
   endpoints: string[];
   tls?: { ca: string; cert?: string | undefined; key?: string | undefined } | undefined;
+}
+
+/**
+ * What every part of cluster mode is built with (cluster-member.ts makes it once): the client, the key layout,
+ * the deadline of one request, the log.
+ */
+export interface ClusterContext {
+  client: Etcd3;
+  keys: ClusterKeys;
+  timeoutMs: number;
+  log: Logger;
 }
 
 /** The largest answer from etcd the client accepts. */

@@ -15,21 +15,15 @@
 // lost are known, their writes fail as before, and the others' go again at once in the next batch; a node whose
 // compare failed is sent alone until one of its writes lands, so it cannot fail its neighbours' again.
 
-import type { Etcd3 } from 'etcd3';
-import type { Logger } from 'pino';
-import type { ClusterKeys } from './etcd.js';
+import type { ClusterContext } from './etcd.js';
 import { within } from './membership.js';
 import { type Entry, StateBatch } from './state-batch.js';
 
-export interface FencedWritesOptions {
-  client: Etcd3;
-  keys: ClusterKeys;
+export interface FencedWritesOptions extends ClusterContext {
   /** The owner key's value while this member owns `node`, else undefined (nothing is written). */
   ownerValue: (node: string) => string | undefined;
   /** This member holds the node's owner key (fenced or not): a write that failed is worth trying again. */
   holds: (node: string) => boolean;
-  timeoutMs: number;
-  log: Logger;
   /** Compares (and ops) in one transaction at most: etcd's `--max-txn-ops` (128 by default). */
   maxTxnOps?: number;
   /** Bytes of keys and values in one transaction at most, under etcd's `--max-request-bytes` (1.5 MiB). */

@@ -2,9 +2,7 @@
 // member, looking at that key every pass, fetches too. Git stays the only source of content: the key only
 // says "look now", as the webhook did.
 
-import type { Etcd3 } from 'etcd3';
-import type { Logger } from 'pino';
-import type { ClusterKeys } from './etcd.js';
+import type { ClusterContext } from './etcd.js';
 import { within } from './membership.js';
 
 export class FetchRelay {
@@ -12,12 +10,8 @@ export class FetchRelay {
   #timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly options: {
-      client: Etcd3;
-      keys: ClusterKeys;
+    private readonly options: ClusterContext & {
       member: string;
-      timeoutMs: number;
-      log: Logger;
       /** Fetch now, asked by another member. */
       onFetch: (reason: string) => void;
     },

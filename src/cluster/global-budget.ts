@@ -5,10 +5,8 @@
 // rebooting, and another node could go down at once: two down with maxUnavailable 1.)
 
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Etcd3 } from 'etcd3';
-import type { Logger } from 'pino';
-import type { GlobalSlots } from '../reconciler/rollout.js';
-import type { ClusterKeys } from './etcd.js';
+import type { SharedSlots } from '../reconciler/rollout.js';
+import type { ClusterContext } from './etcd.js';
 import { type Membership, within } from './membership.js';
 import { SharedRead } from './shared-read.js';
 
@@ -18,11 +16,8 @@ interface Slot {
   lease: string;
 }
 
-export interface GlobalBudgetOptions {
-  client: Etcd3;
-  keys: ClusterKeys;
+export interface GlobalBudgetOptions extends Omit<ClusterContext, 'timeoutMs'> {
   membership: Membership;
-  log: Logger;
   /** The nodes of the revision in force, and who owns each: a slot of a node in neither is stale. */
   nodes: () => readonly string[];
   owned: (node: string) => boolean;
@@ -30,7 +25,7 @@ export interface GlobalBudgetOptions {
   flushed?: (node: string) => Promise<unknown>;
 }
 
-export class GlobalBudget implements GlobalSlots {
+export class GlobalBudget implements SharedSlots {
   /** Slot keys this member holds, by node, with the value it wrote. */
   readonly #held = new Map<string, { key: string; value: string }>();
   /** Nodes asking for (or adopting) a slot now: a key of theirs may exist before the answer that says so arrives. */

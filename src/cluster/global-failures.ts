@@ -13,11 +13,10 @@
 // delete compares the record's mod revision with the one read). Deletes go 64 records to a transaction (64
 // compares and 64 deletes: 128 operations, etcd's --max-txn-ops).
 
-import type { Etcd3, IKeyValue } from 'etcd3';
-import type { Logger } from 'pino';
-import type { GlobalFailures as Shared } from '../reconciler/rollout.js';
+import type { IKeyValue } from 'etcd3';
+import type { SharedFailures } from '../reconciler/rollout.js';
 import type { StatusStore } from '../reconciler/status-store.js';
-import type { ClusterKeys } from './etcd.js';
+import type { ClusterContext } from './etcd.js';
 import type { FencedWrites } from './fenced-writes.js';
 import { within } from './membership.js';
 
@@ -48,18 +47,14 @@ export interface Retire {
   now?: () => number;
 }
 
-export class GlobalFailures implements Shared {
+export class GlobalFailures implements SharedFailures {
   /** Failed nodes by revision, as last read (with this member's own records and clears applied at once). */
   #failed = new Map<string, Set<string>>();
   #timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly options: {
-      client: Etcd3;
-      keys: ClusterKeys;
+    private readonly options: ClusterContext & {
       writes: FencedWrites;
-      timeoutMs: number;
-      log: Logger;
       /** The record changed: halted rollouts look again. */
       onChange: () => void;
       retire?: Retire;
@@ -84,6 +79,10 @@ export class GlobalFailures implements Shared {
 
   list(revision: string): string[] {
     return [...(this.#failed.get(revision) ?? [])];
+  }
+
+  revisions(): string[] {
+    return [...this.#failed].filter(([, nodes]) => nodes.size > 0).map(([revision]) => revision);
   }
 
   start(everyMs: number): void {

@@ -11,11 +11,10 @@
 // re-trust after a reinstall reaches every member on its next connection; any cached pin is read again after
 // `maxAgeMs`, so a re-trust that revokes a key still presented reaches a member's new connections within that.
 
-import type { Etcd3, IKeyValue } from 'etcd3';
-import type { Logger } from 'pino';
+import type { IKeyValue } from 'etcd3';
 import { type HostKeyStore, type Pin, type PinStore, parsePin } from '../dataplane/host-keys.js';
 import { errors } from '../errors.js';
-import type { ClusterKeys } from './etcd.js';
+import type { ClusterContext } from './etcd.js';
 import { within } from './membership.js';
 
 /** A pin in etcd: who pinned it, and whether an operator did (`groundcrew hosts trust`). */
@@ -58,14 +57,10 @@ export function parseShared(text: string): SharedPin | undefined {
   return { ...pin, ...(by ? { by } : {}), ...(trusted ? { trusted } : {}) };
 }
 
-export interface SharedPinsOptions {
-  client: Etcd3;
-  keys: ClusterKeys;
+export interface SharedPinsOptions extends ClusterContext {
   member: string;
   /** This member's pin file: the seed. */
   file: HostKeyStore;
-  timeoutMs: number;
-  log: Logger;
   /** A cached pin older than this is read again (default 60 s). */
   maxAgeMs?: number;
   now?: () => number;

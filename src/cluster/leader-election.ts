@@ -5,9 +5,7 @@
 // stalls on a dead etcd member): the leader is fenced exactly as its commands are, and leads only while
 // `mayIssue()`. Leadership ends when that lease goes, so a paused leader's successor waits out its TTL.
 
-import type { Etcd3 } from 'etcd3';
-import type { Logger } from 'pino';
-import type { ClusterKeys } from './etcd.js';
+import type { ClusterContext } from './etcd.js';
 import { type Membership, within } from './membership.js';
 
 export class LeaderElection {
@@ -20,11 +18,8 @@ export class LeaderElection {
   #running = false;
 
   constructor(
-    private readonly options: {
-      client: Etcd3;
-      keys: ClusterKeys;
+    private readonly options: Omit<ClusterContext, 'timeoutMs'> & {
       membership: Membership;
-      log: Logger;
       /** Leadership changed (this member's or another's). */
       onChange: (leader: string | undefined) => void;
     },

@@ -6,14 +6,12 @@
 
 import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
-import { type Etcd3, EtcdLeaseInvalidError, type Lease, type Watcher } from 'etcd3';
+import { EtcdLeaseInvalidError, type Lease, type Watcher } from 'etcd3';
 import type { Logger } from 'pino';
-import type { ClusterKeys } from './etcd.js';
+import type { ClusterContext } from './etcd.js';
 import type { LeaseRenewer } from './lease-renewer.js';
 
-export interface MembershipOptions {
-  client: Etcd3;
-  keys: ClusterKeys;
+export interface MembershipOptions extends Omit<ClusterContext, 'timeoutMs' | 'log'> {
   member: string;
   ttlMs: number;
   /** Renews the lease, one endpoint after another. */

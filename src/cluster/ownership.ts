@@ -8,11 +8,9 @@
 // owned nodes then start driving at a bounded rate (`startRate`): taking 10,000 nodes never starts 10,000
 // machines, and their 10,000 first state writes, in one tick.
 
-import type { Etcd3 } from 'etcd3';
-import type { Logger } from 'pino';
 import type { NodeScope } from '../reconciler/node-scope.js';
 import { StartGate, type StartPace } from '../reconciler/start-gate.js';
-import type { ClusterKeys } from './etcd.js';
+import type { ClusterContext } from './etcd.js';
 import { type Membership, within } from './membership.js';
 import { ownerOf } from './rendezvous.js';
 
@@ -28,11 +26,8 @@ export interface OwnerRecord {
  */
 export const TAKE_BATCH = 100;
 
-export interface OwnershipOptions {
-  client: Etcd3;
-  keys: ClusterKeys;
+export interface OwnershipOptions extends Omit<ClusterContext, 'timeoutMs'> {
   membership: Membership;
-  log: Logger;
   /** Runs once a batch of nodes' keys is taken, before the reconciler drives them (loads their snapshots). */
   prepare?: (nodes: string[]) => Promise<void>;
   /** The set of nodes this member drives, or should hand over, changed: these nodes, or (none named) any. */
@@ -45,7 +40,7 @@ export interface OwnershipOptions {
   batch?: number;
 }
 
-export class Ownership implements NodeScope {
+export class Ownership implements Omit<NodeScope, 'elsewhere'> {
   #nodes: string[] = [];
   /** Nodes whose owner key this member created under its current lease and still holds. */
   readonly #held = new Set<string>();

@@ -4,9 +4,7 @@
 // waits meanwhile, and says so (`waiting`: /readyz and `groundcrew cluster status`). A new leader fetches before
 // it writes anything: its clone may be older than the revision its predecessor put in force.
 
-import type { Etcd3 } from 'etcd3';
-import type { Logger } from 'pino';
-import type { ClusterKeys } from './etcd.js';
+import type { ClusterContext } from './etcd.js';
 import type { LeaderElection } from './leader-election.js';
 import { type Membership, within } from './membership.js';
 
@@ -15,12 +13,9 @@ export interface Commit {
   sha: string;
 }
 
-export interface RevisionInForceOptions<R extends Commit> {
-  client: Etcd3;
-  keys: ClusterKeys;
+export interface RevisionInForceOptions<R extends Commit> extends Omit<ClusterContext, 'timeoutMs'> {
   membership: Membership;
   election: LeaderElection;
-  log: Logger;
   /** The revision of a commit this member's clone has, or undefined. */
   lookup: (sha: string) => Promise<R | undefined>;
   /** Fetch now; resolves once the fetch (and any revision it handed on) is done. */

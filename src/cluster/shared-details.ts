@@ -7,23 +7,17 @@
 // history of its own for such nodes. On takeover the new owner loads the key before driving the node, and its
 // own records follow the old owner's.
 
-import type { Etcd3 } from 'etcd3';
-import type { Logger } from 'pino';
 import type { NodeDetail, NodeDetailSource, StatusEvent, StatusStore } from '../reconciler/status-store.js';
 import { BatchedGets } from './batched-gets.js';
-import type { ClusterKeys } from './etcd.js';
+import type { ClusterContext } from './etcd.js';
 import type { FencedWrites } from './fenced-writes.js';
 import { type DetailRead, decodeDetail, encodeDetail } from './node-detail.js';
 
-export interface SharedDetailsOptions {
-  client: Etcd3;
-  keys: ClusterKeys;
+export interface SharedDetailsOptions extends ClusterContext {
   status: StatusStore;
   /** Whether this member holds the node's owner key. */
   holds: (node: string) => boolean;
   writes: FencedWrites;
-  timeoutMs: number;
-  log: Logger;
   /** How long after a node's first unwritten change its detail is written (a finished report: at once). */
   delayMs?: number;
   /** How long a detail read for a page stays good, and for how many nodes at most. */

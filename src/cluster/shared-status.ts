@@ -8,22 +8,17 @@
 // away it cancels the watch, and the whole prefix is read again (in pages, at one revision) and watched from
 // there. The same full read comes now and then (`fullEveryMs`) as a check that nothing was missed.
 
-import { type Etcd3, type IKeyValue, Range, type Watcher } from 'etcd3';
-import type { Logger } from 'pino';
+import { type IKeyValue, Range, type Watcher } from 'etcd3';
 import type { NodeStatus, StatusStore } from '../reconciler/status-store.js';
-import type { ClusterKeys } from './etcd.js';
+import type { ClusterContext } from './etcd.js';
 import type { FencedWrites } from './fenced-writes.js';
 import { within } from './membership.js';
 import type { Ownership } from './ownership.js';
 
-export interface SharedStatusOptions {
-  client: Etcd3;
-  keys: ClusterKeys;
+export interface SharedStatusOptions extends ClusterContext {
   status: StatusStore;
   ownership: Ownership;
   writes: FencedWrites;
-  timeoutMs: number;
-  log: Logger;
   /** A node driven elsewhere became verified on its desired revision: nodes gated on it may go on. */
   onVerified: (node: string) => void;
   /** Keys in one page of the full read (each ~0.7 KiB). */

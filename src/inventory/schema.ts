@@ -94,5 +94,3 @@ export const RepoFileSchema = z.strictObject({
 
 export type InstancesFile = z.infer<typeof InstancesFileSchema>;
 export type InstanceEntry = z.infer<typeof InstanceSchema>;
-export type NodeFile = z.infer<typeof NodeFileSchema>;
-export type RepoFile = z.infer<typeof RepoFileSchema>;

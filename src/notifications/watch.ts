@@ -2,7 +2,7 @@
 // finished or halted, a node stalled, unreachable or recovered, drift found or corrected. The listener only
 // compares and hands events on (synchronously): nothing here waits on a sink.
 
-import { type RolloutHalt, rolloutOf } from '../reconciler/rollout-view.js';
+import { type RolloutHalt, rollingElsewhere, rolloutOf } from '../reconciler/rollout-view.js';
 import type { NodeStatus, RevisionStatus, StatusEvent, StatusStore } from '../reconciler/status-store.js';
 import type { NotificationEvent } from './events.js';
 
@@ -56,6 +56,9 @@ export function watchStatus(status: StatusStore, emit: (e: NotificationEvent) =>
       }
       const finished = view.finished || (settledOnly && !busy && view.nodes === 0);
       if (!finished || view.halted) continue;
+      // Nodes the commit left on an earlier revision are part of it too: not finished while one is still on its
+      // way there (held by that revision's halt, or released and at work).
+      if (rollingElsewhere(all, sha, (other) => options.rollout(other).halted).length > 0) continue;
       open.delete(sha);
       event({
         kind: 'rollout.finished',

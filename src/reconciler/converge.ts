@@ -4,6 +4,7 @@
 import type { Logger } from 'pino';
 import type { DesiredState } from '../inventory/desired-state.js';
 import type { Limits } from '../state-machines/node-machine.js';
+import { localCoordination } from './local-coordination.js';
 import { type NodeAccess, Reconciler } from './reconciler.js';
 import type { SnapshotStore } from './snapshot-store.js';
 import { StatusStore, type TransitionRecord } from './status-store.js';
@@ -39,7 +40,7 @@ export async function convergeCluster(
   const reconciler = new Reconciler({
     status,
     access: (spec) => access(spec.name),
-    ...(options.store ? { store: options.store } : {}),
+    coordination: localCoordination(options.store ? { snapshots: options.store } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
     ...(options.concurrency ? { concurrency: options.concurrency } : {}),
     ...(options.log ? { log: options.log } : {}),

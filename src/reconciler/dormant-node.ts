@@ -6,6 +6,7 @@
 // script of 2,000 verified node machines, heapUsed after a full collection): about 50 MiB at 10,000 nodes.
 
 import type { AnyStateMachine } from 'xstate';
+import { RESTING } from '../node-state.js';
 import type { NodeEvent } from '../state-machines/node-machine.js';
 import { type LaunchHooks, launchNode } from './node-launch.js';
 import { type Entry, type NodeHandle, type NodeSnapshot, where } from './node-status.js';
@@ -33,9 +34,6 @@ export class DormantNode implements NodeHandle {
 
   stop(): void {}
 }
-
-/** Settled states a node rests in (a removed node is forgotten instead). */
-const RESTING = new Set(['verified', 'stalled', 'unreachable', 'paused']);
 
 /**
  * Puts the entry's actor to rest if it is still the node's, live, and settled (called after the transition that

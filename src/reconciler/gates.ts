@@ -10,15 +10,15 @@ import { type Entry, where } from './node-status.js';
 export const GATE_CODES = new Set<string>([errors.GC_GATE_CLOSED.code, errors.GC_GATE_FAILED.code]);
 
 /** Throws GC_GATE_CLOSED (retried) while a node the phase waits for is not verified, GC_GATE_FAILED when it failed. */
-export function checkGates(gates: readonly Gate[], entries: ReadonlyMap<string, Entry>, scope?: NodeScope): void {
+export function checkGates(gates: readonly Gate[], entries: ReadonlyMap<string, Entry>, scope: NodeScope): void {
   for (const gate of gates) {
     const other = entries.get(gate.node);
     const snapshot = other?.actor.getSnapshot();
     // A node driven by another member (cluster mode): as that member last recorded it.
-    const elsewhere = other ? undefined : scope?.elsewhere?.(gate.node);
+    const elsewhere = other ? undefined : scope.elsewhere(gate.node);
     if (elsewhere?.onDesired) continue;
     const state = snapshot ? where(snapshot).state : (elsewhere?.state ?? 'pending');
-    if (state === 'verified' && snapshot?.context.revision === other?.revision) continue;
+    if (state === 'verified' && snapshot?.context.revision === other?.desired.revision) continue;
     const message = `waits for ${gate.node} to be verified (it is ${state}): ${gate.reason}`;
     throw (state === 'stalled' || state === 'unreachable' ? errors.GC_GATE_FAILED : errors.GC_GATE_CLOSED)(message);
   }
@@ -49,11 +49,11 @@ export function gateNodes(plan: NodePlan): ReadonlySet<string> {
  */
 export function wakeDependents(name: string, entries: ReadonlyMap<string, Entry>, request?: (node: string) => void): void {
   for (const other of entries.values()) {
-    if (!other.gates.has(name)) continue;
+    if (!other.desired.gates.has(name)) continue;
     const snapshot = other.actor.getSnapshot();
     const code = snapshot.context.lastError?.code ?? '';
     if (!GATE_CODES.has(code)) continue;
-    if (snapshot.matches('stalled') && request) request(other.spec.name);
+    if (snapshot.matches('stalled') && request) request(other.name);
     else if (snapshot.matches('backoff') || snapshot.matches('stalled')) other.actor.send({ type: 'reconcile.requested' });
   }
 }

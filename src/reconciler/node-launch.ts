@@ -5,6 +5,7 @@ import { basename } from 'node:path';
 import { type AnyStateMachine, createActor } from 'xstate';
 import { errors } from '../errors.js';
 import type { NodeMachineInput } from '../state-machines/node-machine.js';
+import { withRevision } from './desired-node.js';
 import type { Entry, NodeActor, NodeSnapshot } from './node-status.js';
 import type { Restore, SavedNode } from './saved-node.js';
 import type { NodeSnapshots } from './snapshot-store.js';
@@ -38,7 +39,7 @@ export function launchNode(
     error: (err) => {
       entry.log.error({ err }, 'node machine failed');
       if (!mine()) return;
-      const name = entry.spec.name;
+      const name = entry.name;
       const message = `the node machine failed: ${(err as Error)?.message ?? String(err)}`;
       hooks.status.update(name, { name, state: 'stalled', lastError: { code: errors.GC_INTERNAL.code, message } }, message);
     },
@@ -48,7 +49,7 @@ export function launchNode(
 
 /** Says, in the log, the node's conditions and its timeline, that its snapshot was set aside and why. */
 export function noteSetAside(status: StatusStore, entry: Entry, setAside: { file: string; reason: string }): void {
-  const name = entry.spec.name;
+  const name = entry.name;
   const file = basename(setAside.file);
   entry.log.warn({ file: setAside.file, reason: setAside.reason }, 'snapshot set aside; the node starts over from its facts');
   status.update(name, { name, snapshotSetAside: { file, reason: setAside.reason, at: new Date().toISOString() } });
@@ -64,7 +65,7 @@ export function restoreNode(
   entry: Entry,
   input: NodeMachineInput,
   sha: string,
-  { store, status }: { store?: NodeSnapshots; status: StatusStore },
+  { store, status }: { store: NodeSnapshots; status: StatusStore },
   launch: (snapshot: SavedNode['snapshot'] | undefined, input: NodeMachineInput) => void,
 ): SavedNode | undefined {
   launch(saved?.snapshot, input);
@@ -74,9 +75,9 @@ export function restoreNode(
     // snapshot is never saved), so it is set aside like any other, and the node starts over.
     entry.actor.stop();
     const reason = 'the node machine failed on restoring it';
-    setAside = { file: store?.setAside(entry.spec.name, reason) ?? '', reason };
+    setAside = { file: store.setAside(entry.name, reason), reason };
     restored = undefined;
-    entry.revision = sha;
+    entry.desired = withRevision(entry.desired, sha);
     launch(undefined, { ...input, revision: sha });
   }
   if (setAside) noteSetAside(status, entry, setAside);

@@ -1,19 +1,19 @@
 // What a node's machine runs on: its executor (commands wait until its snapshot is durable), its plan built on
 // demand, its gates, the disruption budget and the worker slots, and where a phase's outcome is recorded.
 
+import { GatedExecutor } from '../dataplane/gated-executor.js';
 import type { NodeSpec } from '../inventory/desired-state.js';
 import { linuxDeconfigure } from '../roles/linux/deconfigure.js';
 import type { Phase } from '../roles/phase.js';
 import { planNode } from '../roles/plan.js';
 import { windowsDeconfigure } from '../roles/windows/deconfigure.js';
-import { durable } from './durable-executor.js';
+import type { Fence } from './coordination.js';
 import { checkGates } from './gates.js';
 import type { NodeRuntime } from './node-actors.js';
 import type { NodeScope } from './node-scope.js';
 import { type Entry, recordPhase } from './node-status.js';
 import type { Rollout } from './rollout.js';
 import type { RunWindow } from './run-window.js';
-import type { NodeSnapshots } from './snapshot-store.js';
 import type { StatusStore } from './status-store.js';
 
 /** What `removalPolicy: deconfigure` takes off a node: the same for every node of an OS. */
@@ -21,7 +21,7 @@ const WINDOWS_DECONFIGURE: Phase = windowsDeconfigure();
 const LINUX_DECONFIGURE: Phase = linuxDeconfigure();
 
 export interface RuntimeDeps {
-  scope?: NodeScope;
+  scope: NodeScope;
   status: StatusStore;
   entries: ReadonlyMap<string, Entry>;
   window: RunWindow;
@@ -30,11 +30,12 @@ export interface RuntimeDeps {
 }
 
 /**
- * How `spec`'s node is reached. `durable`: saves are written off the event loop, and a command waits until what
- * it depends on is on disk.
+ * How `spec`'s node is reached: every command passes the fence first (coordination.ts), the one place it is
+ * checked before a command; a refusal is a command never sent.
  */
-export function nodeReach(spec: NodeSpec, access: (node: NodeSpec) => Entry['reach'], store?: NodeSnapshots): Entry['reach'] {
-  return durable(access(spec), spec.name, store);
+export function nodeReach(spec: NodeSpec, access: (node: NodeSpec) => Entry['reach'], fence: Fence): Entry['reach'] {
+  const reached = access(spec);
+  return { ...reached, exec: new GatedExecutor(reached.exec, () => fence.guard(spec.name)) };
 }
 
 /**
@@ -42,15 +43,14 @@ export function nodeReach(spec: NodeSpec, access: (node: NodeSpec) => Entry['rea
  * closures a node; measured in a settled heap at 10,000 nodes, docs/BENCHMARKS.md).
  */
 export function nodeRuntime(entry: Entry, deps: RuntimeDeps): NodeRuntime {
-  const { spec, log } = entry;
-  const name = spec.name;
+  const { name, log } = entry;
   return {
     ...entry.reach,
     // The plan: built for each phase run, never kept.
-    plan: () => planNode(entry.role),
-    deconfigure: spec.os === 'windows' ? WINDOWS_DECONFIGURE : LINUX_DECONFIGURE,
+    plan: () => planNode(entry.desired.role),
+    deconfigure: entry.desired.spec.os === 'windows' ? WINDOWS_DECONFIGURE : LINUX_DECONFIGURE,
     gate: (phase) => {
-      const gates = entry.phaseGates.get(phase) ?? [];
+      const gates = entry.desired.phaseGates.get(phase) ?? [];
       // A node it waits for that waits for a place to run goes first (else the window could fill with its dependents).
       for (const gate of gates) deps.window.urgent(gate.node);
       checkGates(gates, deps.entries, deps.scope);

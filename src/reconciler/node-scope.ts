@@ -1,4 +1,5 @@
-// Which nodes this process drives: all of them alone; in cluster mode (src/cluster/), those it owns.
+// Which nodes this process drives (coordination.ts): all of them alone (local-coordination.ts); in cluster mode
+// (src/cluster/), those it owns.
 
 /**
  * `yes`: drive it. `hand-over`: another member should drive it: stop at the next settled state and say so
@@ -8,9 +9,9 @@ export interface NodeScope {
   drives(node: string): 'yes' | 'hand-over' | 'no';
   letGo(node: string): void;
   /** The node is in a settled state here (said on every look; cluster mode paces new nodes' starts by it). */
-  settled?(node: string): void;
+  settled(node: string): void;
   /** A node to start before the nodes waiting for a place in the run window (cluster mode: a failover's). */
-  urgent?(node: string): boolean;
+  urgent(node: string): boolean;
   /** A node another process drives: its state, and whether it is verified on its desired revision (for gates). */
-  elsewhere?(node: string): { state: string; onDesired: boolean } | undefined;
+  elsewhere(node: string): { state: string; onDesired: boolean } | undefined;
 }

@@ -4,11 +4,13 @@
 import type { Logger } from 'pino';
 import type { Actor, SnapshotFrom } from 'xstate';
 import type { NodeSpec } from '../inventory/desired-state.js';
+import { FAILING, type MachineState, SETTLED } from '../node-state.js';
 import type { RoleInput } from '../roles/input.js';
 import { observedVersions } from '../roles/observed-versions.js';
 import type { PhaseOutcome } from '../roles/phase.js';
 import type { Gate } from '../roles/plan.js';
 import type { NodeEvent, nodeMachine, RunPhaseInput } from '../state-machines/node-machine.js';
+import type { DesiredNode } from './desired-node.js';
 import type { NodeRuntime } from './node-actors.js';
 import type { NodeStatus, StatusStore } from './status-store.js';
 
@@ -23,17 +25,11 @@ export interface NodeHandle {
   stop(): void;
 }
 
+/** A node the reconciler knows: what it is asked to be (replaced whole), how it is reached, its machine. */
 export interface Entry {
-  spec: NodeSpec;
-  /** What the node is asked to be, and the commit that last changed it: the node's desired revision. */
-  digest: string;
-  revision: string;
-  /** What its plan is built from, on demand (the plan itself is not kept: see NodeRuntime.plan). */
-  role: RoleInput;
-  /** The nodes its plan's gates wait for. */
-  gates: ReadonlySet<string>;
-  /** The gates of each phase that has any (the plan is not kept, and a phase is gated before it is built). */
-  phaseGates: ReadonlyMap<string, readonly Gate[]>;
+  readonly name: string;
+  /** What the node is asked to be (desired-node.ts), replaced as a unit when that changes. */
+  desired: DesiredNode;
   /** How the node is reached (its executor, durable), kept while the node is known. */
   reach: Pick<NodeRuntime, 'exec' | 'poll'>;
   /** What its machine runs on, built when an actor first asks, dropped when the node rests (node-runtime.ts). */
@@ -43,17 +39,14 @@ export interface Entry {
   observed?: Record<string, string>;
 }
 
-export const SETTLED = new Set(['verified', 'stalled', 'unreachable', 'paused', 'removed']);
-/** States where the last error is what holds the node back; elsewhere it is history (in the timeline). */
-const FAILING = new Set(['backoff', 'stalled', 'unreachable']);
-
 /** The state and phase a snapshot shows, as the status page names them. */
-export function where(snapshot: NodeSnapshot): { state: string; phase?: string } {
+export function where(snapshot: NodeSnapshot): { state: MachineState; phase?: string } {
   const value = snapshot.value;
   // An actor in error state has no value: it is stuck until it is replaced, as a stalled node is.
   if (snapshot.status === 'error' || value === undefined || value === null) return { state: 'stalled' };
-  if (typeof value === 'string') return { state: value };
-  const [state, sub] = Object.entries(value as Record<string, unknown>)[0] ?? ['?', undefined];
+  // The machine's values are its state names (test/unit/state-machines/node-states.test.ts).
+  if (typeof value === 'string') return { state: value as MachineState };
+  const [state, sub] = (Object.entries(value as Record<string, unknown>)[0] ?? ['stalled', undefined]) as [MachineState, unknown];
   if (state === 'converging') return { state, phase: snapshot.context.phases[snapshot.context.phaseIndex] ?? '' };
   return { state, ...(typeof sub === 'string' ? { phase: sub } : {}) };
 }
@@ -68,19 +61,19 @@ export function nodeStatus(
   const error = context.lastError && FAILING.has(state) ? { code: context.lastError.code, message: context.lastError.message } : undefined;
   return {
     status: {
-      name: entry.spec.name,
-      address: entry.spec.address,
-      os: entry.spec.os,
-      roles: [...entry.spec.roles],
-      labels: { ...entry.spec.labels },
+      name: entry.name,
+      address: entry.desired.spec.address,
+      os: entry.desired.spec.os,
+      roles: [...entry.desired.spec.roles],
+      labels: { ...entry.desired.spec.labels },
       state,
       phase,
       phases: context.phases,
       mode: context.mode,
-      desiredRevision: entry.revision,
+      desiredRevision: entry.desired.revision,
       lastAttemptedRevision: context.lastAttemptedRevision,
       lastAppliedRevision: context.lastAppliedRevision,
-      desiredVersions: Object.fromEntries(Object.entries(entry.spec.versions).map(([k, v]) => [k, v.version])),
+      desiredVersions: Object.fromEntries(Object.entries(entry.desired.spec.versions).map(([k, v]) => [k, v.version])),
       lastError: error,
       rebootCount: context.rebootsThisRevision,
       drift: context.drift,
@@ -105,7 +98,7 @@ export function recordPhase(
     durationMs: Math.round(outcome.durationMs),
     at: new Date().toISOString(),
   });
-  const observed = entry ? observedVersions(entry.spec.os, outcome) : undefined;
+  const observed = entry ? observedVersions(entry.desired.spec.os, outcome) : undefined;
   if (entry && observed) {
     entry.observed = observed;
     status.update(name, { name, observedVersions: observed });

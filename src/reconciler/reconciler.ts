@@ -5,24 +5,28 @@
 import pino, { type Logger } from 'pino';
 import { Limiter } from '../dataplane/limiter.js';
 import type { DesiredState, NodeSpec } from '../inventory/desired-state.js';
+import { SETTLED } from '../node-state.js';
 import type { RoleInput } from '../roles/input.js';
 import { planNode, planOrder } from '../roles/plan.js';
 import { type Limits, type NodeMachineInput, nodeMachine } from '../state-machines/node-machine.js';
+import type { Coordination } from './coordination.js';
+import { sharedInputs } from './cross-node.js';
+import { desiredNode, withRevision, withSpec } from './desired-node.js';
 import { restNode } from './dormant-node.js';
 import { GATE_CODES, gateNodes, phaseGates, wakeDependents } from './gates.js';
+import { localCoordination } from './local-coordination.js';
 import { type NodeRuntime, sharedNodeActors } from './node-actors.js';
 import { type LaunchHooks, launchNode, restoreNode } from './node-launch.js';
 import { nodeReach, nodeRuntime } from './node-runtime.js';
-import type { NodeScope } from './node-scope.js';
-import { type Entry, type NodeSnapshot, nodeStatus, resyncs, running, SETTLED } from './node-status.js';
+import { type Entry, type NodeSnapshot, nodeStatus, resyncs, running } from './node-status.js';
 import { type ObservedPlan, observePlans } from './observed-plan.js';
-import { inputDigest, type RoleEnvironment, roleInput, sharedInputs, touched } from './role-input.js';
-import { type GlobalFailures, type GlobalSlots, type Rollout, shownRollout } from './rollout.js';
+import { inputDigest, type RoleEnvironment, roleInput, touched } from './role-input.js';
+import { type Rollout, shownRollout } from './rollout.js';
 import { RunWindow, showWaiting } from './run-window.js';
 import { loadSaved, type Restore, type SavedNode, SNAPSHOT_VERSION } from './saved-node.js';
 import { whenSettled } from './settled.js';
-import type { NodeSnapshots } from './snapshot-store.js';
 import type { StatusStore } from './status-store.js';
+import { decideSync, type SyncDecision } from './sync-decision.js';
 import { budgetOf, WorkQueue } from './work-queue.js';
 
 /** A validated revision: the commit and what it asks of every node. */
@@ -34,13 +38,11 @@ export type NodeAccess = Pick<NodeRuntime, 'exec' | 'poll'>;
 export interface ReconcilerOptions {
   status: StatusStore;
   access: (node: NodeSpec) => NodeAccess;
-  store?: NodeSnapshots;
-  /** Cluster mode: which nodes this process drives (src/cluster/); without one it drives every node. */
-  scope?: NodeScope;
-  /** Cluster mode: the disruption budget's slots, shared by every member. */
-  globalSlots?: GlobalSlots;
-  /** Cluster mode: the failure budget's record, shared by every member. */
-  globalFailures?: GlobalFailures;
+  /**
+   * Which nodes this process drives, the budgets beyond it, where snapshots live, the fence (coordination.ts):
+   * the single process's by default, snapshots not kept.
+   */
+  coordination?: Coordination;
   limits?: Partial<Limits>;
   /** Phases running at once across the cluster. */
   concurrency?: number;
@@ -63,27 +65,35 @@ export class Reconciler {
   readonly #resyncs = new Set<string>();
   readonly #window: RunWindow;
   readonly #log: Logger;
+  readonly #coordination: Coordination;
   /** One provided machine for every node: its actors find the node's runtime by name. */
   readonly #machine = nodeMachine.provide({ actors: sharedNodeActors((name) => this.#runtimeOf(name)) });
   #revision?: InForce;
   #specs = new Map<string, NodeSpec>();
-  #shared?: string; // what every node reads from the revision beyond its own spec (role-input.ts sharedInputs)
+  #shared?: string; // what every node reads from the revision beyond its own spec (cross-node.ts sharedInputs)
   #resync?: NodeJS.Timeout;
   #stopped = false;
 
   constructor(private readonly options: ReconcilerOptions) {
     this.#log = options.log ?? pino({ level: 'silent' });
+    this.#coordination = options.coordination ?? localCoordination();
     // One worker limit: at most `concurrency` nodes run a phase at once, and the work queue syncs (reads the
     // revision, sends the machine its desired state) at most as many nodes at once.
     const concurrency = options.concurrency ?? 32;
     this.#workers = new Limiter(concurrency);
     this.#window = new RunWindow(options.runWindow ?? 4 * concurrency, (name) => this.#queue.add(name));
-    this.#rollout = shownRollout(options.status, options, (node) => this.#entries.has(node));
+    this.#rollout = shownRollout(options.status, this.#coordination, (node) => this.#entries.has(node));
     this.#queue = new WorkQueue(
       concurrency,
       async (name) => this.#sync(name),
       (name, err) => this.#log.error({ err, node: name }, 'sync failed'),
     );
+    this.#coordination.listen({
+      rescope: (nodes) => this.#rescope(nodes),
+      wake: (node) => wakeDependents(node, this.#entries, (other) => this.request([other])),
+      request: (nodes) => this.request(nodes),
+      failuresChanged: () => this.#rollout.refresh(),
+    });
     if (options.resyncMs) {
       this.#resync = setInterval(() => this.resync(), options.resyncMs);
       this.#resync.unref();
@@ -100,6 +110,7 @@ export class Reconciler {
 
   /** A new validated revision: every node it touches (role-input.ts `touched`), named or no longer named, is synced. */
   apply(revision: InForce): void {
+    this.#coordination.applying(revision.state.nodes.map((n) => n.name));
     const before = { specs: this.#specs, shared: this.#shared };
     const now = { specs: new Map(revision.state.nodes.map((n) => [n.name, n])), shared: sharedInputs(revision.state) };
     [this.#revision, this.#specs, this.#shared] = [revision, now.specs, now.shared];
@@ -107,16 +118,6 @@ export class Reconciler {
     this.#rollout.configure(budgetOf(rollout.maxUnavailable, nodes.length), budgetOf(rollout.failureBudget, nodes.length));
     for (const name of new Set([...now.specs.keys(), ...this.#entries.keys()]))
       if (!this.#entries.has(name) || touched(name, before, now)) this.#queue.add(name);
-  }
-
-  /** The scope changed (cluster mode): these nodes (none named: every node) are looked at again. */
-  rescope(nodes?: readonly string[]): void {
-    for (const name of nodes ?? new Set([...this.#specs.keys(), ...this.#entries.keys()])) this.#queue.add(name);
-  }
-
-  /** A node driven elsewhere became verified: nodes gated on it try again now. */
-  wake(name: string): void {
-    wakeDependents(name, this.#entries, (node) => this.request([node]));
   }
 
   /** `groundcrew reconcile`: a full pass on the named nodes (all when none are named), now. */
@@ -180,74 +181,89 @@ export class Reconciler {
     await Promise.all([...this.#entries.values()].map((e) => e.reach.exec.close()));
   }
 
-  // One node, top to bottom: gone from the inventory? new? asked something new? asked to reconcile?
+  /** The scope changed: these nodes (none named: every node) are looked at again. */
+  #rescope(nodes?: readonly string[]): void {
+    for (const name of nodes ?? new Set([...this.#specs.keys(), ...this.#entries.keys()])) this.#queue.add(name);
+  }
+
+  /** One node: what to do is decided (sync-decision.ts), then done here. */
   async #sync(name: string): Promise<void> {
-    const revision = this.#revision;
-    if (!revision || this.#stopped) return;
-    const spec = this.#specs.get(name);
+    const revision = this.#stopped ? undefined : this.#revision;
     const entry = this.#entries.get(name);
-    const scope = this.options.scope?.drives(name) ?? 'yes';
-    // Not to be driven here (any more): a place it was let through to is given back unless it still runs.
-    if (scope !== 'yes' || !spec) {
-      if (scope !== 'yes') this.#leave(name, entry, scope);
-      else if (entry) this.#remove(entry, revision.state.rollout.removalPolicy);
-      else if (this.options.status.get(name)?.state === 'pending') this.#orphan(name, 'before it started here');
-      return this.#window.synced(name, running(this.#entries.get(name)));
+    const decision = decideSync({
+      revision: revision && { sha: revision.sha, removalPolicy: revision.state.rollout.removalPolicy },
+      spec: this.#specs.get(name),
+      entry,
+      scope: this.#coordination.scope.drives(name),
+      requested: this.#requested.has(name),
+      resynced: this.#resyncs.has(name),
+      shownPending: this.options.status.get(name)?.state === 'pending',
+      desired: (spec) => {
+        const role = roleInput((revision as InForce).state, spec, this.options.roles);
+        return { role, digest: inputDigest(role) };
+      },
+    });
+    if (decision.do === 'idle' || !revision) return;
+    if (decision.do === 'take-place') {
+      // Waits for a place unless one is free: shown pending (new) or with its new desired revision meanwhile.
+      if (!this.#window.enter(name, this.#coordination.scope.urgent(name))) {
+        const { start, shownWaiting } = decision;
+        if (shownWaiting) showWaiting(this.options.status, start.spec, shownWaiting === 'fresh', revision.sha, this.#window.counts);
+        return;
+      }
     }
-    const role = roleInput(revision.state, spec, this.options.roles);
-    const digest = inputDigest(role);
-    if (!this.#mayStart(name, entry, spec, digest, revision.sha)) return;
     try {
-      this.#reconcile(revision, spec, entry, role, digest);
+      this.#carryOut(name, decision.do === 'take-place' ? decision.start : decision, revision);
     } finally {
+      // A place it was let through to is given back unless it now runs.
       this.#window.synced(name, running(this.#entries.get(name)));
     }
   }
 
-  /**
-   * A node that would leave a settled state now (new, asked something new, asked to reconcile, resynced) first
-   * takes a place in the run window, or waits for one: shown pending (new) or with its new desired revision.
-   */
-  #mayStart(name: string, entry: Entry | undefined, spec: NodeSpec, digest: string, sha: string): boolean {
-    if (running(entry)) return true;
-    const snapshot = entry?.actor.getSnapshot();
-    const asked = this.#requested.has(name) || this.#resyncs.has(name);
-    const changed = !entry || digest !== entry.digest || snapshot?.context.mode !== spec.mode || snapshot.context.paused !== spec.paused;
-    if (!(asked || changed) || this.#window.enter(name, this.options.scope?.urgent?.(name))) return true;
-    if (!entry || digest !== entry.digest) showWaiting(this.options.status, spec, entry === undefined, sha, this.#window.counts);
-    return false;
+  /** The one place a sync's decision is carried out. */
+  #carryOut(name: string, decision: Exclude<SyncDecision, { do: 'idle' | 'take-place' }>, revision: InForce): void {
+    switch (decision.do) {
+      case 'nothing':
+        break;
+      case 'let-go':
+        this.#leave(name, decision.entry, decision.scope);
+        break;
+      case 'remove':
+        this.#remove(decision.entry, decision.policy);
+        break;
+      case 'orphan':
+        this.#orphan(name, 'before it started here');
+        break;
+      case 'spawn':
+        this.#spawn(revision, decision.spec, decision.role, decision.digest);
+        this.#requested.delete(name);
+        this.#resyncs.delete(name);
+        break;
+      case 'update':
+        this.#update(decision, revision.sha);
+        break;
+    }
   }
 
-  #reconcile(revision: InForce, spec: NodeSpec, entry: Entry | undefined, role: RoleInput, digest: string): void {
+  /** A live machine told what changed: a new desired state, or its mode; then a pass asked for, or a resync. */
+  #update({ entry, spec, desired, request, resync }: Extract<SyncDecision, { do: 'update' }>, sha: string): void {
+    if (desired === 'mode') {
+      entry.desired = withSpec(entry.desired, spec);
+      this.#reachDesired(entry);
+    } else if (desired) {
+      entry.log.info({ revision: sha }, 'new desired state');
+      entry.desired = desiredNode(spec, desired.role, desired.digest, sha);
+      this.#reachDesired(entry);
+    }
     const name = spec.name;
-    if (!entry) {
-      this.#spawn(revision, spec, role, digest);
-      this.#requested.delete(name);
-      this.#resyncs.delete(name);
-      return;
-    }
-    const context = entry.actor.getSnapshot().context;
-    if (digest !== entry.digest) {
-      entry.log.info({ revision: revision.sha }, 'new desired state');
-      entry.spec = spec;
-      entry.digest = digest;
-      entry.revision = revision.sha;
-      entry.role = role;
-      this.#reachDesired(entry);
-    } else if (context.mode !== spec.mode || context.paused !== spec.paused) {
-      entry.spec = spec;
-      this.#reachDesired(entry);
-    }
-    if (this.#requested.delete(name)) entry.actor.send({ type: 'reconcile.requested' });
-    if (this.#resyncs.delete(name) && resyncs(entry.actor.getSnapshot())) entry.actor.send({ type: 'resync' });
+    if (request && this.#requested.delete(name)) entry.actor.send({ type: 'reconcile.requested' });
+    if (resync && this.#resyncs.delete(name) && resyncs(entry.actor.getSnapshot())) entry.actor.send({ type: 'resync' });
   }
 
   #reachDesired(entry: Entry): void {
-    const { mode, paused } = entry.spec;
-    const plan = planNode(entry.role);
-    entry.gates = gateNodes(plan);
-    entry.phaseGates = phaseGates(plan);
-    entry.actor.send({ type: 'desired.changed', revision: entry.revision, ...planOrder(plan), mode, paused });
+    const { spec, revision, order } = entry.desired;
+    const { mode, paused } = spec;
+    entry.actor.send({ type: 'desired.changed', revision, ...order, mode, paused });
     if (!paused && entry.actor.getSnapshot().matches('paused')) entry.actor.send({ type: 'resume' });
     this.#observe(entry, entry.actor.getSnapshot());
   }
@@ -258,14 +274,21 @@ export class Reconciler {
 
   #hooks(entry: Entry): LaunchHooks {
     const observe = (snap: NodeSnapshot) => this.#observe(entry, snap);
-    return { observe, current: () => this.#entries.get(entry.spec.name) === entry, status: this.options.status };
+    return { observe, current: () => this.#entries.get(entry.name) === entry, status: this.options.status };
   }
 
   #runtimeOf(name: string): NodeRuntime {
     const entry = this.#entries.get(name);
     if (!entry) throw new Error(`no runtime for node ${name}: its machine outlived its entry`);
-    const { scope, status } = this.options;
-    const deps = { scope, status, entries: this.#entries, window: this.#window, rollout: this.#rollout, workers: this.#workers };
+    const { scope } = this.#coordination;
+    const deps = {
+      scope,
+      status: this.options.status,
+      entries: this.#entries,
+      window: this.#window,
+      rollout: this.#rollout,
+      workers: this.#workers,
+    };
     entry.runtime ??= nodeRuntime(entry, deps);
     return entry.runtime;
   }
@@ -273,35 +296,26 @@ export class Reconciler {
   #spawn(revision: InForce, spec: NodeSpec, role: RoleInput, digest: string): void {
     const name = spec.name;
     const log = this.#log.child({ node: name });
-    // The plan: built here for the machine's phases, again per phase run (node-runtime.ts), never kept.
-    const plan = planNode(role);
-    const reach = nodeReach(spec, this.options.access, this.options.store);
-    const { saved, setAside }: Restore = loadSaved(this.options.store, name, this.#machine);
+    const { snapshots, fence } = this.#coordination;
+    const reach = nodeReach(spec, this.options.access, fence);
+    const { saved, setAside }: Restore = loadSaved(snapshots, name, this.#machine);
+    // Restored on the same digest: still asked by the commit that asked it before the restart.
+    const desired = desiredNode(spec, role, digest, saved?.digest === digest ? saved.revision : revision.sha);
     const { mode, paused } = spec;
-    const rev = saved?.digest === digest ? saved.revision : revision.sha;
-    const input = { node: name, revision: rev, ...planOrder(plan), mode, paused, limits: this.options.limits ?? {} };
+    const input = { node: name, revision: desired.revision, ...desired.order, mode, paused, limits: this.options.limits ?? {} };
     // Its actor comes from #launch below, before anything reads the entry (an actor made only to be replaced
     // would resolve the machine's initial state once more per node at start).
-    const entry = {
-      spec,
-      digest,
-      revision: input.revision,
-      role,
-      gates: gateNodes(plan),
-      phaseGates: phaseGates(plan),
-      reach,
-      log,
-      ...(saved?.observed ? { observed: saved.observed } : {}),
-    } as Entry;
+    const entry = { name, desired, reach, log, ...(saved?.observed ? { observed: saved.observed } : {}) } as Entry;
     if (saved?.observed) this.options.status.update(name, { name, observedVersions: saved.observed });
     this.#entries.set(name, entry);
-    const restored = restoreNode({ saved, setAside }, entry, input, revision.sha, this.options, (snap, i) => this.#launch(entry, i, snap));
+    const stores = { store: snapshots, status: this.options.status };
+    const restored = restoreNode({ saved, setAside }, entry, input, revision.sha, stores, (snap, i) => this.#launch(entry, i, snap));
     if (!restored) return;
     const { actor } = entry;
     if (actor.getSnapshot().matches('rebooting')) this.#rollout.hold(name);
     if (restored.digest !== digest) {
       // Asked something new while groundcrew was down: that preempts whatever the node was doing.
-      entry.revision = revision.sha;
+      entry.desired = withRevision(entry.desired, revision.sha);
       this.#reachDesired(entry);
     } else if (!actor.getSnapshot().matches('verified')) {
       // Verified before the restart: it still is (the periodic resync checks). Anything else resumes at
@@ -312,7 +326,7 @@ export class Reconciler {
   }
 
   #remove(entry: Entry, policy: 'orphan' | 'deconfigure'): void {
-    const name = entry.spec.name;
+    const name = entry.name;
     if (policy === 'deconfigure') {
       if (!entry.actor.getSnapshot().matches('removing')) {
         entry.log.info('removed from the inventory: deconfiguring');
@@ -334,57 +348,74 @@ export class Reconciler {
   #leave(name: string, entry: Entry | undefined, scope: 'hand-over' | 'no'): void {
     if (entry && scope === 'hand-over' && running(entry)) return;
     if (entry) this.#forget(entry, false);
-    if (scope === 'hand-over') this.options.scope?.letGo(name);
+    if (scope === 'hand-over') this.#coordination.scope.letGo(name);
   }
 
   #forget(entry: Entry, removeSnapshot = true): void {
-    const name = entry.spec.name;
+    const name = entry.name;
     entry.actor.stop();
     this.#entries.delete(name);
     this.#window.remove(name);
     this.#rollout.release(name);
-    if (removeSnapshot) this.options.store?.remove(name);
+    if (removeSnapshot) {
+      this.#coordination.snapshots.remove(name);
+      // Gone from the inventory: its failures halt no rollout any more.
+      this.#rollout.recovered(name);
+    }
     void entry.reach.exec.close();
   }
 
+  /** Every snapshot of a node's machine: projected, and when it is settled, what settling frees or records. */
   #observe(entry: Entry, snapshot: NodeSnapshot): void {
-    const name = entry.spec.name;
     // An errored actor has nothing to resume and no state to show: its error observer reports it.
     if (snapshot.status === 'error') return;
-    this.options.store?.save(name, {
+    const { state, before } = this.#project(entry, snapshot);
+    // Every look, not only a change: a node restored settled (taken over verified) changes no state here.
+    if (SETTLED.has(state)) this.#rest(entry, state, before, snapshot);
+  }
+
+  /** The projection: the snapshot saved as the node's record, its status shown. Returns the state shown, and the one before. */
+  #project(entry: Entry, snapshot: NodeSnapshot): { state: string; before: string | undefined } {
+    const name = entry.name;
+    this.#coordination.snapshots.save(name, {
       version: SNAPSHOT_VERSION,
-      digest: entry.digest,
-      revision: entry.revision,
+      digest: entry.desired.digest,
+      revision: entry.desired.revision,
       snapshot: entry.actor.getPersistedSnapshot(),
       ...(entry.observed ? { observed: entry.observed } : {}),
     } satisfies Omit<SavedNode, 'snapshot'> & { snapshot: unknown });
-    const before = this.options.status.get(name);
+    const before = this.options.status.get(name)?.state;
     const { status, detail } = nodeStatus(entry, snapshot);
-    const { state } = status;
-    this.options.status.update(name, status, state !== before?.state ? detail : undefined);
-    // Every look, not only a change: a node restored settled (taken over verified) changes no state here.
-    if (!SETTLED.has(state)) return;
+    this.options.status.update(name, status, status.state !== before ? detail : undefined);
+    return { state: status.state, before };
+  }
+
+  /**
+   * A settled node: its place goes to the next, its actor rests; on a change of state, its report finishes and the
+   * rollout hears of it; a node to hand over is looked at again through the queue.
+   */
+  #rest(entry: Entry, state: string, before: string | undefined, snapshot: NodeSnapshot): void {
+    const name = entry.name;
     this.#window.settled(name);
-    this.options.scope?.settled?.(name);
+    this.#coordination.scope.settled(name);
     setImmediate(() => restNode(entry, this.#machine, this.#hooks(entry)));
-    if (before?.state === state) return;
+    if (before === state) return;
     this.#settle(entry, state, snapshot);
-    if (this.options.scope && this.options.scope.drives(name) !== 'yes') this.#queue.add(name);
+    if (this.#coordination.scope.drives(name) !== 'yes') this.#queue.add(name);
   }
 
   #settle(entry: Entry, state: string, snapshot: NodeSnapshot): void {
-    const name = entry.spec.name;
+    const name = entry.name;
     this.options.status.finishReport(name, state);
     const code = snapshot.context.lastError?.code ?? '';
     if (state === 'verified') {
-      this.#rollout.clearFailure(name, entry.revision);
+      // On whatever revision it now has: a fix or revert of its pin ends the halts it caused.
+      this.#rollout.recovered(name);
       wakeDependents(name, this.#entries, (node) => this.request([node]));
     } else if ((state === 'stalled' || state === 'unreachable') && !GATE_CODES.has(code)) {
-      if (this.#rollout.recordFailure(name, entry.revision)) {
-        this.#log.warn(
-          { revision: entry.revision, failed: this.#rollout.failures(entry.revision) },
-          this.#rollout.haltReason(entry.revision),
-        );
+      const { revision } = entry.desired;
+      if (this.#rollout.recordFailure(name, revision)) {
+        this.#log.warn({ revision, failed: this.#rollout.failures(revision) }, this.#rollout.haltReason(revision));
       }
       // Nodes waiting on this one learn it failed, rather than waiting out their backoff.
       wakeDependents(name, this.#entries, (node) => this.request([node]));

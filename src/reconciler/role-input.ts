@@ -7,6 +7,7 @@ import type { DesiredState, NodeSpec } from '../inventory/desired-state.js';
 import { type ControlPlane, controlPlaneOf } from '../inventory/kubernetes.js';
 import { type NodeOverlay, planOverlay } from '../inventory/overlay.js';
 import type { KeystoneInput, KubeletBinary, KubeletInput, OverlayInput, RoleInput } from '../roles/input.js';
+import { crossNodeRead } from './cross-node.js';
 
 function keystoneFor(node: NodeSpec): KeystoneInput | undefined {
   const c = node.configuration;
@@ -27,17 +28,10 @@ function keystoneFor(node: NodeSpec): KeystoneInput | undefined {
   };
 }
 
-/** The addresses of the nodes with the config role, worked out once per revision (not once per node: 10,000²). */
-const configNodes = new WeakMap<DesiredState, string[]>();
-
-function configAddresses(state: DesiredState): string[] {
-  let found = configNodes.get(state);
-  if (!found) {
-    found = state.nodes.filter((n) => n.roles.includes('config')).map((n) => n.address);
-    configNodes.set(state, found);
-  }
-  return found;
-}
+/** The addresses of the nodes with the config role. */
+const configAddresses = crossNodeRead('config nodes', (state) =>
+  state.nodes.filter((n) => n.roles.includes('config')).map((n) => n.address),
+);
 
 /** The Contrail controllers: CONTROL_NODES, else CONTROLLER_NODES, else the nodes with the config role. */
 function controllers(state: DesiredState, node: NodeSpec): string[] {
@@ -51,23 +45,21 @@ export interface RoleEnvironment {
   kubeletBinary?: (version: string) => KubeletBinary;
 }
 
-/** The overlay planner and the control plane's version are worked out once per revision, not once per node. */
-const overlays = new WeakMap<DesiredState, Map<string, NodeOverlay>>();
-const controlPlanes = new WeakMap<DesiredState, ControlPlane | undefined>();
+/** The Kubernetes control plane (its address and version). */
+const controlPlane = crossNodeRead<ControlPlane | undefined>('control plane', (state) => controlPlaneOf(state.nodes));
 
-function controlPlane(state: DesiredState): ControlPlane | undefined {
-  if (!controlPlanes.has(state)) controlPlanes.set(state, controlPlaneOf(state.nodes));
-  return controlPlanes.get(state);
-}
-
-function overlayPlans(state: DesiredState): Map<string, NodeOverlay> {
-  let plans = overlays.get(state);
-  if (!plans) {
-    plans = planOverlay(state.nodes);
-    overlays.set(state, plans);
-  }
-  return plans;
-}
+/**
+ * The overlay's plan of every node. Fingerprinted by what the plans are made from across nodes: each overlay
+ * node's subnet and number of routes, and its address (the whole plans at 10,000 nodes are too big to compare).
+ */
+const overlayPlans = crossNodeRead<Map<string, NodeOverlay>>(
+  'overlay',
+  (state) => planOverlay(state.nodes),
+  (plans, state) => [
+    [...plans].map(([name, plan]) => [name, plan.subnet, plan.routes.length]),
+    state.nodes.filter((n) => plans.has(n.name)).map((n) => [n.name, n.address]),
+  ],
+);
 
 function overlayFor(state: DesiredState, node: NodeSpec, adapter?: string): OverlayInput | undefined {
   const plan = overlayPlans(state).get(node.name);
@@ -164,17 +156,6 @@ export function roleInput(state: DesiredState, node: NodeSpec, env: RoleEnvironm
 }
 
 /**
- * What every node's role input reads from the revision beyond its own NodeSpec: the config nodes, the Kubernetes
- * control plane, and each overlay subnet with the address routed to it. Two revisions
- * with the same shared inputs give a node whose NodeSpec is unchanged the same role input (and digest).
- */
-export function sharedInputs(state: DesiredState): string {
-  const subnets = [...overlayPlans(state)].map(([name, plan]) => [name, plan.subnet, plan.routes.length]);
-  const addresses = state.nodes.filter((n) => overlayPlans(state).has(n.name)).map((n) => [n.name, n.address]);
-  return JSON.stringify([configAddresses(state), controlPlane(state) ?? null, subnets, addresses]);
-}
-
-/**
  * A digest of what the node is asked to be: its role input, from which its whole plan follows. Two revisions
  * with the same digest ask the same of the node, so a commit that does not touch it gives it no work.
  */
@@ -183,7 +164,7 @@ export function inputDigest(role: RoleInput): string {
   return createHash('sha256').update(JSON.stringify(role)).digest('hex');
 }
 
-/** What a revision holds for telling which nodes it touches. */
+/** What a revision holds for telling which nodes it touches: its specs, and cross-node.ts `sharedInputs`. */
 export interface RevisionInputs {
   specs: ReadonlyMap<string, NodeSpec>;
   shared?: string;

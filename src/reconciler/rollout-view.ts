@@ -2,7 +2,7 @@
 // is), which applied it, which are at work, which wait on the disruption budget or on a halt, which failed,
 // and whether the failure budget halted it and why (the reconciler's rollout says, through `RolloutHalt`).
 
-import type { Rollout } from './rollout.js';
+import type { Resumed, Rollout } from './rollout.js';
 import type { NodeStatus } from './status-store.js';
 
 /** What the reconciler knows of a revision's rollout beyond the nodes' status. */
@@ -11,6 +11,8 @@ export interface RolloutHalt {
   reason?: string;
   /** Nodes that failed on the revision and count against its failure budget. */
   failed: string[];
+  /** An operator released the halt (`groundcrew rollout resume`): when, and the failed nodes it released. */
+  resumed?: Resumed;
 }
 
 export interface RolloutView {
@@ -28,11 +30,14 @@ export interface RolloutView {
   other: { name: string; state: string }[];
   halted: boolean;
   haltReason?: string;
+  resumed?: Resumed;
   /** Every node it changes applied it. */
   finished: boolean;
 }
 
 const FAILED = new Set(['stalled', 'unreachable']);
+/** Settled without applying: paused, orphaned, removed, or verified in monitor mode with drift. */
+const RESTING = ['paused', 'orphaned', 'removed', 'verified'];
 
 export function rolloutOf(all: readonly NodeStatus[], sha: string, halt?: RolloutHalt): RolloutView {
   const view: RolloutView = {
@@ -48,6 +53,7 @@ export function rolloutOf(all: readonly NodeStatus[], sha: string, halt?: Rollou
     finished: false,
   };
   if (halt?.reason) view.haltReason = halt.reason;
+  if (halt?.resumed) view.resumed = halt.resumed;
   for (const n of all) {
     if (n.desiredRevision !== sha) continue;
     view.nodes++;
@@ -60,15 +66,40 @@ export function rolloutOf(all: readonly NodeStatus[], sha: string, halt?: Rollou
       });
     else if (n.waiting?.includes('halted')) view.held.push(n.name);
     else if (n.waiting?.includes('disruption budget')) view.waitingBudget.push(n.name);
-    else if (['paused', 'orphaned', 'removed', 'verified'].includes(n.state)) view.other.push({ name: n.name, state: n.state });
+    else if (RESTING.includes(n.state)) view.other.push({ name: n.name, state: n.state });
     else view.inProgress.push({ name: n.name, state: n.state, ...(n.phase ? { phase: n.phase } : {}) });
   }
   view.finished = view.nodes > 0 && view.applied.length === view.nodes;
   return view;
 }
 
+const applied = (n: NodeStatus) => n.state === 'verified' && n.lastAppliedRevision === n.desiredRevision;
+
+/**
+ * Nodes still held by a halt, whichever revision halted: a node whose desired revision's rollout is halted and
+ * that has not applied it (its failed nodes too). A later commit that leaves them on that revision ends nothing.
+ */
+export function heldByHalts(all: readonly NodeStatus[], halted: (sha: string) => boolean): string[] {
+  const verdicts = new Map<string, boolean>();
+  const isHalted = (sha: string) => verdicts.get(sha) ?? verdicts.set(sha, halted(sha)).get(sha);
+  return all.filter((n) => n.desiredRevision && !applied(n) && isHalted(n.desiredRevision)).map((n) => n.name);
+}
+
+/**
+ * Nodes on their way to a revision other than `sha` (at work, waiting for a slot, held by a halt): the rollout of
+ * `sha` is not finished while any is, since they are part of what `sha` asks for. Failed or paused nodes are not.
+ */
+export function rollingElsewhere(all: readonly NodeStatus[], sha: string, halted: (sha: string) => boolean): string[] {
+  const held = new Set(heldByHalts(all, halted));
+  return all
+    .filter((n) => n.desiredRevision && n.desiredRevision !== sha)
+    .filter((n) => (held.has(n.name) ? !FAILED.has(n.state) : !applied(n) && !FAILED.has(n.state) && !RESTING.includes(n.state)))
+    .map((n) => n.name);
+}
+
 /** What the reconciler's rollout says of `sha`. */
-export function haltOf(rollout: Pick<Rollout, 'isHalted' | 'haltReason' | 'failures'>, sha: string): RolloutHalt {
+export function haltOf(rollout: Pick<Rollout, 'isHalted' | 'haltReason' | 'failures' | 'resumed'>, sha: string): RolloutHalt {
   const reason = rollout.haltReason(sha);
-  return { halted: rollout.isHalted(sha), ...(reason ? { reason } : {}), failed: rollout.failures(sha) };
+  const resumed = rollout.resumed(sha);
+  return { halted: rollout.isHalted(sha), ...(reason ? { reason } : {}), failed: rollout.failures(sha), ...(resumed ? { resumed } : {}) };
 }

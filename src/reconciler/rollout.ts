@@ -13,24 +13,26 @@ export interface RolloutOptions {
   onHold?: (node: string, held: boolean) => void;
   /** A node starts waiting for a slot, or its wait ends: the status page says so. */
   onWait?: (node: string, waiting: { revision: string; reason: string } | undefined) => void;
-  /** Cluster mode: the budget's slots are shared by every member (src/cluster/); a node takes one of those too. */
-  global?: GlobalSlots;
-  /** Cluster mode: the failure budget counts failures on every member. */
-  globalFailures?: GlobalFailures;
+  /** The budget's slots beyond this process (coordination.ts): a node takes one of those too. */
+  slots: SharedSlots;
+  /** The failure budget's record beyond this process: failures there count here too. */
+  failures: SharedFailures;
 }
 
-/** The failure budget's record shared across processes: failed nodes by revision. */
-export interface GlobalFailures {
+/** The failure budget's record beyond this process (cluster mode: every member's): failed nodes by revision. */
+export interface SharedFailures {
   record(node: string, revision: string): void;
   clear(node: string, revision: string): void;
   /** The failed nodes of `revision` as last read. */
   list(revision: string): string[];
+  /** The revisions with a failure recorded, as last read. */
+  revisions(): string[];
   /** Reads the record now (after taking a slot: a failure recorded before the slot was freed is seen). */
   refresh(): Promise<void>;
 }
 
-/** Disruption budget slots shared across processes: one is taken after the local slot, given back with it. */
-export interface GlobalSlots {
+/** Disruption budget slots beyond this process: one is taken after the local slot, given back with it. */
+export interface SharedSlots {
   /** Waits for one of `limit` slots; `onWait` says who holds them while it waits. */
   acquire(node: string, limit: number, signal?: AbortSignal, onWait?: (holders: string[]) => void): Promise<void>;
   /** Takes a slot if one is free, without waiting (a node found mid-reboot is down already). */
@@ -39,11 +41,19 @@ export interface GlobalSlots {
   release(node: string): void;
 }
 
+/** A halt an operator released: when, and which failed nodes no longer counted from then on. */
+export interface Resumed {
+  at: string;
+  released: string[];
+}
+
 export class Rollout {
   readonly #budget: DisruptionBudget;
   readonly #failed = new Map<string, Set<string>>();
   /** Nodes waiting on a halted revision: woken when one of its failures clears. */
   readonly #halted = new Map<string, (() => void)[]>();
+  /** Halts an operator released (`rollout resume`), by revision: when, and the failed nodes released. */
+  readonly #resumed = new Map<string, Resumed>();
 
   constructor(private options: RolloutOptions) {
     this.#budget = new DisruptionBudget(options.maxUnavailable);
@@ -61,7 +71,7 @@ export class Rollout {
 
   failures(revision: string): string[] {
     const local = this.#failed.get(revision) ?? [];
-    return [...new Set([...local, ...(this.options.globalFailures?.list(revision) ?? [])])].sort();
+    return [...new Set([...local, ...this.options.failures.list(revision)])].sort();
   }
 
   /** The shared failure record changed (another member's node failed or recovered): halted waiters look again. */
@@ -112,36 +122,33 @@ export class Rollout {
       this.#budget.release(node);
       return this.acquire(node, revision, signal);
     }
-    await this.#acquireGlobal(node, revision, signal);
+    await this.#acquireShared(node, revision, signal);
     // A node of another member failed and freed this slot: its failure was recorded before the slot was.
-    const { globalFailures } = this.options;
-    if (globalFailures) {
-      await globalFailures.refresh().catch(() => undefined);
-      if (this.#haltedFor(node, revision)) {
-        this.#budget.release(node);
-        this.options.global?.release(node);
-        return this.acquire(node, revision, signal);
-      }
+    await this.options.failures.refresh().catch(() => undefined);
+    if (this.#haltedFor(node, revision)) {
+      this.#budget.release(node);
+      this.options.slots.release(node);
+      return this.acquire(node, revision, signal);
     }
     this.options.onHold?.(node, true);
   }
 
-  async #acquireGlobal(node: string, revision: string, signal?: AbortSignal): Promise<void> {
-    const { global } = this.options;
-    if (!global) return;
+  async #acquireShared(node: string, revision: string, signal?: AbortSignal): Promise<void> {
     const limit = this.#budget.limit;
+    let waited = false;
     try {
-      await global.acquire(node, limit, signal, (holders) =>
+      await this.options.slots.acquire(node, limit, signal, (holders) => {
+        waited = true;
         this.options.onWait?.(node, {
           revision,
           reason: `waits for the disruption budget (maxUnavailable ${limit}, cluster-wide): ${holders.join(', ')} hold it`,
-        }),
-      );
+        });
+      });
     } catch (err) {
       this.#budget.release(node);
       throw err;
     } finally {
-      this.options.onWait?.(node, undefined);
+      if (waited) this.options.onWait?.(node, undefined);
     }
   }
 
@@ -149,13 +156,13 @@ export class Rollout {
   hold(node: string): void {
     if (this.#budget.holders.includes(node)) return;
     this.#budget.take(node);
-    this.options.global?.take(node, this.#budget.limit);
+    this.options.slots.take(node, this.#budget.limit);
     this.options.onHold?.(node, true);
   }
 
   release(node: string): void {
     // A cluster-wide slot may be the node's without a local one: inherited from the node's last owner.
-    this.options.global?.release(node);
+    this.options.slots.release(node);
     if (!this.#budget.holders.includes(node)) return;
     this.#budget.release(node);
     this.options.onHold?.(node, false);
@@ -167,15 +174,43 @@ export class Rollout {
     const set = this.#failed.get(revision) ?? new Set();
     set.add(node);
     this.#failed.set(revision, set);
-    this.options.globalFailures?.record(node, revision);
+    this.options.failures.record(node, revision);
     return !before && this.isHalted(revision);
   }
 
-  /** The node recovered on `revision` (it converged after all): it no longer counts against the budget. */
-  clearFailure(node: string, revision: string): void {
-    const shared = this.options.globalFailures;
-    if (shared?.list(revision).includes(node)) shared.clear(node, revision);
+  /**
+   * The node converged, on whatever revision it now has: a fix or a revert of its failing pin counts as its
+   * recovery on every revision it had failed on, so the rollouts it halted go on (docs/operations.md, "Rollouts
+   * and halts"). A node removed from the inventory is let go of the same way.
+   */
+  recovered(node: string): void {
+    for (const revision of new Set([...this.#failed.keys(), ...this.options.failures.revisions()])) this.#clear(node, revision);
+  }
+
+  /**
+   * `groundcrew rollout resume`: the failures recorded so far on `revision` no longer count, so its held nodes go
+   * on (the failed ones stay as they are). A node that fails on it from now on counts again. Returns the nodes
+   * released; none when the rollout is not halted.
+   */
+  resume(revision: string, at = new Date()): string[] {
+    if (!this.isHalted(revision)) return [];
+    const released = this.failures(revision);
+    for (const node of released) this.#clear(node, revision);
+    this.#resumed.set(revision, { at: at.toISOString(), released });
+    return released;
+  }
+
+  /** The last time an operator released `revision`'s halt, if one did. */
+  resumed(revision: string): Resumed | undefined {
+    return this.#resumed.get(revision);
+  }
+
+  #clear(node: string, revision: string): void {
+    const shared = this.options.failures.list(revision).includes(node);
+    if (shared) this.options.failures.clear(node, revision);
+    // Halted waiters look again only when a failure was cleared (here, or in the record beyond this process).
     if (!this.#failed.get(revision)?.delete(node) && !shared) return;
+    if (this.#failed.get(revision)?.size === 0) this.#failed.delete(revision);
     for (const wake of this.#halted.get(revision)?.splice(0) ?? []) wake();
   }
 
@@ -205,14 +240,14 @@ export class Rollout {
 /** The reconciler's rollout: each slot taken or given back, and each wait, shown in the node's status. */
 export function shownRollout(
   status: StatusStore,
-  { globalSlots, globalFailures }: { globalSlots?: GlobalSlots; globalFailures?: GlobalFailures },
+  { slots, failures }: { slots: SharedSlots; failures: SharedFailures },
   known: (node: string) => boolean,
 ): Rollout {
   return new Rollout({
     maxUnavailable: 1,
     failureBudget: 1,
-    ...(globalSlots ? { global: globalSlots } : {}),
-    ...(globalFailures ? { globalFailures } : {}),
+    slots,
+    failures,
     onHold: (node, held) =>
       status.note(
         node,

@@ -100,8 +100,7 @@ export interface Restore {
 }
 
 /** Reads and checks `node`'s snapshot; one `machine` cannot restore is set aside, never restored, never fatal. */
-export function loadSaved(store: NodeSnapshots | undefined, node: string, machine: AnyStateMachine): Restore {
-  if (!store) return {};
+export function loadSaved(store: NodeSnapshots, node: string, machine: AnyStateMachine): Restore {
   const { saved, setAside } = store.load(node);
   if (setAside) return { setAside };
   if (saved === undefined) return {};

@@ -2,7 +2,8 @@
 // hands in what it holds; this file only watches the status store until that is true.
 
 import type { NodeSpec } from '../inventory/desired-state.js';
-import { type Entry, SETTLED, where } from './node-status.js';
+import { SETTLED } from '../node-state.js';
+import { type Entry, where } from './node-status.js';
 import type { StatusStore } from './status-store.js';
 import type { WorkQueue } from './work-queue.js';
 
@@ -37,7 +38,7 @@ export function whenSettled(view: SettledView): Promise<void> {
         const snapshot = entry.actor.getSnapshot();
         const { state } = where(snapshot);
         if (!SETTLED.has(state)) return false;
-        if (state === 'verified' && snapshot.context.revision !== entry.revision) return false;
+        if (state === 'verified' && snapshot.context.revision !== entry.desired.revision) return false;
       }
       return true;
     };

@@ -2,6 +2,7 @@
 // and every revision the source offered (accepted or rejected). The server and the CLI read only this.
 
 import { EventEmitter } from 'node:events';
+import { BUSY, type NodeState } from '../node-state.js';
 import type { Os } from '../os.js';
 import { cut, keptErrors, SUBJECT_CHARS } from '../revision-bounds.js';
 import { NodeHistory } from './node-history.js';
@@ -23,7 +24,7 @@ export interface NodeStatus {
   roles: string[];
   /** The node's labels (nodes/<name>.yaml), for filtering. */
   labels?: Record<string, string>;
-  state: string;
+  state: NodeState;
   phase?: string;
   /** The node's phases in order, as its machine steps through them. */
   phases: string[];
@@ -282,14 +283,12 @@ export class StatusStore extends EventEmitter<{ change: [StatusEvent] }> {
   }
 }
 
-const RECONCILING = new Set(['pending', 'converging', 'rebooting', 'backoff', 'removing', 'waiting']);
-
 /** Ready, Reconciling and Stalled, as kstatus reads them: one look says healthy, busy, or stuck and why. */
 function conditionsOf(n: NodeStatus): Condition[] {
   const error = n.lastError ? `${n.lastError.code}: ${n.lastError.message}` : '';
   const ready = n.state === 'verified' && !n.drift && n.lastAppliedRevision !== undefined && n.lastAppliedRevision === n.desiredRevision;
   const stalled = n.state === 'stalled' || n.state === 'unreachable';
-  const busy = RECONCILING.has(n.state);
+  const busy = BUSY.has(n.state);
   return [
     {
       type: 'Ready',

@@ -50,6 +50,8 @@ export interface ServerDeps {
   ready: () => { ready: true } | { ready: false; reason: string };
   /** What the reconciler's rollout knows of a revision: halted by the failure budget, and which nodes failed. */
   rollout?: (sha: string) => RolloutHalt;
+  /** `POST /api/rollouts/:sha/resume`: releases the revision's halt; the failed nodes it released (none: not halted). */
+  resume?: (sha: string) => string[];
   /** Cluster mode: the history and reports of nodes another member drives (read from etcd). */
   detail?: NodeDetailSource;
   bodyLimit?: number;
@@ -154,6 +156,15 @@ function routes(app: FastifyInstance, deps: ServerDeps): void {
     const revision = findRevision(request.params.sha);
     if (!revision) return reply.code(404).send({ error: `no recent revision ${request.params.sha}` });
     return { ...revision, rollout: revision.accepted ? rolloutFor(revision.sha) : undefined };
+  });
+  app.post<{ Params: { sha: string } }>('/api/rollouts/:sha/resume', { onRequest: guarded }, async (request, reply) => {
+    const revision = findRevision(request.params.sha);
+    if (!revision?.accepted || !deps.resume)
+      return reply.code(404).send({ error: `no accepted recent revision ${request.params.sha.slice(0, 40)}` });
+    const released = deps.resume(revision.sha);
+    if (released.length === 0) return reply.code(409).send({ error: `the rollout of ${revision.sha.slice(0, 12)} is not halted` });
+    deps.log.warn({ revision: revision.sha, released }, 'rollout halt released by an operator (rollout resume): the held nodes go on');
+    return { revision: revision.sha, released };
   });
   const planLimit = { max: deps.planPerMinute ?? 6, timeWindow: '1 minute', hook: 'preHandler' as const };
   app.get<{ Querystring: { nodes?: string } }>(

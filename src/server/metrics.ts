@@ -1,6 +1,7 @@
 // /metrics: what Prometheus scrapes. Node counts are read from the status store at scrape time.
 
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { heldByHalts } from '../reconciler/rollout-view.js';
 import type { StatusStore } from '../reconciler/status-store.js';
 
 export interface MetricProbes {
@@ -109,11 +110,11 @@ export class Metrics {
     });
     new Gauge({
       name: 'groundcrew_rollout_halted',
-      help: '1 while the rollout of the revision in force is halted by its failure budget',
+      help: '1 while a node is held by a halted rollout (of the revision in force, or of an earlier one a later commit left it on)',
       registers: [this.registry],
       collect() {
-        const sha = status.current()?.sha;
-        this.set(sha && probes()?.halted(sha) ? 1 : 0);
+        const halted = probes()?.halted;
+        this.set(halted && heldByHalts(status.list(), halted).length > 0 ? 1 : 0);
       },
     });
     new Gauge({

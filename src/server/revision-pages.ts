@@ -81,11 +81,14 @@ export function rolloutRegions(revision: RevisionStatus | undefined, v: RolloutV
       rollout: `<div class="rejected"><b>Rejected</b>: nothing rolled out.<pre>${errorText(revision)}</pre></div>`,
     };
   const halt = v.halted
-    ? `<div class="problem" id="halt"><b>Rollout halted.</b> ${esc(v.haltReason ?? '')}<p><b>What to do:</b> fix the cause on the failed nodes and run <code>groundcrew reconcile NODE</code>, or push a revert; the held nodes then go on.</p></div>`
+    ? `<div class="problem" id="halt"><b>Rollout halted.</b> ${esc(v.haltReason ?? '')}<p><b>What to do:</b> fix the failed nodes' pins (or revert them) in a new commit, or fix their hosts and run <code>groundcrew reconcile NODE</code>: once each failed node converges, the held nodes go on. Or release the halt as it stands: <code>groundcrew rollout resume ${esc(v.sha.slice(0, 12))}</code>.</p></div>`
+    : '';
+  const resumed = v.resumed
+    ? `<p id="resumed">Halt released by an operator (<code>rollout resume</code>) at ${esc(v.resumed.at)}: ${esc(v.resumed.released.join(', '))} no longer counted against the failure budget.</p>`
     : '';
   return {
     head,
-    rollout: `${halt}<p id="rollout-summary" data-nodes="${v.nodes}" data-applied="${v.applied.length}" data-failed="${v.failed.length}" data-halted="${v.halted}">${progress(v)}</p>
+    rollout: `${halt}${resumed}<p id="rollout-summary" data-nodes="${v.nodes}" data-applied="${v.applied.length}" data-failed="${v.failed.length}" data-halted="${v.halted}">${progress(v)}</p>
 <progress class="bar${v.halted ? ' halted' : ''}" max="${Math.max(1, v.nodes)}" value="${v.applied.length}"></progress>
 ${list(
   'failed',

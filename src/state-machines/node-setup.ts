@@ -2,7 +2,7 @@
 // actors that the reconciler replaces with .provide(). No I/O here.
 
 import { assign, fromPromise, setup } from 'xstate';
-import { errors, type GroundcrewError, neverSent } from '../errors.js';
+import { CONNECT_CODES, errors, type GroundcrewError, neverSent } from '../errors.js';
 import type { Mode } from '../inventory/schema.js';
 
 export type { Mode };
@@ -96,8 +96,6 @@ export type NodeEvent =
   | { type: 'pause' }
   | { type: 'resume' }
   | { type: 'node.removed'; deconfigure: boolean };
-
-const CONNECT_CODES = new Set<string>([errors.GC_SSH_CONNECT.code]);
 
 export function asErrorInfo(error: unknown): ErrorInfo {
   const e = error as Partial<ErrorInfo> & { message?: string };

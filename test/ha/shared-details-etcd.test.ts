@@ -10,6 +10,7 @@ import { ClusterKeys } from '../../src/cluster/etcd.js';
 import { FencedWrites } from '../../src/cluster/fenced-writes.js';
 import { decodeDetail } from '../../src/cluster/node-detail.js';
 import { SharedDetails } from '../../src/cluster/shared-details.js';
+import type { NodeState } from '../../src/node-state.js';
 import { type PhaseReport, StatusStore } from '../../src/reconciler/status-store.js';
 import { listenOnLoopback, statusServer } from '../support/status-server.js';
 import { etcdSuite } from './etcd-suite.js';
@@ -63,7 +64,7 @@ class Member {
   }
 
   /** A pass on `node` as the reconciler records it: two transitions, a phase, and (`finish`) the end. */
-  pass(node: string, phases: string[], finish?: string): void {
+  pass(node: string, phases: string[], finish?: NodeState): void {
     for (const p of phases) {
       this.status.update(node, { name: node, state: 'converging', phase: p, desiredRevision: REV }, `${this.name} ${p}`);
       this.status.report(node, REV, false, phase(p));

@@ -151,9 +151,12 @@ describe('groundcrew run on damaged snapshots', () => {
       });
       const noted = n.history.findIndex((t) => t.event === 'snapshot.set-aside');
       expect(n.history[noted]?.detail, name).toMatch(reason);
+      // Started over (converging) and verified after that. Not the last entry: the resyncs (every 200 ms) re-verify
+      // every node, so the newest entry may be a later pass's `converging` (issue 31: it failed so under load).
       const after = n.history.slice(noted + 1).map((t) => t.state);
-      expect(after, name).toContain('converging');
-      expect(after.at(-1), name).toBe('verified');
+      const started = after.indexOf('converging');
+      expect(started, name).toBeGreaterThanOrEqual(0);
+      expect(after.slice(started + 1), name).toContain('verified');
     }
     expect((await node(second.url, 'win-compute-3')).conditions.some((c) => c.type === 'SnapshotSetAside')).toBe(false);
 

@@ -79,22 +79,3 @@ export function msiResource(m: MsiProduct): Resource {
     },
   };
 }
-
-/** A service defined with New-Service if missing (the agent MSI ships binaries, not services). */
-export function serviceDefined(name: string, binaryPath: string, startType: 'Automatic' | 'Manual'): Resource {
-  const id = `service.${name}.defined`;
-  return {
-    name: `service/${name}/defined`,
-    facts: [{ id, ps: `[bool](Get-Service -Name ${psQuote(name)} -ErrorAction SilentlyContinue)` }],
-    test: (facts) => compare({ Defined: [facts.get(id), true] }),
-    async set({ exec, signal }) {
-      await change(
-        exec,
-        `New-Service -Name ${psQuote(name)} -BinaryPathName ${psQuote(binaryPath)} -StartupType ${startType} | Out-Null`,
-        `define service ${name}`,
-        { signal },
-      );
-      return { changed: true, rebootRequested: false };
-    },
-  };
-}

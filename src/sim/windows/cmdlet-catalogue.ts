@@ -125,10 +125,6 @@ export function catalogueEntry(cmdlet: string): (CatalogueEntry & { name: string
   return CATALOGUE.get(cmdlet.toLowerCase());
 }
 
-export function catalogueNames(): string[] {
-  return [...CATALOGUE.values()].map((e) => e.name);
-}
-
 const COMMON = new Set(['erroraction', 'warningaction', 'verbose', 'debug', 'whatif', 'confirm', 'errorvariable', 'outvariable']);
 
 /**

@@ -7,7 +7,6 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadLibrary } from '../../../src/dataplane/native/library.js';
 import { systemdNotifier } from '../../../src/dataplane/native/sd-notify.js';
-import { loadWin32Probes } from '../../../src/dataplane/native/win32.js';
 
 /** A unix datagram socket bound at `path` (Node's dgram cannot; Python's socket can), printing what it receives. */
 function notifySocket(path: string, count: number): Promise<{ ready: Promise<void>; messages: Promise<string[]> }> {
@@ -65,12 +64,6 @@ describe('missing native libraries', () => {
         code: 'GC_NATIVE_UNAVAILABLE',
         message: expect.stringMatching(/cannot load libgroundcrew-nope\.so\.7 .*: install the nope package/),
       }),
-    );
-  });
-
-  it('the Windows probes refuse to load off Windows, clearly', () => {
-    expect(() => loadWin32Probes()).toThrow(
-      expect.objectContaining({ code: 'GC_NATIVE_UNAVAILABLE', message: expect.stringMatching(/need Windows; this is linux/) }),
     );
   });
 });

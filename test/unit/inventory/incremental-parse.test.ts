@@ -12,7 +12,8 @@ import { loadInventory } from '../../../src/inventory/load-inventory.js';
 import type { InventoryResult } from '../../../src/inventory/parse-inventory.js';
 import { ParseMemo } from '../../../src/inventory/parse-memo.js';
 import { parseSecretsFile, withSecrets } from '../../../src/inventory/secrets-file.js';
-import { sharedInputs, touched } from '../../../src/reconciler/role-input.js';
+import { sharedInputs } from '../../../src/reconciler/cross-node.js';
+import { touched } from '../../../src/reconciler/role-input.js';
 
 const EXAMPLE = join(import.meta.dirname, '..', '..', '..', 'inventory-repo-example');
 

@@ -1,9 +1,11 @@
 // Status changes to notification events, on a status store driven by hand: a node stalls, recovers and
-// drifts; a revision is accepted, rolls out and finishes; a halt is told once; a rejected revision.
+// drifts; a revision is accepted, rolls out and finishes; a halt is told once; a rejected revision; a later
+// commit is not finished while nodes held by an earlier revision's halt have not applied theirs.
 
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EventKind, NotificationEvent } from '../../../src/notifications/events.js';
 import { watchStatus } from '../../../src/notifications/watch.js';
+import { localCoordination } from '../../../src/reconciler/local-coordination.js';
 import { Rollout } from '../../../src/reconciler/rollout.js';
 import { haltOf } from '../../../src/reconciler/rollout-view.js';
 import { StatusStore } from '../../../src/reconciler/status-store.js';
@@ -100,9 +102,29 @@ describe('notification events from status changes', () => {
     ]);
   });
 
+  it('a later commit that fixes the failed node finishes only once the nodes held on the halted revision applied theirs', async () => {
+    const halted = ['c1'];
+    const { status, kinds } = watched(halted);
+    status.recordRevision({ sha: 'c1', accepted: true });
+    status.update('bad', { name: 'bad', state: 'stalled', desiredRevision: 'c1' });
+    status.update('held', { name: 'held', state: 'converging', desiredRevision: 'c1', waiting: 'rollout of c1 halted' });
+    status.recordRevision({ sha: 'c2', accepted: true });
+    status.update('bad', { name: 'bad', state: 'verified', desiredRevision: 'c2', lastAppliedRevision: 'c2' });
+    // The bad node converged on c2: the halt ends (the reconciler's rollout says so), the held node goes on.
+    halted.splice(0);
+    status.update('held', { name: 'held', state: 'converging', desiredRevision: 'c1', waiting: undefined });
+    await settle();
+    expect(kinds().filter(([kind]) => kind === 'rollout.finished')).toEqual([]);
+    status.update('held', { name: 'held', state: 'verified', desiredRevision: 'c1', lastAppliedRevision: 'c1' });
+    const finished = () => kinds().filter(([kind]) => kind === 'rollout.finished');
+    for (const deadline = Date.now() + 30_000; finished().length === 0 && Date.now() < deadline; ) await settle();
+    expect(finished()).toEqual([['rollout.finished', 'c2']]);
+  });
+
   it('says a halt once: the summary is the rollout\'s own reason, not wrapped in a second "rollout of … halted"', async () => {
     const sha = 'c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00';
-    const rollout = new Rollout({ maxUnavailable: 1, failureBudget: 1 });
+    const { slots, failures } = localCoordination();
+    const rollout = new Rollout({ maxUnavailable: 1, failureBudget: 1, slots, failures });
     const status = new StatusStore();
     const events: NotificationEvent[] = [];
     stops.push(

@@ -45,7 +45,7 @@ describe('restNode', () => {
     const ran: string[] = [];
     const m = machine(ran);
     const seen: NodeSnapshot[] = [];
-    const entry = { spec: { name: 'node-1' }, log: { error: () => undefined } } as unknown as Entry;
+    const entry = { name: 'node-1', log: { error: () => undefined } } as unknown as Entry;
     const hooks: LaunchHooks = { observe: (s) => seen.push(s), current: () => true, status: new StatusStore() };
     launchNode(m, entry, input, undefined, hooks);
     await settledIn(seen, 'verified');
@@ -82,7 +82,7 @@ describe('restNode', () => {
 
   it("leaves a running node, a failed actor and an entry no longer the node's alone", async () => {
     const m = nodeMachine.provide({ actors: { runPhase: fromPromise(() => new Promise(() => undefined)) } as never });
-    const entry = { spec: { name: 'node-1' }, log: { error: () => undefined } } as unknown as Entry;
+    const entry = { name: 'node-1', log: { error: () => undefined } } as unknown as Entry;
     const hooks: LaunchHooks = { observe: () => undefined, current: () => true, status: new StatusStore() };
     launchNode(m, entry, input, undefined, hooks);
     restNode(entry, m, hooks);
@@ -90,7 +90,7 @@ describe('restNode', () => {
     expect(where(entry.actor.getSnapshot()).state).toBe('converging');
 
     const verified = m.resolveState({ value: 'verified', context: entry.actor.getSnapshot().context });
-    const other = { spec: { name: 'node-1' }, log: { error: () => undefined } } as unknown as Entry;
+    const other = { name: 'node-1', log: { error: () => undefined } } as unknown as Entry;
     launchNode(m, other, input, m.getPersistedSnapshot(verified) as never, hooks);
     restNode(other, m, { ...hooks, current: () => false });
     expect(other.actor).not.toBeInstanceOf(DormantNode);

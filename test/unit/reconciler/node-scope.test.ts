@@ -1,6 +1,6 @@
-// The NodeScope seam (cluster mode): the reconciler drives only the nodes its scope says yes to, looks again at
-// just the nodes a rescope names (issue 19: a batch of taken nodes, not all 10,000 each time), and tells the
-// scope when a node settles (the start gate's window).
+// The NodeScope of the coordination seam (cluster mode): the reconciler drives only the nodes its scope says yes
+// to, looks again at just the nodes a rescope names (issue 19: a batch of taken nodes, not all 10,000 each time),
+// and tells the scope when a node settles (the start gate's window).
 
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { simCluster } from '../../../src/cli/sim-cluster.js';
 import { type SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
 import { loadInventory } from '../../../src/inventory/load-inventory.js';
+import type { CoordinationListener } from '../../../src/reconciler/coordination.js';
+import { localCoordination } from '../../../src/reconciler/local-coordination.js';
 import type { NodeScope } from '../../../src/reconciler/node-scope.js';
 import { Reconciler } from '../../../src/reconciler/reconciler.js';
 import { StatusStore } from '../../../src/reconciler/status-store.js';
@@ -37,11 +39,23 @@ describe('Reconciler with a NodeScope', () => {
     const scope: NodeScope = {
       drives: (node) => (inScope.has(node) ? 'yes' : 'no'),
       letGo: () => undefined,
-      settled: (node) => settled.push(node),
+      settled: (node) => void settled.push(node),
+      urgent: () => false,
+      elsewhere: () => undefined,
     };
+    // The reconciler listens to its coordination: the scope's changes reach it as rescopes.
+    let listener: CoordinationListener | undefined;
+    const coordination = {
+      ...localCoordination(),
+      scope,
+      listen: (l: CoordinationListener) => {
+        listener = l;
+      },
+    };
+    const rescope = (nodes?: readonly string[]) => listener?.rescope(nodes);
     const reconciler = new Reconciler({
       status,
-      scope,
+      coordination,
       access: (spec) => ({ exec: executors.get(spec.name) as SimExecutor, poll: { initialMs: 10, maxMs: 40 } }),
       limits: { settleMs: 20, rebootTimeoutMs: 10_000, backoffBaseMs: 20, backoffMaxMs: 200 },
     });
@@ -53,7 +67,7 @@ describe('Reconciler with a NodeScope', () => {
       expect(names.filter((n) => status.get(n)?.state !== undefined)).toEqual([]);
       // One node in scope, named: only it is driven, to a settled state, and the scope hears of it.
       inScope.add(first);
-      reconciler.rescope([first]);
+      rescope([first]);
       await new Promise<void>((resolve) => {
         const look = () => (settled.includes(first) ? resolve() : setTimeout(look, 20));
         look();
@@ -63,7 +77,7 @@ describe('Reconciler with a NodeScope', () => {
       // The rest in scope, none named: every node is looked at, and each is reported settled.
       for (const n of names) inScope.add(n);
       const done = reconciler.settled();
-      reconciler.rescope();
+      rescope();
       await done;
       expect([...new Set(settled)].sort()).toEqual([...names].sort());
     } finally {

@@ -53,7 +53,7 @@ describe('/api/nodes from serialized records', () => {
     expect(() => {
       (before as { state: string }).state = 'stalled';
     }).toThrow(TypeError);
-    status.update('a', { name: 'a', state: 'drifted' });
+    status.update('a', { name: 'a', state: 'stalled' });
     expect(status.get('a')).not.toBe(before);
     expect(before.state).toBe('verified');
   });

@@ -10,10 +10,11 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { simCluster } from '../../../src/cli/sim-cluster.js';
 import type { Command, CommandResult, Executor } from '../../../src/dataplane/executor.js';
+import { GatedExecutor } from '../../../src/dataplane/gated-executor.js';
 import { type SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
 import { loadInventory } from '../../../src/inventory/load-inventory.js';
 import { convergeCluster } from '../../../src/reconciler/converge.js';
-import { DurableExecutor } from '../../../src/reconciler/durable-executor.js';
+import { localCoordination } from '../../../src/reconciler/local-coordination.js';
 import { SnapshotStore } from '../../../src/reconciler/snapshot-store.js';
 
 const EXAMPLE = join(import.meta.dirname, '..', '..', '..', 'inventory-repo-example');
@@ -41,7 +42,11 @@ function readOrUndefined(file: string): string | undefined {
   }
 }
 
-describe('DurableExecutor', () => {
+/** A node's executor behind the single process's fence, as the reconciler builds it (node-runtime.ts `nodeReach`). */
+const fenced = (inner: Executor, node: string, store: SnapshotStore) =>
+  new GatedExecutor(inner, () => localCoordination({ snapshots: store }).fence.guard(node));
+
+describe("the single process's fence: the node's snapshot on disk", () => {
   it('sends a command only once the snapshot saved before it is on disk (without it, the command overtakes the write)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gc-durable-'));
     const store = new SnapshotStore(dir);
@@ -55,7 +60,7 @@ describe('DurableExecutor', () => {
     await store.flush('n1');
 
     const inner = recording(file);
-    const exec = new DurableExecutor(inner, 'n1', (n) => store.flush(n));
+    const exec = fenced(inner, 'n1', store);
     store.save('n1', { step: 2 });
     store.save('n1', { step: 3 });
     await exec.run({ script: 'true' }, { timeoutMs: 1000 });
@@ -69,7 +74,7 @@ describe('DurableExecutor', () => {
     const said: string[] = [];
     const store = new SnapshotStore(snapshots, (m) => said.push(m));
     const inner = recording(join(snapshots, 'n1.json'));
-    const exec = new DurableExecutor(inner, 'n1', (n) => store.flush(n));
+    const exec = fenced(inner, 'n1', store);
     // The directory replaced by a file: every write fails (ENOTDIR), as a full or broken disk would.
     rmSync(snapshots, { recursive: true });
     writeFileSync(snapshots, 'not a directory');

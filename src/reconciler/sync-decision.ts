@@ -1,0 +1,80 @@
+// What one sync of a node decides, read top to bottom as guard clauses (controller-runtime's `Reconcile` returns
+// its `Result`; here the reconciler's `#carryOut` does what was decided, and nothing else decides). Reads only:
+// the revision in force, the node's spec and entry, its scope, whether it was asked to pass.
+
+import type { NodeSpec } from '../inventory/desired-state.js';
+import type { RoleInput } from '../roles/input.js';
+import { type Entry, running } from './node-status.js';
+
+/** What a node needs from its machine once it may run: a new machine, or a live one told what changed. */
+export type StartDecision =
+  | { do: 'spawn'; spec: NodeSpec; role: RoleInput; digest: string }
+  | {
+      do: 'update';
+      entry: Entry;
+      spec: NodeSpec;
+      /** `new`: a new desired state (role input and digest); `mode`: only its mode or pause changed. */
+      desired: { role: RoleInput; digest: string } | 'mode' | undefined;
+      /** A full pass asked for (`groundcrew reconcile`, a gate's wake). */
+      request: boolean;
+      /** The periodic resync looks again. */
+      resync: boolean;
+    };
+
+export type SyncDecision =
+  /** No revision in force yet, or stopping: nothing at all. */
+  | { do: 'idle' }
+  /** Nothing to change (its place in the run window, if it was let through, goes back unless it runs). */
+  | { do: 'nothing' }
+  /** Not this process's node (any more): stopped now (`no`) or once settled (`hand-over`). */
+  | { do: 'let-go'; entry: Entry | undefined; scope: 'hand-over' | 'no' }
+  /** Gone from the inventory: deconfigured or orphaned, as the revision's removal policy says. */
+  | { do: 'remove'; entry: Entry; policy: 'orphan' | 'deconfigure' }
+  /** Gone from the inventory before it started here (shown pending): left as it is. */
+  | { do: 'orphan' }
+  /** It would leave a settled state: first a place in the run window (else shown waiting), then `start`. */
+  | { do: 'take-place'; start: StartDecision; shownWaiting: 'fresh' | 'new-desired' | undefined }
+  | StartDecision;
+
+export interface SyncView {
+  revision: { sha: string; removalPolicy: 'orphan' | 'deconfigure' } | undefined;
+  spec: NodeSpec | undefined;
+  entry: Entry | undefined;
+  scope: 'yes' | 'hand-over' | 'no';
+  /** Asked for a full pass, or picked by the periodic resync. */
+  requested: boolean;
+  resynced: boolean;
+  /** The status store shows it pending (it waited for a place and never started). */
+  shownPending: boolean;
+  /** The node's role input and its digest, from the revision in force. */
+  desired: (spec: NodeSpec) => { role: RoleInput; digest: string };
+}
+
+/** One node, top to bottom: driven here? gone from the inventory? new? asked something new? asked to pass? */
+export function decideSync(view: SyncView): SyncDecision {
+  const { revision, spec, entry, scope } = view;
+  if (!revision) return { do: 'idle' };
+  if (scope !== 'yes') return { do: 'let-go', entry, scope };
+  if (!spec) {
+    if (entry) return { do: 'remove', entry, policy: revision.removalPolicy };
+    return view.shownPending ? { do: 'orphan' } : { do: 'nothing' };
+  }
+  const { role, digest } = view.desired(spec);
+  const start = startOf(view, spec, role, digest);
+  if (running(entry)) return start;
+  // It would leave a settled state now (new, asked something new, asked to pass, resynced): a place first.
+  const context = entry?.actor.getSnapshot().context;
+  const newDesired = !entry || digest !== entry.desired.digest;
+  const changed = newDesired || context?.mode !== spec.mode || context.paused !== spec.paused;
+  if (!(view.requested || view.resynced || changed)) return start;
+  return { do: 'take-place', start, shownWaiting: !entry ? 'fresh' : newDesired ? 'new-desired' : undefined };
+}
+
+function startOf(view: SyncView, spec: NodeSpec, role: RoleInput, digest: string): StartDecision {
+  const { entry } = view;
+  if (!entry) return { do: 'spawn', spec, role, digest };
+  const context = entry.actor.getSnapshot().context;
+  const desired =
+    digest !== entry.desired.digest ? { role, digest } : context.mode !== spec.mode || context.paused !== spec.paused ? 'mode' : undefined;
+  return { do: 'update', entry, spec, desired, request: view.requested, resync: view.resynced };
+}
