@@ -60,10 +60,16 @@ export function renderStatus(nodes: NodeStatus[], revisions: RevisionStatus[], n
   const lines: string[] = [];
   const current = revisions.find((r) => r.accepted);
   lines.push(current ? `revision ${short(current.sha)}  ${inert(current.subject)}`.trimEnd() : 'no good revision yet');
+  if (current?.rewind)
+    lines.push(
+      `  a rewind from ${short(current.rewind.from)} (${current.rewind.allowed ? 'allowed by an operator' : 'not a descendant; source.verify is off'})`,
+    );
   const newest = revisions[0];
   if (newest && !newest.accepted) {
     lines.push(`revision ${short(newest.sha)} REJECTED; nodes stay on ${short(current?.sha)}:`);
     for (const e of newest.errors ?? []) lines.push(`  ${inert(e)}`);
+    const more = (newest.errorCount ?? 0) - (newest.errors ?? []).length;
+    if (more > 0) lines.push(`  … and ${more} more (${newest.errorCount} in all)`);
   }
   lines.push('', renderTable(nodes, now));
   return lines.join('\n');
@@ -160,6 +166,20 @@ async function waitForPasses(names: string[], asked: number, options: ClientOpti
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }
   return failed > 0 ? 1 : 0;
+}
+
+/** `groundcrew source allow-rewind SHA`: the head SHA may leave the revision in force behind (source.verify). */
+export async function allowRewindCommand(sha: string, options: ClientOptions, io: Output): Promise<number> {
+  const r = await call<{ allowed: string; applied: boolean }>(options, '/api/source/allow-rewind', {
+    method: 'POST',
+    body: JSON.stringify({ sha }),
+  });
+  io.out(
+    r.applied
+      ? `rewind to ${short(r.allowed)} allowed; it is the source's head and was handed to intake again (see groundcrew status)`
+      : `rewind to ${short(r.allowed)} allowed; it applies when the source's head is that commit`,
+  );
+  return 0;
 }
 
 /** `groundcrew rollout resume REV`: the revision's halt released; its held nodes go on. */

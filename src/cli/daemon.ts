@@ -183,6 +183,14 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       return source.trigger(reason);
     },
     reconcile: (nodes) => reconciler.request(nodes),
+    allowRewind: async (sha) => {
+      intake.allowRewind(sha);
+      // The source's head is that sha already (it was refused): offered again (a single process: to intake).
+      const revision = source.head === sha ? await source.revision?.(sha, 'allow-rewind') : undefined;
+      if (!revision) return { applied: false };
+      await onRevision(revision);
+      return { applied: true };
+    },
     plan: (nodes) => reconciler.plan(nodes),
     rollout: (sha) => haltOf(reconciler.rollout, sha),
     resume: (sha) => reconciler.rollout.resume(sha),

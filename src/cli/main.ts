@@ -272,6 +272,18 @@ client(program.command('reconcile').description('a full pass on the named nodes 
 
 client(
   program
+    .command('source')
+    .description('the Git source')
+    .command('allow-rewind')
+    .description('allow the head SHA although it does not descend from the revision in force (source.verify; logged)'),
+)
+  .argument('<sha>', 'the full commit object name')
+  .action((sha: string, options: { url: string; tokenFile?: string }) =>
+    talk(async () => (await clientCommands()).allowRewindCommand(sha, await clientOptions(options), io)),
+  );
+
+client(
+  program
     .command('rollout')
     .description('rollouts of revisions: release a halted one')
     .command('resume')

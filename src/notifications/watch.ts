@@ -99,11 +99,16 @@ export function watchStatus(status: StatusStore, emit: (e: NotificationEvent) =>
     // A newer revision supersedes the rollouts still open: they end with it (their nodes move on).
     open.clear();
     open.set(r.sha, r);
+    // A rewind (the head left the revision in force behind) is applied, and said louder.
+    const rewind = r.rewind
+      ? `, a rewind from ${short(r.rewind.from)} (${r.rewind.allowed ? 'allowed by an operator' : 'not a descendant'})`
+      : '';
     event({
       kind: 'revision.accepted',
-      severity: 'info',
+      severity: r.rewind ? 'warning' : 'info',
       revision: r.sha,
-      summary: `revision ${short(r.sha)} ${r.subject ?? ''} accepted: rolling out`,
+      summary: `revision ${short(r.sha)} ${r.subject ?? ''} accepted${rewind}: rolling out`,
+      ...(r.rewind ? { details: { rewindFrom: r.rewind.from, rewindAllowed: r.rewind.allowed } } : {}),
       url: revisionUrl(r.sha),
     });
     clearTimeout(quiet);

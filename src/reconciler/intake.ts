@@ -13,6 +13,7 @@ import { type InventoryFiles, parseInventory } from '../inventory/parse-inventor
 import { ParseMemo } from '../inventory/parse-memo.js';
 import { parseSecretsFile, withSecrets } from '../inventory/secrets-file.js';
 import { writePrivateFileSync } from '../private-files.js';
+import { cut, keptErrors, SUBJECT_CHARS } from '../revision-bounds.js';
 import type { SignatureVerdict } from '../source/commit-signatures.js';
 import type { Revision, Source } from '../source/source.js';
 import type { Reconciler } from './reconciler.js';
@@ -45,21 +46,36 @@ const DEFAULT_DEADLINE_MS = 30_000;
 
 type Read = { ok: true; state: DesiredState } | { ok: false; errors: string[] };
 
+/** What intake needs of the source: an older revision checked out again, and whether a head descends from another. */
+type SourceAccess = Pick<Source, 'checkoutAt' | 'descends'>;
+
+/** A full object name: the only shape of a sha passed to git (the last good file is in a state dir, not trusted). */
+const OBJECT_NAME = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
 export class Intake {
   readonly #lastGoodFile: string;
   /** The last revision's parse: a commit that changes one node file re-derives only that node. */
   readonly #memo = new ParseMemo();
   /** The secrets file's last text and values: the same values object keeps merged nodes the same objects. */
   #secrets?: { text: string; parsed: ReturnType<typeof parseSecretsFile> };
+  /** Shas an operator allowed to rewind to (`groundcrew source allow-rewind`), until one is accepted. */
+  readonly #rewindsAllowed = new Set<string>();
 
   constructor(private readonly options: IntakeOptions) {
     this.#lastGoodFile = join(options.stateDir, 'last-good-revision');
   }
 
+  /** An operator allows the head `sha` although it does not descend from the revision in force (source.verify). */
+  allowRewind(sha: string): void {
+    this.#rewindsAllowed.add(sha);
+  }
+
   /** Validates a revision and puts it in force, or records why not. */
-  async receive(revision: Revision, source?: Pick<Source, 'checkoutAt'>): Promise<void> {
+  async receive(revision: Revision, source?: SourceAccess): Promise<void> {
     const { status, log, reconciler } = this.options;
-    const signature = await this.options.verify?.(revision, this.#lastGood()).catch(
+    const lastGood = this.#lastGood();
+    const rewind = await this.#rewind(revision.sha, lastGood, source);
+    const signature = await this.options.verify?.(revision, lastGood).catch(
       (err: Error): SignatureVerdict => ({
         ok: false,
         sha: revision.sha,
@@ -70,9 +86,16 @@ export class Intake {
       signature && !signature.ok
         ? { ok: false, errors: [`commit ${revision.sha.slice(0, 12)} is not trusted: ${signature.reason}`] }
         : undefined;
-    const result = trusted ?? (await this.#readWithin(revision.files ?? revision.dir, revision.root));
+    // With source.verify a rewind needs an operator's word: push access alone must not bring back an older
+    // signed inventory (a rollback is a new signed commit, git revert). Without it, a rewind is applied, flagged.
+    const rewound: Read | undefined =
+      rewind && this.options.verify && !rewind.allowed
+        ? { ok: false, errors: [`not a descendant of ${rewind.from}: a rollback needs a new signed commit (git revert)${rewind.note}`] }
+        : undefined;
+    const result = trusted ?? rewound ?? (await this.#readWithin(revision.files ?? revision.dir, revision.root));
     const about = {
       ...(signature ? { signature } : {}),
+      ...(rewind ? { rewind: { from: rewind.from, allowed: rewind.allowed } } : {}),
       ...(revision.author ? { author: revision.author } : {}),
       ...(revision.committedAt ? { committedAt: revision.committedAt } : {}),
     };
@@ -80,13 +103,24 @@ export class Intake {
       if (!reconciler.revision) await this.#restoreLastGood(revision.sha, source);
       status.recordRevision({ sha: revision.sha, subject: revision.subject, accepted: false, errors: result.errors, ...about });
       log.error(
-        { revision: revision.sha, code: errors.GC_REVISION_REJECTED.code, errors: result.errors },
+        {
+          revision: revision.sha,
+          code: errors.GC_REVISION_REJECTED.code,
+          subject: cut(revision.subject, SUBJECT_CHARS),
+          ...keptErrors(result.errors),
+        },
         `revision ${revision.sha.slice(0, 12)} rejected; nodes stay on the last good revision`,
       );
       return;
     }
     writePrivateFileSync(this.#lastGoodFile, `${revision.sha}\n`);
+    this.#rewindsAllowed.delete(revision.sha);
     status.recordRevision({ sha: revision.sha, subject: revision.subject, accepted: true, ...about });
+    if (rewind)
+      log.warn(
+        { revision: revision.sha, from: rewind.from, allowed: rewind.allowed },
+        `revision ${revision.sha.slice(0, 12)} rewinds from ${rewind.from.slice(0, 12)} (${rewind.allowed ? 'allowed by an operator' : 'source.verify is off'}): applied`,
+      );
     log.info(
       { revision: revision.sha, nodes: result.state.nodes.length, trigger: revision.trigger, signer: signature?.signer },
       'revision accepted',
@@ -96,7 +130,7 @@ export class Intake {
   }
 
   /** Bad at start, with nothing in force yet: the last good revision is read again from the source. */
-  async #restoreLastGood(rejected: string, source?: Pick<Source, 'checkoutAt'>): Promise<void> {
+  async #restoreLastGood(rejected: string, source?: SourceAccess): Promise<void> {
     const lastGood = this.#lastGood();
     if (!lastGood || lastGood === rejected || !source?.checkoutAt) return;
     const tree = join(this.options.stateDir, 'last-good');
@@ -104,6 +138,24 @@ export class Intake {
     if (!restored.ok) return;
     this.options.status.recordRevision({ sha: lastGood, subject: '(the last good revision, read again at start)', accepted: true });
     this.options.reconciler.apply({ sha: lastGood, state: restored.state });
+  }
+
+  /**
+   * Whether `sha` leaves the revision in force behind (not it, not descending from it), and whether an operator
+   * allowed that. A descent the source cannot tell counts as a rewind (`note` says why).
+   */
+  async #rewind(
+    sha: string,
+    lastGood: string | undefined,
+    source?: SourceAccess,
+  ): Promise<{ from: string; allowed: boolean; note: string } | undefined> {
+    if (!lastGood || lastGood === sha || !source?.descends) return undefined;
+    const allowed = this.#rewindsAllowed.has(sha);
+    if (!OBJECT_NAME.test(lastGood) || !OBJECT_NAME.test(sha))
+      return { from: lastGood, allowed, note: ' (the revision in force is not a full object name)' };
+    const descends = await source.descends(sha, lastGood).catch((err: Error) => err);
+    if (descends === true) return undefined;
+    return { from: lastGood, allowed, note: descends instanceof Error ? ` (cannot tell: ${descends.message.split('\n')[0]})` : '' };
   }
 
   #lastGood(): string | undefined {

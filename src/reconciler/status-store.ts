@@ -4,6 +4,7 @@
 import { EventEmitter } from 'node:events';
 import { BUSY, type NodeState } from '../node-state.js';
 import type { Os } from '../os.js';
+import { cut, keptErrors, SUBJECT_CHARS } from '../revision-bounds.js';
 import { NodeHistory } from './node-history.js';
 import { type PhaseReport, type RunReport, RunReports } from './run-reports.js';
 
@@ -68,10 +69,18 @@ export interface RevisionStatus {
   /** The commit's author and time, when the source reads them. */
   author?: string;
   committedAt?: string;
-  /** `file:line:col: message` for each problem of a rejected revision. */
+  /** `file:line:col: message` for the first problems of a rejected revision (revision-bounds.ts: ERRORS_KEPT). */
   errors?: string[];
+  /** How many problems it had in all. */
+  errorCount?: number;
   /** Who signed it, when the daemon checks signatures (source.verify), or why it is not trusted. */
   signature?: { ok: boolean; kind?: 'gpg' | 'ssh'; signer?: string; key?: string; reason: string };
+  /**
+   * It does not descend from the revision in force (`from`): a force-push back, or another branch's commit.
+   * `allowed`: an operator allowed this exact sha (`groundcrew source allow-rewind`); without it, a rewind is
+   * refused under source.verify and applied (flagged) without.
+   */
+  rewind?: { from: string; allowed: boolean };
 }
 
 /** A node's transition history and run reports, oldest first: what its owner shares with the other members. */
@@ -260,7 +269,13 @@ export class StatusStore extends EventEmitter<{ change: [StatusEvent] }> {
   }
 
   recordRevision(revision: Omit<RevisionStatus, 'at'>): RevisionStatus {
-    const record = { ...revision, at: this.now().toISOString() };
+    // Bounded whatever the commit held: the subject cut, the first errors kept and counted.
+    const record: RevisionStatus = {
+      ...revision,
+      ...(revision.subject !== undefined ? { subject: cut(revision.subject, SUBJECT_CHARS) } : {}),
+      ...(revision.errors ? keptErrors(revision.errors) : {}),
+      at: this.now().toISOString(),
+    };
     this.#revisions.unshift(record);
     if (this.#revisions.length > REVISIONS_LIMIT) this.#revisions.pop();
     this.emit('change', { type: 'revision', revision: record });

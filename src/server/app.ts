@@ -34,6 +34,11 @@ export interface ServerDeps {
   fetchNow: (reason: string) => Promise<void>;
   /** `POST /api/reconcile`: the nodes that will be reconciled (all when none are named). */
   reconcile: (nodes: string[]) => string[];
+  /**
+   * `POST /api/source/allow-rewind`: the operator allows the head `sha` although it does not descend from the
+   * revision in force (source.verify); `applied` when that sha is the source's head and was handed to intake again.
+   */
+  allowRewind?: (sha: string) => Promise<{ applied: boolean }>;
   /** `GET /api/plan`: what a pass would change on each node now, tested against its facts. */
   plan: (nodes: string[]) => Promise<unknown>;
   hookSecrets: Partial<Record<HookKind, string>>;
@@ -199,6 +204,15 @@ function routes(app: FastifyInstance, deps: ServerDeps): void {
     const unknown = names.filter((n) => !status.get(n));
     if (unknown.length > 0) return reply.code(404).send({ error: `no such node: ${unknown.join(', ')}` });
     return { reconciling: deps.reconcile(names) };
+  });
+
+  app.post<{ Body: { sha?: unknown } }>('/api/source/allow-rewind', { onRequest: guarded }, async (request, reply) => {
+    const sha = request.body?.sha;
+    if (typeof sha !== 'string' || !/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(sha))
+      return reply.code(400).send({ error: '"sha" must be a full commit object name (40 or 64 lowercase hex digits)' });
+    if (!deps.allowRewind) return reply.code(404).send({ error: 'this source has no history to rewind (a path source)' });
+    deps.log.warn({ sha, from: request.ip }, `an operator allowed a rewind to ${sha.slice(0, 12)}`);
+    return { allowed: sha, ...(await deps.allowRewind(sha)) };
   });
 
   const findRevision = (sha: string) => (sha.length >= 4 ? status.revisions().find((r) => r.sha.startsWith(sha)) : undefined);

@@ -11,6 +11,20 @@ function verdict(r: RevisionStatus): string {
   return r.accepted ? '<span class="badge healthy">accepted</span>' : '<span class="badge stuck">rejected</span>';
 }
 
+/** A head that left the revision in force behind: refused under source.verify unless allowed, else applied and flagged. */
+function rewound(r: RevisionStatus): string {
+  if (!r.rewind) return '';
+  const how = r.rewind.allowed ? 'allowed by an operator' : r.accepted ? 'applied: source.verify is off' : 'refused';
+  return `<span class="badge stuck rewind" data-rewind-from="${esc(r.rewind.from)}">rewind from ${esc(short(r.rewind.from))}, ${how}</span>`;
+}
+
+/** A rejected revision's errors as kept, and how many more it had. */
+function errorText(r: RevisionStatus): string {
+  const kept = r.errors ?? [];
+  const more = (r.errorCount ?? kept.length) - kept.length;
+  return esc([...kept, ...(more > 0 ? [`… and ${more} more (${r.errorCount} in all)`] : [])].join('\n'));
+}
+
 function signer(r: RevisionStatus): string {
   if (!r.signature) return '';
   return `<span class="${r.signature.ok ? 'signer' : 'reason'}">${esc(r.signature.reason)}</span>`;
@@ -31,8 +45,8 @@ export function revisionsRegions(revisions: readonly RevisionStatus[], rollout: 
     .map(
       (r) =>
         `<tr data-sha="${esc(r.sha)}" data-accepted="${r.accepted}"><td><a href="/revisions/${esc(r.sha)}"><code>${esc(short(r.sha))}</code></a></td>` +
-        `<td>${esc(r.subject ?? '')}</td><td>${esc(r.author ?? '')}</td><td>${esc(r.committedAt ?? r.at)}</td><td>${verdict(r)} ${signer(r)}</td>` +
-        `<td>${r.accepted ? progress(rollout(r.sha)) : `<pre class="errors">${esc((r.errors ?? []).join('\n'))}</pre>`}</td></tr>`,
+        `<td>${esc(r.subject ?? '')}</td><td>${esc(r.author ?? '')}</td><td>${esc(r.committedAt ?? r.at)}</td><td>${verdict(r)} ${rewound(r)} ${signer(r)}</td>` +
+        `<td>${r.accepted ? progress(rollout(r.sha)) : `<pre class="errors">${errorText(r)}</pre>`}</td></tr>`,
     )
     .join('\n');
   return { rows: rows || '<tr><td colspan="6" class="muted">no revision yet</td></tr>' };
@@ -59,12 +73,12 @@ function list(title: string, cls: string, items: string[]): string {
 
 export function rolloutRegions(revision: RevisionStatus | undefined, v: RolloutView): Record<string, string> {
   const head = revision
-    ? `<p><code>${esc(revision.sha)}</code> ${esc(revision.subject ?? '')}</p><p class="muted">${esc(revision.author ? `by ${revision.author}, ` : '')}${esc(revision.committedAt ?? '')} offered ${esc(revision.at)} ${signer(revision)}</p>`
+    ? `<p><code>${esc(revision.sha)}</code> ${esc(revision.subject ?? '')}</p><p class="muted">${esc(revision.author ? `by ${revision.author}, ` : '')}${esc(revision.committedAt ?? '')} offered ${esc(revision.at)} ${rewound(revision)} ${signer(revision)}</p>`
     : `<p><code>${esc(v.sha)}</code> <span class="muted">(not among the recent revisions)</span></p>`;
   if (revision && !revision.accepted)
     return {
       head,
-      rollout: `<div class="rejected"><b>Rejected</b>: nothing rolled out.<pre>${esc((revision.errors ?? []).join('\n'))}</pre></div>`,
+      rollout: `<div class="rejected"><b>Rejected</b>: nothing rolled out.<pre>${errorText(revision)}</pre></div>`,
     };
   const halt = v.halted
     ? `<div class="problem" id="halt"><b>Rollout halted.</b> ${esc(v.haltReason ?? '')}<p><b>What to do:</b> fix the failed nodes' pins (or revert them) in a new commit, or fix their hosts and run <code>groundcrew reconcile NODE</code>: once each failed node converges, the held nodes go on. Or release the halt as it stands: <code>groundcrew rollout resume ${esc(v.sha.slice(0, 12))}</code>.</p></div>`

@@ -4,13 +4,16 @@
 // start or later) is a condition, not a crash: retried with backoff, the last revision stays in force, and
 // `stalled()` says why (source-outage.ts). Credentials of the URL never leave in a message (redact-url.ts).
 
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { promisify } from 'node:util';
 import type { Logger } from 'pino';
 import { type SimpleGit, simpleGit } from 'simple-git';
 import { errors } from '../errors.js';
+import { cut, SUBJECT_CHARS } from '../revision-bounds.js';
 import { GIT_VARIABLES, gitEnvironment, proxyUrls, type SshSettings } from './git-environment.js';
 import { GitInventoryReader } from './git-inventory.js';
 import { GitObjects } from './git-objects.js';
@@ -19,6 +22,8 @@ import { urlRedactor } from './redact-url.js';
 import type { OnRevision, Revision, Source } from './source.js';
 import { gitProblem, SourceOutage } from './source-outage.js';
 import { SpareFetch } from './spare-fetch.js';
+
+const run = promisify(execFile);
 
 /** How many poll intervals a look may run before the source says it is stalled (and /readyz goes red). */
 const STALLED_POLLS = 3;
@@ -202,6 +207,25 @@ export class GitSource implements Source {
     return undefined;
   }
 
+  /** Whether `sha` is `ancestor` or descends from it, read in the clone (caught up first). */
+  async descends(sha: string, ancestor: string): Promise<boolean> {
+    if (sha === ancestor) return true;
+    await this.#catchUp();
+    // git itself, not simple-git: `merge-base --is-ancestor` answers "no" with exit code 1 and nothing on stderr.
+    const git = (args: string[]) => run('git', ['-C', this.options.checkout, ...args], { env: this.#env, signal: this.#abort.signal });
+    for (const commit of [sha, ancestor])
+      await git(['cat-file', '-e', `${commit}^{commit}`]).catch(() => {
+        throw new Error(`commit ${commit.slice(0, 12)} is not in the clone`);
+      });
+    return git(['merge-base', '--is-ancestor', ancestor, sha]).then(
+      () => true,
+      (err: { code?: unknown }) => {
+        if (err.code === 1) return false;
+        throw new Error(`git merge-base failed: ${String((err as Error).message).split('\n')[0]}`);
+      },
+    );
+  }
+
   async #revision(reader: GitInventoryReader, sha: string, trigger: string): Promise<Revision> {
     const { subject, author, committedAt } = await reader.commit(sha);
     return {
@@ -324,7 +348,10 @@ export class GitSource implements Source {
     const previous = this.#head;
     const revision = await this.#revision(reader, sha, trigger);
     this.#head = sha;
-    log.info({ sha, trigger, subject: revision.subject, fetchMs, read: inPlace ? 'local remote' : 'fetch' }, 'new head');
+    log.info(
+      { sha, trigger, subject: cut(revision.subject, SUBJECT_CHARS), fetchMs, read: inPlace ? 'local remote' : 'fetch' },
+      'new head',
+    );
     await this.options.onRevision(revision);
     // After the revision is handed on: nothing on the hot path waits for a log line.
     if (previous) void this.#noteForcePush(previous, sha);

@@ -34,6 +34,11 @@ export interface Source {
   checkoutAt?(sha: string, tree: string): Promise<string>;
   /** Commit `sha` as a revision if this source already has it (Git: in the clone), else undefined. */
   revision?(sha: string, trigger: string): Promise<Revision | undefined>;
+  /**
+   * Whether commit `sha` is `ancestor` or descends from it (Git only: a head that does not was rewound). Throws
+   * when the source cannot tell (a commit it does not have).
+   */
+  descends?(sha: string, ancestor: string): Promise<boolean>;
 }
 
 /** Where a source hands each new revision (the reconciler's intake). */
