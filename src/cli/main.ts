@@ -4,7 +4,7 @@
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
-import { buildInfo } from './build-info.js';
+import { buildInfo, packageRootOf } from './build-info.js';
 import type { ClientOptions } from './client-commands.js';
 import { bashCompletion, fishCompletion, zshCompletion } from './completion.js';
 import type { StateDirOptions } from './hosts-commands.js';
@@ -47,7 +47,7 @@ function machineReadable(command: Command): Command {
       process.stdout.write(stringify(JSON.parse(text)));
     });
 }
-const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const packageRoot = packageRootOf(import.meta.dirname);
 const exampleRepo = join(packageRoot, 'inventory-repo-example');
 
 const build = buildInfo(packageRoot);

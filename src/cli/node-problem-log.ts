@@ -24,7 +24,8 @@ export function logNodeProblems(
       return;
     }
     last.set(node.name, key);
-    const level = node.state === 'backoff' ? 'warn' : 'error';
+    // Backoff is retried by itself (a gate still closed is one): said at info; unreachable and stalled wait for someone.
+    const level = node.state === 'backoff' ? 'info' : 'error';
     log[level]({ node: node.name, state: node.state, code: node.lastError?.code, reason: node.lastError?.message }, `node ${node.state}`);
   };
   status.on('change', listener);
