@@ -77,7 +77,7 @@ export function cnmPluginInitialized(physical: string, service: string, timeouts
           await applied(exec, `Start-Service -Name ${psQuote(service)}`, `start ${service}`, { signal });
         } catch (err) {
           // The switch took the session's address: the start went out, the waits below see what it did.
-          if (!(err instanceof GroundcrewError && err.code === 'GC_CONNECTION_LOST')) throw err;
+          if (!(err instanceof GroundcrewError && err.code === errors.GC_CONNECTION_LOST.code)) throw err;
         }
         const enabled = await wait(`${service} enabled (\\\\.\\pipe\\Contrail)`, timeouts.enabledMs, (f) =>
           f.get(pipe.id) === true ? 'done' : f.get(status.id) === 'Running' ? 'wait' : { failed: `${service} is ${f.get(status.id)}` },
