@@ -79,7 +79,12 @@ function configFor(b: Bridge, build: Build): Promise<string> {
  * writes into pwsh's Linux working directory or HOME (a .NET static such as [IO.File]::WriteAllText given a
  * Windows path, which no module can intercept) fails loudly: exit 1, the files named on stderr.
  */
-export async function runInRealPwsh(model: WindowsHost, script: string, options: RealPwshOptions = {}): Promise<RealPwshResult> {
+export async function runInRealPwsh(
+  model: WindowsHost,
+  script: string,
+  stdinOrOptions: string | RealPwshOptions = {},
+): Promise<RealPwshResult> {
+  const options = typeof stdinOrOptions === 'string' ? { stdin: stdinOrOptions } : stdinOrOptions;
   shared ??= startBridge();
   const b = await shared;
   const hostName = `host-${process.pid}-${++calls}`;
