@@ -115,8 +115,8 @@ function windowsExecWrapper(p: HostPaths, o: HostFilesOptions, pwsh: WindowsPwsh
   const exports = Object.entries(pwsh.env).map(([k, v]) => {
     const value = v
       .replace(/[\\"$`]/g, '\\$&')
-      .replace('@WORK@', '${work}')
-      .replace('@SCRATCH@', '${scratch}');
+      .replace('@WORK@', '$work')
+      .replace('@SCRATCH@', '$scratch');
     return `export ${k}="${value}"`;
   });
   return `#!/bin/sh
