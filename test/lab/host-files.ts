@@ -108,7 +108,8 @@ const shQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
  * start per command, not two). -NoProfile is dropped: the profile is what loads the host's Windows module, which a
  * Windows install has whatever the flags. Each session gets an empty working directory and HOME; a script that
  * writes there (a .NET static such as [IO.File]::WriteAllText on a Windows path, which never reaches the
- * simulated host) fails with the files named. Afterwards the lab hears of the exit (a requested reboot).
+ * simulated host) fails with the files named. Output lines end CRLF, as a Windows console program's do (pwsh on
+ * Linux ends them LF). Afterwards the lab hears of the exit (a requested reboot).
  */
 function windowsExecWrapper(p: HostPaths, o: HostFilesOptions, pwsh: WindowsPwsh): string {
   const client = `${shQuote(o.clientBinary)} ${shQuote(o.socket)} ${shQuote(o.name)}`;
@@ -128,19 +129,22 @@ if [ -f '${p.faults}/drop_after_ms' ]; then
   session=$PPID
   ( sleep "$(printf '%d.%03d' $((ms / 1000)) $((ms % 1000)))"; kill -9 "$session" ) >/dev/null 2>&1 &
 fi
-work=$(/bin/mktemp -d /tmp/gc-win-work.XXXXXX) && scratch=$(/bin/mktemp -d /tmp/gc-win-scratch.XXXXXX) || exit 255
+work=$(/bin/mktemp -d '${p.dir}/work.XXXXXX') && scratch=$(/bin/mktemp -d '${p.dir}/scratch.XXXXXX') || exit 255
 ${exports.join('\n')}
 cd "$work" || exit 255
 set -f
 set -- $SSH_ORIGINAL_COMMAND
-case "$1" in
-  powershell.exe|powershell|PowerShell.exe|POWERSHELL.EXE)
-    shift
-    for arg in "$@"; do shift; case "$arg" in -NoProfile|-noprofile|-nop) ;; *) set -- "$@" "$arg" ;; esac; done
-    ${pwsh.command.map(shQuote).join(' ')} -NoLogo "$@" ;;
-  *) ${pwsh.command.map(shQuote).join(' ')} -NoLogo -NonInteractive -Command "$SSH_ORIGINAL_COMMAND" ;;
-esac
-rc=$?
+{
+  case "$1" in
+    powershell.exe|powershell|PowerShell.exe|POWERSHELL.EXE)
+      shift
+      for arg in "$@"; do shift; case "$arg" in -NoProfile|-noprofile|-nop) ;; *) set -- "$@" "$arg" ;; esac; done
+      ${pwsh.command.map(shQuote).join(' ')} -NoLogo "$@" ;;
+    *) ${pwsh.command.map(shQuote).join(' ')} -NoLogo -NonInteractive -Command "$SSH_ORIGINAL_COMMAND" ;;
+  esac
+  echo $? > "$scratch/rc"
+} | /bin/sed -u 's/\\r*$/\\r/'
+rc=$(/bin/cat "$scratch/rc")
 strays=$(/bin/ls -A "$work")
 if [ -n "$strays" ]; then
   printf "groundcrew lab: the script wrote %s into pwsh's Linux working directory: a .NET static ([IO.File]::...) given a Windows path, which never reaches the simulated host\\n" "$strays" >&2

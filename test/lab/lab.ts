@@ -44,9 +44,8 @@ export interface LabOptions {
   /** Callers with keys of their own (several daemons): the call log names which one sent each command. */
   callers?: string[];
   /**
-   * Windows hosts run real pwsh (gc-windows-exec, the real-pwsh bridge) instead of the TypeScript interpreter.
-   * Not yet the default: the older Windows lab tests still expect the interpreter's output (CRLF line ends,
-   * its error text).
+   * Windows hosts run real pwsh (gc-windows-exec, the real-pwsh bridge: the default), or with `false` the
+   * TypeScript interpreter answers their command lines (the HA tests, whose subject is cluster mode, keep it).
    */
   realPwsh?: boolean;
 }
@@ -261,7 +260,7 @@ export class Lab {
             clientBinary: client,
             socket,
             callers,
-            ...(host.model instanceof WindowsHost && options.realPwsh
+            ...(host.model instanceof WindowsHost && options.realPwsh !== false
               ? { windows: await windowsPwsh(host, host.model, { dir, socket, client, emptyPath, bridge: join(dir, 'pwsh.sock') }) }
               : {}),
             ...(host.model instanceof LinuxHost
