@@ -103,7 +103,8 @@ ${paramBlock(spec, decl)}
 `;
 }
 
-const RUNTIME = readFileSync(join(import.meta.dirname, 'runtime.ps1'), 'utf8');
+/** runtime.ps1 beside this file (read when a module is made: only the tests and the lab make one). */
+const runtime = () => readFileSync(join(import.meta.dirname, 'runtime.ps1'), 'utf8');
 
 /** The cmdlets the module defines: every simulated Windows cmdlet; pwsh's own utility cmdlets stay real. */
 export function moduleCmdlets(registry: Registry<WindowsHost>): CmdletSpec<WindowsHost>[] {
@@ -115,7 +116,7 @@ export function windowsModuleSource(build: Build, registry: Registry<WindowsHost
   const cmdlets = moduleCmdlets(registry);
   const gated = cmdlets.filter((c) => MODULE_OF[c.name.toLowerCase()]).map((c) => c.name);
   return [
-    RUNTIME,
+    runtime(),
     `$script:GcGated = @(${gated.map(quote).join(', ')})`,
     `$script:GcCmdlets = @(${cmdlets.map((c) => quote(c.name)).join(', ')})`,
     ...cmdlets.map((c) => functionSource(build, c)),
