@@ -52,6 +52,9 @@ function GcToWire($value, [int]$depth = 0) {
   if ($base -is [enum]) { return @{ '$e' = $base.GetType().FullName; v = [long]$base; n = $base.ToString() } }
   if ($base -is [ValueType] -and ($base.GetType().IsPrimitive -or $base -is [decimal])) { return $base }
   if ($base -is [datetime]) { return @{ '$d' = $base.ToUniversalTime().ToString('o') } }
+  # Values the simulated cmdlets take as text (-Uri, -MinimumVersion, an address): their string.
+  if ($base -is [uri]) { return $base.OriginalString }
+  if ($base -is [version] -or $base -is [guid] -or $base -is [ipaddress]) { return $base.ToString() }
   if ($base -is [byte[]]) { return @{ '$b' = [Convert]::ToBase64String($base) } }
   if ($base -is [scriptblock]) { return @{ '$sb' = $base.ToString() } }
   if ($depth -gt 8) { return $base.ToString() }
