@@ -32,6 +32,14 @@ describe('real pwsh over a simulated Windows host', () => {
     ]);
   }, 120_000);
 
+  it("declares each build's own parameters: Get-NetRoute has -State and -InterfaceMetric on 2019, not on 2016", async () => {
+    const script =
+      "$p = (Get-Command Get-NetRoute).Parameters; \"$($p.ContainsKey('State')) $($p.ContainsKey('InterfaceMetric')) $($p.ContainsKey('DestinationPrefix'))\"";
+    const w2016 = await runInRealPwsh(WindowsHost.fresh({ hostname: 'w', build: 14393 }), script);
+    const w2019 = await runInRealPwsh(WindowsHost.fresh({ hostname: 'w', build: 17763 }), script);
+    expect([w2016.stdout.trim(), w2019.stdout.trim()]).toEqual(['False False True', 'True True True']);
+  }, 120_000);
+
   it('-WhatIf asks ShouldProcess and leaves the host alone; without it the host changes', async () => {
     const host = WindowsHost.fresh({ hostname: 'win1' });
     const whatIf = await runInRealPwsh(
