@@ -111,10 +111,14 @@ const setContent: Spec = {
  * Windows, it cannot write the executable of a running service.
  */
 function setBytes(host: WindowsHost, args: Record<string, unknown>, input: unknown[], ctx: Parameters<Spec['run']>[3]): unknown[] {
-  const value = args.Value !== undefined ? args.Value : input.length === 1 ? input[0] : input;
+  const given = args.Value !== undefined ? args.Value : input.length === 1 ? input[0] : input;
+  // -Value is Object[]: real binding hands the cmdlet a byte[]'s bytes one by one (the TypeScript interpreter keeps
+  // the byte[] whole).
+  const isByte = (b: unknown) => typeof b === 'number' && Number.isInteger(b) && b >= 0 && b <= 255;
+  const value = Array.isArray(given) && given.every(isByte) ? Buffer.from(given as number[]) : given;
   if (!Buffer.isBuffer(value))
     throw new PsUnmodelled(
-      'groundcrew sim: Set-Content -Encoding Byte of anything but a byte[] ([Convert]::FromBase64String) is not modelled',
+      'groundcrew sim: Set-Content -Encoding Byte of anything but bytes ([Convert]::FromBase64String) is not modelled',
     );
   for (const path of args.Path as string[]) {
     const problem = host.writeBytes(path, value);

@@ -2,6 +2,7 @@
 // host answers the Windows cmdlets and programs, per build.
 
 import { describe, expect, it } from 'vitest';
+import { stdinOf, writeFromStdin } from '../../../../src/roles/windows/write-from-stdin.js';
 import { WindowsHost } from '../../../../src/sim/windows/windows-host.js';
 import { runInRealPwsh } from '../../../support/real-pwsh-host.js';
 
@@ -122,6 +123,19 @@ describe('real pwsh over a simulated Windows host', () => {
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/wrote "C:\\\\x\.txt" into pwsh's Linux working directory/);
     expect(host.fs.read('C:\\x.txt')).toBeUndefined();
+  }, 120_000);
+
+  it('writes a file from stdin as the roles do: Set-Content -Encoding Byte of [Convert]::FromBase64String', async () => {
+    const host = WindowsHost.fresh({ hostname: 'win1' });
+    const text = '[DEFAULT]\nlog_level = SYS_NOTICE\n';
+    const r = await runInRealPwsh(
+      host,
+      `New-Item -ItemType Directory -Force -Path 'C:\\x' | Out-Null\n${writeFromStdin('C:\\x\\a.conf')}`,
+      stdinOf(text),
+    );
+    expect(r.stderr).toBe('');
+    expect(host.fs.read('C:\\x\\a.conf')).toBe(text);
+    expect(host.state.journal).toContain('write C:\\x\\a.conf');
   }, 120_000);
 
   it('reads standard input as the roles pass secrets, and reports a requested reboot', async () => {
