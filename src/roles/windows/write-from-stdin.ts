@@ -1,5 +1,7 @@
 // A file written from standard input, bytes exact: the content travels base64 on stdin (a DLL or a secret does not
-// belong on a command line) and Windows PowerShell 5.1's Set-Content writes the decoded bytes. A cmdlet, not
+// belong on a command line; and text read with [Console]::In is decoded in the console's input code page, on Windows
+// PowerShell 5.1 the node's OEM page, not UTF-8 (gitlab-runner !3707 met it), while base64 is ASCII in every code
+// page) and Windows PowerShell 5.1's Set-Content writes the decoded bytes. A cmdlet, not
 // [IO.File]::WriteAllBytes: the same bytes on a node, and a .NET static is invisible to a lab host's simulated file
 // system under real pwsh (docs/simulator.md), where this reaches the host.
 
