@@ -33,7 +33,8 @@ const PROVIDER_CMDLETS: Record<string, { real: string; paths: string[] }> = {
   'import-module': { real: 'Microsoft.PowerShell.Core\\Import-Module', paths: ['Name'] },
 };
 
-const UTILITY = new Set(UTILITY_CMDLETS.map((c) => c.name.toLowerCase()));
+/** pwsh's own: the utility cmdlets, and Get-Command (real discovery sees the module's functions; the runtime uses it). */
+const UTILITY = new Set([...UTILITY_CMDLETS.map((c) => c.name.toLowerCase()), 'get-command']);
 
 const quote = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
