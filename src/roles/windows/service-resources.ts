@@ -8,6 +8,7 @@ import { errors } from '../../errors.js';
 import { applied } from '../phase.js';
 import { compare, type FactQuery, type Facts, type Resource } from '../resource.js';
 import { serviceStatus } from './queries.js';
+import { stdinOf, writeFromStdin } from './write-from-stdin.js';
 
 /** Chocolatey's nssm shim (c-a-d installs nssm with win_chocolatey). */
 export const NSSM = 'C:\\ProgramData\\chocolatey\\bin\\nssm.exe';
@@ -49,10 +50,7 @@ export function configFile(
       const text = wanted(facts);
       if (!text) throw errors.GC_STILL_DIFFERENT(`config/${name}: the host does not have yet what ${path} describes`);
       const restart = facts.get(`${id}.service`) === 'Running' ? `\nRestart-Service -Name ${psQuote(service)} -Force` : '';
-      return applied(exec, `[IO.File]::WriteAllText(${psQuote(path)}, [Console]::In.ReadToEnd())${restart}`, `write ${name} config`, {
-        signal,
-        stdin: text,
-      });
+      return applied(exec, `${writeFromStdin(path)}${restart}`, `write ${name} config`, { signal, stdin: stdinOf(text) });
     },
   };
 }
