@@ -4,6 +4,7 @@
 
 import { psQuote } from '../../dataplane/quote.js';
 import { errors } from '../../errors.js';
+import { asciiJson } from '../ascii-json.js';
 import { runsContrail, type WindowsRoleInput } from '../input.js';
 import { applied, change, type Phase } from '../phase.js';
 import { compare, NO_CHANGE, type Resource } from '../resource.js';
@@ -113,13 +114,20 @@ function docker(input: WindowsRoleInput): Resource {
   };
 }
 
+/**
+ * daemon.json as dockerd reads it (Go's encoding/json: UTF-8, and no BOM before Docker 23.0, moby/moby#44770), in
+ * the same bytes from Windows PowerShell 5.1 and 7: written -Encoding ASCII (5.1's default is the ANSI code page,
+ * its UTF8 writes a BOM; 7's default is UTF-8) as ASCII JSON, so a value kept from the node's file survives whole.
+ * Read back -Encoding UTF8, as dockerd reads it, and cast to [string]: what Get-Content returns carries PSPath and
+ * other NoteProperties, which 5.1's ConvertTo-Json sends as an object (PowerShell/PowerShell#15665: 7.2 on, not).
+ */
 function daemonJson(): Resource {
   return {
     name: 'docker/daemon.json',
     facts: [
       {
         id: 'docker.daemonJson',
-        ps: `if (Test-Path -LiteralPath ${psQuote(DAEMON_JSON)}) { Get-Content -LiteralPath ${psQuote(DAEMON_JSON)} -Raw } else { $null }`,
+        ps: `if (Test-Path -LiteralPath ${psQuote(DAEMON_JSON)}) { [string](Get-Content -LiteralPath ${psQuote(DAEMON_JSON)} -Raw -Encoding UTF8) } else { $null }`,
       },
       { id: 'docker.status', ps: serviceStatus('docker') },
     ],
@@ -139,11 +147,11 @@ function daemonJson(): Resource {
       } catch {
         current = {};
       }
-      const content = JSON.stringify({ ...current, bridge: 'none' });
+      const content = asciiJson({ ...current, bridge: 'none' });
       const restart = facts.get('docker.status') === 'Running' ? "\nRestart-Service -Name 'docker' -Force" : '';
       return applied(
         exec,
-        `New-Item -ItemType Directory -Path 'C:\\ProgramData\\docker\\config' -Force | Out-Null\nSet-Content -LiteralPath ${psQuote(DAEMON_JSON)} -Value ${psQuote(content)} -NoNewline${restart}`,
+        `New-Item -ItemType Directory -Path 'C:\\ProgramData\\docker\\config' -Force | Out-Null\nSet-Content -LiteralPath ${psQuote(DAEMON_JSON)} -Value ${psQuote(content)} -NoNewline -Encoding ASCII${restart}`,
         'write daemon.json',
         { signal },
       );
