@@ -28,6 +28,7 @@ export function isBarewordListGap(node: Node): boolean {
     node.text === '' &&
     node.children.every((c) => c?.isMissing) &&
     next?.type === 'generic_token' &&
-    /^,[^,\s]/.test(next.text)
+    // A plain word only: tree-sitter splits a quoted item (a,'b c' as `,'b` and `c'`), which is refused.
+    /^,[\w.:\\-]+$/.test(next.text)
   );
 }
