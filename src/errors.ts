@@ -188,9 +188,9 @@ export const ERROR_REGISTRY = {
   // Sources and revision intake (source/, reconciler/intake)
   GC_GIT_FETCH: {
     retryable: true,
-    retried: 'retried at the next poll',
-    meaning: 'the Git remote could not be cloned or fetched',
-    todo: 'check the repo URL, the branch, and the deploy key; the daemon stays on the last revision it has',
+    retried: 'retried with backoff: the poll interval, doubled after each failure up to 5 minutes',
+    meaning: 'the Git remote could not be cloned or fetched (unreachable, refused, an unknown host key, a proxy); `/readyz` says why',
+    todo: "check the repo URL, the branch, the deploy key and the server's host key in known_hosts, the proxy variables (docs/operations.md, The Git source); the daemon stays on the last revision it has",
   },
   GC_REVISION_REJECTED: {
     retryable: false,

@@ -177,7 +177,12 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
         path: config.source.dir,
         checkout,
         pollMs: durationMs(config.source.pollInterval),
-        ...(config.source.sshKeyFile ? { sshKeyFile: config.source.sshKeyFile } : {}),
+        ssh: {
+          ...(config.source.sshKeyFile ? { keyFile: config.source.sshKeyFile } : {}),
+          ...(config.source.knownHostsFile ? { knownHostsFile: config.source.knownHostsFile } : {}),
+        },
+        // git gets its proxy, CA file and SSH agent from here, nothing else (source/git-environment.ts).
+        environment: process.env,
         // A local remote is read in place unless the clone must have the commit first (signatures are checked
         // there) or several members follow it (cluster mode: each applies the sha in force from its own clone).
         readLocalRemote: !config.source.verify && !clusterConfig,

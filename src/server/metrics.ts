@@ -101,7 +101,7 @@ export class Metrics {
     });
     new Gauge({
       name: 'groundcrew_source_stalled',
-      help: '1 while the source has not finished a look at the repo for several poll intervals (new commits are not being fetched)',
+      help: '1 while the source cannot fetch the repo (the server unreachable or refusing; retried with backoff) or a look has not finished for several poll intervals: new commits are not being applied',
       registers: [this.registry],
       collect() {
         this.set(probes()?.sourceStalled() ? 1 : 0);

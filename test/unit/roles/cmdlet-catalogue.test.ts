@@ -21,6 +21,7 @@ const NATIVES: Record<string, string> = {
   bcdedit: 'bcdedit /enum, /set (learn.microsoft.com windows-hardware/drivers/devtest/bcdedit--set)',
   docker: 'docker CLI (pull, run, network create/rm/ls)',
   flow: 'flow -l (Juniper contrail-vrouter utils: the flow table through \\\\.\\vrouterFlow)',
+  rt: 'rt --dump 0 --family bridge (contrail-vrouter utils; contrail-windows-tools Invoke-DiagnosticCheck.ps1: the bridge table device)',
   nssm: 'nssm install/set (nssm.cc/usage; contrail-windows-ci Service.ps1)',
   choco: 'choco list --local-only, install (docs.chocolatey.org; c-a-d win_chocolatey)',
   pip: 'pip install (contrail-windows-ci Installation.ps1 Install-Nodemgr)',
