@@ -196,6 +196,7 @@ function readInstance(shared: Shared, name: string, raw: unknown): NodeSpec | un
     name,
     address: inst.ip,
     hostname: suffix ? `${name}.${suffix}` : name,
+    ...(suffix ? { domainSuffix: suffix } : {}),
     provider,
     os,
     roles,

@@ -6,6 +6,7 @@
 // (c-a-d contrail-nodemgr-win.conf.j2).
 
 import type { WindowsRoleInput } from '../input.js';
+import { keystoneRoot } from '../keystone.js';
 
 const ETC = 'C:\\ProgramData\\Contrail\\etc\\contrail';
 export const CNM_CONFIG = `${ETC}\\contrail-cnm-plugin.conf`;
@@ -44,7 +45,9 @@ export function cnmConfig(input: WindowsRoleInput): string[] {
       ? [
           '',
           '[KEYSTONE]',
-          `Os_auth_url=http://${k.address}:${k.port ?? 5000}/v3`,
+          // c-a-d's template: KEYSTONE_AUTH_PROTO://KEYSTONE_AUTH_HOST:KEYSTONE_AUTH_PUBLIC_PORT KEYSTONE_AUTH_URL_VERSION. The
+          // plugin's client (contrail-go-api KeystoneClient.Authenticate) posts a v2.0 body to <Os_auth_url>/tokens.
+          `Os_auth_url=${keystoneRoot(k)}${k.urlVersion ?? '/v2.0'}`,
           `Os_username=${k.user}`,
           `Os_tenant_name=${k.project}`,
           `Os_password=${k.password}`,

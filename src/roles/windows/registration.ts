@@ -3,7 +3,7 @@
 import { psQuote } from '../../dataplane/quote.js';
 import { errors } from '../../errors.js';
 import type { WindowsRoleInput } from '../input.js';
-import { keystoneUrl, tokenRequest } from '../keystone.js';
+import { identityApi, keystoneUrl, tokenRequest } from '../keystone.js';
 import { change } from '../phase.js';
 import { CHANGED, compare, type Resource } from '../resource.js';
 
@@ -33,10 +33,19 @@ export function virtualRouterRegistered(input: WindowsRoleInput): Resource | und
       });
       const lines = ['$h = @{}'];
       if (input.keystone) {
+        const url = psQuote(keystoneUrl(input.keystone));
         lines.push(
           '$auth = [Console]::In.ReadToEnd()',
-          `$r = Invoke-WebRequest -Uri ${psQuote(keystoneUrl(input.keystone))} -Method Post -Body $auth -ContentType 'application/json' -UseBasicParsing`,
-          "$h['X-Auth-Token'] = $r.Headers['X-Subject-Token']",
+          // v2.0 answers the token in the body (c-a-d: auth_token_response.json.access.token.id), v3 in a header.
+          ...(identityApi(input.keystone) === 'v2.0'
+            ? [
+                `$r = Invoke-RestMethod -Uri ${url} -Method Post -Body $auth -ContentType 'application/json' -UseBasicParsing`,
+                "$h['X-Auth-Token'] = $r.access.token.id",
+              ]
+            : [
+                `$r = Invoke-WebRequest -Uri ${url} -Method Post -Body $auth -ContentType 'application/json' -UseBasicParsing`,
+                "$h['X-Auth-Token'] = $r.Headers['X-Subject-Token']",
+              ]),
         );
       }
       lines.push(

@@ -1,6 +1,7 @@
 // The rules Windows enforces on services: dependencies, disabled services, what each needs before it starts,
 // dependents on stop, and the NAT network Docker makes when it first starts.
 
+import { cnmKeystoneProblem } from './cnm-keystone-client.js';
 import { productCode } from './identifiers.js';
 import { nssmApplication } from './installer-natives.js';
 import { kubeletStartProblem } from './kubelet-sim.js';
@@ -70,7 +71,7 @@ function cnmPluginProblem(host: WindowsHost): string | undefined {
   const auth = /^\s*AuthMethod\s*=\s*(\S+)/im.exec(config)?.[1];
   if (auth !== 'keystone' && auth !== 'noauth') return '[AUTH] AuthMethod must be keystone or noauth.';
   if (auth === 'keystone' && !/^\s*Os_password\s*=\s*\S/im.test(config)) return '[KEYSTONE] has no Os_password.';
-  return undefined;
+  return auth === 'keystone' ? cnmKeystoneProblem(config, host.network) : undefined;
 }
 
 /** The agent needs the vhost adapter, and its config's vhost ip= and physical_interface= (the adapter's ifName). */
