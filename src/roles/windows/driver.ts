@@ -11,6 +11,7 @@ import { ARTIFACTS, artifacts } from './artifacts.js';
 import { AGENT_CONFIG, agentConfig, CNM_CONFIG, cnmConfig, type HostAdapters, hostAdaptersQuery, LOG_DIR } from './contrail-config.js';
 import { driverNames } from './driver-names.js';
 import { msiResource } from './msi-resource.js';
+import { HOST_NAME_FACT, routerName } from './router-name.js';
 import { serviceStatus } from './queries.js';
 import { configFile, nssmService } from './service-resources.js';
 
@@ -72,10 +73,11 @@ export function windowsDriver(input: WindowsRoleInput): Phase {
         AGENT_CONFIG,
         (facts) => {
           const host = facts.get(adapters.id) as HostAdapters | null;
-          return host ? agentConfig(input, host) : undefined;
+          const name = routerName(facts, input.domainSuffix);
+          return host && name ? agentConfig(input, host, name) : undefined;
         },
         'contrail-vrouter-agent',
-        [adapters],
+        [adapters, HOST_NAME_FACT],
       ),
       serviceRunning('contrail-vrouter-agent'),
     ],

@@ -31,6 +31,7 @@ const COMMON = ['ErrorAction', 'WarningAction', 'Verbose', 'Debug', 'ErrorVariab
 const NATIVES: Record<string, string> = {
   bcdedit: 'bcdedit /enum, /set (learn.microsoft.com windows-hardware/drivers/devtest/bcdedit--set)',
   docker: 'docker CLI (pull, run, network create/rm/ls)',
+  hostname: 'hostname (learn.microsoft.com windows-server/administration/windows-commands/hostname; c-a-d "run hostname command")',
   flow: 'flow -l (Juniper contrail-vrouter utils: the flow table through \\\\.\\vrouterFlow)',
   nssm: 'nssm install/set (nssm.cc/usage; contrail-windows-ci Service.ps1)',
   choco: 'choco list --local-only, install (docs.chocolatey.org; c-a-d win_chocolatey)',
