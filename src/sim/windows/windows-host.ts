@@ -2,11 +2,12 @@
 // changes it (services follow service-rules.ts; a reboot lands pending work).
 
 import type { SimNetwork } from '../network.js';
+import { installChocolatey } from './chocolatey.js';
 import { productNames } from './msi-products.js';
 import { startService, stopService } from './service-rules.js';
 import { HYPERV_TOOLS, SERVER_FEATURES } from './windows-features.js';
 import { WindowsFs } from './windows-fs.js';
-import { AGENT_PORT, CHOCO_EXE, CNM_CONFIG, CONTAINERD_EXE, TCPIP_PARAMETERS, VHOST_ADAPTER } from './windows-paths.js';
+import { AGENT_PORT, CNM_CONFIG, CONTAINERD_EXE, TCPIP_PARAMETERS, VHOST_ADAPTER } from './windows-paths.js';
 import {
   DEFAULT_CATALOG,
   executableOf,
@@ -48,8 +49,9 @@ export class WindowsHost {
   static fresh(options: FreshWindowsOptions): WindowsHost {
     const host = WindowsHost.#fresh(options);
     if (options.containerd) host.fs.put(CONTAINERD_EXE, 'containerd.exe');
-    // The image has Chocolatey (contrail-windows-ci's templates; c-a-d's win_chocolatey bootstraps it).
-    if (options.chocolatey !== false) host.fs.put(CHOCO_EXE, 'chocolatey 0.10.11');
+    // The image has Chocolatey (contrail-windows-ci's templates) unless said; groundcrew installs it where missing.
+    const choco = options.chocolatey ?? true;
+    if (choco !== false) installChocolatey(host, choco === true ? '0.10.11' : choco.version, choco !== true && choco.enhancedExitCodes);
     return host;
   }
 

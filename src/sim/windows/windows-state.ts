@@ -165,8 +165,11 @@ export interface FreshWindowsOptions {
   secureBoot?: boolean;
   /** true unless said: groundcrew's documented setup logs in as an administrator. */
   elevated?: boolean;
-  /** Chocolatey on the image (true unless said). */
-  chocolatey?: boolean;
+  /**
+   * Chocolatey on the image: 0.10.11 unless said (true), none (false), or a release (1.x, 2.x) with its
+   * useEnhancedExitCodes feature enabled or not (disabled unless said).
+   */
+  chocolatey?: boolean | { version: string; enhancedExitCodes?: boolean };
   /** The address of the management adapter Ethernet0 (the node's address in the inventory). */
   managementAddress?: string;
   /** Features already installed (a host prepared by hand). */

@@ -112,7 +112,9 @@ describe('the diagnostic check on converged nodes', () => {
     expect(host.state.journal.filter((j) => j.startsWith('choco-install')).sort()).toEqual([
       'choco-install nssm 2.24.101',
       'choco-install python2 2.7.13',
+      'choco-install vcpython27 9.0.30729.6161',
       'choco-install vcredist140 14.16.27027',
+      'choco-install vcredist2013 12.0.40664',
     ]);
   });
 });
