@@ -1,4 +1,4 @@
-// `groundcrew completion bash|zsh`: a completion script made from the command tree itself, so it never
+// `groundcrew completion bash|zsh|fish`: a completion script made from the command tree itself, so it never
 // lags behind a new command or option. Node names come from the daemon (`groundcrew nodes --names`),
 // filter values from the same lists the API takes.
 
@@ -73,7 +73,7 @@ ${cases}
   fi
   case "$cmd" in
     ${NODE_ARGS.join('|')}) COMPREPLY=($(compgen -W "$("\${COMP_WORDS[0]}" nodes --names 2>/dev/null)" -- "$cur")) ;;
-    completion) COMPREPLY=($(compgen -W "bash zsh" -- "$cur")) ;;
+    completion) COMPREPLY=($(compgen -W "bash zsh fish" -- "$cur")) ;;
     validate|plan|demo) COMPREPLY=($(compgen -f -- "$cur")) ;;
   esac
 }
@@ -101,7 +101,7 @@ export function zshCompletion(program: Command): string {
       const args = NODE_ARGS.includes(s.name)
         ? ["'*:node:_groundcrew_nodes'"]
         : s.name === 'completion'
-          ? ["'1:shell:(bash zsh)'"]
+          ? ["'1:shell:(bash zsh fish)'"]
           : ['validate', 'plan'].includes(s.name)
             ? ["'*:path:_files'"]
             : [];
@@ -133,4 +133,28 @@ ${perCommand}
 }
 _groundcrew "$@"
 `;
+}
+
+/** fish quoting: a single-quoted word, its quotes and backslashes escaped. */
+const fq = (text: string) => `'${text.replace(/[\\']/g, (c) => `\\${c}`).replace(/\s+/g, ' ')}'`;
+
+export function fishCompletion(program: Command): string {
+  const all = specs(program);
+  const lines = [
+    '# fish completion for groundcrew: save as ~/.config/fish/completions/groundcrew.fish (made by `groundcrew completion fish`)',
+    'complete -c groundcrew -f',
+    ...all.map((s) => `complete -c groundcrew -n __fish_use_subcommand -a ${s.name} -d ${fq(s.description)}`),
+  ];
+  for (const s of all) {
+    const when = `-n ${fq(`__fish_seen_subcommand_from ${s.name}`)}`;
+    for (const o of s.options) {
+      const values = VALUES[o.flag];
+      const takes = !o.takesValue ? '' : values ? ` -x -a ${fq(values.join(' '))}` : FILES.includes(o.flag) ? ' -r -F' : ' -x';
+      lines.push(`complete -c groundcrew ${when} -l ${o.flag.slice(2)}${takes} -d ${fq(o.description)}`);
+    }
+    if (NODE_ARGS.includes(s.name)) lines.push(`complete -c groundcrew ${when} -a '(groundcrew nodes --names 2>/dev/null)'`);
+    if (s.name === 'completion') lines.push(`complete -c groundcrew ${when} -a 'bash zsh fish'`);
+    if (['validate', 'plan', 'demo'].includes(s.name)) lines.push(`complete -c groundcrew ${when} -F`);
+  }
+  return `${lines.join('\n')}\n`;
 }

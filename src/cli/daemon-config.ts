@@ -124,10 +124,24 @@ function numberish(path: string[]): boolean {
   return ['port', 'maxConnections', 'workers', 'rebootSeconds', 'latencyMs'].includes(path.at(-1) ?? '');
 }
 
-/** GROUNDCREW_* variables over the file's values (the environment wins, as systemd drop-ins expect). */
-function applyEnv(data: Record<string, unknown>, env: NodeJS.ProcessEnv): void {
+/** The schema of one leaf key. */
+function leafSchema(path: string[]): z.ZodType {
+  let node: z.ZodType = DaemonConfigSchema;
+  for (const key of path) {
+    while (node instanceof z.ZodDefault || node instanceof z.ZodOptional) node = node.unwrap() as z.ZodType;
+    node = (node as z.ZodObject).shape[key] as z.ZodType;
+  }
+  return node;
+}
+
+/**
+ * GROUNDCREW_* variables over the file's values (the environment wins, as systemd drop-ins expect). A value its key
+ * cannot take is an error naming the variable, not a place in the file it never came from.
+ */
+function applyEnv(data: Record<string, unknown>, env: NodeJS.ProcessEnv, errors: Diagnostic[]): void {
   for (const path of leafPaths(DaemonConfigSchema)) {
-    const value = env[`GROUNDCREW_${path.map(snake).join('_')}`];
+    const name = `GROUNDCREW_${path.map(snake).join('_')}`;
+    const value = env[name];
     if (value === undefined) continue;
     let at = data;
     for (const key of path.slice(0, -1)) {
@@ -143,6 +157,17 @@ function applyEnv(data: Record<string, unknown>, env: NodeJS.ProcessEnv): void {
         : numberish(path) && /^\d+(\.\d+)?$/.test(value)
           ? Number(value)
           : value;
+    const checked = leafSchema(path).safeParse(at[path.at(-1) as string]);
+    if (!checked.success) {
+      const why = checked.error.issues[0]?.message ?? 'not a valid value';
+      errors.push({
+        file: name,
+        line: 0,
+        col: 0,
+        severity: 'error',
+        message: `${JSON.stringify(value)} is not a valid ${path.join('.')}: ${why}`,
+      });
+    }
   }
 }
 
@@ -162,12 +187,28 @@ export type ConfigResult = { ok: true; config: DaemonConfig } | { ok: false; err
 
 /** Reads and checks the config; relative paths in it are taken from the config file's directory. */
 export function loadDaemonConfig(file: string, env: NodeJS.ProcessEnv = process.env): ConfigResult {
-  const src = new YamlSource(file, readFileSync(file, 'utf8'));
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why =
+      code === 'ENOENT'
+        ? 'no such file (give --config FILE or GROUNDCREW_CONFIG; systemd/groundcrew.example.yaml is a start)'
+        : code === 'EACCES'
+          ? 'permission denied (the daemon runs as its own user: check the file is readable by it)'
+          : code === 'EISDIR'
+            ? 'a directory, not a config file'
+            : (err as Error).message;
+    return { ok: false, errors: [{ file, line: 0, col: 0, severity: 'error', message: why }] };
+  }
+  const src = new YamlSource(file, text);
   const errors: Diagnostic[] = [...src.syntaxErrors()];
   if (errors.length > 0) return { ok: false, errors };
   const root = rootMap(src, errors, 'empty', 'a map of daemon settings');
   if (!root) return { ok: false, errors };
-  applyEnv(root, env);
+  applyEnv(root, env, errors);
+  if (errors.length > 0) return { ok: false, errors };
   const config = checkShape(src, DaemonConfigSchema, root, knownKeys, errors);
   if (!config || errors.length > 0) return { ok: false, errors };
   if (!config.source.url === !config.source.path) {

@@ -25,6 +25,7 @@ import { PathSource } from '../source/path-source.js';
 import type { Revision, Source } from '../source/source.js';
 import { HOOK_KINDS, type HookKind } from '../source/webhooks.js';
 import { ensureApiToken, writeRuntimeRecord } from './api-token.js';
+import { buildInfo, packageRootOf } from './build-info.js';
 import { type DaemonConfig, durationMs, signaturePolicy } from './daemon-config.js';
 import { kubeletBinaries } from './kubelet-binaries.js';
 import { hostKeyPins, nodeAccess } from './node-access.js';
@@ -50,12 +51,14 @@ export interface Daemon {
 }
 
 const readSecret = (file: string) => readFileSync(file, 'utf8').trim();
+/** The installed package's root: its version and commit. */
+const PACKAGE_ROOT = packageRootOf(import.meta.dirname);
 
 export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promise<Daemon> {
   const { log } = deps;
   mkdirSync(config.stateDir, { recursive: true, mode: 0o700 });
   const status = new StatusStore();
-  const metrics = new Metrics(status);
+  const metrics = new Metrics(status, buildInfo(PACKAGE_ROOT));
 
   // How each node is reached: over SSH (the credentials of instances.yaml, overridden by the daemon's),
   // or on a simulated host (`transport: sim`, globally or per node) to rehearse a change.

@@ -4,42 +4,52 @@
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
-import { systemdNotifier } from '../dataplane/native/sd-notify.js';
-import { formatDiagnostic } from '../inventory/diagnostic.js';
-import { findToken } from './api-token.js';
-import {
-  type ClientOptions,
-  DaemonUnreachable,
-  historyCommand,
-  observedPlanCommand,
-  reconcileCommand,
-  statusCommand,
-} from './client-commands.js';
-import { clusterStatusCommand } from './cluster-commands.js';
-import { bashCompletion, zshCompletion } from './completion.js';
-import { startDaemon } from './daemon.js';
-import { loadDaemonConfig } from './daemon-config.js';
-import { tuneDaemonHeap } from './daemon-heap.js';
-import { demoCommand } from './demo.js';
-import { hostsCommand, hostsTrustCommand, type StateDirOptions } from './hosts-commands.js';
+import { buildInfo } from './build-info.js';
+import type { ClientOptions } from './client-commands.js';
+import { bashCompletion, fishCompletion, zshCompletion } from './completion.js';
+import type { StateDirOptions } from './hosts-commands.js';
 import { inertLines } from './inert-text.js';
-import { planCommand, validateCommand } from './inventory-commands.js';
-import { rootLogger } from './logger.js';
-import { explainCommand, type NodeFilters, nodesCommand } from './nodes-commands.js';
+import type { NodeFilters } from './nodes-commands.js';
 
+// Only what every command needs is imported above: each command loads its own modules when it runs, so `--help`,
+// `completion` and the client commands never load the daemon (fastify, xstate, the simulator, etcd3).
 const io = { out: (t: string) => process.stdout.write(`${t}\n`), err: (t: string) => process.stderr.write(`${t}\n`) };
 const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const exampleRepo = join(packageRoot, 'inventory-repo-example');
 
+const build = buildInfo(packageRoot);
 const program = new Command('groundcrew')
   .description('GitOps for Windows and Linux compute nodes of Contrail clusters, from an instances.yaml in Git')
+  .version(build.version, '-V, --version', 'the version')
   .showHelpAfterError();
+
+program
+  .command('version')
+  .description('the version, the commit it was built from, and the Node.js it runs on')
+  .option('--json', 'machine-readable output')
+  .action((options: { json?: boolean }) => {
+    if (options.json) io.out(JSON.stringify({ ...build, node: process.version }));
+    else io.out(`groundcrew ${build.version} (commit ${build.commit}, Node.js ${process.version})`);
+  });
 
 program
   .command('run')
   .description('the daemon: follow the repo, drive every node toward it, serve the status page and API')
-  .requiredOption('--config <file>', 'daemon config (see systemd/groundcrew.example.yaml)')
+  .addOption(
+    new Option('--config <file>', 'daemon config (see systemd/groundcrew.example.yaml)')
+      .env('GROUNDCREW_CONFIG')
+      .default('/etc/groundcrew/groundcrew.yaml'),
+  )
   .action(async (options: { config: string }) => {
+    const [{ formatDiagnostic }, { loadDaemonConfig }, { rootLogger }, { tuneDaemonHeap }, { systemdNotifier }, { startDaemon }] =
+      await Promise.all([
+        import('../inventory/diagnostic.js'),
+        import('./daemon-config.js'),
+        import('./logger.js'),
+        import('./daemon-heap.js'),
+        import('../dataplane/native/sd-notify.js'),
+        import('./daemon.js'),
+      ]);
     const loaded = loadDaemonConfig(options.config);
     if (!loaded.ok) {
       for (const e of loaded.errors) io.err(inertLines(formatDiagnostic(e)));
@@ -58,7 +68,16 @@ program
     log.debug({ heapGrowingPercent }, 'heap growth capped');
     let notifier: ReturnType<typeof systemdNotifier> | undefined;
     if (process.env.NOTIFY_SOCKET) notifier = systemdNotifier();
-    const daemon = await startDaemon(loaded.config, { log, ...(notifier ? { notifier } : {}) });
+    let daemon: Awaited<ReturnType<typeof startDaemon>>;
+    try {
+      daemon = await startDaemon(loaded.config, { log, ...(notifier ? { notifier } : {}) });
+    } catch (err) {
+      log.debug({ err }, 'start failed');
+      const { startupError } = await import('./startup-error.js');
+      io.err(`groundcrew run: ${inertLines(startupError(err))}`);
+      // What the start left running (a fetch, the simulated hosts) must not keep a daemon that failed alive.
+      process.exit(1);
+    }
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);
@@ -77,6 +96,7 @@ program
   .option('--port <n>', 'status page port on 127.0.0.1 (0: any free port)', '7070')
   .option('--reboot-seconds <n>', 'how long a simulated reboot takes', '3')
   .action(async (options: { repo: string; port: string; rebootSeconds: string }) => {
+    const { demoCommand } = await import('./demo.js');
     process.exitCode = await demoCommand(
       { repo: options.repo, port: Number(options.port), rebootMs: Number(options.rebootSeconds) * 1000, latencyMs: 20 },
       io,
@@ -102,6 +122,7 @@ program
           ...(options.allowedSigners ? { sshAllowedSigners: resolve(options.allowedSigners) } : {}),
         }
       : undefined;
+    const { validateCommand } = await import('./inventory-commands.js');
     process.exitCode = await validateCommand(path, io, policy);
   });
 
@@ -119,7 +140,13 @@ program
   .action(async (args: string[], options: { json?: boolean; url?: string; tokenFile?: string; config?: string }) => {
     if (options.url) {
       const url = options.url;
-      await talk(() => observedPlanCommand(args, { ...clientOptions({ ...options, url }), ...(options.json ? { json: true } : {}) }, io));
+      await talk(async () =>
+        (await import('./client-commands.js')).observedPlanCommand(
+          args,
+          { ...(await clientOptions({ ...options, url })), ...(options.json ? { json: true } : {}) },
+          io,
+        ),
+      );
       return;
     }
     if (args.length !== 1) {
@@ -127,6 +154,7 @@ program
       process.exitCode = 2;
       return;
     }
+    const { planCommand } = await import('./inventory-commands.js');
     process.exitCode = await planCommand(args[0] as string, options, io);
   });
 
@@ -140,6 +168,7 @@ function stateDir(command: Command): Command {
 const hosts = stateDir(
   program.command('hosts').description('host key pins: node, host:port, SHA256 fingerprint and when it was pinned'),
 ).action(async (options: StateDirOptions) => {
+  const { hostsCommand } = await import('./hosts-commands.js');
   process.exitCode = await hostsCommand(options, io);
 });
 
@@ -152,6 +181,7 @@ stateDir(
 ).action(async (node: string, options: StateDirOptions & { fingerprint: string }, command: Command) => {
   // Options given before `trust` belong to `hosts`.
   const merged = { ...(command.parent?.opts() as StateDirOptions), ...options };
+  const { hostsTrustCommand } = await import('./hosts-commands.js');
   process.exitCode = await hostsTrustCommand(node, options.fingerprint, merged, io);
 });
 
@@ -163,17 +193,21 @@ function client(command: Command): Command {
     .addOption(new Option('--config <file>', "the daemon's config: its token file").env('GROUNDCREW_CONFIG'));
 }
 
-function clientOptions(options: { url: string; tokenFile?: string; config?: string }): ClientOptions {
+async function clientOptions(options: { url: string; tokenFile?: string; config?: string }): Promise<ClientOptions> {
+  const { findToken } = await import('./api-token.js');
   const token = findToken(options.url, options);
   return { url: options.url, ...(token ? { token } : {}) };
 }
+
+/** The client commands' module, loaded when one runs. */
+const clientCommands = () => import('./client-commands.js');
 
 async function talk(run: () => Promise<number>): Promise<void> {
   try {
     process.exitCode = await run();
   } catch (err) {
     io.err(`groundcrew: ${inertLines((err as Error).message)}`);
-    process.exitCode = err instanceof DaemonUnreachable ? 3 : 1;
+    process.exitCode = err instanceof (await clientCommands()).DaemonUnreachable ? 3 : 1;
   }
 }
 
@@ -181,20 +215,25 @@ client(program.command('status').description('every node: state, phase, versions
   .option('--json', 'the nodes as JSON (the /api/nodes shape)')
   .option('--watch', 'keep the table up to date')
   .action((options: { url: string; tokenFile?: string; json?: boolean; watch?: boolean }) =>
-    talk(() =>
-      statusCommand({ ...clientOptions(options), ...(options.json ? { json: true } : {}), ...(options.watch ? { watch: true } : {}) }, io),
+    talk(async () =>
+      (await clientCommands()).statusCommand(
+        { ...(await clientOptions(options)), ...(options.json ? { json: true } : {}), ...(options.watch ? { watch: true } : {}) },
+        io,
+      ),
     ),
   );
 
 client(program.command('reconcile').description('a full pass on the named nodes now (all nodes when none are named)'))
   .argument('[node...]', 'node names')
   .action((nodes: string[], options: { url: string; tokenFile?: string }) =>
-    talk(() => reconcileCommand(nodes, clientOptions(options), io)),
+    talk(async () => (await clientCommands()).reconcileCommand(nodes, await clientOptions(options), io)),
   );
 
 client(program.command('history').description("a node's transitions, oldest first, with the revision of each"))
   .argument('<node>', 'node name')
-  .action((node: string, options: { url: string; tokenFile?: string }) => talk(() => historyCommand(node, clientOptions(options), io)));
+  .action((node: string, options: { url: string; tokenFile?: string }) =>
+    talk(async () => (await clientCommands()).historyCommand(node, await clientOptions(options), io)),
+  );
 
 type NodesFlags = { url: string; tokenFile?: string; search?: string; json?: boolean; all?: boolean; names?: boolean } & Omit<
   NodeFilters,
@@ -218,7 +257,12 @@ client(
   .addOption(new Option('--names', 'names only, one a line (for shell completion)').hideHelp())
   .action((options: NodesFlags) => {
     const { search, ...rest } = options;
-    return talk(() => nodesCommand({ ...rest, ...clientOptions(options), ...(search ? { q: search } : {}) }, io));
+    return talk(async () =>
+      (await import('./nodes-commands.js')).nodesCommand(
+        { ...rest, ...(await clientOptions(options)), ...(search ? { q: search } : {}) },
+        io,
+      ),
+    );
   });
 
 client(
@@ -229,20 +273,30 @@ client(
   .argument('<node>', 'node name')
   .option('--json', 'the node as JSON (/api/nodes/NODE)')
   .action((node: string, options: { url: string; tokenFile?: string; json?: boolean }) =>
-    talk(() => explainCommand(node, { ...clientOptions(options), ...(options.json ? { json: true } : {}) }, io)),
+    talk(async () =>
+      (await import('./nodes-commands.js')).explainCommand(
+        node,
+        { ...(await clientOptions(options)), ...(options.json ? { json: true } : {}) },
+        io,
+      ),
+    ),
   );
 
 program
   .command('completion')
-  .description('print a shell completion script: eval "$(groundcrew completion bash)", or save the zsh one as _groundcrew on $fpath')
-  .argument('<shell>', 'bash or zsh')
+  .description(
+    'print a shell completion script: eval "$(groundcrew completion bash)", save the zsh one as _groundcrew on $fpath, ' +
+      'or the fish one as ~/.config/fish/completions/groundcrew.fish',
+  )
+  .argument('<shell>', 'bash, zsh or fish')
   .action((shell: string) => {
-    if (shell !== 'bash' && shell !== 'zsh') {
-      io.err('groundcrew completion: bash or zsh');
+    const make = { bash: bashCompletion, zsh: zshCompletion, fish: fishCompletion }[shell];
+    if (!make) {
+      io.err('groundcrew completion: bash, zsh or fish');
       process.exitCode = 2;
       return;
     }
-    process.stdout.write(shell === 'bash' ? bashCompletion(program) : zshCompletion(program));
+    process.stdout.write(make(program));
   });
 
 program
@@ -253,6 +307,7 @@ program
   .requiredOption('--config <file>', "a member's daemon config: its cluster section")
   .option('--json', 'machine-readable output')
   .action(async (options: { config: string; json?: boolean }) => {
+    const { clusterStatusCommand } = await import('./cluster-commands.js');
     process.exitCode = await clusterStatusCommand(options, io);
   });
 

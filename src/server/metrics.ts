@@ -68,8 +68,15 @@ export class Metrics {
     if (cluster) this.registry.setDefaultLabels({ member: cluster.member });
   }
 
-  constructor(status: StatusStore) {
+  /** `build`: what this groundcrew is, for `groundcrew_build_info` (the CLI's `version` says the same). */
+  constructor(status: StatusStore, build: { version: string; commit: string } = { version: 'unknown', commit: 'unknown' }) {
     const probes = () => this.#probes;
+    new Gauge({
+      name: 'groundcrew_build_info',
+      help: 'Always 1; its labels say which groundcrew this is: version, commit, and the Node.js it runs on',
+      labelNames: ['version', 'commit', 'nodejs'] as const,
+      registers: [this.registry],
+    }).set({ version: build.version, commit: build.commit, nodejs: process.version }, 1);
     new Gauge({
       name: 'groundcrew_ready',
       help: '1 when the daemon is ready (a good revision in force, the source not stalled), else 0',

@@ -118,6 +118,40 @@ describe('shell completion', () => {
     expect(script).toContain("'--state[state(s), comma-separated stalled,unreachable]:value:(verified");
     expect(script).toContain("explain) _arguments '--url[the daemon]:value:'");
     expect(script).toContain('groundcrew nodes --names');
-    expect(spawnSync(process.execPath, [BIN, 'completion', 'fish'], { encoding: 'utf8' }).status).toBe(2);
+    expect(spawnSync(process.execPath, [BIN, 'completion', 'tcsh'], { encoding: 'utf8' }).status).toBe(2);
+  });
+
+  it('fish: real fish completes commands, options, filter values, and node names from the daemon', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gc-completion-'));
+    try {
+      writeFileSync(join(dir, 'groundcrew'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
+      chmodSync(join(dir, 'groundcrew'), 0o755);
+      writeFileSync(join(dir, 'groundcrew.fish'), spawnSync(process.execPath, [BIN, 'completion', 'fish'], { encoding: 'utf8' }).stdout);
+      // `complete -C LINE` prints what fish would offer at the end of LINE, one candidate a line (a tab, then its description).
+      const complete = (line: string) =>
+        new Promise<string[]>((resolve, reject) =>
+          execFile(
+            'fish',
+            ['--no-config', '-c', `source ${dir}/groundcrew.fish; complete -C '${line}'`],
+            { encoding: 'utf8', env: { ...process.env, PATH: `${dir}:${process.env.PATH}`, GROUNDCREW_URL: d.url } },
+            (err, stdout, stderr) =>
+              err
+                ? reject(new Error(`fish: ${stderr}`))
+                : resolve(
+                    stdout
+                      .split('\n')
+                      .filter(Boolean)
+                      .map((l) => l.split('\t')[0] as string)
+                      .sort(),
+                  ),
+          ),
+        );
+      expect(await complete('groundcrew ex')).toEqual(['explain']);
+      expect(await complete('groundcrew nodes --st')).toEqual(['--state']);
+      expect(await complete('groundcrew nodes --state st')).toEqual(['stalled']);
+      expect(await complete('groundcrew explain win')).toEqual(['win-compute-1', 'win-compute-2', 'win-compute-3']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -107,6 +107,10 @@ describe('the daemon with a real Git remote and webhooks', () => {
     expect(snapshots.sort()).toEqual(nodes.map((n) => `${n.name}.json`).sort());
     const metrics = await (await fetch(`${daemon.url}/metrics`)).text();
     expect(metrics).toMatch(/groundcrew_nodes\{state="verified"\} 6/);
+    // Which groundcrew this is: the package's version and this checkout's commit (issue 29).
+    const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version as string;
+    expect(metrics).toContain(`groundcrew_build_info{version="${version}",commit="${head}",nodejs="${process.version}"} 1`);
     expect(metrics).toMatch(/groundcrew_command_duration_seconds_count\{os="windows",outcome="ok"\} [1-9]/);
     // No secret of the inventory reaches any response.
     for (const path of ['/api/nodes', '/api/nodes/win-compute-1', '/api/nodes/ctrl1', '/api/revisions', '/metrics']) {

@@ -1,10 +1,21 @@
 // Loads tree-sitter grammars (wasm) once, for the simulated shells and for tests of what roles emit.
 
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { Language, type Node, Parser, type Tree } from 'web-tree-sitter';
 
 const parsers = new Map<string, Promise<Parser>>();
 let init: Promise<void> | undefined;
+
+/**
+ * Where a grammar's wasm is: `dist/grammars/` in the installed package (the build copies them there, so the package
+ * needs neither grammar's npm package and its native build), else the development dependency `<module>/<module>.wasm`.
+ */
+function grammarFile(grammarModule: string): string {
+  const shipped = join(import.meta.dirname, '..', '..', '..', 'grammars', `${grammarModule}.wasm`);
+  return existsSync(shipped) ? shipped : createRequire(import.meta.url).resolve(`${grammarModule}/${grammarModule}.wasm`);
+}
 
 /** A parser for the grammar shipped as `<module>/<module>.wasm` (tree-sitter-powershell, tree-sitter-bash). */
 export function loadParser(grammarModule: 'tree-sitter-powershell' | 'tree-sitter-bash'): Promise<Parser> {
@@ -13,7 +24,7 @@ export function loadParser(grammarModule: 'tree-sitter-powershell' | 'tree-sitte
     parser = (async () => {
       init ??= Parser.init();
       await init;
-      const wasm = createRequire(import.meta.url).resolve(`${grammarModule}/${grammarModule}.wasm`);
+      const wasm = grammarFile(grammarModule);
       const p = new Parser();
       p.setLanguage(await Language.load(wasm));
       return p;
