@@ -108,11 +108,16 @@ export function stopService(host: WindowsHost, name: string, force: boolean): st
 function onDockerStarted(host: WindowsHost): void {
   const daemon = host.fs.read(DOCKER_DAEMON_JSON);
   let bridgeNone = false;
+  let insecure: unknown = [];
   try {
-    bridgeNone = daemon !== undefined && JSON.parse(daemon).bridge === 'none';
+    const parsed = daemon === undefined ? {} : JSON.parse(daemon);
+    bridgeNone = parsed.bridge === 'none';
+    insecure = parsed['insecure-registries'] ?? [];
   } catch {
     bridgeNone = false;
   }
+  // dockerd reads daemon.json once, at its start: a later edit counts only after a restart.
+  if (host.state.docker) host.state.docker.insecureRegistries = Array.isArray(insecure) ? insecure.map(String) : [];
   // Docker on Windows makes its default "nat" network (and a WinNAT instance) unless told bridge none.
   if (!bridgeNone && !host.state.hnsNetworks.some((n) => n.name === 'nat')) {
     host.state.hnsNetworks.push({

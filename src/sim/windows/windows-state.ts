@@ -101,6 +101,8 @@ export interface SimCatalog {
    * Hub organisations such as `opencontrailnightly`). A pull from any other fails as Docker's does.
    */
   registries: string[];
+  /** Of those, the ones served over plain HTTP (a private registry without TLS): Docker pulls only if told they are insecure. */
+  plainHttpRegistries?: string[];
 }
 
 /** Windows Server 2016 (14393) and 2019 (17763): the builds Contrail's Windows compute supported. */
@@ -131,7 +133,8 @@ export interface WindowsState {
   bcdTestSigning: boolean;
   activeTestSigning: boolean;
   pending: { cbs: boolean; fileRename: boolean };
-  docker?: { version: string };
+  /** `insecureRegistries`: daemon.json's insecure-registries as Docker read them when it last started. */
+  docker?: { version: string; insecureRegistries?: string[] };
   images: string[];
   hnsNetworks: HnsNetwork[];
   /** The IPv4 route table (New-NetRoute writes both stores: the routes outlive a reboot). */
