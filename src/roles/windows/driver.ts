@@ -11,8 +11,8 @@ import { ARTIFACTS, artifacts } from './artifacts.js';
 import { AGENT_CONFIG, agentConfig, CNM_CONFIG, cnmConfig, type HostAdapters, hostAdaptersQuery, LOG_DIR } from './contrail-config.js';
 import { driverNames } from './driver-names.js';
 import { msiResource } from './msi-resource.js';
-import { HOST_NAME_FACT, routerName } from './router-name.js';
 import { serviceStatus } from './queries.js';
+import { HOST_NAME_FACT, routerName } from './router-name.js';
 import { configFile, nssmService } from './service-resources.js';
 
 export function serviceRunning(name: string): Resource {

@@ -3,8 +3,8 @@
 // and pip (nodemgr from C:\Artifacts\nodemgr\*.tar.gz, Installation.ps1 Install-Nodemgr).
 
 import type { NativeResult, NativeSpec } from '../shells/powershell/commands.js';
-import type { WindowsHost } from './windows-host.js';
 import { choco } from './chocolatey.js';
+import type { WindowsHost } from './windows-host.js';
 import { NODEMGR_EXE, NSSM_EXE, PIP_EXE } from './windows-paths.js';
 
 const fail = (stderr: string, exitCode = 1): NativeResult => ({ stdout: '', stderr: `${stderr}\r\n`, exitCode });

@@ -14,8 +14,8 @@ import { windowsPlan } from '../../../src/roles/windows/plan.js';
 import { LinuxHost } from '../../../src/sim/linux/linux-host.js';
 import { SimNetwork } from '../../../src/sim/network.js';
 import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
-import { errorsOf, parse, yaml } from '../inventory/helpers.js';
 import { windowsInput } from '../../support/inputs.js';
+import { errorsOf, parse, yaml } from '../inventory/helpers.js';
 
 let shells: SimShells;
 beforeAll(async () => {

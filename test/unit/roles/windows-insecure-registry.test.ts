@@ -11,8 +11,8 @@ import type { WindowsRoleInput } from '../../../src/roles/input.js';
 import { applyPhase } from '../../../src/roles/phase.js';
 import { windowsPlan } from '../../../src/roles/windows/plan.js';
 import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
-import { errorsOf, parse, yaml } from '../inventory/helpers.js';
 import { windowsInput } from '../../support/inputs.js';
+import { errorsOf, parse, yaml } from '../inventory/helpers.js';
 
 let shells: SimShells;
 beforeAll(async () => {
