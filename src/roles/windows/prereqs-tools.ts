@@ -1,10 +1,9 @@
-// The rest of c-a-d's install_software_Win32NT.yml after the features and Docker: Chocolatey with enhanced exit
-// codes off, Python 2.7.13, NSSM, the Visual C++ 2013 and 14 runtimes and the compiler for Python 2.7 from it
+// The rest of c-a-d's install_software_Win32NT.yml after the features and Docker: Chocolatey (installed where
+// missing) with enhanced exit codes off, Python 2.7.13, NSSM, the Visual C++ 2013 and 14 runtimes and the compiler for Python 2.7 from it
 // (win_chocolatey), and Windows Firewall off on its three profiles (win_firewall; contrail-windows-ci's
 // diagnostic check: "firewall is turned off").
 
 import { psQuote } from '../../dataplane/quote.js';
-import { errors } from '../../errors.js';
 import { applied } from '../phase.js';
 import { compare, type Resource } from '../resource.js';
 import { factLines } from './parsers.js';
@@ -21,6 +20,16 @@ export const CHOCO_PACKAGES: readonly { name: string; version?: string }[] = [
   { name: 'vcredist2013' },
   { name: 'vcredist140' },
   { name: 'vcpython27' },
+];
+/**
+ * Chocolatey where missing, as c-a-d's "install chocolatey" and Chocolatey's own instructions
+ * (docs.chocolatey.org/en-us/choco/setup): execution policy Bypass for this process, TLS 1.2 offered (Windows
+ * PowerShell 5.1 offers only SSL 3 and TLS 1.0 unless told; the site takes TLS 1.2 only), install.ps1 evaluated.
+ */
+const INSTALL_CHOCOLATEY = [
+  'Set-ExecutionPolicy -ExecutionPolicy Bypass -Scope Process -Force',
+  '[Net.ServicePointManager]::SecurityProtocol = [Net.ServicePointManager]::SecurityProtocol -bor 3072',
+  "Invoke-Expression ((Invoke-WebRequest -Uri 'https://community.chocolatey.org/install.ps1' -UseBasicParsing).Content)",
 ];
 /** c-a-d: "disable enhanced exit codes in chocolatey" (0.10.13's new codes broke win_chocolatey). */
 const ENHANCED = 'useEnhancedExitCodes';
@@ -81,13 +90,11 @@ export function chocolateyPackages(): Resource {
     },
     async set({ exec, facts, signal }) {
       const choco = facts.get(CHOCO_FACT.id) as ChocoFact | null;
-      if (!choco)
-        throw errors.GC_SET_FAILED(
-          `Chocolatey is not on the node (${CHOCO}): groundcrew installs ${CHOCO_PACKAGES.map((p) => p.name).join(', ')} with it, as c-a-d does; install Chocolatey on the image`,
-        );
-      const have = installed(choco.packages);
+      const have = installed(choco?.packages);
       const steps = [
-        ...(choco.enhancedExitCodes === 'Enabled'
+        ...(choco ? [] : INSTALL_CHOCOLATEY),
+        // A Chocolatey just installed is disabled explicitly, as c-a-d does right after installing it.
+        ...(!choco || choco.enhancedExitCodes === 'Enabled'
           ? [`& ${psQuote(CHOCO)} feature disable --name ${ENHANCED}\nif ($LASTEXITCODE -ne 0) { exit $LASTEXITCODE }`]
           : []),
         ...CHOCO_PACKAGES.filter((p) => !have.has(p.name)).map(
@@ -95,7 +102,7 @@ export function chocolateyPackages(): Resource {
             `& ${psQuote(CHOCO)} install ${p.name} -y --no-progress${p.version ? ` --version ${p.version}` : ''}\nif ($LASTEXITCODE -ne 0) { exit $LASTEXITCODE }`,
         ),
       ];
-      return applied(exec, steps.join('\n'), 'Chocolatey packages', { signal });
+      return applied(exec, steps.join('\n'), choco ? 'Chocolatey packages' : 'install Chocolatey and its packages', { signal });
     },
   };
 }

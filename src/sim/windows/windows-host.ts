@@ -20,14 +20,21 @@ import {
   type WindowsState,
 } from './windows-state.js';
 
+/** A fresh powershell.exe process's state (see WindowsHost.session). */
+export const newSession = () => ({ modules: new Set<string>(), securityProtocol: 240 });
+
 export class WindowsHost {
   readonly fs: WindowsFs;
   /** The cluster network this host can reach (set by whoever runs the simulation; not part of its state). */
   network: SimNetwork | undefined;
   /** Set by Restart-Computer; the transport reboots the host once the command's answer is out. */
   rebootRequested = false;
-  /** What one powershell.exe process holds and loses when it ends: modules imported with Import-Module. */
-  session = { modules: new Set<string>() };
+  /**
+   * What one powershell.exe process holds and loses when it ends: modules imported with Import-Module, and
+   * [Net.ServicePointManager]::SecurityProtocol, Ssl3|Tls (240) as Windows PowerShell 5.1 starts without
+   * SchUseStrongCrypto (why Chocolatey's install command sets Tls12 first: docs.chocolatey.org/en-us/choco/setup).
+   */
+  session = newSession();
 
   constructor(readonly state: WindowsState) {
     this.fs = new WindowsFs(state.fs);

@@ -7,6 +7,7 @@ import { loadPowerShellParser } from '../shells/powershell/parser.js';
 import { UTILITY_CMDLETS } from '../shells/powershell/utility-cmdlets.js';
 import { ParseCache } from '../shells/tree-sitter.js';
 import { catalogued } from './catalogued.js';
+import { CHOCOLATEY_INSTALL_CMDLETS } from './chocolatey-install.js';
 import { splitCommandLine } from './command-line.js';
 import { CONTAINER_CMDLETS } from './container-cmdlets.js';
 import { DOCKER_NATIVE } from './docker.js';
@@ -24,7 +25,7 @@ import { ROUTING_CMDLETS, ROUTING_NATIVES } from './routing-cmdlets.js';
 import { SERVICE_CMDLETS, SERVICE_NATIVES } from './service-cmdlets.js';
 import { SYSTEM_CMDLETS, SYSTEM_NATIVES } from './system-cmdlets.js';
 import { WEB_CMDLETS } from './web-cmdlets.js';
-import type { WindowsHost } from './windows-host.js';
+import { newSession, type WindowsHost } from './windows-host.js';
 
 type Parser = Awaited<ReturnType<typeof loadPowerShellParser>>;
 
@@ -41,6 +42,7 @@ function registry(): Registry<WindowsHost> {
     ...ROUTING_CMDLETS,
     ...REGISTRY_CMDLETS,
     ...WEB_CMDLETS,
+    ...CHOCOLATEY_INSTALL_CMDLETS,
     ...MODULE_CMDLETS,
     ...PROVIDER_CMDLETS,
     ...CONTAINER_CMDLETS,
@@ -88,7 +90,7 @@ export class WindowsShell {
   /** Runs a PowerShell script as powershell.exe would; a syntax error is a ParserError, exit 1. */
   runScript(host: WindowsHost, script: string, stdin = ''): CommandResult {
     // One script is one powershell.exe process: what it imported is gone when it ends.
-    host.session = { modules: new Set() };
+    host.session = newSession();
     const { tree, problem } = this.#parsed.parse(script);
     if (problem) {
       const line = script.split(/\r?\n/)[problem.line - 1] ?? '';

@@ -103,6 +103,8 @@ export interface SimCatalog {
   registries: string[];
   /** Of those, the ones served over plain HTTP (a private registry without TLS): Docker pulls only if told they are insecure. */
   plainHttpRegistries?: string[];
+  /** The Chocolatey release community.chocolatey.org's install.ps1 installs; unset, the host cannot reach the site. */
+  chocolatey?: string;
 }
 
 /** Windows Server 2016 (14393) and 2019 (17763): the builds Contrail's Windows compute supported. */
@@ -159,6 +161,7 @@ export const DEFAULT_CATALOG: SimCatalog = {
   dockerVersions: ['17.06', '18.09', '19.03'],
   signedVrouter: false,
   registries: ['docker.io'],
+  chocolatey: '2.2.2',
 };
 
 export interface FreshWindowsOptions {

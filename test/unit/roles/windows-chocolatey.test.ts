@@ -61,6 +61,48 @@ describe('Chocolatey on the node', () => {
   }
 });
 
+describe('Chocolatey missing', () => {
+  for (const build of [14393, 17763] as const) {
+    it(`is installed as c-a-d does (install.ps1 over TLS 1.2), enhanced exit codes disabled, then the packages (build ${build})`, async () => {
+      const host = WindowsHost.fresh({
+        hostname: 'win1',
+        build,
+        chocolatey: false,
+        features: ['Containers', 'NET-Framework-Features', 'Hyper-V'],
+      });
+      const exec = new SimExecutor({ host, shells });
+      const outcome = await applyPhase(exec, windowsPrereqs(windowsInput()));
+      expect(outcome.failure).toBeUndefined();
+      expect(host.state.journal.filter((j) => j.startsWith('choco')).slice(0, 2)).toEqual([
+        'chocolatey-install 2.2.2',
+        'choco-install python2 2.7.13',
+      ]);
+      expect(run(host, `${CHOCO} feature list --limit-output`).stdout).toContain('useEnhancedExitCodes|Disabled|');
+      expect(run(host, `${CHOCO} list --limit-output`).stdout).toContain('vcpython27|9.0.30729.6161');
+    });
+  }
+
+  it('a node that cannot reach community.chocolatey.org fails the phase with what PowerShell said', async () => {
+    const host = WindowsHost.fresh({
+      hostname: 'win1',
+      chocolatey: false,
+      catalog: { chocolatey: undefined },
+      features: ['Containers', 'NET-Framework-Features', 'Hyper-V'],
+    });
+    await expect(applyPhase(new SimExecutor({ host, shells }), windowsPrereqs(windowsInput()))).rejects.toThrow(
+      /The remote name could not be resolved: 'community\.chocolatey\.org'/,
+    );
+  });
+
+  it('the site answers only TLS 1.2, which Windows PowerShell 5.1 does not offer unless told', () => {
+    const host = WindowsHost.fresh({ hostname: 'win1', chocolatey: false });
+    const get = "(Invoke-WebRequest -Uri 'https://community.chocolatey.org/install.ps1' -UseBasicParsing).StatusCode";
+    expect(run(host, get)).toMatchObject({ exitCode: 1, stderr: expect.stringContaining('Could not create SSL/TLS secure channel') });
+    const tls12 = '[Net.ServicePointManager]::SecurityProtocol = [Net.ServicePointManager]::SecurityProtocol -bor 3072';
+    expect(run(host, `${tls12}\n${get}`)).toMatchObject({ exitCode: 0, stdout: '200\r\n' });
+  });
+});
+
 describe('the simulated Chocolatey answers as each release does', () => {
   it('2.x refuses --local-only with its own words; 0.10/1.x list local packages with it', async () => {
     const v2 = WindowsHost.fresh({ hostname: 'win1', chocolatey: { version: '2.2.2' } });
