@@ -16,6 +16,7 @@ import { SimNetwork } from '../../../src/sim/network.js';
 import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
 import { linuxComputeInput, windowsInput } from '../../support/inputs.js';
 import { Recorder } from '../../support/recorder.js';
+import { parse, warningsOf, yaml } from '../inventory/helpers.js';
 
 let shells: SimShells;
 beforeAll(async () => {
@@ -127,5 +128,27 @@ describe("the openstack phase's token check", () => {
       expect(outcome.inDesiredState).toBe(true);
       expect(exec.scripts.join('\n')).toContain(`http://192.0.2.10:5000${urlTokens}`);
     }
+  });
+});
+
+describe('an inventory that asks the CNM plugin for Identity v3', () => {
+  const inventory = (version: string) =>
+    parse(
+      yaml(
+        'instances:',
+        '  win: { provider: bms_win, ip: 10.0.0.31, roles: { vrouter: , win_cnm_plugin: } }',
+        'contrail_configuration:',
+        '  WINDOWS_PHYSICAL_INTERFACE: Ethernet1',
+        '  AUTH_MODE: keystone',
+        '  KEYSTONE_AUTH_HOST: 10.0.0.10',
+        `  KEYSTONE_AUTH_URL_VERSION: ${version}`,
+      ),
+    );
+
+  it('is warned at validation: the plugin speaks v2.0 only; /v2.0 is not', () => {
+    expect(warningsOf(inventory('/v3'))).toEqual([
+      expect.stringMatching(/instances\.yaml:2:\d+: .*win_cnm_plugin .*KEYSTONE_AUTH_URL_VERSION is \/v3: .*Identity v2\.0 only/),
+    ]);
+    expect(warningsOf(inventory('/v2.0'))).toEqual([]);
   });
 });
