@@ -8,8 +8,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, wr
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { loadDaemonConfig } from './daemon-config.js';
-
-export const DEFAULT_TOKEN_FILE = '/var/lib/groundcrew/api-token';
+import { DEFAULT_CONFIG, DEFAULT_TOKEN_FILE, UNIT_RUNTIME_DIR } from './paths.js';
 
 /** The configured token file, or `<stateDir>/api-token`, made with a fresh random token if it is not there. */
 export function ensureApiToken(stateDir: string, configured?: string): { token: string; file: string } {
@@ -20,11 +19,21 @@ export function ensureApiToken(stateDir: string, configured?: string): { token: 
   return { token, file };
 }
 
-/** $GROUNDCREW_RUNTIME_DIR, else $XDG_RUNTIME_DIR/groundcrew, else ~/.local/share/groundcrew/runtime. */
+/**
+ * $GROUNDCREW_RUNTIME_DIR, else $RUNTIME_DIRECTORY (systemd's, from the unit's `RuntimeDirectory=`), else
+ * $XDG_RUNTIME_DIR/groundcrew, else ~/.local/share/groundcrew/runtime.
+ */
 export function runtimeDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env.GROUNDCREW_RUNTIME_DIR) return env.GROUNDCREW_RUNTIME_DIR;
+  const systemd = env.RUNTIME_DIRECTORY?.split(':')[0];
+  if (systemd) return systemd;
   if (env.XDG_RUNTIME_DIR) return join(env.XDG_RUNTIME_DIR, 'groundcrew');
   return join(homedir(), '.local', 'share', 'groundcrew', 'runtime');
+}
+
+/** Where the CLI looks for daemons' records: its own runtime directory, and the unit's (a daemon systemd runs). */
+function recordDirs(env: NodeJS.ProcessEnv = process.env): string[] {
+  return [...new Set([runtimeDir(env), UNIT_RUNTIME_DIR])];
 }
 
 interface RuntimeRecord {
@@ -60,14 +69,20 @@ const alive = (pid: number) => {
 };
 
 function fromRuntimeRecords(url: URL): string | undefined {
-  const dir = runtimeDir();
-  const names = existsSync(dir) ? readdirSync(dir).filter((f) => /^daemon-\d+\.json$/.test(f)) : [];
-  for (const name of names) {
+  for (const dir of recordDirs()) {
+    let names: string[] = [];
     try {
-      const record = JSON.parse(readFileSync(join(dir, name), 'utf8')) as RuntimeRecord;
-      if (sameDaemon(new URL(record.url), url) && alive(record.pid)) return record.tokenFile;
+      names = readdirSync(dir).filter((f) => /^daemon-\d+\.json$/.test(f));
     } catch {
-      // A record being written or left half by a crash: not this daemon's.
+      // not there, or not ours to read
+    }
+    for (const name of names) {
+      try {
+        const record = JSON.parse(readFileSync(join(dir, name), 'utf8')) as RuntimeRecord;
+        if (sameDaemon(new URL(record.url), url) && alive(record.pid)) return record.tokenFile;
+      } catch {
+        // A record being written or left half by a crash: not this daemon's.
+      }
     }
   }
   return undefined;
@@ -83,16 +98,19 @@ const readable = (file: string) => {
 
 /**
  * The token for `url`: --token-file (or GROUNDCREW_API_TOKEN_FILE) when given, else the token file of the
- * daemon that left a runtime record for that URL, else the one a --config (GROUNDCREW_CONFIG) names, else,
- * for a loopback URL only, the default state directory's. Undefined when none can be read.
+ * daemon that left a runtime record for that URL (in the CLI's runtime directory or the unit's, /run/groundcrew),
+ * else the one a --config (GROUNDCREW_CONFIG) names, else, for a loopback URL only, the one the default config
+ * (/etc/groundcrew/groundcrew.yaml) names, else the default state directory's. Undefined when none can be read.
  */
 export function findToken(url: string, options: { tokenFile?: string; config?: string }): string | undefined {
   if (options.tokenFile) return readFileSync(options.tokenFile, 'utf8').trim();
   const target = new URL(url);
   const recorded = fromRuntimeRecords(target);
   if (recorded) return readable(recorded);
-  if (options.config) {
-    const loaded = loadDaemonConfig(options.config);
+  // The config named, else (for the daemon on this host) the one `run` reads by default.
+  const config = options.config ?? (LOOPBACK.has(target.hostname) && existsSync(DEFAULT_CONFIG) ? DEFAULT_CONFIG : undefined);
+  if (config) {
+    const loaded = loadDaemonConfig(config);
     if (loaded.ok) return readable(loaded.config.apiTokenFile ?? join(loaded.config.stateDir, 'api-token'));
   }
   return LOOPBACK.has(target.hostname) ? readable(DEFAULT_TOKEN_FILE) : undefined;

@@ -1,5 +1,5 @@
-// What this groundcrew is: the package's version, and the commit it was built from. A packed tarball carries
-// `dist/build-info.json` (written by `npm pack`'s prepack, scripts/build-info.mjs); a Git checkout is asked.
+// What this groundcrew is: the package's version, and the commit it was built from. A Git checkout is asked; a
+// packed tarball carries `dist/build-info.json` (written by `npm pack`'s prepack, scripts/build-assets.mjs).
 
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -53,8 +53,9 @@ export function buildInfo(packageRoot: string): BuildInfo {
     version: typeof version === 'string' ? version : 'unknown',
     get commit() {
       if (commit === undefined) {
+        // A checkout's HEAD first: its dist/build-info.json is as old as its last `npm run build`.
         const built = readJson(join(packageRoot, 'dist', 'build-info.json'))?.commit;
-        commit = (typeof built === 'string' && /^[0-9a-f]{40,64}$/.test(built) ? built : checkoutCommit(packageRoot)) ?? 'unknown';
+        commit = checkoutCommit(packageRoot) ?? (typeof built === 'string' && /^[0-9a-f]{40,64}$/.test(built) ? built : 'unknown');
       }
       return commit;
     },

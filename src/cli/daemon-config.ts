@@ -95,7 +95,13 @@ export const DaemonConfigSchema = z.strictObject({
       }),
     })
     .optional(),
-  log: z.strictObject({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error']).default('info') }).default({ level: 'info' }),
+  log: z
+    .strictObject({
+      level: z.enum(['trace', 'debug', 'info', 'warn', 'error']).default('info'),
+      /** auto: `journal` (a syslog priority before each JSON line) under systemd's journal, `pretty` on a terminal, else `json`. */
+      format: z.enum(['auto', 'json', 'journal', 'pretty']).default('auto'),
+    })
+    .default({ level: 'info', format: 'auto' }),
   /** Where events go: webhooks, Slack, Teams, commit statuses (docs/notifications-and-alerting.md). */
   notifications: NotificationsSchema,
 });

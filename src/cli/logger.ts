@@ -1,7 +1,9 @@
-// The one root logger: JSON lines on stdout for journald, readable lines on a terminal; credentials redacted
+// The one root logger: JSON lines, each with its syslog priority in front under journald (so `journalctl -p err`
+// and the journal's colours work), readable lines on a terminal (colours unless NO_COLOR); credentials redacted
 // by fixed paths and by the inventory's secret-key rules (src/inventory/secret.ts) at any depth.
 
-import pino, { type Logger } from 'pino';
+import { fstatSync } from 'node:fs';
+import pino, { type DestinationStream, type Logger } from 'pino';
 import pretty from 'pino-pretty';
 import { redactSecrets } from '../inventory/secret.js';
 
@@ -20,7 +22,43 @@ export const REDACT = [
   'req.headers["x-gitlab-token"]',
 ];
 
-export function rootLogger(level: string, destination: NodeJS.WritableStream = process.stdout): Logger {
+/** How log lines are written: `auto` picks journal under systemd's journal, pretty on a terminal, else json. */
+export type LogFormat = 'auto' | 'json' | 'journal' | 'pretty';
+
+/** pino's levels as syslog priorities (sd-daemon(3)): fatal crit, error err, warn warning, info info, debug and trace debug. */
+const PRIORITY: Record<number, number> = { 60: 2, 50: 3, 40: 4, 30: 6, 20: 7, 10: 7 };
+
+/**
+ * Whether `destination` is the stream systemd connected to the journal: `JOURNAL_STREAM` holds its device and inode
+ * (systemd.exec(5)); a pipe to another program that merely inherited the variable is not.
+ */
+export function writesToJournal(destination: NodeJS.WritableStream, env: NodeJS.ProcessEnv = process.env): boolean {
+  const fd = (destination as { fd?: number }).fd;
+  if (!env.JOURNAL_STREAM || typeof fd !== 'number') return false;
+  try {
+    const { dev, ino } = fstatSync(fd);
+    return env.JOURNAL_STREAM === `${dev}:${ino}`;
+  } catch {
+    return false;
+  }
+}
+
+/** Each JSON line with `<priority>` in front, as journald reads it (SyslogLevelPrefix=yes, the default). */
+function journalLines(destination: NodeJS.WritableStream): DestinationStream {
+  return {
+    write(line: string) {
+      const level = Number(/"level":(\d+)/.exec(line)?.[1] ?? 30);
+      destination.write(`<${PRIORITY[level] ?? 6}>${line}`);
+    },
+  };
+}
+
+export function rootLogger(
+  level: string,
+  destination: NodeJS.WritableStream = process.stdout,
+  format: LogFormat = 'auto',
+  env: NodeJS.ProcessEnv = process.env,
+): Logger {
   const options = {
     level,
     redact: { paths: REDACT, censor: '[redacted]' },
@@ -29,7 +67,10 @@ export function rootLogger(level: string, destination: NodeJS.WritableStream = p
     formatters: { log: (record: Record<string, unknown>) => redactSecrets(record) },
   };
   const tty = (destination as { isTTY?: boolean }).isTTY === true;
-  return tty
-    ? pino(options, pretty({ destination, colorize: true, ignore: 'pid,hostname,service', sync: true }))
-    : pino(options, destination);
+  const chosen = format !== 'auto' ? format : writesToJournal(destination, env) ? 'journal' : tty ? 'pretty' : 'json';
+  // NO_COLOR (no-color.org): any non-empty value turns colours off.
+  const colorize = !env.NO_COLOR;
+  if (chosen === 'pretty') return pino(options, pretty({ destination, colorize, ignore: 'pid,hostname,service', sync: true }));
+  if (chosen === 'journal') return pino(options, journalLines(destination));
+  return pino(options, destination);
 }

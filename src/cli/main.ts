@@ -10,10 +10,43 @@ import { bashCompletion, fishCompletion, zshCompletion } from './completion.js';
 import type { StateDirOptions } from './hosts-commands.js';
 import { inertLines } from './inert-text.js';
 import type { NodeFilters } from './nodes-commands.js';
+import { DEFAULT_CONFIG } from './paths.js';
 
 // Only what every command needs is imported above: each command loads its own modules when it runs, so `--help`,
 // `completion` and the client commands never load the daemon (fastify, xstate, the simulator, etcd3).
-const io = { out: (t: string) => process.stdout.write(`${t}\n`), err: (t: string) => process.stderr.write(`${t}\n`) };
+const stdout = (t: string) => process.stdout.write(`${t}\n`);
+const io = { out: stdout, err: (t: string) => process.stderr.write(`${t}\n`) };
+
+/**
+ * `-o json|yaml` (beside `--json`) on a read command. YAML is the same data as the JSON: the command writes its JSON,
+ * which is printed again as YAML once it has run.
+ */
+function machineReadable(command: Command): Command {
+  let captured: string[] | undefined;
+  return command
+    .addOption(new Option('-o, --output <format>', 'text (the default), json or yaml').choices(['text', 'json', 'yaml']))
+    .hook('preAction', (self) => {
+      const output = self.opts().output as string | undefined;
+      if (output === 'json' || output === 'yaml') self.setOptionValue('json', true);
+      if (output === 'yaml') {
+        if (self.opts().watch) self.error('groundcrew: --watch shows a table; -o yaml is for one read');
+        captured = [];
+        io.out = (t: string) => {
+          captured?.push(t);
+          return true;
+        };
+      }
+    })
+    .hook('postAction', async () => {
+      if (!captured) return;
+      io.out = stdout;
+      const text = captured.join('\n');
+      captured = undefined;
+      if (process.exitCode && process.exitCode !== 0 && text === '') return;
+      const { stringify } = await import('yaml');
+      process.stdout.write(stringify(JSON.parse(text)));
+    });
+}
 const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const exampleRepo = join(packageRoot, 'inventory-repo-example');
 
@@ -23,8 +56,7 @@ const program = new Command('groundcrew')
   .version(build.version, '-V, --version', 'the version')
   .showHelpAfterError();
 
-program
-  .command('version')
+machineReadable(program.command('version'))
   .description('the version, the commit it was built from, and the Node.js it runs on')
   .option('--json', 'machine-readable output')
   .action((options: { json?: boolean }) => {
@@ -36,9 +68,7 @@ program
   .command('run')
   .description('the daemon: follow the repo, drive every node toward it, serve the status page and API')
   .addOption(
-    new Option('--config <file>', 'daemon config (see systemd/groundcrew.example.yaml)')
-      .env('GROUNDCREW_CONFIG')
-      .default('/etc/groundcrew/groundcrew.yaml'),
+    new Option('--config <file>', 'daemon config (see systemd/groundcrew.example.yaml)').env('GROUNDCREW_CONFIG').default(DEFAULT_CONFIG),
   )
   .action(async (options: { config: string }) => {
     const [{ formatDiagnostic }, { loadDaemonConfig }, { rootLogger }, { tuneDaemonHeap }, { systemdNotifier }, { startDaemon }] =
@@ -56,7 +86,7 @@ program
       process.exitCode = 1;
       return;
     }
-    const log = rootLogger(loaded.config.log.level);
+    const log = rootLogger(loaded.config.log.level, process.stdout, loaded.config.log.format);
     let heapGrowingPercent: number;
     try {
       heapGrowingPercent = tuneDaemonHeap(process.env.GROUNDCREW_HEAP_GROWING_PERCENT);
@@ -126,8 +156,7 @@ program
     process.exitCode = await validateCommand(path, io, policy);
   });
 
-program
-  .command('plan')
+machineReadable(program.command('plan'))
   .description(
     'per node: OS, roles, desired versions, and the phases it needs with the reason for each; with --url, the phases ' +
       'a pass would run now, tested by the daemon against each node (nothing changed)',
@@ -211,7 +240,7 @@ async function talk(run: () => Promise<number>): Promise<void> {
   }
 }
 
-client(program.command('status').description('every node: state, phase, versions, revisions, and why a node is stuck'))
+machineReadable(client(program.command('status').description('every node: state, phase, versions, revisions, and why a node is stuck')))
   .option('--json', 'the nodes as JSON (the /api/nodes shape)')
   .option('--watch', 'keep the table up to date')
   .action((options: { url: string; tokenFile?: string; json?: boolean; watch?: boolean }) =>
@@ -239,8 +268,12 @@ type NodesFlags = { url: string; tokenFile?: string; search?: string; json?: boo
   NodeFilters,
   'q'
 >;
-client(
-  program.command('nodes').description('the nodes a filter selects (the same filters as /api/nodes and the status page), a page at a time'),
+machineReadable(
+  client(
+    program
+      .command('nodes')
+      .description('the nodes a filter selects (the same filters as /api/nodes and the status page), a page at a time'),
+  ),
 )
   .option('--state <states>', 'state(s), comma-separated: stalled,unreachable')
   .option('--os <os>', 'linux or windows')
@@ -265,10 +298,12 @@ client(
     );
   });
 
-client(
-  program
-    .command('explain')
-    .description('one node in words: its state, why, since when, the last error and what to do, the commit that asked for it'),
+machineReadable(
+  client(
+    program
+      .command('explain')
+      .description('one node in words: its state, why, since when, the last error and what to do, the commit that asked for it'),
+  ),
 )
   .argument('<node>', 'node name')
   .option('--json', 'the node as JSON (/api/nodes/NODE)')
@@ -299,10 +334,7 @@ program
     process.stdout.write(make(program));
   });
 
-program
-  .command('cluster')
-  .description('cluster mode (several daemons on etcd)')
-  .command('status')
+machineReadable(program.command('cluster').description('cluster mode (several daemons on etcd)').command('status'))
   .description('the members, the lease each holds and what it has left, the nodes each drives, who holds the disruption budget')
   .requiredOption('--config <file>', "a member's daemon config: its cluster section")
   .option('--json', 'machine-readable output')

@@ -30,6 +30,22 @@ beforeAll(async () => {
 afterAll(() => d?.stop());
 
 describe('groundcrew nodes', () => {
+  it('-o json is --json, and -o yaml the same data as YAML (status, nodes, explain)', async () => {
+    const { parse } = await import('yaml');
+    for (const args of [['status'], ['nodes', '--state', 'stalled'], ['explain', 'win-compute-1']]) {
+      const json = await groundcrew(...args, '--json');
+      const dashO = await groundcrew(...args, '-o', 'json');
+      const yaml = await groundcrew(...args, '-o', 'yaml');
+      expect([json.code, dashO.code, yaml.code]).toEqual([0, 0, 0]);
+      const data = JSON.parse(json.stdout);
+      // The API's answers carry times that move between reads (since, updatedAt): compare what a node is.
+      const shape = (v: unknown) => JSON.stringify(v, (k, x) => (k === 'updatedAt' || k === 'since' || k === 'at' ? undefined : x));
+      expect(shape(JSON.parse(dashO.stdout))).toBe(shape(data));
+      expect(shape(parse(yaml.stdout))).toBe(shape(data));
+      expect(yaml.stdout.trimStart().startsWith('{')).toBe(false);
+    }
+  });
+
   it('filters as the API does: --state stalled lists exactly the stalled node', async () => {
     const run = await groundcrew('nodes', '--state', 'stalled');
     expect(run.code).toBe(0);

@@ -1,9 +1,12 @@
 // The package as an operator gets it: `npm pack` from a copy of this checkout (prepack builds), the tarball
 // installed into an empty prefix with npm, and the installed `groundcrew` run: --version and version, the demo to
-// all nodes verified, and `run --config` to ready. Issue 29: the tarball had no dist/ (nothing built it), no
-// deploy/ or docs, and carried the grammars' native npm packages for two .wasm files.
+// all nodes verified, and `run --config` to ready. Then docs/operations.md's install steps, run as written, as root,
+// on this machine's own root behind overlays (nothing they write outlives the test). Issue 29: the tarball had no
+// dist/ (nothing built it), no deploy/ or docs, and carried the grammars' native npm packages for two .wasm files;
+// the documented install ended in a daemon that died on files the example config named, and a CLI that could not
+// find the daemon's token under the shipped unit.
 
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -17,6 +20,7 @@ const bin = join(prefix, 'bin', 'groundcrew');
 const installed = join(prefix, 'lib', 'node_modules', 'groundcrew');
 let tarball = '';
 let copyHead = '';
+let installLog = '';
 const children: ChildProcess[] = [];
 
 const sh = (cmd: string, args: string[], cwd: string) =>
@@ -43,7 +47,13 @@ beforeAll(() => {
   copyHead = sh('git', ['rev-parse', 'HEAD'], copy).trim();
   const packed = JSON.parse(sh('npm', ['pack', '--json', '--pack-destination', dir], copy)) as { filename: string }[];
   tarball = join(dir, packed[0]?.filename as string);
-  sh('npm', ['install', '--global', '--prefix', prefix, '--no-audit', '--no-fund', '--prefer-offline', tarball], dir);
+  // npm's warnings on stderr: an EBADENGINE there means a dependency wants a newer Node than `engines` says.
+  const install = spawnSync('npm', ['install', '--global', '--prefix', prefix, '--no-audit', '--no-fund', '--prefer-offline', tarball], {
+    cwd: dir,
+    encoding: 'utf8',
+  });
+  if (install.status !== 0) throw new Error(`npm install failed: ${install.stderr}`);
+  installLog = install.stderr;
 }, 600_000);
 
 afterAll(() => {
@@ -85,6 +95,37 @@ async function stop(child: ChildProcess): Promise<number | null> {
   return exited;
 }
 
+/** The shell lines of the fenced block after `marker` in a markdown text, and of the `n`-th block after that. */
+function shellBlocks(markdown: string, marker: string): string[][] {
+  const from = markdown.indexOf(marker);
+  expect(from).toBeGreaterThanOrEqual(0);
+  return [...markdown.slice(from).matchAll(/```sh\n([\s\S]*?)```/g)].map((m) =>
+    (m[1] as string)
+      .split('\n')
+      .map((line) => line.replace(/\s+#.*$/, '').trim())
+      .filter(Boolean),
+  );
+}
+
+/**
+ * What systemd does to start the unit (no systemd runs here): its state and runtime directories, its user, umask and
+ * environment, then its ExecStart, found on systemd's fixed search path.
+ */
+function unitStart(unit: string, log: string): string[] {
+  const key = (name: string) => [...unit.matchAll(new RegExp(`^${name}=(.*)$`, 'gm'))].map((m) => (m[1] as string).trim());
+  const user = key('User')[0] as string;
+  const group = key('Group')[0] as string;
+  const state = `/var/lib/${key('StateDirectory')[0]}`;
+  const runtime = `/run/${key('RuntimeDirectory')[0]}`;
+  const env = key('Environment').join(' ');
+  const exec = key('ExecStart')[0] as string;
+  return [
+    `install -d -m ${key('StateDirectoryMode')[0]} -o ${user} -g ${group} ${state}`,
+    `install -d -m ${key('RuntimeDirectoryMode')[0]} -o ${user} -g ${group} ${runtime}`,
+    `(umask ${key('UMask')[0]}; cd /; exec setpriv --reuid ${user} --regid ${group} --init-groups env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin HOME=${state} USER=${user} STATE_DIRECTORY=${state} RUNTIME_DIRECTORY=${runtime} ${env} ${exec}) >${log} 2>&1 &`,
+  ];
+}
+
 describe('the npm package', () => {
   it('carries the build, the grammars as .wasm, deploy/ and the docs the unit names; no native grammar packages', () => {
     const listed = sh('tar', ['-tzf', tarball], dir).split('\n');
@@ -107,6 +148,8 @@ describe('the npm package', () => {
     for (const [, doc] of unit.matchAll(/^Documentation=.*\/node_modules\/groundcrew\/(\S+)$/gm))
       expect(existsSync(join(installed, doc as string))).toBe(true);
     expect(readdirSync(join(installed, 'node_modules')).filter((m) => m.startsWith('tree-sitter'))).toEqual([]);
+    // `engines` says what the installed dependencies need: npm found none wanting a newer Node.
+    expect(installLog).not.toContain('EBADENGINE');
   });
 
   it('groundcrew --version and version say the version and the commit it was built from', () => {
@@ -137,4 +180,62 @@ describe('the npm package', () => {
     }
     expect(await stop(run.child)).toBe(0);
   }, 240_000);
+});
+
+describe.skipIf(process.getuid?.() !== 0)('docs/operations.md: the install steps as written', () => {
+  it('end with a running daemon, systemd-analyze verify passing on the unit, and the CLI finding its token', () => {
+    const docs = readFileSync(join(ROOT, 'docs', 'operations.md'), 'utf8');
+    const [install = [], start = []] = shellBlocks(docs, '<!-- install-steps');
+    expect(install).toContain('systemd-analyze verify /etc/systemd/system/groundcrew.service');
+    // The inventory the operator points the daemon at: a bare repo the daemon's user can read.
+    const work = join(dir, 'inventory');
+    cpSync(join(ROOT, 'inventory-repo-example'), work, { recursive: true });
+    sh('git', ['init', '-q', '-b', 'main'], work);
+    sh('git', ['add', '-A'], work);
+    sh('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-qm', 'inventory'], work);
+    sh('git', ['clone', '-q', '--bare', work, join(dir, 'inventory.git')], dir);
+    const unit = readFileSync(join(copy, 'systemd', 'groundcrew.service'), 'utf8');
+    const log = join(dir, 'daemon.log');
+    const upper = join(dir, 'overlay');
+    const script = [
+      'set -euo pipefail',
+      'ip link set lo up',
+      // This machine's root, every write of the steps going to a directory of the test's.
+      ...['usr', 'etc', 'var', 'run'].map(
+        (d) =>
+          `mkdir -p ${upper}/${d}/upper ${upper}/${d}/work && mount -t overlay overlay -o lowerdir=/${d},upperdir=${upper}/${d}/upper,workdir=${upper}/${d}/work /${d}`,
+      ),
+      `cd ${dir}`,
+      // The namespace has no network: npm installs the tarball's dependencies from the cache the install above filled.
+      'export npm_config_offline=true',
+      ...install,
+      // The operator's edit: where the inventory is, and rehearsal on simulated hosts.
+      `sed -i -e 's|^  url: .*|  url: file://${dir}/inventory.git|' -e 's|^transport: ssh|transport: sim|' /etc/groundcrew/groundcrew.yaml`,
+      `chown -R groundcrew: ${dir}/inventory.git && chmod 0755 ${dir}`,
+      ...start.flatMap((line) => (line.startsWith('systemctl') ? unitStart(unit, log) : [])),
+      // Until the daemon answers (it reads the first revision first): its pid file is its runtime record.
+      `for i in $(seq 600); do groundcrew status >/dev/null 2>&1 && break; sleep 0.2; done`,
+      ...start.filter((line) => !line.startsWith('systemctl')),
+      // An action, which needs the token the CLI found: the daemon's, in its state directory.
+      'groundcrew reconcile',
+      'ls /run/groundcrew',
+      'kill %1; wait || true',
+    ];
+    let out = '';
+    try {
+      out = execFileSync('unshare', ['--mount', '--net', '--propagation', 'private', 'bash', '-c', script.join('\n')], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+        timeout: 300_000,
+      });
+    } catch (err) {
+      const e = err as { stdout?: string; stderr?: string };
+      throw new Error(
+        `the install steps failed:\n${e.stdout}\n${e.stderr}\ndaemon log:\n${existsSync(log) ? readFileSync(log, 'utf8').slice(-4000) : '(none)'}`,
+      );
+    }
+    expect(out).toMatch(/win-compute-1/);
+    expect(out).toMatch(/daemon-7070\.json/);
+    expect(out).toMatch(/reconcil/i);
+  }, 400_000);
 });
