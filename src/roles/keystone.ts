@@ -68,6 +68,10 @@ export function keystoneToken(os: Os, k: KeystoneInput): Resource {
     async set({ facts }) {
       const got = answer(facts);
       if (/\b401\b/.test(got)) throw errors.GC_KEYSTONE_AUTH(`Keystone at ${url} refused the credentials of ${k.user} (${got})`);
+      if (/\b404\b/.test(got))
+        throw errors.GC_KEYSTONE_UNAVAILABLE(
+          `Keystone at ${url} does not serve that path (${got}): KEYSTONE_AUTH_URL_TOKENS names the Identity API (c-a-d's default /v2.0/tokens; Keystone since Queens serves only /v3/auth/tokens)`,
+        );
       throw errors.GC_KEYSTONE_UNAVAILABLE(`Keystone at ${url} did not give a token from this node: ${got}`);
     },
   };

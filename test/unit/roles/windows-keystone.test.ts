@@ -128,6 +128,12 @@ describe("the openstack phase's token check", () => {
       expect(outcome.inDesiredState).toBe(true);
       expect(exec.scripts.join('\n')).toContain(`http://192.0.2.10:5000${urlTokens}`);
     }
+    // A path the Keystone does not serve says which key names it.
+    const exec = new Recorder(new SimExecutor({ host: compute, shells }));
+    const phase = linuxPlan(linuxComputeInput({ keystone: keystone({ urlTokens: '/v3/tokens' }) })).phases.find(
+      (p) => p.name === 'openstack',
+    );
+    await expect(applyPhase(exec, phase as never)).rejects.toThrow(/does not serve that path \(404\): KEYSTONE_AUTH_URL_TOKENS/);
   });
 });
 
