@@ -71,8 +71,11 @@ export const DaemonConfigSchema = z.strictObject({
       // cluster members share real ones (the HA benchmark). Wins over ownProcess; its hosts
       // reboot for as long as that process was told (rebootSeconds is not read).
       socket: z.string().optional(),
+      // Registries the rehearsal cannot reach (by name: docker.io, registry.example.com:5000): a pull fails as Docker's
+      // lookup does. Every other registry a node names is served, with the versions the nodes pin.
+      unreachableRegistries: z.array(z.string().min(1)).default([]),
     })
-    .default({ rebootSeconds: 2, latencyMs: 20, ownProcess: false }),
+    .default({ rebootSeconds: 2, latencyMs: 20, ownProcess: false, unreachableRegistries: [] }),
   workers: z.number().int().min(1).default(32),
   resyncInterval: Duration.default('10m'),
   reboot: z

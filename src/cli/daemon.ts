@@ -77,6 +77,7 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
         rebootMs,
         latencyMs: config.sim.latencyMs,
         dir: simDir,
+        unreachableRegistries: config.sim.unreachableRegistries,
       })
     : undefined;
   // Cluster mode: this daemon drives only the nodes it owns, every command behind the fence.

@@ -1,13 +1,16 @@
 // A simulated cluster for a desired state: one simulated host per node (src/sim/cluster.ts keeps them and
-// their saved states), each behind a sim executor. What is decided here is what host a node stands for.
+// their saved states), each behind a sim executor. What is decided here is what host a node stands for, and what
+// the world around the nodes serves them in a rehearsal: the registry each node pulls from and the image tags it
+// pins, and a controller outside the inventory (KEYSTONE_AUTH_HOST, CONTROLLER_NODES) that its nodes reach.
 
 import type { Executor } from '../dataplane/executor.js';
 import { SimExecutor, type SimShells, SocketSimExecutor } from '../dataplane/sim-executor.js';
 import { configText } from '../inventory/configuration.js';
 import type { DesiredState, NodeSpec } from '../inventory/desired-state.js';
 import { usesSignedVrouter } from '../reconciler/role-input.js';
-import { type HostDescription, SimHosts } from '../sim/cluster.js';
+import { type HostDescription, type Publishes, publish, SimHosts } from '../sim/cluster.js';
 import type { HostProcess } from '../sim/transports/host-process.js';
+import { registryOf } from '../sim/windows/docker.js';
 
 export interface SimClusterOptions {
   /** The shells of hosts simulated in this process; not needed when `process` holds them. */
@@ -18,9 +21,46 @@ export interface SimClusterOptions {
   latencyMs: number;
   /** Where host states live; none keeps them in memory. */
   dir?: string;
+  /** Registries the rehearsal makes unreachable (`sim.unreachableRegistries`): a pull from them fails as a lookup does. */
+  unreachableRegistries?: string[];
 }
 
-function hostFor(node: NodeSpec): HostDescription {
+/** What the world publishes for a node: its registry (unless made unreachable) and every version it pins. */
+function publishesFor(node: NodeSpec, unreachable: readonly string[]): Publishes {
+  const registry = registryOf(`${node.registry}/image`);
+  return {
+    registries: unreachable.includes(registry) ? [] : [registry],
+    contrailVersions: [node.versions.contrail.version],
+  };
+}
+
+/**
+ * The controllers a node reaches that no node of the inventory stands for: Keystone at KEYSTONE_AUTH_HOST when no
+ * node hosts it (the inventory resolved that), the config API at the address the node's role asks
+ * (CONTROL_NODES, else CONTROLLER_NODES: reconciler/role-input.ts). A node of the inventory made later at the same
+ * address takes it over on the network (SimNetwork.attach replaces).
+ */
+function externalControllers(node: NodeSpec, nodeAddresses: ReadonlySet<string>): HostDescription[] {
+  const keystone = node.keystone && !node.keystone.hostNode ? node.keystone.address : undefined;
+  const listed = configText(node.configuration, 'CONTROL_NODES') ?? configText(node.configuration, 'CONTROLLER_NODES') ?? '';
+  const configApi = listed.split(/[\s,]+/).find(Boolean);
+  const password = configText(node.configuration, 'KEYSTONE_AUTH_ADMIN_PASSWORD');
+  const user = configText(node.configuration, 'KEYSTONE_AUTH_ADMIN_USER') ?? 'admin';
+  return [...new Set([keystone, configApi])]
+    .filter((address): address is string => address !== undefined && !nodeAddresses.has(address))
+    .map((address) => ({
+      name: `controller-${address}`,
+      os: 'linux',
+      address,
+      linux: {
+        configApi: address === configApi,
+        ...(address === keystone && password !== undefined ? { keystone: { user, password } } : {}),
+      },
+    }));
+}
+
+function hostFor(node: NodeSpec, unreachable: readonly string[]): HostDescription {
+  const publishes = publishesFor(node, unreachable);
   if (node.os === 'windows') {
     // A host on the signed vRouter stands for one prepared by hand: features in, nothing to reboot for.
     const signed = usesSignedVrouter(node);
@@ -29,6 +69,7 @@ function hostFor(node: NodeSpec): HostDescription {
       name: node.name,
       os: 'windows',
       address: node.address,
+      publishes,
       windows: {
         signedVrouter: signed,
         ...(signed ? { features: ['Containers', 'Hyper-V'] } : {}),
@@ -44,6 +85,7 @@ function hostFor(node: NodeSpec): HostDescription {
     name: node.name,
     os: 'linux',
     address: node.address,
+    publishes,
     linux: { configApi: node.roles.includes('config'), ...(password !== undefined ? { keystone: { user, password } } : {}) },
   };
 }
@@ -60,22 +102,33 @@ export class SimCluster {
     this.#hosts = new SimHosts(options.process ? undefined : options.dir);
   }
 
+  /** The addresses of the inventory's nodes: a controller at one of them is a node, not the world's. */
+  readonly #nodeAddresses = new Set<string>();
+
   executor(node: NodeSpec): Executor {
     const { process } = this.options;
+    const unreachable = this.options.unreachableRegistries ?? [];
     if (process) {
+      // Hosts in a process of their own get what their first revision publishes (the scale benchmark's pins never change).
       let remote = this.remote.get(node.name);
       if (!remote) {
-        remote = new SocketSimExecutor({ socket: process.socket, host: hostFor(node), latencyMs: this.options.latencyMs });
+        remote = new SocketSimExecutor({ socket: process.socket, host: hostFor(node, unreachable), latencyMs: this.options.latencyMs });
         this.remote.set(node.name, remote);
       }
       return remote;
     }
+    this.#nodeAddresses.add(node.address);
+    for (const controller of externalControllers(node, this.#nodeAddresses)) this.#hosts.host(controller);
     const existing = this.executors.get(node.name);
-    if (existing) return existing;
+    if (existing) {
+      // A later revision may pin another version or name another registry: the world publishes it too.
+      publish(existing.host, publishesFor(node, unreachable));
+      return existing;
+    }
     const { shells } = this.options;
     if (!shells) throw new Error('a simulated cluster in this process needs its shells');
     const exec = new SimExecutor({
-      host: this.#hosts.host(hostFor(node)),
+      host: this.#hosts.host(hostFor(node, unreachable)),
       shells,
       rebootMs: this.options.rebootMs,
       latencyMs: this.options.latencyMs,

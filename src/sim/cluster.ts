@@ -12,11 +12,19 @@ import type { WindowsState } from './windows/windows-state.js';
 export type SimHost = LinuxHost | WindowsHost;
 
 /** What a host is made as the first time it is asked for; afterwards its saved state says what it is. */
+/** What the simulated world publishes for a host to pull: registries it reaches and Contrail image tags they serve. */
+export interface Publishes {
+  registries: string[];
+  contrailVersions: string[];
+}
+
 export interface HostDescription {
   name: string;
   os: 'linux' | 'windows';
   /** Where the other hosts reach it on the simulated network. */
   address: string;
+  /** Published beside the simulator's default catalog (a rehearsal of a real inventory: its registry, its pins). */
+  publishes?: Publishes;
   /** Linux: its distribution, and the external controller it stands for (Keystone, the config API). */
   linux?: FreshLinuxOptions;
   windows?: {
@@ -32,15 +40,28 @@ export interface HostDescription {
 function freshHost(description: HostDescription): SimHost {
   if (description.os === 'windows') {
     const windows = description.windows ?? {};
-    return WindowsHost.fresh({
-      hostname: description.name,
-      managementAddress: description.address,
-      catalog: { signedVrouter: windows.signedVrouter ?? false },
-      ...(windows.features ? { features: windows.features } : {}),
-      containerd: windows.containerd ?? false,
-    });
+    return publish(
+      WindowsHost.fresh({
+        hostname: description.name,
+        managementAddress: description.address,
+        catalog: { signedVrouter: windows.signedVrouter ?? false },
+        ...(windows.features ? { features: windows.features } : {}),
+        containerd: windows.containerd ?? false,
+      }),
+      description.publishes,
+    );
   }
-  return LinuxHost.fresh(description.name, {}, description.linux ?? {});
+  return publish(LinuxHost.fresh(description.name, {}, description.linux ?? {}), description.publishes);
+}
+
+/** Adds what the world publishes to a host's catalog (the catalog only grows: a pin reverted still exists upstream). */
+export function publish<H extends SimHost>(host: H, publishes: Publishes | undefined): H {
+  if (!publishes) return host;
+  // New arrays, never pushed into: a fresh host's catalog shares its lists with the simulator's default catalog.
+  const union = (list: string[], more: string[]) => [...new Set([...list, ...more])];
+  host.state.catalog.contrailVersions = union(host.state.catalog.contrailVersions, publishes.contrailVersions);
+  if (host instanceof WindowsHost) host.state.catalog.registries = union(host.state.catalog.registries, publishes.registries);
+  return host;
 }
 
 export class SimHosts {

@@ -26,13 +26,13 @@ export interface SimDaemon {
   stop(): Promise<void>;
 }
 
-/** `extra`: more of the daemon config (notifications, for one). */
-export async function startSimDaemon(extra: Record<string, unknown> = {}, log?: Logger): Promise<SimDaemon> {
+/** `extra`: more of the daemon config (notifications, for one); `inventory`: the repo's files (the example's by default). */
+export async function startSimDaemon(extra: Record<string, unknown> = {}, log?: Logger, inventory = EXAMPLE): Promise<SimDaemon> {
   const dir = mkdtempSync(join(tmpdir(), 'gc-simd-'));
   const origin = join(dir, 'origin.git');
   const work = join(dir, 'work');
   execFileSync('git', ['init', '-q', '--bare', '--initial-branch=main', origin]);
-  cpSync(EXAMPLE, work, { recursive: true });
+  cpSync(inventory, work, { recursive: true });
   const git = (...args: string[]) =>
     execFileSync('git', ['-c', 'user.name=Ada Operator', '-c', 'user.email=ada@groundcrew.invalid', ...args], {
       cwd: work,

@@ -29,7 +29,7 @@ export function artifacts(kind: 'vrouter' | 'cnm-plugin', image: string, files: 
         `if ($LASTEXITCODE -ne 0) { throw ${psQuote(`docker pull ${image} failed`)} }`,
         `docker run --rm -v ${psQuote(`${ARTIFACTS}:C:\\Artifacts`)} ${psQuote(image)} | Out-Null`,
         `if ($LASTEXITCODE -ne 0) { throw ${psQuote(`extracting ${image} failed`)} }`,
-        `Set-Content -LiteralPath ${psQuote(marker)} -Value ${psQuote(image)}`,
+        `Set-Content -LiteralPath ${psQuote(marker)} -Value ${psQuote(image)} -Encoding ASCII`,
       ].join('\n');
       return applied(exec, script, `extract ${image}`, { signal });
     },

@@ -10,6 +10,7 @@ import { applied, type Phase } from '../phase.js';
 import { compare, type Facts, type Resource } from '../resource.js';
 import { parseScFailure, parseScQc } from './parsers.js';
 import { serviceStatus } from './queries.js';
+import { stdinBytes, writeStdinBytes } from './service-resources.js';
 
 export const KUBE_DIR = 'C:\\k';
 export const KUBELET_EXE = `${KUBE_DIR}\\kubelet.exe`;
@@ -136,13 +137,9 @@ function file(name: string, path: string, content: string, missing?: string): Re
       if (missing) throw errors.GC_KUBERNETES_CONFIG(`${path}: ${missing}`);
       return applied(
         exec,
-        [
-          `New-Item -ItemType Directory -Force -Path ${psQuote(KUBE_DIR)} | Out-Null`,
-          STOP_KUBELET,
-          `[IO.File]::WriteAllText(${psQuote(path)}, [Console]::In.ReadToEnd())`,
-        ].join('\n'),
+        [`New-Item -ItemType Directory -Force -Path ${psQuote(KUBE_DIR)} | Out-Null`, STOP_KUBELET, writeStdinBytes(path)].join('\n'),
         `write ${path}`,
-        { stdin: content, signal },
+        { stdin: stdinBytes(content), signal },
       );
     },
   };

@@ -72,7 +72,7 @@ export function msiResource(m: MsiProduct): Resource {
         msiOutcome('install', out.exitCode, `installing ${m.product} ${m.version}`, out.logTail).rebootRequested || rebootRequested;
       const record = [
         `New-Item -ItemType Directory -Path ${psQuote(MSI_RECORD_DIR)} -Force | Out-Null`,
-        `Set-Content -LiteralPath ${psQuote(recordPath(m.product))} -Value ${psQuote(m.version)}`,
+        `Set-Content -LiteralPath ${psQuote(recordPath(m.product))} -Value ${psQuote(m.version)} -Encoding ASCII`,
       ].join('\n');
       await change(exec, record, `record ${m.product} ${m.version} as installed`, { signal });
       return { changed: true, rebootRequested };

@@ -29,9 +29,10 @@ interface OverlayRecord {
   ports: string[];
 }
 
+/** The record's text: [string], as Get-Content's NoteProperties would make 5.1's ConvertTo-Json send an object. */
 const RECORD_FACT = {
   id: 'overlay.record',
-  ps: `if (Test-Path -Path ${psQuote(OVERLAY_RECORD)}) { Get-Content -Raw -Path ${psQuote(OVERLAY_RECORD)} } else { $null }`,
+  ps: `if (Test-Path -Path ${psQuote(OVERLAY_RECORD)}) { [string](Get-Content -Raw -Path ${psQuote(OVERLAY_RECORD)}) } else { $null }`,
 };
 
 function record(facts: Facts): OverlayRecord {
@@ -44,7 +45,7 @@ function record(facts: Facts): OverlayRecord {
 }
 
 function writeRecord(value: OverlayRecord): string {
-  return `New-Item -ItemType Directory -Force -Path 'C:\\ProgramData\\groundcrew' | Out-Null\nSet-Content -Path ${psQuote(OVERLAY_RECORD)} -Value ${psQuote(JSON.stringify(value))}`;
+  return `New-Item -ItemType Directory -Force -Path 'C:\\ProgramData\\groundcrew' | Out-Null\nSet-Content -Path ${psQuote(OVERLAY_RECORD)} -Value ${psQuote(JSON.stringify(value))} -Encoding ASCII`;
 }
 
 const union = (a: string[], b: string[]) => [...new Set([...a, ...b])].sort();

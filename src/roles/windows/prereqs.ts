@@ -4,6 +4,7 @@
 
 import { psQuote } from '../../dataplane/quote.js';
 import { errors } from '../../errors.js';
+import { asciiJson } from '../ascii-json.js';
 import { runsContrail, type WindowsRoleInput } from '../input.js';
 import { applied, change, type Phase } from '../phase.js';
 import { compare, type Facts, NO_CHANGE, type Resource } from '../resource.js';
@@ -120,6 +121,11 @@ export const registryHost = (registry: string) => registry.split('/')[0] ?? regi
  * daemon.json: "bridge":"none" (c-a-d install_software_Win32NT.yml "disable the nat network in docker config") and,
  * with REGISTRY_PRIVATE_INSECURE, the registry in insecure-registries (c-a-d docker/tasks/insecure_registry_Win32NT.yml:
  * a plain-HTTP registry Docker otherwise refuses to pull from). Other keys are kept; Docker reads the file as it starts.
+ * As dockerd reads it (Go's encoding/json: UTF-8, and no BOM before Docker 23.0, moby/moby#44770), in the same bytes
+ * from Windows PowerShell 5.1 and 7: written -Encoding ASCII (5.1's default is the ANSI code page, its UTF8 writes a
+ * BOM; 7's default is UTF-8) as ASCII JSON, so a value kept from the node's file survives whole. Read back -Encoding
+ * UTF8, as dockerd reads it, and cast to [string]: what Get-Content returns carries PSPath and other NoteProperties,
+ * which 5.1's ConvertTo-Json sends as an object (PowerShell/PowerShell#15665: 7.2 on, not).
  */
 function daemonJson(input: WindowsRoleInput): Resource {
   const insecure = input.registryInsecure ? registryHost(input.registry) : undefined;
@@ -140,7 +146,7 @@ function daemonJson(input: WindowsRoleInput): Resource {
     facts: [
       {
         id: 'docker.daemonJson',
-        ps: `if (Test-Path -LiteralPath ${psQuote(DAEMON_JSON)}) { Get-Content -LiteralPath ${psQuote(DAEMON_JSON)} -Raw } else { $null }`,
+        ps: `if (Test-Path -LiteralPath ${psQuote(DAEMON_JSON)}) { [string](Get-Content -LiteralPath ${psQuote(DAEMON_JSON)} -Raw -Encoding UTF8) } else { $null }`,
       },
       { id: 'docker.status', ps: serviceStatus('docker') },
     ],
@@ -155,7 +161,7 @@ function daemonJson(input: WindowsRoleInput): Resource {
       const current = read(facts);
       const kept = current === 'unreadable' ? {} : current;
       const registries = listed(current);
-      const content = JSON.stringify({
+      const content = asciiJson({
         ...kept,
         bridge: 'none',
         ...(insecure && !registries.includes(insecure) ? { 'insecure-registries': [...registries, insecure] } : {}),
@@ -163,7 +169,7 @@ function daemonJson(input: WindowsRoleInput): Resource {
       const restart = facts.get('docker.status') === 'Running' ? "\nRestart-Service -Name 'docker' -Force" : '';
       return applied(
         exec,
-        `New-Item -ItemType Directory -Path 'C:\\ProgramData\\docker\\config' -Force | Out-Null\nSet-Content -LiteralPath ${psQuote(DAEMON_JSON)} -Value ${psQuote(content)} -NoNewline${restart}`,
+        `New-Item -ItemType Directory -Path 'C:\\ProgramData\\docker\\config' -Force | Out-Null\nSet-Content -LiteralPath ${psQuote(DAEMON_JSON)} -Value ${psQuote(content)} -NoNewline -Encoding ASCII${restart}`,
         'write daemon.json',
         { signal },
       );

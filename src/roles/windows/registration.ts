@@ -54,7 +54,7 @@ export function virtualRouterRegistered(input: WindowsRoleInput): Resource | und
       }
       lines.push(
         `try { $code = (Invoke-WebRequest -Uri ${psQuote(`${endpoint}/virtual-routers`)} -Method Post -Body ${psQuote(object)} -ContentType 'application/json' -Headers $h -UseBasicParsing).StatusCode } catch { if ($_.Exception.Message -match '\\(409\\)') { $code = 409 } else { throw } }`,
-        `Set-Content -LiteralPath ${psQuote(MARKER)} -Value ${psQuote(record(name))}`,
+        `Set-Content -LiteralPath ${psQuote(MARKER)} -Value ${psQuote(record(name))} -Encoding ASCII`,
         '$code',
       );
       try {

@@ -1,29 +1,18 @@
-// Every cmdlet the Windows roles emit, with the reference page it follows: the scripts of every phase (facts
-// and sets, on a 2016 and a 2019 host, and each resource's set forced once on no facts and once on the facts of a
-// host that already has things, some drifted) are parsed; each command and named parameter is looked up in the
-// simulator's catalogue, and each call's parameters must fit one of its sets. A cmdlet or parameter the catalogue
-// lacks fails here; the list, with each parameter's type, is kept in test/fixtures/windows/emitted-cmdlets.txt
-// (UPDATE_EMITTED=1 rewrites it).
+// Every cmdlet the Windows roles emit, with the reference page it follows: every script the roles can emit
+// (test/support/windows-scripts.ts: every phase's facts and sets, on a 2016 and a 2019 host, at each Contrail
+// version, each resource's set forced on no facts and on the facts of a host that already has things, some drifted)
+// is parsed; each command and named parameter is looked up in the simulator's catalogue, and each call's parameters
+// must fit one of its sets. A cmdlet or parameter the catalogue lacks fails here; the list, with each parameter's
+// type, is kept in test/fixtures/windows/emitted-cmdlets.txt (UPDATE_EMITTED=1 rewrites it).
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Command, CommandResult, Executor } from '../../../src/dataplane/executor.js';
-import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
-import { windowsFactsScript } from '../../../src/roles/facts.js';
-import type { WindowsRoleInput } from '../../../src/roles/input.js';
-import { checkReadiness, issueReboot, readBootId } from '../../../src/roles/node-commands.js';
-import { applyPhase, type Phase, testPhase } from '../../../src/roles/phase.js';
-import { windowsDeconfigure } from '../../../src/roles/windows/deconfigure.js';
-import { windowsPlan } from '../../../src/roles/windows/plan.js';
 import { loadPowerShellParser } from '../../../src/sim/shells/powershell/parser.js';
 import { catalogued, typeFits } from '../../../src/sim/windows/catalogued.js';
 import { type CatalogueEntry, catalogueEntry, parameterSetProblem } from '../../../src/sim/windows/cmdlet-catalogue.js';
-import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
-import type { WindowsBuild } from '../../../src/sim/windows/windows-state.js';
 import { commandsOf, isCmdlet } from '../../support/cmdlet-scan.js';
-import { kubeletInput, windowsInput } from '../../support/inputs.js';
-import { Recorder } from '../../support/recorder.js';
+import { emittedWindowsScripts } from '../../support/windows-scripts.js';
 
 const LIST = join(import.meta.dirname, '..', '..', 'fixtures', 'windows', 'emitted-cmdlets.txt');
 const COMMON = ['ErrorAction', 'WarningAction', 'Verbose', 'Debug', 'ErrorVariable', 'OutVariable'];
@@ -43,57 +32,6 @@ const NATIVES: Record<string, string> = {
   whoami: 'whoami /groups (learn.microsoft.com windows-server/administration/windows-commands/whoami)',
 };
 
-const OVERLAY: NonNullable<WindowsRoleInput['overlay']> = {
-  subnet: '10.244.1.0/24',
-  gateway: '10.244.1.1',
-  prefixLength: 24,
-  routes: [{ prefix: '10.244.2.0/24', via: '192.0.2.22', kind: 'peer' }],
-  ports: [{ port: 8080, toAddress: '10.244.1.5', toPort: 80 }],
-};
-const VARIANTS: WindowsRoleInput[] = [
-  windowsInput(),
-  windowsInput({
-    roles: ['vrouter', 'win_cnm_plugin', 'k8s_node'],
-    overlay: OVERLAY,
-    keystone: { address: '192.0.2.10', source: 'KEYSTONE_AUTH_HOST', user: 'admin', password: 'p', project: 'admin', domain: 'Default' },
-    configApi: { address: '192.0.2.10' },
-    debugDlls: [{ name: 'vRouter.pdb.dll', content: Buffer.from('dll') }],
-    kubelet: kubeletInput('v1.29.4'),
-  }),
-];
-
-/** Answers every command with success, so each resource's set says what it would send. */
-class Accepting implements Executor {
-  readonly os = 'windows' as const;
-  readonly scripts: string[] = [];
-  async run(cmd: Command): Promise<CommandResult> {
-    this.scripts.push(cmd.script);
-    return { exitCode: 0, stdout: '{"exitCode":0,"log":""}', stderr: '', durationMs: 0 } as CommandResult;
-  }
-  async close() {}
-}
-
-/** An overlay the host had before: other peers and ports, so each variant's overlay finds stale ones to remove. */
-const OLD_OVERLAY: NonNullable<WindowsRoleInput['overlay']> = {
-  ...OVERLAY,
-  routes: [{ prefix: '10.244.3.0/24', via: '192.0.2.23', kind: 'peer' }],
-  ports: [{ port: 9090, toAddress: '10.244.1.6', toPort: 90 }],
-};
-
-/**
- * Every resource's set on the facts of a host that already has things, some of them not as wanted: the
- * converged host with an older overlay, and its services running. Sets take their other branches there (a config
- * written while its service runs restarts it; a stale route or port proxy is removed), which the empty facts above
- * never reach. The facts are the simulated host's real answers, read as a pass reads them.
- */
-async function driftedSets(exec: Executor, accepting: Executor, phases: Phase[]): Promise<void> {
-  for (const phase of phases) {
-    // A fact that cannot be read fails the scan: it would otherwise lose the branches silently.
-    const { facts } = await testPhase(exec, phase);
-    for (const resource of phase.resources) await resource.set({ exec: accepting, facts }).catch(() => undefined);
-  }
-}
-
 /** A parameter as written (exact, an alias or a unique prefix) to its proper name; as written when none fits. */
 function fullName(entry: CatalogueEntry, written: string): string {
   const lower = written.toLowerCase();
@@ -107,40 +45,8 @@ function fullName(entry: CatalogueEntry, written: string): string {
 
 let scripts: string[] = [];
 beforeAll(async () => {
-  const shells = await SimShells.create();
-  const accepting = new Accepting();
-  for (const build of [14393, 17763] as WindowsBuild[]) {
-    const host = WindowsHost.fresh({ hostname: 'win1', build });
-    const exec = new Recorder(new SimExecutor({ host, shells }));
-    for (let pass = 0; pass < 3; pass++) {
-      let reboot = false;
-      for (const phase of windowsPlan(windowsInput()).phases) {
-        reboot ||= (await applyPhase(exec, phase)).rebootRequested;
-        if (reboot && !phase.batchesReboot) break;
-      }
-      if (!reboot) break;
-      host.reboot();
-    }
-    await readBootId(exec);
-    await checkReadiness(exec, 'ready');
-    const old = windowsPlan(windowsInput({ overlay: OLD_OVERLAY })).phases.find((p) => p.name === 'overlay');
-    if (!old) throw new Error('no overlay phase for an input with an overlay');
-    const applied = await applyPhase(exec, old);
-    if (applied.resources.some((r) => r.status === 'failed'))
-      throw new Error(`the older overlay did not apply: ${JSON.stringify(applied)}`);
-    await driftedSets(exec, accepting, [...VARIANTS.flatMap((v) => windowsPlan(v).phases), windowsDeconfigure()]);
-    await applyPhase(exec, windowsDeconfigure());
-    await issueReboot(exec);
-    scripts.push(...exec.scripts);
-  }
-  const phases: Phase[] = [...VARIANTS.flatMap((v) => windowsPlan(v).phases), windowsDeconfigure()];
-  for (const phase of phases) {
-    scripts.push(windowsFactsScript(phase.resources.flatMap((r) => r.facts)));
-    for (const resource of phase.resources) await resource.set({ exec: accepting, facts: new Map() }).catch(() => undefined);
-  }
-  scripts.push(...accepting.scripts);
-  scripts = [...new Set(scripts)];
-});
+  scripts = (await emittedWindowsScripts()).map((e) => e.script);
+}, 300_000);
 
 describe('the cmdlet catalogue covers what the Windows roles emit', () => {
   it('every cmdlet and named parameter the roles send is in the catalogue, with its reference', async () => {

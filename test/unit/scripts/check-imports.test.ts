@@ -52,12 +52,12 @@ describe('check-imports', () => {
   it('koffi is loaded only under dataplane/native/', () => {
     const root = tree({
       'src/dataplane/native/library.ts': "import koffi from 'koffi';\n\nexport const k = koffi;\n",
-      'src/dataplane/local-executor.ts': "// local\nconst k = await import('koffi');\n\nexport { k };\n",
+      'src/dataplane/ssh-executor.ts': "// ssh\nconst k = await import('koffi');\n\nexport { k };\n",
       'src/cli/main.ts': "export type Koffi = typeof import('koffi');\n",
     });
     expect(messages(root)).toEqual([
       'src/cli/main.ts:1: cli may not import koffi (rule: native libraries are loaded in one place, and only on the OS they exist on)',
-      'src/dataplane/local-executor.ts:2: dataplane may not import koffi (rule: native libraries are loaded in one place, and only on the OS they exist on)',
+      'src/dataplane/ssh-executor.ts:2: dataplane may not import koffi (rule: native libraries are loaded in one place, and only on the OS they exist on)',
     ]);
   });
 

@@ -1,0 +1,64 @@
+// The real PowerShell parser over many scripts at once: one pwsh process (test/support/pwsh.ts) runs
+// ps51-syntax.ps1, which reads the scripts as JSON on stdin and answers, for each, its parse errors, the
+// PowerShell 6/7 constructs Windows PowerShell 5.1 lacks found in its AST, its command calls and its
+// redirections to files.
+
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { pwshPath } from './pwsh.js';
+
+export interface ParseError {
+  line: number;
+  column: number;
+  message: string;
+}
+
+export interface SevenOnly {
+  construct: string;
+  text: string;
+  line: number;
+}
+
+export interface NamedParameter {
+  name: string;
+  /** The element after it as written: its argument, unless the parameter is a switch. */
+  argument: string | null;
+  /** That element's value when it is a string constant (a bareword or a quoted string). */
+  value: string | null;
+}
+
+export interface CommandCall {
+  name: string;
+  parameters: NamedParameter[];
+  text: string;
+}
+
+export interface ScriptSyntax {
+  errors: ParseError[];
+  sevenOnly: SevenOnly[];
+  commands: CommandCall[];
+  /** Redirections to a file (`> path`, `2>> path`), which write as Out-File does; `> $null` is not one. */
+  redirections: string[];
+  /** Commands whose error stream is redirected (`2>&1`, `2> $null`, `*>`), by name ('' when not a plain name). */
+  stderrRedirections: { command: string; text: string }[];
+  /**
+   * Constant arguments to native programs that Windows PowerShell 5.1 passes mangled: an embedded `"` (not escaped),
+   * an empty string (dropped), whitespace before a trailing backslash (the quote it adds is escaped).
+   */
+  legacyArguments: { command: string; argument: string }[];
+}
+
+const ANALYZER = join(import.meta.dirname, 'ps51-syntax.ps1');
+
+/** Each script's errors, 7-only constructs and command calls, in order. */
+export function analyzeScripts(scripts: readonly string[]): ScriptSyntax[] {
+  const out = execFileSync(pwshPath(), ['-NoLogo', '-NoProfile', '-NonInteractive', '-File', ANALYZER], {
+    input: JSON.stringify(scripts),
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+    timeout: 300_000,
+  });
+  const parsed = JSON.parse(out) as ScriptSyntax[];
+  if (parsed.length !== scripts.length) throw new Error(`pwsh answered for ${parsed.length} of ${scripts.length} scripts`);
+  return parsed;
+}
