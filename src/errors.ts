@@ -179,12 +179,18 @@ export const ERROR_REGISTRY = {
       "the node's state could not be written to the state directory (`snapshots/`): full disk, permissions, I/O error; no command goes to the node until it is, so a crash cannot lose what a command depends on",
     todo: 'check the state directory (free space, permissions, `dmesg` for I/O errors); the node carries on by itself once a write succeeds',
   },
+  GC_STATE_UNSAFE: {
+    retryable: false,
+    meaning:
+      "a directory groundcrew keeps its state or runtime files in is a symbolic link, not a directory, or belongs to another user: something else could plant or read what groundcrew trusts there (snapshots, pins, the last good revision, the API token's record)",
+    todo: 'make it a directory owned by the user groundcrew runs as (`install -d -m 0700 -o groundcrew DIR`), or point `stateDir` elsewhere; groundcrew tightens a loose mode itself',
+  },
   // Sources and revision intake (source/, reconciler/intake)
   GC_GIT_FETCH: {
     retryable: true,
-    retried: 'retried at the next poll',
-    meaning: 'the Git remote could not be cloned or fetched',
-    todo: 'check the repo URL, the branch, and the deploy key; the daemon stays on the last revision it has',
+    retried: 'retried with backoff: the poll interval, doubled after each failure up to 5 minutes',
+    meaning: 'the Git remote could not be cloned or fetched (unreachable, refused, an unknown host key, a proxy); `/readyz` says why',
+    todo: "check the repo URL, the branch, the deploy key and the server's host key in known_hosts, the proxy variables (docs/operations.md, The Git source); the daemon stays on the last revision it has",
   },
   GC_REVISION_REJECTED: {
     retryable: false,
@@ -194,7 +200,8 @@ export const ERROR_REGISTRY = {
   // Notifications (notifications/)
   GC_NOTIFY_FAILED: {
     retryable: true,
-    retried: "with backoff, up to the sink's `retries`; then the notification is dropped",
+    retried:
+      "after no answer, 408, 429 or 5xx, with backoff (or the sink's Retry-After), up to the sink's `retries`; then the notification is dropped. Another 4xx, or a redirect to another origin, is not retried",
     meaning:
       "a notification sink (webhook, Slack, Teams, a Git host's commit status API) did not answer 2xx in time; reconciliation goes on regardless",
     todo: 'read the log line (sink, status, body); check the URL, the token or secret file, and the sink\'s permissions; `groundcrew_notifications_total{result="failed"}` counts them',

@@ -4,9 +4,10 @@
 // `plan --url` look the URL up there. A flag, the environment or a config file say otherwise.
 
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { ensurePrivateDir, writePrivateFileSync } from '../private-files.js';
 import { loadDaemonConfig } from './daemon-config.js';
 import { DEFAULT_CONFIG, DEFAULT_TOKEN_FILE, UNIT_RUNTIME_DIR } from './paths.js';
 
@@ -45,10 +46,10 @@ interface RuntimeRecord {
 /** Leaves the running daemon's record; the function returned removes it. */
 export function writeRuntimeRecord(url: string, tokenFile: string): () => void {
   const dir = runtimeDir();
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  // Its group may read it (the unit's RuntimeDirectoryMode=0750); nobody else, and no link is followed.
+  ensurePrivateDir(dir, 0o027);
   const file = join(dir, `daemon-${new URL(url).port}.json`);
-  writeFileSync(file, JSON.stringify({ url, tokenFile, pid: process.pid } satisfies RuntimeRecord), { mode: 0o600 });
-  chmodSync(file, 0o600);
+  writePrivateFileSync(file, JSON.stringify({ url, tokenFile, pid: process.pid } satisfies RuntimeRecord));
   return () => rmSync(file, { force: true });
 }
 

@@ -8,6 +8,7 @@ import type { Diagnostic } from '../inventory/diagnostic.js';
 import { checkShape, rootMap } from '../inventory/shape.js';
 import { YamlSource } from '../inventory/yaml-source.js';
 import type { SignaturePolicy } from '../source/commit-signatures.js';
+import { sshPathProblem } from '../source/git-environment.js';
 import { NotificationsSchema } from './notifications-config.js';
 
 /** "90s", "10m", "1h", "250ms", or a number of seconds. */
@@ -23,7 +24,9 @@ export const DaemonConfigSchema = z.strictObject({
     branch: z.string().default('main'),
     dir: z.string().default('.'),
     pollInterval: Duration.default('60s'),
+    /** A read-only deploy key for an ssh:// or scp-like URL, and the file of the Git server's host keys (docs/operations.md). */
     sshKeyFile: z.string().optional(),
+    knownHostsFile: z.string().optional(),
     /** Only commits signed by an allowed key are applied: a GPG keyring, an SSH allowed-signers file, or both. */
     verify: z
       .strictObject({
@@ -241,6 +244,14 @@ export function loadDaemonConfig(file: string, env: NodeJS.ProcessEnv = process.
   c.stateDir = abs(c.stateDir) as string;
   if (c.source.path) c.source.path = abs(c.source.path);
   if (c.source.url && !/^[a-z+]+:\/\//.test(c.source.url) && !/^[\w.-]+@[\w.-]+:/.test(c.source.url)) c.source.url = abs(c.source.url);
+  c.source.sshKeyFile = abs(c.source.sshKeyFile);
+  c.source.knownHostsFile = abs(c.source.knownHostsFile);
+  for (const key of ['sshKeyFile', 'knownHostsFile'] as const) {
+    const path = c.source[key];
+    const problem = path === undefined ? undefined : sshPathProblem(path);
+    if (problem) errors.push(src.diagnostic(['source', key], 'error', `source.${key}: ${problem}`));
+  }
+  if (errors.length > 0) return { ok: false, errors };
   if (c.apiTokenFile) c.apiTokenFile = abs(c.apiTokenFile);
   for (const hook of Object.values(c.webhooks)) if (hook) hook.secretFile = abs(hook.secretFile) as string;
   c.ssh.keyFile = abs(c.ssh.keyFile);

@@ -1,7 +1,7 @@
 // The daemon, assembled: source → validated revision → reconciler → nodes, with the status store feeding
 // the HTTP server. This is where concrete executors, stores and servers are built (with main.ts).
 
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
 import type { Logger } from 'pino';
@@ -10,6 +10,7 @@ import { GatedExecutor } from '../dataplane/gated-executor.js';
 import { Limiter } from '../dataplane/limiter.js';
 import type { Notifier } from '../dataplane/native/sd-notify.js';
 import { SimShells } from '../dataplane/sim-executor.js';
+import { ensurePrivateDir } from '../private-files.js';
 import { Intake } from '../reconciler/intake.js';
 import { Reconciler } from '../reconciler/reconciler.js';
 import { haltOf } from '../reconciler/rollout-view.js';
@@ -56,7 +57,10 @@ const PACKAGE_ROOT = packageRootOf(import.meta.dirname);
 
 export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promise<Daemon> {
   const { log } = deps;
-  mkdirSync(config.stateDir, { recursive: true, mode: 0o700 });
+  // The state directory is this user's alone (snapshots, pins, the clone, the last good revision): a link or another
+  // owner is refused, a loose mode tightened whatever the umask was when it was made.
+  if (ensurePrivateDir(config.stateDir).tightened)
+    log.warn({ stateDir: config.stateDir }, 'the state directory was readable by others: made private (0700)');
   const status = new StatusStore();
   const metrics = new Metrics(status, buildInfo(PACKAGE_ROOT));
 
@@ -173,7 +177,12 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
         path: config.source.dir,
         checkout,
         pollMs: durationMs(config.source.pollInterval),
-        ...(config.source.sshKeyFile ? { sshKeyFile: config.source.sshKeyFile } : {}),
+        ssh: {
+          ...(config.source.sshKeyFile ? { keyFile: config.source.sshKeyFile } : {}),
+          ...(config.source.knownHostsFile ? { knownHostsFile: config.source.knownHostsFile } : {}),
+        },
+        // git gets its proxy, CA file and SSH agent from here, nothing else (source/git-environment.ts).
+        environment: process.env,
         // A local remote is read in place unless the clone must have the commit first (signatures are checked
         // there) or several members follow it (cluster mode: each applies the sha in force from its own clone).
         readLocalRemote: !config.source.verify && !clusterConfig,

@@ -1,11 +1,13 @@
 // The one root logger: JSON lines, each with its syslog priority in front under journald (so `journalctl -p err`
 // and the journal's colours work), readable lines on a terminal (colours unless NO_COLOR); credentials redacted
-// by fixed paths and by the inventory's secret-key rules (src/inventory/secret.ts) at any depth.
+// by fixed paths and by the inventory's secret-key rules (src/inventory/secret.ts) at any depth, and every
+// line's `scheme://user:secret@` URLs masked as it is written (src/source/redact-url.ts).
 
 import { fstatSync } from 'node:fs';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import pretty from 'pino-pretty';
 import { redactSecrets } from '../inventory/secret.js';
+import { redactUrls } from '../source/redact-url.js';
 
 export const REDACT = [
   'password',
@@ -65,6 +67,8 @@ export function rootLogger(
     base: { service: 'groundcrew' },
     // Every key the inventory's rules call a credential, at any depth (the paths above are the fixed ones).
     formatters: { log: (record: Record<string, unknown>) => redactSecrets(record) },
+    // The last word on URLs, whatever carried them (an error's message or stack, a library's log line).
+    hooks: { streamWrite: redactUrls },
   };
   const tty = (destination as { isTTY?: boolean }).isTTY === true;
   const chosen = format !== 'auto' ? format : writesToJournal(destination, env) ? 'journal' : tty ? 'pretty' : 'json';

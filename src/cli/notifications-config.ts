@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { redactSecrets } from '../inventory/secret.js';
 import { Dispatcher } from '../notifications/dispatcher.js';
 import { EVENT_KINDS } from '../notifications/events.js';
+import { proxiedFetch } from '../notifications/proxy-fetch.js';
 import { defaultEvents, SINK_TYPES, type SinkSpec } from '../notifications/sinks.js';
 import { watchStatus } from '../notifications/watch.js';
 import type { RolloutHalt } from '../reconciler/rollout-view.js';
@@ -96,7 +97,12 @@ export function startNotifications(
       };
       return { spec, policy };
     }),
-    { log, onOutcome: (sink, outcome) => deps.metrics.notifications.inc({ sink: sink.name, type: sink.type, result: outcome }) },
+    {
+      log,
+      onOutcome: (sink, outcome) => deps.metrics.notifications.inc({ sink: sink.name, type: sink.type, result: outcome }),
+      // Through the site's proxy, as the daemon's environment names it (http_proxy, https_proxy, no_proxy).
+      fetch: proxiedFetch(process.env),
+    },
   );
   // What leaves the daemon is redacted by the inventory's secret rules, as every JSON answer is.
   const stop = watchStatus(deps.status, (e) => dispatcher.publish(redactSecrets(e)), {

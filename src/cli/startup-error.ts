@@ -2,6 +2,7 @@
 // unreadable, a bad value. No stack trace: under systemd it would be a screenful in the journal on every restart.
 
 import { GroundcrewError } from '../errors.js';
+import { redactUrls } from '../source/redact-url.js';
 
 interface SystemError extends Error {
   code?: string;
@@ -32,7 +33,8 @@ export function startupError(err: unknown): string {
     }[e.code];
     return `${e.path}: ${why}`;
   }
-  if (err instanceof GroundcrewError) return `${err.message} (${err.code})`;
+  // Credentials of a URL in a message (a Git remote's, a proxy's) are masked: stderr goes to the journal.
+  if (err instanceof GroundcrewError) return redactUrls(`${err.message} (${err.code})`);
   const message = err instanceof Error ? err.message : String(err);
-  return message.split('\n')[0] ?? message;
+  return redactUrls(message.split('\n')[0] ?? message);
 }

@@ -4,9 +4,10 @@
 // empty would trust whatever key a host presents now, and the next save would overwrite the evidence.
 
 import { createHash } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { errors, type GroundcrewError } from '../errors.js';
+import { writePrivateFileSync } from '../private-files.js';
 
 /** OpenSSH's fingerprint format: SHA256:<base64 without padding>. */
 export function fingerprint(key: Buffer): string {
@@ -164,15 +165,8 @@ export class HostKeyStore implements PinStore {
     }
     const dir = dirname(this.path);
     mkdirSync(dir, { recursive: true });
-    const tmp = `${this.path}.tmp-${process.pid}`;
-    const fd = openSync(tmp, 'w', 0o600);
-    try {
-      writeSync(fd, `${JSON.stringify(Object.fromEntries(pins), null, 2)}\n`);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, this.path);
+    // A random temporary name, created exclusively: a predictable one could be planted as a link to follow.
+    writePrivateFileSync(this.path, `${JSON.stringify(Object.fromEntries(pins), null, 2)}\n`);
     const dirFd = openSync(dir, 'r');
     try {
       fsyncSync(dirFd);

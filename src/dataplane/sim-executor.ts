@@ -43,6 +43,8 @@ export interface SimExecutorOptions {
 export class SimExecutor implements Executor {
   readonly os: NodeOs;
   readonly stats = { commands: 0, reboots: 0 };
+  /** After a dropped connection: connects fail until then (ms since the epoch). */
+  #unreachableUntil = 0;
   /** Set to make the host never come back from its next reboot. */
   neverReturnFromReboot = false;
 
@@ -73,6 +75,8 @@ export class SimExecutor implements Executor {
     const started = performance.now();
     const name = this.options.host.state.hostname;
     if (this.isDown) throw markSent(errors.GC_SSH_CONNECT(`cannot connect to ${name}: ECONNREFUSED (rebooting)`), false);
+    if (Date.now() < this.#unreachableUntil)
+      throw markSent(errors.GC_SSH_CONNECT(`cannot connect to ${name}: ETIMEDOUT (its address is moving to a vNIC)`), false);
     await this.#roundTrip(opts, commandName(`${name}: `, cmd));
     this.stats.commands++;
     const host = this.options.host;
@@ -85,6 +89,13 @@ export class SimExecutor implements Executor {
       this.#reboot();
     }
     this.options.onChange?.(host);
+    if (!(host instanceof LinuxHost) && host.connectionDropRequested) {
+      // The command ran, but its session went with the adapter's address: no exit status reaches us, and the
+      // host answers again a moment later.
+      host.connectionDropRequested = false;
+      this.#unreachableUntil = Date.now() + (this.options.rebootMs ?? 1000);
+      throw markSent(errors.GC_CONNECTION_LOST(`${name}: the connection dropped while the command ran; its outcome is unknown`), true);
+    }
     return { exitCode: result.exitCode, stdout: result.stdout, stderr: result.stderr, durationMs: performance.now() - started };
   }
 

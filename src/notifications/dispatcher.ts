@@ -1,11 +1,14 @@
 // Sends events to sinks without ever holding reconciliation up: `publish` only queues (synchronously), and
 // each sink has a worker of its own that sends in order, with a timeout per request, retries with
-// exponential backoff, a rate limit and deduplication. A sink that hangs or fails delays only itself; every
+// exponential backoff (only where another try can succeed, and no sooner than the sink's Retry-After asks),
+// a rate limit and deduplication. A sink that hangs or fails delays only itself; every
 // outcome is counted (the daemon feeds /metrics) and each failure logged.
 
 import type { Logger } from 'pino';
 import { errors } from '../errors.js';
 import { dedupKey, type NotificationEvent } from './events.js';
+import { type Fetch, post, RedirectRefused } from './post.js';
+import { retryAfterMs, worthRetrying } from './retry-after.js';
 import { requestFor, type SinkRequest, type SinkSpec } from './sinks.js';
 
 export interface SinkPolicy {
@@ -13,11 +16,14 @@ export interface SinkPolicy {
   perMinute: number;
   /** The same event (kind, revision, node) is sent once within this window. */
   dedupMs: number;
-  /** Tries after the first, with backoff from `backoffMs` doubling up to `backoffMaxMs`. */
+  /** Tries after the first (after no answer, 408, 429 or 5xx; never after another 4xx or a refused redirect),
+   * with backoff from `backoffMs` doubling up to `backoffMaxMs`, or longer when the sink's `Retry-After` says so. */
   retries: number;
   backoffMs: number;
   backoffMaxMs: number;
   timeoutMs: number;
+  /** The longest wait a sink's `Retry-After` is honoured for (a longer one is cut to it). */
+  retryAfterMaxMs: number;
   /** Events waiting beyond this: the oldest is dropped. */
   queueLimit: number;
 }
@@ -29,6 +35,7 @@ export const DEFAULT_POLICY: SinkPolicy = {
   backoffMs: 1000,
   backoffMaxMs: 60_000,
   timeoutMs: 10_000,
+  retryAfterMaxMs: 15 * 60_000,
   queueLimit: 1000,
 };
 
@@ -38,7 +45,8 @@ export interface DispatcherOptions {
   log: Logger;
   /** Every outcome, per sink: the daemon counts them in groundcrew_notifications_total. */
   onOutcome?: (sink: SinkSpec, outcome: Outcome) => void;
-  fetch?: typeof fetch;
+  /** How requests leave (the daemon's: proxiedFetch, through the environment's proxy). */
+  fetch?: Fetch;
 }
 
 interface Lane {
@@ -62,7 +70,7 @@ const sleep = (ms: number, signal: AbortSignal) =>
 
 export class Dispatcher {
   readonly #lanes: Lane[];
-  readonly #fetch: typeof fetch;
+  readonly #fetch: Fetch;
 
   constructor(
     sinks: { spec: SinkSpec; policy?: Partial<SinkPolicy> }[],
@@ -136,33 +144,43 @@ export class Dispatcher {
     const { policy, spec } = lane;
     for (let attempt = 0; attempt <= policy.retries; attempt++) {
       if (lane.stopped.signal.aborted) return;
-      try {
-        const res = await this.#fetch(request.url, {
-          method: 'POST',
-          headers: request.headers,
-          body: request.body,
-          signal: AbortSignal.any([AbortSignal.timeout(policy.timeoutMs), lane.stopped.signal]),
-        });
-        const text = await res.text().catch(() => '');
-        if (res.ok) {
-          this.#outcome(lane, 'sent');
-          return;
-        }
-        throw errors.GC_NOTIFY_FAILED(`${spec.type} sink "${spec.name}" answered ${res.status}: ${text.slice(0, 200)}`);
-      } catch (err) {
-        const last = attempt === policy.retries;
-        this.#outcome(lane, last ? 'failed' : 'retried');
-        const error =
-          (err as { code?: string }).code === errors.GC_NOTIFY_FAILED.code
-            ? err
-            : errors.GC_NOTIFY_FAILED(`${spec.type} sink "${spec.name}": ${(err as Error).message}`, err);
-        this.options.log.warn(
-          { err: error, sink: spec.name, event: event.kind, attempt: attempt + 1 },
-          last ? 'notification failed; dropped after its last retry' : 'notification failed; retrying',
-        );
-        if (last) return;
-        await sleep(Math.min(policy.backoffMs * 2 ** attempt, policy.backoffMaxMs), lane.stopped.signal);
+      const tried = await this.#try(lane, request);
+      if (tried.sent) {
+        this.#outcome(lane, 'sent');
+        return;
       }
+      const last = attempt === policy.retries || tried.waitMs === undefined;
+      this.#outcome(lane, last ? 'failed' : 'retried');
+      this.options.log.warn(
+        { err: tried.error, sink: spec.name, event: event.kind, attempt: attempt + 1 },
+        tried.waitMs === undefined
+          ? 'notification failed; not retried (the same request would be refused again)'
+          : last
+            ? 'notification failed; dropped after its last retry'
+            : 'notification failed; retrying',
+      );
+      if (last) return;
+      const backoff = Math.min(policy.backoffMs * 2 ** attempt, policy.backoffMaxMs);
+      await sleep(Math.min(Math.max(backoff, tried.waitMs ?? 0), policy.retryAfterMaxMs), lane.stopped.signal);
+    }
+  }
+
+  /** One try: sent, or the error with how long the sink asked to wait (0: no word) or, undefined, not worth another try. */
+  async #try(lane: Lane, request: SinkRequest): Promise<{ sent: true } | { sent: false; error: unknown; waitMs?: number }> {
+    const { policy, spec } = lane;
+    try {
+      const headers = { ...request.headers, ...request.signed?.(new Date()) };
+      const signal = AbortSignal.any([AbortSignal.timeout(policy.timeoutMs), lane.stopped.signal]);
+      const res = await post(this.#fetch, request, headers, signal, spec.name);
+      const text = await res.text().catch(() => '');
+      if (res.ok) return { sent: true };
+      const error = errors.GC_NOTIFY_FAILED(`${spec.type} sink "${spec.name}" answered ${res.status}: ${text.slice(0, 200)}`);
+      if (!worthRetrying(res.status)) return { sent: false, error };
+      return { sent: false, error, waitMs: retryAfterMs(res.headers.get('retry-after'), Date.now()) ?? 0 };
+    } catch (err) {
+      if (err instanceof RedirectRefused) return { sent: false, error: err.error };
+      // No answer (refused, reset, timed out): the sink may be back on the next try.
+      return { sent: false, error: errors.GC_NOTIFY_FAILED(`${spec.type} sink "${spec.name}": ${(err as Error).message}`, err), waitMs: 0 };
     }
   }
 

@@ -1,11 +1,12 @@
 // Each sink's HTTP request for an event, as its provider documents it. The dispatcher sends them.
 //
-// - webhook: POST the event as JSON, signed `X-Signature: sha256=<hex HMAC-SHA256 of the body>` (the scheme
-//   groundcrew's own /hooks/generic checks, and Flux's generic-hmac provider's), `X-Delivery-Id` per event.
+// - webhook: POST the event as JSON, signed as Standard Webhooks specifies (standard-webhooks.ts): `webhook-id`
+//   per event, `webhook-timestamp` and `webhook-signature` per try, so a receiver can refuse a replay.
 // - slack: an incoming webhook takes `{"text": …}` (and Block Kit `blocks`) as JSON (api.slack.com/messaging/webhooks).
-// - teams: an incoming webhook takes `{"type":"message","attachments":[{"contentType":
-//   "application/vnd.microsoft.card.adaptive","contentUrl":null,"content":{AdaptiveCard}}]}` (Microsoft Teams
-//   docs, "Send adaptive cards using an incoming webhook", MicrosoftDocs/msteams-docs connectors-using.md).
+// - teams: a Workflows (Power Automate) URL from the "Post to a channel when a webhook request is received"
+//   template takes `{"type":"message","attachments":[{"contentType":"application/vnd.microsoft.card.adaptive",
+//   "contentUrl":null,"content":{AdaptiveCard}}]}`, the message shape Office 365 connectors' incoming webhooks
+//   took (MicrosoftDocs/msteams-docs, connectors-using.md, which says to move to Workflows).
 // - github: `POST /repos/{owner}/{repo}/statuses/{sha}` with `state` (error|failure|pending|success),
 //   `target_url`, `description`, `context`; `Authorization: Bearer`, `Accept: application/vnd.github+json`,
 //   `X-GitHub-Api-Version: 2022-11-28` (GitHub REST "Create a commit status").
@@ -14,8 +15,9 @@
 // - gitea: `POST /api/v1/repos/{owner}/{repo}/statuses/{sha}` with CreateStatusOption `state`
 //   (pending|success|error|failure|warning), `target_url`, `description`, `context`; `Authorization: token …`.
 
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { EVENT_KINDS, type EventKind, type NotificationEvent, REVISION_EVENTS } from './events.js';
+import { signingKey, standardWebhookHeaders } from './standard-webhooks.js';
 
 export const SINK_TYPES = ['webhook', 'slack', 'teams', 'github', 'gitlab', 'gitea'] as const;
 export type SinkType = (typeof SINK_TYPES)[number];
@@ -39,6 +41,8 @@ export interface SinkRequest {
   url: string;
   headers: Record<string, string>;
   body: string;
+  /** Headers made for each try (a signature over the time it is sent). */
+  signed?: (at: Date) => Record<string, string>;
 }
 
 /** The events a sink takes when its config names none: commit statuses only take a revision's. */
@@ -69,13 +73,14 @@ function verdictOf(kind: EventKind): Verdict | undefined {
 
 function webhook(spec: SinkSpec, e: NotificationEvent): SinkRequest {
   const body = JSON.stringify(e);
-  const signature = `sha256=${createHmac('sha256', spec.secret ?? '')
-    .update(body)
-    .digest('hex')}`;
+  const key = signingKey(spec.secret ?? '');
+  // One id for every try of this event: a receiver that saw it once can drop the retries.
+  const id = `msg_${randomUUID()}`;
   return {
     url: spec.url,
-    headers: { ...json, 'x-signature': signature, 'x-delivery-id': randomUUID(), 'x-groundcrew-event': e.kind },
+    headers: { ...json, 'x-groundcrew-event': e.kind },
     body,
+    signed: (at) => standardWebhookHeaders(key, id, at, body),
   };
 }
 

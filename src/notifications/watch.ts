@@ -47,7 +47,8 @@ export function watchStatus(status: StatusStore, emit: (e: NotificationEvent) =>
           kind: 'rollout.halted',
           severity: 'error',
           revision: sha,
-          summary: `rollout of ${short(sha)} halted: ${view.haltReason ?? 'the failure budget is spent'}`,
+          // The rollout's reason is already the sentence ("rollout of … halted: … failed on it …"): said once.
+          summary: view.haltReason ?? `rollout of ${short(sha)} halted: the failure budget is spent`,
           details: { failed: view.failed, held: view.held, applied: view.applied.length, nodes: view.nodes },
           url: revisionUrl(sha),
         });

@@ -2,7 +2,7 @@
 // before any node sees it. A bad one is recorded and leaves the last good one in force; at start, with
 // nothing in force yet, the last good revision is read again from the source.
 
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { errors } from '../errors.js';
@@ -12,6 +12,7 @@ import { loadInventory } from '../inventory/load-inventory.js';
 import { type InventoryFiles, parseInventory } from '../inventory/parse-inventory.js';
 import { ParseMemo } from '../inventory/parse-memo.js';
 import { parseSecretsFile, withSecrets } from '../inventory/secrets-file.js';
+import { writePrivateFileSync } from '../private-files.js';
 import type { SignatureVerdict } from '../source/commit-signatures.js';
 import type { Revision, Source } from '../source/source.js';
 import type { Reconciler } from './reconciler.js';
@@ -84,7 +85,7 @@ export class Intake {
       );
       return;
     }
-    writeFileSync(this.#lastGoodFile, `${revision.sha}\n`);
+    writePrivateFileSync(this.#lastGoodFile, `${revision.sha}\n`);
     status.recordRevision({ sha: revision.sha, subject: revision.subject, accepted: true, ...about });
     log.info(
       { revision: revision.sha, nodes: result.state.nodes.length, trigger: revision.trigger, signer: signature?.signer },

@@ -159,6 +159,8 @@ export function roleInput(state: DesiredState, node: NodeSpec, env: RoleEnvironm
         ...(node.versions.docker ? { dockerVersion: node.versions.docker.version } : {}),
         registry: node.registry,
         testSigning: wantsTestSigning(node),
+        // Only when set: the role input (and its digest) of every other node stays as it was.
+        ...(usesSignedVrouter(node) ? { signedVrouter: true } : {}),
         physicalInterface: configText(node.configuration, 'WINDOWS_PHYSICAL_INTERFACE') ?? '',
         controlNodes: control.join(','),
         // c-a-d common_Win32NT.yml: DNS_NODES defaults to CONTROL_NODES.

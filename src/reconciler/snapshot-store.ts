@@ -6,8 +6,9 @@
 // boot id read before a reboot) is on disk before the command it guards goes out.
 
 import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { open, rename, rm } from 'node:fs/promises';
+import { open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writePrivateFile } from '../private-files.js';
 
 /**
  * Where node snapshots live: local files by default (SnapshotStore below); cluster mode puts them in etcd
@@ -103,16 +104,8 @@ export class SnapshotStore implements NodeSnapshots {
   }
 
   async #writeDurably(node: string, text: string): Promise<void> {
-    const file = this.#file(node);
-    const tmp = `${file}.tmp-${process.pid}`;
-    const handle = await open(tmp, 'w', 0o600);
-    try {
-      await handle.writeFile(text);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(tmp, file);
+    // A temporary name of its own, random and exclusive: a predictable one could be planted as a link to follow.
+    await writePrivateFile(this.#file(node), text);
     await this.#syncDir();
   }
 

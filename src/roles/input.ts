@@ -74,6 +74,8 @@ export interface WindowsRoleInput {
   registry: string;
   /** WINDOWS_ENABLE_TEST_SIGNING present and WINDOWS_USE_SIGNED_VROUTER not. */
   testSigning: boolean;
+  /** WINDOWS_USE_SIGNED_VROUTER: the production-signed vRouter image (contrail-windows-vrouter-signed). */
+  signedVrouter?: boolean;
   /** WINDOWS_PHYSICAL_INTERFACE: the data-plane adapter the vRouter binds. */
   physicalInterface: string;
   /** Controllers the agent talks to (CONTROL_NODES, else CONTROLLER_NODES). */

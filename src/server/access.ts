@@ -69,9 +69,10 @@ export function checkHost(policy: AccessPolicy) {
   };
 }
 
-/** A route that acts or plans: same origin, and the bearer token. */
+/** A route that acts or plans: same origin, and the bearer token. Its answers, refusals included, are never stored by a cache. */
 export function requireToken(policy: AccessPolicy) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('cache-control', 'no-store');
     const foreign = crossOrigin(request);
     if (foreign !== undefined)
       return reply

@@ -11,9 +11,10 @@ import type { Logger } from 'pino';
 import { errorSpec } from '../errors.js';
 import { redactSecrets } from '../inventory/secret.js';
 import { type RolloutHalt, rolloutOf } from '../reconciler/rollout-view.js';
-import type { NodeDetail, NodeDetailSource, NodeStatus, StatusEvent, StatusStore } from '../reconciler/status-store.js';
+import type { NodeDetail, NodeDetailSource, NodeStatus, StatusStore } from '../reconciler/status-store.js';
 import { DeliveryLog, HOOK_KINDS, type HookKind, verifyHook } from '../source/webhooks.js';
-import { type AccessPolicy, checkHost, requireToken } from './access.js';
+import { type AccessPolicy, checkHost, crossOrigin, requireToken } from './access.js';
+import { DEFAULT_EVENT_STREAM_LIMITS, type EventStreamLimits, EventStreams } from './event-stream.js';
 import type { Metrics } from './metrics.js';
 import { nodesJsonChunks } from './node-json.js';
 import { filtered, type NodeQuery, parseNodeQuery, queryNodes, queryString } from './node-query.js';
@@ -47,6 +48,8 @@ export interface ServerDeps {
   /** Cluster mode: the history and reports of nodes another member drives (read from etcd). */
   detail?: NodeDetailSource;
   bodyLimit?: number;
+  /** /api/events: the cap on clients and each one's unsent bytes (defaults in event-stream.ts). */
+  eventStreams?: Partial<EventStreamLimits>;
 }
 
 type Query = Record<string, string | string[] | undefined>;
@@ -159,26 +162,22 @@ function routes(app: FastifyInstance, deps: ServerDeps): void {
     },
   );
 
+  // A read like /api/nodes (no token: the page's EventSource sends none), for the daemon's own pages and
+  // non-browser clients; a page of another origin is refused before it holds a connection.
+  const streams = new EventStreams(
+    status,
+    { ...DEFAULT_EVENT_STREAM_LIMITS, ...deps.eventStreams },
+    {
+      turnedAway: (reason) => deps.metrics.eventStreamsTurnedAway.inc({ reason }),
+    },
+  );
+  deps.metrics.countStreams(() => streams.size);
+  app.addHook('onClose', async () => streams.close());
   app.get('/api/events', (request, reply) => {
+    const foreign = crossOrigin(request);
+    if (foreign !== undefined) return reply.code(403).send({ error: `cross-origin event stream from ${foreign} refused` });
     reply.hijack();
-    const res = reply.raw;
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-    res.write(': groundcrew events\n\n');
-    const send = (event: StatusEvent) => {
-      const data =
-        event.type === 'node'
-          ? { node: event.node, transition: event.transition }
-          : event.type === 'report'
-            ? event.report
-            : event.revision;
-      res.write(`event: ${event.type}\ndata: ${JSON.stringify(redactSecrets(data))}\n\n`);
-    };
-    status.on('change', send);
-    const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
-    request.raw.on('close', () => {
-      clearInterval(heartbeat);
-      status.off('change', send);
-    });
+    streams.open(request.raw, reply.raw);
   });
 
   app.post<{ Body: { nodes?: unknown } }>('/api/reconcile', { onRequest: guarded }, async (request, reply) => {

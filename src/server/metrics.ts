@@ -57,8 +57,22 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly eventStreamsTurnedAway = new Counter({
+    name: 'groundcrew_event_streams_turned_away_total',
+    help: 'Live event streams (/api/events) refused past the cap on clients (reason "full") or dropped for falling behind ("behind")',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
   /** What only the daemon knows (readiness, the source, the rollout's halt): read at scrape time once given. */
   #probes?: MetricProbes;
+  /** The live event streams open now: the server says how to count them once it is built. */
+  #openStreams: () => number = () => 0;
+
+  /** How the server counts its open event streams. */
+  countStreams(open: () => number): void {
+    this.#openStreams = open;
+  }
 
   /** The daemon's probes, once it has built them. */
   probe(probes: MetricProbes): void {
@@ -87,7 +101,7 @@ export class Metrics {
     });
     new Gauge({
       name: 'groundcrew_source_stalled',
-      help: '1 while the source has not finished a look at the repo for several poll intervals (new commits are not being fetched)',
+      help: '1 while the source cannot fetch the repo (the server unreachable or refusing; retried with backoff) or a look has not finished for several poll intervals: new commits are not being applied',
       registers: [this.registry],
       collect() {
         this.set(probes()?.sourceStalled() ? 1 : 0);
@@ -129,6 +143,15 @@ export class Metrics {
       registers: [this.registry],
       collect() {
         this.set(status.list().filter((n) => n.desiredRevision && n.lastAppliedRevision !== n.desiredRevision).length);
+      },
+    });
+    const openStreams = () => this.#openStreams();
+    new Gauge({
+      name: 'groundcrew_event_streams',
+      help: 'Live event streams (/api/events) open now',
+      registers: [this.registry],
+      collect() {
+        this.set(openStreams());
       },
     });
     const cluster = (set: (c: ClusterProbe) => number) =>

@@ -14,10 +14,16 @@ function live(on) {
   el.textContent = on ? 'live' : 'reconnecting…';
   el.classList.toggle('on', on);
 }
-function follow(onEvent) {
+// The server replays nothing: a stream that was closed (the daemon restarted, or dropped this client for
+// falling behind) reconnects on its own, and each open re-reads the page's regions for what it missed. A
+// refusal (503 past the cap on streams) closes an EventSource for good: the page opens another a little later.
+function follow(onEvent, onOpen) {
   const source = new EventSource('/api/events');
-  source.onopen = () => live(true);
-  source.onerror = () => live(false);
+  source.onopen = () => { live(true); onOpen(); };
+  source.onerror = () => {
+    live(false);
+    if (source.readyState === EventSource.CLOSED) setTimeout(() => follow(onEvent, onOpen), 5000 + Math.random() * 5000);
+  };
   for (const type of ['node', 'report', 'revision']) source.addEventListener(type, (e) => onEvent(type, JSON.parse(e.data)));
 }
 
@@ -56,7 +62,7 @@ function tickAges() {
 function bootLive(about) {
   follow((type, data) => {
     if (!about || about(type, data)) schedule();
-  });
+  }, schedule);
   tickAges();
 }
 // The overview's filters live in the URL: links navigate in place, the form filters as you type.

@@ -1,6 +1,8 @@
 // A Git remote followed on one branch: cloned once into the state directory, fetched on a poll interval
 // (with jitter) and at once when a webhook asks. Each new HEAD is handed on as a candidate revision; a
-// force-push is followed (reset to the remote), and said so in the log.
+// force-push is followed (reset to the remote), and said so in the log. A server that cannot be reached (at
+// start or later) is a condition, not a crash: retried with backoff, the last revision stays in force, and
+// `stalled()` says why (source-outage.ts). Credentials of the URL never leave in a message (redact-url.ts).
 
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm } from 'node:fs/promises';
@@ -9,16 +11,24 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { type SimpleGit, simpleGit } from 'simple-git';
 import { errors } from '../errors.js';
+import { GIT_VARIABLES, gitEnvironment, proxyUrls, type SshSettings } from './git-environment.js';
 import { GitInventoryReader } from './git-inventory.js';
 import { GitObjects } from './git-objects.js';
 import { LocalRemote, localGitDir } from './local-remote.js';
+import { urlRedactor } from './redact-url.js';
 import type { OnRevision, Revision, Source } from './source.js';
+import { gitProblem, SourceOutage } from './source-outage.js';
 import { SpareFetch } from './spare-fetch.js';
 
 /** How many poll intervals a look may run before the source says it is stalled (and /readyz goes red). */
 const STALLED_POLLS = 3;
 /** How long stop() waits for a look it aborted. */
 const STOP_WAIT_MS = 2000;
+/**
+ * How long start() waits for the first look: a server that takes the connection and never answers must not
+ * hold the daemon's start past systemd's start timeout (90 s by default), or systemd kills it in a loop.
+ */
+const FIRST_LOOK_WAIT_MS = 30_000;
 
 export interface GitSourceOptions {
   url: string;
@@ -28,14 +38,18 @@ export interface GitSourceOptions {
   /** Where the clone lives (in the state directory). */
   checkout: string;
   pollMs: number;
-  /** An SSH key for ssh:// and scp-like URLs. */
-  sshKeyFile?: string;
+  /** The deploy key and the server's host keys, for ssh:// and scp-like URLs (git-environment.ts). */
+  ssh?: SshSettings;
+  /** The daemon's environment: git gets only its proxy, CA and SSH agent variables from it (git-environment.ts). */
+  environment: NodeJS.ProcessEnv;
   /**
    * When the URL is a path on this machine, read the branch's head and its files from the remote in place
    * (local-remote.ts); the clone is fetched at polls and before anything reads it. Off when something must read the new
    * commit from the clone first (source.verify checks signatures in the clone).
    */
   readLocalRemote?: boolean;
+  /** How long start() waits for the first look before it returns (FIRST_LOOK_WAIT_MS). */
+  firstLookWaitMs?: number;
   log: Logger;
   onRevision: OnRevision;
 }
@@ -61,42 +75,61 @@ export class GitSource implements Source {
   readonly #abort = new AbortController();
   /** When the last look (fetch, checkout, intake) finished, or the source started: for `stalled()`. */
   #finishedAt = Date.now();
+  /** The clone or fetch failing since, if it is. */
+  readonly #outage = new SourceOutage();
+  readonly #env: Record<string, string>;
+  /** Masks the URL's credentials (and a proxy's) in anything shown. */
+  readonly #redact: (text: string) => string;
 
-  constructor(private readonly options: GitSourceOptions) {}
+  constructor(private readonly options: GitSourceOptions) {
+    this.#env = gitEnvironment(options.environment, options.ssh);
+    this.#redact = urlRedactor([options.url, ...proxyUrls(this.#env)]);
+  }
 
   get head(): string | undefined {
     return this.#head;
   }
 
+  /**
+   * The first look, whether or not the server answers: a source that cannot fetch is stalled, not an error. One
+   * that has not finished within firstLookWaitMs goes on after start() returns (stalled() says so in time).
+   */
   async start(): Promise<void> {
+    await mkdir(dirname(this.options.checkout), { recursive: true });
+    const first = this.trigger('start');
+    let timer: NodeJS.Timeout | undefined;
+    const waited = await Promise.race([
+      first.then(() => false),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(true), this.options.firstLookWaitMs ?? FIRST_LOOK_WAIT_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (waited) this.options.log.warn(`the first look at ${this.options.branch} has not finished; serving meanwhile`);
+    this.#schedule();
+  }
+
+  /** The clone made (or its remote URL brought up to date), and its readers: once, at the first look that can. */
+  async #open(): Promise<SimpleGit> {
     const { checkout, url, branch } = this.options;
-    await mkdir(dirname(checkout), { recursive: true });
-    // Only what git needs: simple-git refuses GIT_* variables it was not told about (GIT_SSL_CAINFO, ...).
-    const env: Record<string, string> = {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      HOME: process.env.HOME ?? '/',
-      GIT_TERMINAL_PROMPT: '0',
-      ...(this.options.sshKeyFile ? { GIT_SSH_COMMAND: `ssh -i ${this.options.sshKeyFile} -o IdentitiesOnly=yes -o BatchMode=yes` } : {}),
-    };
+    const env = this.#env;
     const git = (baseDir?: string) =>
       simpleGit({
         ...(baseDir ? { baseDir } : {}),
         abort: this.#abort.signal,
-        allowEnvironment: ['GIT_TERMINAL_PROMPT', 'GIT_SSH_COMMAND'],
+        allowEnvironment: [...GIT_VARIABLES],
+        // GIT_SSH_COMMAND is ours (git-environment.ts), its paths quoted: simple-git refuses it unless told.
+        unsafe: { allowUnsafeSshCommand: true },
       }).env(env);
     if (existsSync(join(checkout, '.git'))) {
-      this.#git = git(checkout);
-      await this.#git.remote(['set-url', 'origin', url]);
+      await git(checkout).remote(['set-url', 'origin', url]);
     } else {
       await rm(checkout, { recursive: true, force: true });
       // No working tree: revisions are read from the object database (checkoutAt makes one when asked).
-      await git()
-        .clone(url, checkout, ['--branch', branch, '--single-branch', '--no-tags', '--no-checkout'])
-        .catch((err: Error) => {
-          throw errors.GC_GIT_FETCH(`cannot clone ${url} (branch ${branch}): ${firstLine(err.message)}`, err);
-        });
-      this.#git = git(checkout);
+      await git().clone(url, checkout, ['--branch', branch, '--single-branch', '--no-tags', '--no-checkout']);
     }
+    // Stopped while the clone ran: no reader is started that stop() would not close.
+    if (this.#stopped) throw new Error('the source was stopped');
     this.#objects = new GitObjects(checkout, env);
     this.#fetch = new SpareFetch(checkout, fetchArgs(branch), env);
     this.#reader = new GitInventoryReader(this.#objects, this.options.path, this.#inventoryDir());
@@ -105,8 +138,8 @@ export class GitSource implements Source {
       const remote = new LocalRemote(local, env);
       this.#local = { remote, reader: new GitInventoryReader(remote.objects, this.options.path, this.#inventoryDir()) };
     }
-    await this.trigger('start');
-    this.#schedule();
+    this.#git = git(checkout);
+    return this.#git;
   }
 
   trigger(reason: string): Promise<void> {
@@ -119,7 +152,7 @@ export class GitSource implements Source {
       // A look that fails past the fetch (a checkout, an intake error) is logged, never left unhandled;
       // one ended by stop() is not news.
       .catch((err: unknown) => {
-        if (!this.#stopped) this.options.log.error({ err, trigger: reason }, 'looking at the source failed');
+        if (!this.#stopped) this.options.log.error({ err: this.#redactedError(err), trigger: reason }, 'looking at the source failed');
       })
       .finally(() => {
         this.#running = undefined;
@@ -131,8 +164,17 @@ export class GitSource implements Source {
     return this.#running;
   }
 
-  /** A look running for more than STALLED_POLLS poll intervals: nothing newer can be applied until it ends. */
+  /**
+   * Why newer commits are not being applied: the server could not be reached (or refused) at the last attempts,
+   * or a look has run for more than STALLED_POLLS poll intervals. Credentials masked.
+   */
   stalled(): string | undefined {
+    const failure = this.#outage.failure;
+    if (failure) {
+      const staying = this.#head ? `staying on ${this.#head.slice(0, 12)}` : 'no revision of the inventory yet';
+      const attempts = `${failure.attempts} attempt${failure.attempts === 1 ? '' : 's'} since ${new Date(failure.since).toISOString()}`;
+      return `${failure.message} (${attempts}; retried with backoff); ${staying}`;
+    }
     const since = Date.now() - this.#finishedAt;
     const limit = this.options.pollMs * STALLED_POLLS;
     if (!this.#running || since <= limit) return undefined;
@@ -229,8 +271,8 @@ export class GitSource implements Source {
 
   #schedule(): void {
     if (this.#stopped) return;
-    // Jitter: a fleet of daemons polling one server should not do it in step.
-    const delay = this.options.pollMs * (0.8 + Math.random() * 0.4);
+    // Jitter: a fleet of daemons polling one server should not do it in step. Backoff while it fails.
+    const delay = this.#outage.delayMs(this.options.pollMs) * (0.8 + Math.random() * 0.4);
     this.#timer = setTimeout(() => {
       void this.trigger('poll').finally(() => this.#schedule());
     }, delay);
@@ -241,10 +283,17 @@ export class GitSource implements Source {
   // ahead, without the maintenance it would start after) and the ref read as a file; then the commit and its
   // files read through an object reader. No checkout.
   async #look(trigger: string): Promise<void> {
-    const git = this.#git;
-    const fetch = this.#fetch;
-    if (!git || !this.#reader || !fetch) return;
     const { branch, log } = this.options;
+    let git = this.#git;
+    if (!git) {
+      try {
+        git = await this.#open();
+      } catch (err) {
+        if (!this.#stopped) this.#failed(`cloning ${branch} of ${this.options.url}`, err, trigger);
+        return;
+      }
+    }
+    if (!this.#reader || !this.#fetch) return;
     const started = performance.now();
     const inPlace = await this.#local?.remote.head(branch).catch((err: Error) => {
       log.debug({ err }, 'the local remote could not be read in place; fetching');
@@ -256,14 +305,17 @@ export class GitSource implements Source {
       try {
         await this.#fetchOnce();
       } catch (err) {
-        log.warn({ err, trigger }, `fetch of ${branch} failed; staying on ${this.#head?.slice(0, 12) ?? 'nothing yet'}`);
+        if (this.#stopped) return;
+        this.#failed(`fetching ${branch} from ${this.options.url}`, err, trigger);
+        // A restart while the server is away: the clone's last fetched head is read again (intake falls back to
+        // the last good revision if that one is bad), so the nodes keep a revision in force.
+        if (!this.#head) await this.#offerFetchedHead(git, `${trigger}, the server unreachable: the clone's last fetched head`);
         return;
       }
-      // The ref that fetch just wrote is read as a file (git rev-parse when it was packed).
-      const ref = `refs/remotes/origin/${branch}`;
-      sha = (await readFile(join(this.options.checkout, '.git', ref), 'utf8').catch(() => git.revparse([ref]))).trim();
+      sha = await this.#fetchedHead(git);
       this.#cloned = sha;
     }
+    if (this.#outage.recovered()) log.info({ trigger }, `the source fetches ${branch} again`);
     const fetchMs = inPlace ? 0 : Math.round((performance.now() - started) * 10) / 10;
     const reader = (inPlace && this.#local?.reader) || this.#reader;
     // A head read in place reaches the clone at the next poll (or before anything reads the clone), never on a
@@ -279,6 +331,38 @@ export class GitSource implements Source {
     if (trigger === 'poll') await this.#catchUp();
   }
 
+  /** The commit the clone's remote-tracking branch is at: read as a file (git rev-parse when it was packed). */
+  async #fetchedHead(git: SimpleGit): Promise<string> {
+    const ref = `refs/remotes/origin/${this.options.branch}`;
+    return (await readFile(join(this.options.checkout, '.git', ref), 'utf8').catch(() => git.revparse([ref]))).trim();
+  }
+
+  async #offerFetchedHead(git: SimpleGit, trigger: string): Promise<void> {
+    const sha = await this.#fetchedHead(git).catch(() => undefined);
+    const revision = sha && this.#reader && (await this.#revision(this.#reader, sha, trigger).catch(() => undefined));
+    if (!revision || this.#head) return;
+    this.#head = revision.sha;
+    this.options.log.info({ sha: revision.sha, trigger }, 'the last fetched head, read again from the clone');
+    await this.options.onRevision(revision);
+  }
+
+  /** A clone or fetch that failed: the outage recorded (said once per new error), credentials masked. */
+  #failed(what: string, err: unknown, trigger: string): void {
+    const message = this.#redact(`${what} failed: ${gitProblem(err instanceof Error ? err.message : String(err))}`);
+    const news = this.#outage.failed(message);
+    const failure = this.#outage.failure;
+    const next = Math.round(this.#outage.delayMs(this.options.pollMs) / 1000);
+    const line = `${message}; ${this.#head ? `staying on ${this.#head.slice(0, 12)}` : 'no revision yet'}; next attempt in about ${next}s`;
+    if (news) this.options.log.warn({ trigger, attempts: failure?.attempts, code: errors.GC_GIT_FETCH.code }, line);
+    else this.options.log.debug({ trigger, attempts: failure?.attempts }, line);
+  }
+
+  /** An error as a log may show it: its message and code, credentials masked (no stack, no cause with the raw text). */
+  #redactedError(err: unknown): { message: string; code?: string } {
+    const { message, code } = err instanceof Error ? (err as Error & { code?: unknown }) : { message: String(err), code: undefined };
+    return { message: this.#redact(message), ...(typeof code === 'string' ? { code } : {}) };
+  }
+
   /** The clone fetched to the head last read in place: before the clone is read (checkoutAt, merge-base), and at polls. */
   async #catchUp(): Promise<void> {
     const head = this.#head;
@@ -289,7 +373,7 @@ export class GitSource implements Source {
     } catch (err) {
       if (!this.#stopped)
         this.options.log.warn(
-          { err },
+          { err: this.#redactedError(err) },
           `fetch of ${this.options.branch} into the clone failed (the revision was read from the remote in place); retried at the next poll`,
         );
     }
@@ -310,8 +394,4 @@ function fetchArgs(branch: string): string[] {
     ...['-c', 'maintenance.auto=false', '-c', 'gc.auto=0', 'fetch', '--prune', '--no-tags', '--no-write-fetch-head'],
     ...['--no-recurse-submodules', '--no-show-forced-updates', 'origin', `+refs/heads/${branch}:refs/remotes/origin/${branch}`],
   ];
-}
-
-function firstLine(text: string): string {
-  return text.trim().split('\n')[0] ?? '';
 }

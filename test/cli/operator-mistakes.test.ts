@@ -3,7 +3,7 @@
 // and under systemd a restart loop filled the journal with them).
 
 import { execFile } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -83,6 +83,12 @@ describe('groundcrew run: operator mistakes are one line', () => {
       missing,
       'no such file',
     );
+  });
+
+  it('a state directory that is a link (something could plant files there) is refused by name', async () => {
+    mkdirSync(join(dir, 'elsewhere'), { recursive: true });
+    symlinkSync(join(dir, 'elsewhere'), join(dir, 'state-linked'));
+    expectOneLine(await run(['--config', config('linked')]), 'state-linked', 'symbolic link', 'GC_STATE_UNSAFE');
   });
 
   it('a bad value in the environment is blamed on the variable, not on the config file', async () => {

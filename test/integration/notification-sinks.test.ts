@@ -2,13 +2,14 @@
 // documents it (path, headers, body fields, signature); then retries with backoff, deduplication and the
 // rate limit, seen from the server's side.
 
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import pino from 'pino';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Dispatcher, type Outcome } from '../../src/notifications/dispatcher.js';
 import { EVENT_KINDS, type NotificationEvent } from '../../src/notifications/events.js';
 import type { SinkSpec } from '../../src/notifications/sinks.js';
-import { verifyHook } from '../../src/source/webhooks.js';
 
 interface Seen {
   method: string;
@@ -69,17 +70,21 @@ async function through(spec: Omit<SinkSpec, 'events'>, e: NotificationEvent, pol
 }
 
 describe('notification sinks, each checked by a loopback server as its provider documents it', () => {
-  it('webhook: the event as JSON, X-Signature sha256 HMAC of the exact body (groundcrew /hooks/generic verifies it)', async () => {
-    const { requests } = await through({ name: 'ops', type: 'webhook', url: `${base}/hooks/ops`, secret: 's3cret' }, event());
+  it('webhook: the event as JSON, signed as Standard Webhooks specifies (its reference library verifies it)', async () => {
+    const secret = `whsec_${randomBytes(32).toString('base64')}`;
+    const { requests } = await through({ name: 'ops', type: 'webhook', url: `${base}/hooks/ops`, secret }, event());
     const [r] = requests as [Seen];
     expect(r.method).toBe('POST');
     expect(r.path).toBe('/hooks/ops');
     expect(r.headers['content-type']).toBe('application/json');
     expect(r.headers['x-groundcrew-event']).toBe('rollout.halted');
-    expect(r.headers['x-delivery-id']).toMatch(/^[0-9a-f-]{36}$/);
-    expect(verifyHook('generic', r.headers, Buffer.from(r.body), 's3cret')).toMatchObject({ ok: true });
-    expect(verifyHook('generic', r.headers, Buffer.from(r.body), 'other')).toMatchObject({ ok: false });
-    expect(JSON.parse(r.body)).toEqual(event());
+    expect(r.headers['webhook-id']).toMatch(/^msg_[0-9a-f-]{36}$/);
+    expect(r.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
+    const headers = r.headers as Record<string, string>;
+    expect(new Webhook(secret).verify(r.body, headers)).toEqual(event());
+    expect(() => new Webhook(`whsec_${randomBytes(32).toString('base64')}`).verify(r.body, headers)).toThrow(WebhookVerificationError);
+    // The old scheme's header is gone: it signed no timestamp, so a captured request could be replayed.
+    expect(r.headers['x-signature']).toBeUndefined();
   });
 
   it('slack: an incoming webhook message, text and a mrkdwn section with the link', async () => {

@@ -23,6 +23,12 @@ export interface DaemonProcess {
   /** Commits in the work tree with this message (any bytes) and pushes. */
   commit(message: string): string;
   cli(...args: string[]): Promise<{ status: number; stdout: string; stderr: string }>;
+  /** Everything the daemon wrote on stdout and stderr, every run of it. */
+  output(): string;
+  /** Whether the daemon process is still running. */
+  running(): boolean;
+  /** SIGTERM, then the same daemon started again on the same config and state (its URL may change). */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -36,6 +42,10 @@ export interface DaemonProcessOptions {
   gitEnv?: NodeJS.ProcessEnv;
   /** git options before `commit` for the first commit (signing it). */
   firstCommit?: string[];
+  /** The daemon's source.url, instead of the test's own origin (a Git server the test runs, or none). */
+  url?: string;
+  /** More environment for the daemon (a proxy). */
+  env?: NodeJS.ProcessEnv;
 }
 
 export async function startDaemonProcess(options: DaemonProcessOptions = {}): Promise<DaemonProcess> {
@@ -55,7 +65,7 @@ export async function startDaemonProcess(options: DaemonProcessOptions = {}): Pr
     config,
     [
       'source:',
-      `  url: ${origin}`,
+      `  url: ${options.url ?? origin}`,
       `  pollInterval: ${options.pollInterval ?? '1s'}`,
       ...(options.source ?? []).map((line) => `  ${line}`),
       'stateDir: state',
@@ -67,29 +77,45 @@ export async function startDaemonProcess(options: DaemonProcessOptions = {}): Pr
       '',
     ].join('\n'),
   );
-  const env: NodeJS.ProcessEnv = { ...process.env, XDG_RUNTIME_DIR: join(dir, 'run') };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...options.env, XDG_RUNTIME_DIR: join(dir, 'run') };
   delete env.GROUNDCREW_RUNTIME_DIR;
   delete env.GROUNDCREW_API_TOKEN_FILE;
   delete env.GROUNDCREW_CONFIG;
-  const child: ChildProcess = spawn(process.execPath, [BIN, 'run', '--config', config], { env, cwd: dir });
   let stdout = '';
-  child.stdout?.on('data', (d: Buffer) => {
-    stdout += d.toString();
-  });
-  child.stderr?.on('data', (d: Buffer) => {
-    stdout += d.toString();
-  });
-  const end = Date.now() + 30_000;
-  let url: string | undefined;
-  while (!url) {
-    if (Date.now() > end || child.exitCode !== null) throw new Error(`the daemon did not start:\n${stdout}`);
-    url = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(stdout)?.[1];
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  const found = url;
+  const launch = async (): Promise<{ child: ChildProcess; url: string }> => {
+    const from = stdout.length;
+    const child = spawn(process.execPath, [BIN, 'run', '--config', config], { env, cwd: dir });
+    child.stdout?.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr?.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    const end = Date.now() + 30_000;
+    for (;;) {
+      if (Date.now() > end || child.exitCode !== null) throw new Error(`the daemon did not start:\n${stdout.slice(from)}`);
+      const url = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(stdout.slice(from))?.[1];
+      if (url) return { child, url };
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
+  // SIGTERM, then SIGKILL past 30 s: these tests are not about shutdown (run.test and hostile-repo are). With
+  // simulated hosts, process.exit waits for V8's background compile of the tree-sitter wasm (seen: 20-35 s on a
+  // loaded machine; `node --liftoff-only` exits in 1.5 s), which held stop() past a hook's timeout.
+  const terminate = async (child: ChildProcess) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    const late = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    await exited;
+    clearTimeout(late);
+  };
+  let { child, url } = await launch();
   return {
     dir,
-    url: found,
+    get url() {
+      return url;
+    },
     stateDir: join(dir, 'state'),
     work,
     git,
@@ -106,9 +132,14 @@ export async function startDaemonProcess(options: DaemonProcessOptions = {}): Pr
           resolve({ status: err ? Number((err as { code?: unknown }).code ?? 1) : 0, stdout: out, stderr: errText }),
         );
       }),
+    output: () => stdout,
+    running: () => child.exitCode === null && child.signalCode === null,
+    async restart() {
+      await terminate(child);
+      ({ child, url } = await launch());
+    },
     async stop() {
-      child.kill('SIGTERM');
-      if (child.exitCode === null) await new Promise((resolve) => child.once('exit', resolve));
+      await terminate(child);
       rmSync(dir, { recursive: true, force: true });
     },
   };

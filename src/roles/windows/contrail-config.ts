@@ -13,8 +13,6 @@ export const CNM_CONFIG = `${ETC}\\contrail-cnm-plugin.conf`;
 export const AGENT_CONFIG = `${ETC}\\contrail-vrouter-agent.conf`;
 export const NODEMGR_CONFIG = `${ETC}\\contrail-vrouter-nodemgr.conf`;
 export const LOG_DIR = 'C:\\ProgramData\\Contrail\\var\\log\\contrail';
-/** c-a-d's win_vhost_name: the host's vNIC on the Contrail switch. */
-export const VHOST_ADAPTER = 'vEthernet (HNSTransparent)';
 /** The DNS client port of c-a-d's DNS_SERVER_PORT default (and contrail-windows-ci's agent config). */
 const DNS_PORT = 53;
 /** The collector port of c-a-d's COLLECTOR_PORT default. */
@@ -64,15 +62,6 @@ export interface HostAdapters {
   ip: string;
   prefix: number;
   gateway: string | null;
-}
-
-/** Read from the host, as c-a-d reads it: ifNames of both adapters, the vhost's IPv4 address and gateway. */
-export function hostAdaptersQuery(physical: string, psQuote: (s: string) => string): string {
-  return [
-    `$p = Get-NetAdapter -Name ${psQuote(physical)} -ErrorAction SilentlyContinue`,
-    `$v = Get-NetAdapter -Name ${psQuote(VHOST_ADAPTER)} -ErrorAction SilentlyContinue`,
-    `if ($p -and $v) { $ip = Get-NetIPAddress -InterfaceAlias ${psQuote(VHOST_ADAPTER)} -AddressFamily IPv4 | Select-Object -First 1; $gw = (Get-NetIPConfiguration -InterfaceAlias ${psQuote(VHOST_ADAPTER)}).IPv4DefaultGateway; $g = $null; if ($gw) { $g = $gw.NextHop }; [pscustomobject]@{ physical = $p.ifName; vhost = $v.ifName; ip = $ip.IPAddress; prefix = $ip.PrefixLength; gateway = $g } } else { $null }`,
-  ].join('; ');
 }
 
 /** `name` is the node's virtual-router name (router-name.ts): the agent must introduce itself by it. */

@@ -1,19 +1,18 @@
 // The docker driver (CNM plugin) and then the agent, in the order they need: Docker, driver, agent.
 
-import { setTimeout as sleep } from 'node:timers/promises';
 import { psQuote } from '../../dataplane/quote.js';
-import { errors } from '../../errors.js';
-import { gatherFacts } from '../facts.js';
 import type { WindowsRoleInput } from '../input.js';
 import { applied, type Phase } from '../phase.js';
-import { compare, NO_CHANGE, type Resource } from '../resource.js';
+import { compare, type Resource } from '../resource.js';
 import { ARTIFACTS, artifacts } from './artifacts.js';
-import { AGENT_CONFIG, agentConfig, CNM_CONFIG, cnmConfig, type HostAdapters, hostAdaptersQuery, LOG_DIR } from './contrail-config.js';
+import { cnmPluginInitialized } from './cnm-init.js';
+import { AGENT_CONFIG, agentConfig, CNM_CONFIG, cnmConfig, type HostAdapters, LOG_DIR } from './contrail-config.js';
 import { driverNames } from './driver-names.js';
 import { msiResource } from './msi-resource.js';
 import { serviceStatus } from './queries.js';
 import { HOST_NAME_FACT, routerName } from './router-name.js';
 import { configFile, nssmService } from './service-resources.js';
+import { hostAdaptersQuery } from './vhost-adapter.js';
 
 export function serviceRunning(name: string): Resource {
   const id = `service.${name}.status`;
@@ -27,29 +26,14 @@ export function serviceRunning(name: string): Resource {
   };
 }
 
-/** The driver creates the \\.\pipe\Contrail pipe once it is up: the agent must not start before it. */
-function contrailPipe(timeoutMs = 30_000): Resource {
-  const fact = { id: 'pipe.Contrail', ps: "Test-Path -Path '\\\\.\\pipe\\Contrail'" };
-  return {
-    name: 'pipe/Contrail',
-    facts: [fact],
-    test: (facts) => compare({ Present: [facts.get(fact.id), true] }),
-    async set({ exec, signal }) {
-      const deadline = Date.now() + timeoutMs;
-      while (Date.now() < deadline) {
-        if ((await gatherFacts(exec, [fact], { label: 'the Contrail pipe', signal })).get(fact.id) === true) return NO_CHANGE;
-        await sleep(500, undefined, { signal });
-      }
-      throw errors.GC_STILL_DIFFERENT(`the docker driver did not create \\\\.\\pipe\\Contrail within ${timeoutMs / 1000} s`);
-    },
-  };
-}
-
 export function cnmImage(input: WindowsRoleInput): string {
   return `${input.registry}/${driverNames(input.contrailVersion).repository}:${input.contrailVersion}`;
 }
 
-/** c-a-d contrail_cnm_windows/tasks/main.yml, in its order: MSI, config, NSSM service, start, pipe, agent config, agent. */
+/**
+ * c-a-d contrail_cnm_windows/tasks/main.yml, in its order: MSI, config, NSSM service, start and pipe (as
+ * contrail-windows-ci initializes the plugin: cnm-init.ts), agent config, agent.
+ */
 export function windowsDriver(input: WindowsRoleInput): Phase {
   const adapters = { id: 'host.adapters', ps: hostAdaptersQuery(input.physicalInterface, psQuote) };
   const names = driverNames(input.contrailVersion);
@@ -66,8 +50,7 @@ export function windowsDriver(input: WindowsRoleInput): Phase {
       configFile('cnm-plugin', CNM_CONFIG, () => cnmConfig(input), names.service),
       nssmService({ name: names.service, application: names.exe, start: 'Manual', log: `${LOG_DIR}\\${names.service}-service.log` }),
       serviceRunning('docker'),
-      serviceRunning(names.service),
-      contrailPipe(),
+      cnmPluginInitialized(input.physicalInterface, names.service),
       configFile(
         'agent',
         AGENT_CONFIG,

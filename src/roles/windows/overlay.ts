@@ -8,8 +8,8 @@ import { errors } from '../../errors.js';
 import type { OverlayInput } from '../input.js';
 import { applied, type Phase } from '../phase.js';
 import { compare, type Facts, type Resource } from '../resource.js';
+import { hnsNetwork, hnsNetworkNames } from './hns-networks.js';
 import { factLines, parsePortProxies } from './parsers.js';
-import { containerNetwork } from './queries.js';
 
 export const OVERLAY_NETWORK = 'gc-overlay';
 /**
@@ -96,7 +96,7 @@ function network(input: OverlayInput): Resource {
     facts: [
       {
         id: 'overlay.network',
-        ps: containerNetwork(OVERLAY_NETWORK),
+        ps: hnsNetwork(OVERLAY_NETWORK),
       },
       {
         id: 'overlay.adapterAddresses',
@@ -254,7 +254,7 @@ export function windowsOverlay(input: OverlayInput): Phase {
 export function windowsOverlayAbsent(): Resource {
   return {
     name: 'overlay/absent',
-    facts: [{ id: 'overlay.absent.network', ps: `$null -ne $(${containerNetwork(OVERLAY_NETWORK)})` }, RECORD_FACT],
+    facts: [{ id: 'overlay.absent.network', ps: `${hnsNetworkNames(OVERLAY_NETWORK)}.Count -gt 0` }, RECORD_FACT],
     test: (facts) =>
       compare({ Network: [facts.get('overlay.absent.network') ?? false, false], Record: [facts.get('overlay.record') != null, false] }),
     async set({ exec, facts, signal }) {

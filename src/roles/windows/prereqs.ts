@@ -8,9 +8,10 @@ import { asciiJson } from '../ascii-json.js';
 import { runsContrail, type WindowsRoleInput } from '../input.js';
 import { applied, change, type Phase } from '../phase.js';
 import { compare, type Facts, NO_CHANGE, type Resource } from '../resource.js';
+import { HNS_NETWORKS, removeHnsNetworksOfType } from './hns-networks.js';
 import { windowsOverlayAbsent } from './overlay.js';
 import { chocolateyPackages, firewallOff } from './prereqs-tools.js';
-import { CONTAINERS_INSTALLED, ELEVATED_FACT, serviceStatus } from './queries.js';
+import { ELEVATED_FACT, serviceStatus } from './queries.js';
 
 export const CONTRAIL_DIRS = [
   'C:\\ProgramData\\Contrail',
@@ -223,13 +224,12 @@ function winnat(): Resource {
 }
 
 /**
- * No NAT container network and no NetNat (c-a-d: `Get-NetNat | Remove-NetNat`, `Get-ContainerNetwork |
- * Remove-ContainerNetwork`; contrail-windows-ci's diagnostic check: "there is no NAT network"). The
- * Containers module exists only once the feature is installed: before that there is no container network.
+ * No NAT container network and no NetNat (c-a-d: `Get-NetNat | Remove-NetNat`, and the HNS networks removed
+ * with the build's cmdlets, hns-networks.ts; contrail-windows-ci's diagnostic check: "there is no NAT network").
  */
 export const NAT_NETWORKS_FACT = {
   id: 'containers.nat',
-  ps: `if (${CONTAINERS_INSTALLED}) { @(Get-ContainerNetwork | Where-Object { $_.Mode -eq 'NAT' } | ForEach-Object { $_.Name }) } else { @() }`,
+  ps: `${HNS_NETWORKS}\n@($hns | Where-Object { $_.type -eq 'NAT' } | ForEach-Object { $_.name })`,
 };
 export const NETNAT_FACT = { id: 'netnat', ps: '@(Get-NetNat | ForEach-Object { $_.Name })' };
 
@@ -240,12 +240,9 @@ function natNetworks(): Resource {
     // An empty list comes back from PowerShell as nothing at all.
     test: (facts) => compare({ NatNetworks: [facts.get(NAT_NETWORKS_FACT.id) ?? [], []], NetNat: [facts.get(NETNAT_FACT.id) ?? [], []] }),
     async set({ exec, signal }) {
-      return applied(
-        exec,
-        "Get-ContainerNetwork | Where-Object { $_.Mode -eq 'NAT' } | Remove-ContainerNetwork -Force\nGet-NetNat | Remove-NetNat -Confirm:$false",
-        'remove NAT networks',
-        { signal },
-      );
+      return applied(exec, `${removeHnsNetworksOfType('NAT')}\nGet-NetNat | Remove-NetNat -Confirm:$false`, 'remove NAT networks', {
+        signal,
+      });
     },
   };
 }

@@ -11,11 +11,6 @@ export function serviceStatus(name: string): string {
 /** True once the Containers feature is installed (not pending): its module's cmdlets exist from then on. */
 export const CONTAINERS_INSTALLED = "(Get-WindowsFeature -Name 'Containers').InstallState.ToString() -eq 'Installed'";
 
-/** The container network named so, as Get-ContainerNetwork shows it, or $null (no Containers feature, no network). */
-export function containerNetwork(name: string): string {
-  return `if (${CONTAINERS_INSTALLED}) { $n = Get-ContainerNetwork | Where-Object { $_.Name -eq ${psQuote(name)} } | Select-Object -First 1; if ($n) { [pscustomobject]@{ type = $n.Mode; subnet = $n.SubnetPrefix; gateway = $n.GatewayAddress; adapter = $n.NetworkAdapterName } } else { $null } } else { $null }`;
-}
-
 /** An elevated token carries the High Mandatory Level label (S-1-16-12288) in `whoami /groups`. */
 export const ELEVATED = "(@(whoami /groups) -join ' ').Contains('S-1-16-12288')";
 export const ELEVATED_FACT = { id: 'session.elevated', ps: ELEVATED };

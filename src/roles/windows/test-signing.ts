@@ -21,8 +21,15 @@ export const TEST_SIGNING_FACTS = [
   },
 ];
 
-/** Secure Boot, read only with an elevated token (Confirm-SecureBootUEFI needs one). */
-const SECURE_BOOT_FACT = { id: 'secureBoot', ps: `if (${ELEVATED}) { Confirm-SecureBootUEFI } else { $null }` };
+/**
+ * Secure Boot, read only with an elevated token (Confirm-SecureBootUEFI needs one). A BIOS host has no Secure
+ * Boot, and there the cmdlet fails with "Cmdlet not supported on this platform" (windows-powershell-docs
+ * SecureBoot/Confirm-SecureBootUEFI.md): that answer is "off"; any other failure stays a fact not read.
+ */
+const SECURE_BOOT_FACT = {
+  id: 'secureBoot',
+  ps: `if (${ELEVATED}) { try { Confirm-SecureBootUEFI } catch { if ($_.Exception.Message -like 'Cmdlet not supported on this platform*') { $false } else { throw } } } else { $null }`,
+};
 
 export function testSigningState(facts: ReadonlyMap<string, unknown>): { configured: boolean; active: boolean } {
   return {

@@ -1,12 +1,13 @@
-// The vRouter on Windows: artifacts from <registry>/contrail-windows-vrouter:<version>, the test
-// certificate trusted (unsigned builds), the vRouter, utilities and agent MSIs, the agent's services.
+// The vRouter on Windows: artifacts from <registry>/contrail-windows-vrouter[-signed]:<version>, the test
+// certificate trusted (test-signed builds), the vRouter, utilities and agent MSIs, the agent's services.
 
 import { psQuote } from '../../dataplane/quote.js';
 import type { WindowsRoleInput } from '../input.js';
 import { applied, type Phase } from '../phase.js';
 import { compare, type Resource } from '../resource.js';
+import { AGENT_START, AGENT_START_PARAMETERS, agentStartScript, POWERSHELL_EXE } from './agent-start.js';
 import { ARTIFACTS, artifacts } from './artifacts.js';
-import { AGENT_CONFIG, LOG_DIR, NODEMGR_CONFIG, nodemgrConfig } from './contrail-config.js';
+import { LOG_DIR, NODEMGR_CONFIG, nodemgrConfig } from './contrail-config.js';
 import { debugDlls } from './debug-dlls.js';
 import { serviceRunning } from './driver.js';
 import { AGENT_MSI, UTILS_MSI, VROUTER_MSI } from './msi-products.js';
@@ -59,8 +60,14 @@ function nodemgrInstalled(): Resource {
   };
 }
 
+/**
+ * The vRouter's image: `contrail-windows-vrouter-signed` (a production-signed driver) when
+ * WINDOWS_USE_SIGNED_VROUTER is set, else `contrail-windows-vrouter` (test-signed), as c-a-d's
+ * contrail_vrouter_windows selects it ("select image with signed vRouter").
+ */
 export function vrouterImage(input: WindowsRoleInput): string {
-  return `${input.registry}/contrail-windows-vrouter:${input.contrailVersion}`;
+  const repository = input.signedVrouter ? 'contrail-windows-vrouter-signed' : 'contrail-windows-vrouter';
+  return `${input.registry}/${repository}:${input.contrailVersion}`;
 }
 
 export function windowsVrouter(input: WindowsRoleInput): Phase {
@@ -84,11 +91,17 @@ export function windowsVrouter(input: WindowsRoleInput): Phase {
         log: `${LOG_DIR}\\contrail-vrouter-nodemgr.log`,
       }),
       serviceRunning('contrail-vrouter-nodemgr'),
-      // contrail-windows-ci Service.ps1 New-AgentService (the agent with --config_file); started by the driver phase.
+      // The agent through its start script (agent-start.ts), as c-a-d runs entrypoint.ps1; started by the driver phase.
+      configFile(
+        'agent-start',
+        AGENT_START,
+        () => agentStartScript(input, `${AGENT_DIR}\\contrail-vrouter-agent.exe`),
+        'contrail-vrouter-agent',
+      ),
       nssmService({
         name: 'contrail-vrouter-agent',
-        application: `${AGENT_DIR}\\contrail-vrouter-agent.exe`,
-        parameters: `--config_file=${AGENT_CONFIG}`,
+        application: POWERSHELL_EXE,
+        parameters: AGENT_START_PARAMETERS,
         start: 'Manual',
         log: `${LOG_DIR}\\contrail-vrouter-agent-service.log`,
       }),

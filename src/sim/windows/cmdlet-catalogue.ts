@@ -42,19 +42,37 @@ const WRITTEN: Record<string, Entry> = {
     '',
     true,
   ],
-  // The Containers module of Server 2016/2019: Juniper/contrail-ansible-deployer install_software_Win32NT.yml
-  // (`Get-ContainerNetwork | Remove-ContainerNetwork -Force`) and Juniper/contrail-windows-ci's diagnostic check.
-  'Get-ContainerNetwork': [
-    'Containers module (Server 2016/2019), as c-a-d and contrail-windows-ci call it',
-    'Default:Name;Id:Id',
-    '',
-    false,
-  ],
+  // The Containers module of Server 2016 (not on 2019: modules.ts): Juniper/contrail-ansible-deployer
+  // install_software_Win32NT.yml (`Get-ContainerNetwork | Remove-ContainerNetwork -Force`, on 2016) and
+  // Juniper/contrail-windows-ci's diagnostic check.
+  'Get-ContainerNetwork': ['Containers module (Server 2016), as c-a-d and contrail-windows-ci call it', 'Default:Name;Id:Id', '', false],
   'Remove-ContainerNetwork': [
-    'Containers module (Server 2016/2019), as c-a-d and contrail-windows-ci call it',
+    'Containers module (Server 2016), as c-a-d and contrail-windows-ci call it',
     'Name:Name,Force;InputObject:InputObject,Force',
     '',
     true,
+  ],
+  // How contrail-windows-ci and contrail-windows-tools tell the Containers cmdlets from the HNS ones.
+  'Get-Command': [
+    'MicrosoftDocs/PowerShell-Docs/reference/5.1/Microsoft.PowerShell.Core/Get-Command.md',
+    'CmdletSet:Verb,Noun,Module,FullyQualifiedModule,TotalCount,Syntax,ShowCommandInfo,ArgumentList,All,ListImported,ParameterName,ParameterType;AllCommandSet:Name,Module,FullyQualifiedModule,CommandType,TotalCount,Syntax,ShowCommandInfo,ArgumentList,All,ListImported,ParameterName,ParameterType',
+    'Module=PSSnapin,CommandType=Type',
+    false,
+  ],
+  // The diagnostic check's NamedPipeClientStream (pipe-client.ts).
+  'New-Object': [
+    'MicrosoftDocs/PowerShell-Docs/reference/5.1/Microsoft.PowerShell.Utility/New-Object.md',
+    'Net:TypeName,ArgumentList,Property;Com:ComObject,Strict,Property',
+    'ArgumentList=Args',
+    false,
+  ],
+  // NetTCPIP, the same on Server 2016 and 2019: the parameter sets PSScriptAnalyzer's compatibility profiles
+  // record for 10.0.14393 and 10.0.17763 (PowerShell/PSScriptAnalyzer ad713a08, CrossCompatibility/profiles).
+  'Test-NetConnection': [
+    'MicrosoftDocs/windows-powershell-docs/docset/winserver2019-ps/NetTCPIP/Test-NetConnection.md (sets: PSScriptAnalyzer profiles)',
+    'ICMP:ComputerName,InformationLevel,TraceRoute,Hops;CommonTCPPort:ComputerName,InformationLevel,CommonTCPPort;RemotePort:ComputerName,InformationLevel,Port;NetRouteDiagnostics:ComputerName,InformationLevel,DiagnoseRouting,ConstrainSourceAddress,ConstrainInterface',
+    'ComputerName=RemoteAddress|cn,Port=RemotePort',
+    false,
   ],
 };
 

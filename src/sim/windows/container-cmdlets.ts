@@ -1,6 +1,6 @@
-// The Containers module's network cmdlets (Server 2016 and 2019 with the Containers feature): what c-a-d's
-// install_software_Win32NT.yml uses to clear container networks and contrail-windows-ci's diagnostic check
-// reads ("has created a root Contrail HNS network": Get-ContainerNetwork ... ContrailRootNetwork).
+// The Containers module's network cmdlets (Server 2016 with the Containers feature; not on 2019, modules.ts):
+// what c-a-d's install_software_Win32NT.yml uses on 2016 to clear container networks and contrail-windows-ci's
+// diagnostic check reads ("has created a root Contrail HNS network": Get-ContainerNetwork ... ContrailRootNetwork).
 
 import { type CmdletSpec, obj } from '../shells/powershell/commands.js';
 import { PsError } from '../shells/powershell/errors.js';
@@ -30,19 +30,10 @@ const getContainerNetwork: Spec = {
   params: { Name: { type: 'string[]', position: 0 }, Id: { type: 'string[]' } },
   run(host, args) {
     const names = (args.Name as string[] | undefined)?.map((n) => n.toLowerCase());
-    // The CNM plugin makes ContrailRootNetwork on its adapter while it runs (contrail-windows-ci diagnostic check).
-    const root: HnsNetwork[] =
-      host.switchExists() && !host.state.faults.noRootNetwork
-        ? [
-            {
-              name: 'ContrailRootNetwork',
-              type: 'Transparent',
-              id: '00000000-0000-0000-0000-0000c0a7a11e',
-              adapter: host.contrailAdapter() ?? '',
-            },
-          ]
-        : [];
-    return [...root, ...host.state.hnsNetworks].filter((n) => !names || names.includes(n.name.toLowerCase())).map(view);
+    return host
+      .hnsNetworks()
+      .filter((n) => !names || names.includes(n.name.toLowerCase()))
+      .map(view);
   },
 };
 

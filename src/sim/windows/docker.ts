@@ -81,12 +81,23 @@ function listNetworks(host: WindowsHost, args: string[]): NativeResult {
 const NOT_RUNNING =
   'error during connect: This error may indicate that the docker daemon is not running.: Get http://%2F%2F.%2Fpipe%2Fdocker_engine/v1.39/version: open //./pipe/docker_engine: The system cannot find the file specified.\r\n';
 
-function imageKind(image: string): 'vrouter' | 'cnm-plugin' | undefined {
-  const repo = image
+/** The repository of an image reference: its last path component, without the tag. */
+function repositoryOf(image: string): string | undefined {
+  return image
     .replace(/:[^:/]*$/, '')
     .split('/')
     .pop();
+}
+
+/**
+ * The images the registry serves: the vRouter as `contrail-windows-vrouter` (test-signed) and, where the
+ * registry carries it (catalog.signedVrouter), `contrail-windows-vrouter-signed` (c-a-d contrail_vrouter_windows:
+ * "select image with signed vRouter" when WINDOWS_USE_SIGNED_VROUTER is defined); the docker driver by either name.
+ */
+function imageKind(image: string, host: WindowsHost): 'vrouter' | 'cnm-plugin' | undefined {
+  const repo = repositoryOf(image);
   if (repo === 'contrail-windows-vrouter') return 'vrouter';
+  if (repo === 'contrail-windows-vrouter-signed' && host.state.catalog.signedVrouter) return 'vrouter';
   if (repo === 'contrail-windows-cnm-plugin' || repo === 'contrail-windows-docker-driver') return 'cnm-plugin';
   return undefined;
 }
@@ -118,7 +129,7 @@ function pull(host: WindowsHost, image: string): NativeResult {
       exitCode: 1,
     };
   const tag = image.includes(':') ? image.slice(image.lastIndexOf(':') + 1) : 'latest';
-  if (!imageKind(image) || !host.state.catalog.contrailVersions.includes(tag)) {
+  if (!imageKind(image, host) || !host.state.catalog.contrailVersions.includes(tag)) {
     return {
       stdout: '',
       stderr: `Error response from daemon: manifest for ${image} not found: manifest unknown: manifest unknown\r\n`,
@@ -135,9 +146,9 @@ function pull(host: WindowsHost, image: string): NativeResult {
 /** What `docker run --rm -v HOST:C:\Artifacts IMAGE` leaves in HOST: the MSIs and certificate of that build. */
 function extract(host: WindowsHost, image: string, dir: string): void {
   const version = image.slice(image.lastIndexOf(':') + 1);
-  if (imageKind(image) === 'vrouter') {
+  if (imageKind(image, host) === 'vrouter') {
     host.fs.put(`${dir}\\agent\\contrail-vrouter-agent.msi`, msiContent('agent', version));
-    host.fs.put(`${dir}\\vrouter\\vRouter.msi`, msiContent('vrouter', version, host.state.catalog.signedVrouter));
+    host.fs.put(`${dir}\\vrouter\\vRouter.msi`, msiContent('vrouter', version, repositoryOf(image) === 'contrail-windows-vrouter-signed'));
     host.fs.put(`${dir}\\vrouter\\utils.msi`, msiContent('utils', version));
     host.fs.put(`${dir}\\vrouter\\vRouter.cer`, testCertificate(version));
     // contrail-windows-ci Installation.ps1 (Install-Nodemgr) pip-installs C:\\Artifacts\\nodemgr\\*.tar.gz.

@@ -72,6 +72,12 @@ const nssm: NativeSpec<WindowsHost> = {
   },
 };
 
+/** The arguments NSSM gives an NSSM service's application (AppParameters), or undefined for any other service. */
+export function nssmParameters(host: WindowsHost, name: string): string | undefined {
+  const value = host.state.registry[nssmKey(name)]?.AppParameters;
+  return value === undefined ? undefined : String(value);
+}
+
 /** The application an NSSM service runs (its Parameters key), or undefined for any other service. */
 export function nssmApplication(host: WindowsHost, name: string): string | undefined {
   const value = host.state.registry[nssmKey(name)]?.Application;

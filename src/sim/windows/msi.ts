@@ -3,7 +3,7 @@
 import { productCode, thumbprintOf } from './identifiers.js';
 import { MSI_PRODUCTS } from './msi-products.js';
 import type { WindowsHost } from './windows-host.js';
-import { FLOW_EXE, SERVICE_DIR, VIF_EXE } from './windows-paths.js';
+import { FLOW_EXE, RT_EXE, SERVICE_DIR, VIF_EXE } from './windows-paths.js';
 import type { MsiPackage } from './windows-state.js';
 
 export const MSI = {
@@ -178,6 +178,8 @@ function placeFiles(host: WindowsHost, pkg: MsiPackage, code: string): void {
     case 'utils':
       host.fs.put(VIF_EXE, stamp);
       host.fs.put(FLOW_EXE, stamp);
+      // The utilities contrail-windows-ci checks load their DLLs: vif, nh, rt, flow (Test-IfUtilsCanLoadDLLs).
+      host.fs.put(RT_EXE, stamp);
       break;
     case 'agent':
       host.fs.put(`${SERVICE_DIR}\\agent\\contrail-vrouter-agent.exe`, stamp);

@@ -1,22 +1,28 @@
 // Networking in the simulator: HNS and NAT networks, adapters, the vRouter extension and its vif tool.
 
 import { type CmdletSpec, type NativeSpec, obj } from '../shells/powershell/commands.js';
-import { PsError } from '../shells/powershell/errors.js';
+import { PsError, PsUnmodelled } from '../shells/powershell/errors.js';
 import { PsObject, toText } from '../shells/powershell/values.js';
 import type { WindowsHost } from './windows-host.js';
-import { FLOW_EXE, VHOST_ADAPTER, VIF_EXE, VROUTER_EXTENSION } from './windows-paths.js';
+import { FLOW_EXE, RT_EXE, VIF_EXE, VROUTER_EXTENSION } from './windows-paths.js';
 
 type Spec = CmdletSpec<WindowsHost>;
 
+/**
+ * Get-HnsNetwork: HNS's own JSON for each network (Name, Type, Id, NetworkAdapterName of a transparent one,
+ * Subnets), as hns.psm1 and Server 2019's HostNetworkingService module return it; contrail-windows-ci filters
+ * it by NetworkAdapterName (Disable-VRouterExtension, commit 35ad8cf0 "Use HnsNetwork cmdlets").
+ */
 const getHnsNetwork: Spec = {
   name: 'Get-HnsNetwork',
   params: {},
   run: (host) =>
-    host.state.hnsNetworks.map((n) =>
+    host.hnsNetworks().map((n) =>
       obj({
         Name: n.name,
         Type: n.type,
         Id: n.id,
+        ...(n.adapter ? { NetworkAdapterName: n.adapter } : {}),
         Subnets: (n.subnets ?? []).map((s) => obj({ AddressPrefix: s.addressPrefix, GatewayAddress: s.gatewayAddress })),
       }),
     ),
@@ -213,6 +219,33 @@ const getNetTCPConnection: Spec = {
   },
 };
 
+/**
+ * Test-NetConnection -ComputerName localhost -Port N (NetTCPIP; the diagnostic check's "serves an Agent API on
+ * TCP socket"): a TCP connect to this host, which succeeds when something listens on the port. Other hosts and
+ * the ICMP, route and common-port forms are refused: the simulator does not model them.
+ */
+const testNetConnection: Spec = {
+  name: 'Test-NetConnection',
+  params: {
+    ComputerName: { type: 'string', position: 0, aliases: ['RemoteAddress', 'cn'] },
+    Port: { type: 'int', aliases: ['RemotePort'] },
+  },
+  run(host, args) {
+    const target = toText(args.ComputerName ?? '').toLowerCase();
+    if (!['localhost', '127.0.0.1'].includes(target) || args.Port === undefined)
+      throw new PsUnmodelled('Test-NetConnection other than -ComputerName localhost -Port N', 'Test-NetConnection');
+    const port = Number(args.Port);
+    return [
+      obj({
+        ComputerName: toText(args.ComputerName),
+        RemoteAddress: '::1',
+        RemotePort: port,
+        TcpTestSucceeded: host.listeningPorts().includes(port),
+      }),
+    ];
+  },
+};
+
 /** vif (from the vRouter utilities MSI): the vRouter's interface table, read through ksync. */
 const vif: NativeSpec<WindowsHost> = {
   names: ['vif'],
@@ -224,7 +257,7 @@ const vif: NativeSpec<WindowsHost> = {
         exitCode: 1,
       };
     if (argv[0] !== '--list') return { stdout: '', stderr: 'Usage: vif --list\r\n', exitCode: 1 };
-    if (!host.extensionRunning())
+    if (!host.extensionRunning() || host.state.faults.ksyncBroken)
       return {
         stdout: '',
         stderr: 'Unable to open ksync pipe \\\\.\\pipe\\ksync: The system cannot find the file specified.\r\n',
@@ -242,7 +275,7 @@ const vif: NativeSpec<WindowsHost> = {
     ];
     const rows = ['Vrouter Interface Table', ''];
     if (!lost.includes('physical')) rows.push(...entry(0, ifName(host.contrailAdapter()) ?? '?', 'Physical'));
-    if (!lost.includes('vhost')) rows.push(...entry(1, ifName(VHOST_ADAPTER) ?? '?', 'Host'));
+    if (!lost.includes('vhost')) rows.push(...entry(1, ifName(host.vhostAdapter()) ?? '?', 'Host'));
     if (host.isRunning('contrail-vrouter-agent') && !lost.includes('pkt0')) rows.push(...entry(2, 'pkt0', 'Agent'));
     return { stdout: `${rows.join('\r\n')}\r\n`, exitCode: 0 };
   },
@@ -257,6 +290,7 @@ export const NETWORK_CMDLETS: Spec[] = [
   getVMSwitch,
   getVMSwitchExtension,
   getNetTCPConnection,
+  testNetConnection,
 ];
 /** flow (vRouter utilities): `flow -l` lists the flow table through the \\\\.\\vrouterFlow device (flow0). */
 const flow: NativeSpec<WindowsHost> = {
@@ -279,4 +313,34 @@ const flow: NativeSpec<WindowsHost> = {
   },
 };
 
-export const NETWORK_NATIVES: NativeSpec<WindowsHost>[] = [vif, flow];
+/**
+ * rt (vRouter utilities): `rt --dump 0 --family bridge` reads VRF 0's bridge table through its device
+ * (contrail-windows-tools Invoke-DiagnosticCheck.ps1: "bridge table device is usable", exit code 0). Other
+ * forms are refused: the simulator models only that one.
+ */
+const rt: NativeSpec<WindowsHost> = {
+  names: ['rt', 'rt.exe'],
+  run(host, argv) {
+    if (!host.fs.isFile(RT_EXE))
+      return {
+        stdout: '',
+        stderr: "rt : The term 'rt' is not recognized as the name of a cmdlet, function, script file, or operable program.\r\n",
+        exitCode: 1,
+      };
+    if (argv.join(' ') !== '--dump 0 --family bridge')
+      return { stdout: '', stderr: `the simulator models only rt --dump 0 --family bridge, not rt ${argv.join(' ')}\r\n`, exitCode: 1 };
+    if (!host.extensionRunning() || host.state.faults.bridgeTableBroken)
+      return {
+        stdout: '',
+        stderr: 'Error opening device \\\\.\\vrouterBridge: The system cannot find the file specified.\r\n',
+        exitCode: 1,
+      };
+    return {
+      stdout:
+        'vRouter bridge table 0/0\r\nIndex       DestMac                  Flags           Label/VNID      Nexthop           Stats\r\n',
+      exitCode: 0,
+    };
+  },
+};
+
+export const NETWORK_NATIVES: NativeSpec<WindowsHost>[] = [vif, flow, rt];

@@ -109,7 +109,15 @@ const getNetIPAddress: Spec = {
       (a) => !aliases || aliases.includes(a.interfaceAlias.toLowerCase()),
     );
     if (aliases && found.length === 0) ctx.error(noMatch('MSFT_NetIPAddress', 'Get-NetIPAddress', `(InterfaceAlias LIKE '${aliases[0]}')`));
-    return found.map((a) => obj({ IPAddress: a.ipAddress, PrefixLength: a.prefixLength, InterfaceAlias: a.interfaceAlias }));
+    // SuffixOrigin: Dhcp for a leased address, Manual for a static one or one New-NetIPAddress added.
+    return found.map((a) =>
+      obj({
+        IPAddress: a.ipAddress,
+        PrefixLength: a.prefixLength,
+        InterfaceAlias: a.interfaceAlias,
+        SuffixOrigin: 'origin' in a ? a.origin : 'Manual',
+      }),
+    );
   },
 };
 

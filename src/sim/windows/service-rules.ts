@@ -3,10 +3,10 @@
 
 import { cnmKeystoneProblem } from './cnm-keystone-client.js';
 import { productCode } from './identifiers.js';
-import { nssmApplication } from './installer-natives.js';
+import { nssmApplication, nssmParameters } from './installer-natives.js';
 import { kubeletStartProblem } from './kubelet-sim.js';
 import type { WindowsHost } from './windows-host.js';
-import { AGENT_CONFIG, CNM_CONFIG, DOCKER_DAEMON_JSON, NODEMGR_CONFIG, VHOST_ADAPTER } from './windows-paths.js';
+import { AGENT_CONFIG, CNM_CONFIG, DOCKER_DAEMON_JSON, NODEMGR_CONFIG } from './windows-paths.js';
 import { executableOf, type ServiceState } from './windows-state.js';
 
 /** Starts a service and what it depends on; undefined on success, else the reason Windows gives. */
@@ -27,7 +27,29 @@ export function startService(host: WindowsHost, name: string): string | undefine
   svc.status = 'Running';
   host.record(`start-service ${svc.name}`);
   if (svc.name.toLowerCase() === 'docker') onDockerStarted(host);
+  if (['contrail-cnm-plugin', 'contrail-docker-driver'].includes(svc.name.toLowerCase())) onCnmPluginStarted(host, svc);
   return undefined;
+}
+
+/**
+ * The CNM plugin enables the extension by making the Contrail switch on its adapter, or (cnmEnableFailures)
+ * fails to and exits. The vNIC takes the adapter's address as it is then: none while DHCP has not answered.
+ * Made on the adapter that carries the node's own address, the switch takes the SSH session down with it.
+ */
+function onCnmPluginStarted(host: WindowsHost, svc: ServiceState): void {
+  const failures = host.state.faults.cnmEnableFailures ?? 0;
+  if (failures > 0) {
+    host.state.faults.cnmEnableFailures = failures - 1;
+    svc.status = 'Stopped';
+    host.record(`exited ${svc.name}: the extension was not enabled`);
+    return;
+  }
+  // A new switch each time: its vNIC is a new interface, with a new ifName (host.adapters).
+  host.state.switchesMade = (host.state.switchesMade ?? 0) + 1;
+  const adapter = host.contrailAdapter()?.toLowerCase();
+  const leased = host.state.faults.dhcpLeaseAt === undefined || Date.now() >= host.state.faults.dhcpLeaseAt;
+  host.state.vhostUnaddressed = adapter === 'ethernet1' && !leased;
+  if (adapter === 'ethernet0') host.connectionDropRequested = true;
 }
 
 function startProblem(host: WindowsHost, svc: ServiceState): string | undefined {
@@ -37,6 +59,15 @@ function startProblem(host: WindowsHost, svc: ServiceState): string | undefined 
   const application = nssmApplication(host, svc.name);
   if (application !== undefined && !host.fs.isFile(application))
     return `The service did not respond to the start or control request in a timely fashion (nssm: ${application} not found).`;
+  // powershell.exe -File SCRIPT (c-a-d runs the agent so, through its entrypoint.ps1): the script runs as the
+  // service starts; failing, it ends the service.
+  if (application !== undefined && /(^|\\)powershell\.exe$/i.test(application)) {
+    const run = host.runProcess;
+    if (!run) return 'groundcrew sim: no shell drives this host, so a service cannot run powershell.exe';
+    const ran = run(`${application} ${nssmParameters(host, svc.name) ?? ''}`);
+    if (ran.exitCode !== 0)
+      return `The service terminated (powershell.exe exited with ${ran.exitCode}: ${ran.stderr.trim().split(/\r?\n/)[0] ?? ''}).`;
+  }
   switch (svc.name.toLowerCase()) {
     case 'containerd':
       return host.state.features.Containers === 'Installed' ? undefined : 'The Containers feature is not enabled.';
@@ -74,17 +105,22 @@ function cnmPluginProblem(host: WindowsHost): string | undefined {
   return auth === 'keystone' ? cnmKeystoneProblem(config, host.network) : undefined;
 }
 
-/** The agent needs the vhost adapter, and its config's vhost ip= and physical_interface= (the adapter's ifName). */
+/** The agent needs the vhost adapter, and its config's vhost ip=, physical_interface= and name= (the adapters' ifNames). */
 function agentProblem(host: WindowsHost): string | undefined {
   const config = host.fs.read(AGENT_CONFIG);
   if (config === undefined) return `Configuration file ${AGENT_CONFIG} not found.`;
-  if (!host.switchExists()) return `The vhost adapter '${VHOST_ADAPTER}' does not exist: start contrail-cnm-plugin first.`;
+  const vhostName = host.vhostAdapter();
+  if (!vhostName) return 'The vhost adapter does not exist: start contrail-cnm-plugin first.';
   const physical = host.adapters().find((a) => a.name.toLowerCase() === host.contrailAdapter()?.toLowerCase())?.ifName;
-  const vhost = host.adapterAddresses().find((a) => a.interfaceAlias === VHOST_ADAPTER);
+  const vhostIfName = host.adapters().find((a) => a.name === vhostName)?.ifName;
+  const vhost = host.adapterAddresses().find((a) => a.interfaceAlias === vhostName);
   if (!new RegExp(`^physical_interface=${physical}\\s*$`, 'm').test(config))
     return `[VIRTUAL-HOST-INTERFACE] physical_interface is not ${physical}, the data adapter's ifName.`;
   if (!vhost || !new RegExp(`^ip=${vhost.ipAddress.replace(/\./g, '\\.')}/${vhost.prefixLength}\\s*$`, 'm').test(config))
     return "[VIRTUAL-HOST-INTERFACE] ip= is not the vhost adapter's address.";
+  // The vhost's ifName, which the agent's entrypoint.ps1 (contrail-controller) writes into name= at each start.
+  if (!new RegExp(`^name=${vhostIfName}\\s*$`, 'm').test(config))
+    return `[VIRTUAL-HOST-INTERFACE] name is not ${vhostIfName}, the ifName of ${vhostName}.`;
   return undefined;
 }
 

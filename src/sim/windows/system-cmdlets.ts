@@ -103,11 +103,22 @@ const installWindowsFeature: Spec = {
   },
 };
 
-/** Confirm-SecureBootUEFI (windows-powershell-docs, SecureBoot/Confirm-SecureBootUEFI.md): needs elevation. */
+/**
+ * Confirm-SecureBootUEFI (windows-powershell-docs, SecureBoot/Confirm-SecureBootUEFI.md): needs elevation; on
+ * "a BIOS (non-UEFI) computer" it fails with "Cmdlet not supported on this platform" (the page's words; the
+ * error Windows prints adds the NTSTATUS, 0xC0000002 STATUS_NOT_IMPLEMENTED).
+ */
 const confirmSecureBoot: Spec = {
   name: 'Confirm-SecureBootUEFI',
   params: {},
   run(host) {
+    if (host.state.firmware === 'BIOS')
+      throw new PsTerminatingError(
+        'Cmdlet not supported on this platform: 0xC0000002',
+        'System.PlatformNotSupportedException,Microsoft.SecureBoot.Commands.ConfirmSecureBootUefiCommand',
+        'NotImplemented: (:) [Confirm-SecureBootUEFI], PlatformNotSupportedException',
+        'Confirm-SecureBootUEFI',
+      );
     if (!host.state.elevated)
       throw new PsTerminatingError(
         'Access was denied. To run this cmdlet, start Windows PowerShell with the "Run as administrator" option.',

@@ -1,18 +1,20 @@
 // A simulated Windows Server compute node: its state (windows-state.ts), the facts derived from it, and what
 // changes it (services follow service-rules.ts; a reboot lands pending work).
 
+import type { CommandResult } from '../command-result.js';
 import type { SimNetwork } from '../network.js';
 import { installChocolatey } from './chocolatey.js';
 import { productNames } from './msi-products.js';
 import { startService, stopService } from './service-rules.js';
 import { HYPERV_TOOLS, SERVER_FEATURES } from './windows-features.js';
 import { WindowsFs } from './windows-fs.js';
-import { AGENT_PORT, CNM_CONFIG, CONTAINERD_EXE, TCPIP_PARAMETERS, VHOST_ADAPTER } from './windows-paths.js';
+import { AGENT_PORT, CNM_CONFIG, CONTAINERD_EXE, HNS_TRANSPARENT_VNIC, POWERSHELL_EXE, TCPIP_PARAMETERS } from './windows-paths.js';
 import {
   DEFAULT_CATALOG,
   executableOf,
   type FeatureState,
   type FreshWindowsOptions,
+  type HnsNetwork,
   type InstalledProduct,
   type MsiPackage,
   type ServiceState,
@@ -30,6 +32,17 @@ export class WindowsHost {
   /** Set by Restart-Computer; the transport reboots the host once the command's answer is out. */
   rebootRequested = false;
   /**
+   * Set when the Contrail switch is made on the adapter that carries the node's own address (a single-NIC
+   * host): the address moves to the vNIC and the SSH session of the command drops (c-a-d
+   * contrail_cnm_windows: "Ansible might lose connectivity for a moment", then wait_for_connection).
+   */
+  connectionDropRequested = false;
+  /**
+   * How this host runs a program's command line, set by the shell that drives it: an NSSM service whose
+   * Application is powershell.exe runs its script through it when it starts.
+   */
+  runProcess: ((commandLine: string) => CommandResult) | undefined;
+  /**
    * What one powershell.exe process holds and loses when it ends: modules imported with Import-Module, and
    * [Net.ServicePointManager]::SecurityProtocol, Ssl3|Tls (240) as Windows PowerShell 5.1 starts without
    * SchUseStrongCrypto (why Chocolatey's install command sets Tls12 first: docs.chocolatey.org/en-us/choco/setup).
@@ -46,11 +59,14 @@ export class WindowsHost {
     // States saved before the builds, elevation and package providers were modelled.
     state.build ??= 17763;
     state.secureBoot ??= false;
+    state.firmware ??= 'UEFI';
     state.elevated ??= true;
     state.packageProviders ??= [];
     state.psModules ??= [];
     state.firewall ??= { Domain: true, Private: true, Public: true };
     state.catalog.registries ??= [...DEFAULT_CATALOG.registries];
+    // States saved before programs could run powershell.exe: Windows has always had it.
+    if (!this.fs.isFile(POWERSHELL_EXE)) this.fs.put(POWERSHELL_EXE, 'Windows PowerShell 5.1');
   }
 
   static fresh(options: FreshWindowsOptions): WindowsHost {
@@ -81,7 +97,8 @@ export class WindowsHost {
       os: 'windows',
       hostname: options.hostname,
       build: options.build ?? 17763,
-      secureBoot: options.secureBoot ?? false,
+      secureBoot: options.firmware === 'BIOS' ? false : (options.secureBoot ?? false),
+      firmware: options.firmware ?? 'UEFI',
       elevated: options.elevated ?? true,
       ...(options.managementAddress ? { managementAddress: options.managementAddress } : {}),
       packageProviders: [],
@@ -197,16 +214,49 @@ export class WindowsHost {
   }
 
   /**
-   * The adapters Get-NetAdapter shows, with the NDIS interface names (ifName) the vRouter's tools print.
-   * The Contrail switch gives the host `vEthernet (HNSTransparent)` (c-a-d's win_vhost_name); a transparent
-   * network gives the host a vNIC named after the adapter it binds, `vEthernet (<adapter>)`.
+   * The host's vNIC on the Contrail switch, while the switch exists. Server 2016 names it
+   * `vEthernet (HNSTransparent)` (c-a-d's win_vhost_name); Server 2019 after the adapter the switch binds,
+   * `vEthernet (<physical adapter>)` (c-a-d 85486b9b "Handle Windows Server 2019 vhost friendly name";
+   * contrail-controller's agent entrypoint.ps1 looks it up as `vEthernet (*)`).
+   */
+  vhostAdapter(): string | undefined {
+    const adapter = this.contrailAdapter();
+    if (!this.switchExists() || !adapter) return undefined;
+    return this.state.build === 14393 ? HNS_TRANSPARENT_VNIC : `vEthernet (${adapter})`;
+  }
+
+  /**
+   * The HNS networks, as HNS lists them: the CNM plugin makes ContrailRootNetwork, a transparent network on
+   * its adapter, while it runs (contrail-windows-ci's diagnostic check; the CI's Enable-VRouterExtension
+   * names its own root network so), then those the host's state holds.
+   */
+  hnsNetworks(): HnsNetwork[] {
+    const root: HnsNetwork[] =
+      this.switchExists() && !this.state.faults.noRootNetwork
+        ? [
+            {
+              name: 'ContrailRootNetwork',
+              type: 'Transparent',
+              id: '00000000-0000-0000-0000-0000c0a7a11e',
+              adapter: this.contrailAdapter() ?? '',
+            },
+          ]
+        : [];
+    return [...root, ...this.state.hnsNetworks];
+  }
+
+  /**
+   * The adapters Get-NetAdapter shows, with the NDIS interface names (ifName) the vRouter's tools print:
+   * the Contrail switch's vNIC (vhostAdapter), and a transparent network's, named after the adapter it binds.
    */
   adapters(): { name: string; status: 'Up'; ifIndex: number; ifName: string }[] {
     const adapters = [
       { name: 'Ethernet0', status: 'Up' as const, ifIndex: 4, ifName: 'ethernet_32768' },
       { name: 'Ethernet1', status: 'Up' as const, ifIndex: 5, ifName: 'ethernet_32769' },
     ];
-    if (this.switchExists()) adapters.push({ name: VHOST_ADAPTER, status: 'Up', ifIndex: 12, ifName: 'ethernet_32777' });
+    const vhost = this.vhostAdapter();
+    const made = Math.max(this.state.switchesMade ?? 1, 1);
+    if (vhost) adapters.push({ name: vhost, status: 'Up', ifIndex: 11 + made, ifName: `ethernet_${32776 + made}` });
     for (const [i, n] of this.state.hnsNetworks.entries())
       if (n.type === 'Transparent' && n.adapter)
         adapters.push({ name: `vEthernet (${n.adapter})`, status: 'Up', ifIndex: 20 + i, ifName: `ethernet_${32780 + i}` });
@@ -217,18 +267,29 @@ export class WindowsHost {
    * The adapters' own IPv4 addresses (DHCP or static, not groundcrew's): the management adapter Ethernet0
    * and the data adapter Ethernet1. A vSwitch bound to an adapter moves its address to the host's vNIC.
    */
-  adapterAddresses(): { interfaceAlias: string; ipAddress: string; prefixLength: number; gateway?: string }[] {
+  adapterAddresses(): { interfaceAlias: string; ipAddress: string; prefixLength: number; gateway?: string; origin: 'Dhcp' | 'Manual' }[] {
+    // Ethernet1's address comes from DHCP (faults.dhcpLeaseAt: not yet); Ethernet0's is static.
+    const leased = this.state.faults.dhcpLeaseAt === undefined || Date.now() >= this.state.faults.dhcpLeaseAt;
     const base = [
-      { interfaceAlias: 'Ethernet0', ipAddress: this.state.managementAddress ?? '192.0.2.50', prefixLength: 24, gateway: '192.0.2.1' },
-      { interfaceAlias: 'Ethernet1', ipAddress: '172.16.0.50', prefixLength: 24, gateway: '172.16.0.1' },
+      {
+        interfaceAlias: 'Ethernet0',
+        ipAddress: this.state.managementAddress ?? '192.0.2.50',
+        prefixLength: 24,
+        gateway: '192.0.2.1',
+        origin: 'Manual' as const,
+      },
+      ...(leased
+        ? [{ interfaceAlias: 'Ethernet1', ipAddress: '172.16.0.50', prefixLength: 24, gateway: '172.16.0.1', origin: 'Dhcp' as const }]
+        : []),
     ];
-    const contrail = this.switchExists() ? this.contrailAdapter()?.toLowerCase() : undefined;
+    const vhost = this.vhostAdapter();
+    const contrail = vhost ? this.contrailAdapter()?.toLowerCase() : undefined;
     const bound = new Set(this.state.hnsNetworks.filter((n) => n.type === 'Transparent' && n.adapter).map((n) => n.adapter?.toLowerCase()));
-    return base.map((a) => {
+    return base.flatMap((a) => {
       const lower = a.interfaceAlias.toLowerCase();
-      if (lower === contrail) return { ...a, interfaceAlias: VHOST_ADAPTER };
-      if (bound.has(lower)) return { ...a, interfaceAlias: `vEthernet (${a.interfaceAlias})` };
-      return a;
+      if (vhost && lower === contrail) return this.state.vhostUnaddressed ? [] : [{ ...a, interfaceAlias: vhost }];
+      if (bound.has(lower)) return [{ ...a, interfaceAlias: `vEthernet (${a.interfaceAlias})` }];
+      return [a];
     });
   }
 

@@ -6,6 +6,7 @@ import { Interpreter } from '../shells/powershell/interpreter.js';
 import { loadPowerShellParser } from '../shells/powershell/parser.js';
 import { UTILITY_CMDLETS } from '../shells/powershell/utility-cmdlets.js';
 import { ParseCache } from '../shells/tree-sitter.js';
+import { AGENT_NATIVE } from './agent-native.js';
 import { catalogued } from './catalogued.js';
 import { CHOCOLATEY_INSTALL_CMDLETS } from './chocolatey-install.js';
 import { splitCommandLine } from './command-line.js';
@@ -15,10 +16,11 @@ import { FILE_CMDLETS } from './file-cmdlets.js';
 import { FIREWALL_CMDLETS } from './firewall-cmdlets.js';
 import { INSTALLER_NATIVES } from './installer-natives.js';
 import { KUBELET_NATIVE } from './kubelet-sim.js';
-import { gated, MODULE_CMDLETS } from './modules.js';
+import { gated, getCommandCmdlet, MODULE_CMDLETS } from './modules.js';
 import { NETWORK_CMDLETS, NETWORK_NATIVES } from './network-cmdlets.js';
 import { PACKAGE_CMDLETS, PACKAGE_NATIVES } from './package-cmdlets.js';
 import { PROVIDER_CMDLETS } from './package-providers.js';
+import { newObjectCmdlet } from './pipe-client.js';
 import { PROCESS_NATIVES, startProcessCmdlet } from './process-cmdlets.js';
 import { REGISTRY_CMDLETS } from './registry-cmdlets.js';
 import { ROUTING_CMDLETS, ROUTING_NATIVES } from './routing-cmdlets.js';
@@ -48,6 +50,8 @@ function registry(): Registry<WindowsHost> {
     ...CONTAINER_CMDLETS,
     ...FIREWALL_CMDLETS,
     startProcessCmdlet(natives),
+    newObjectCmdlet,
+    getCommandCmdlet((name) => (cmdlets.has(name.toLowerCase()) ? 'Cmdlet' : natives.has(name.toLowerCase()) ? 'Application' : undefined)),
   ]) {
     cmdlets.set(c.name.toLowerCase(), catalogued(gated(c)));
   }
@@ -61,6 +65,7 @@ function registry(): Registry<WindowsHost> {
     ...INSTALLER_NATIVES,
     DOCKER_NATIVE,
     KUBELET_NATIVE,
+    AGENT_NATIVE,
   ])
     for (const name of n.names) natives.set(name, n);
   return { cmdlets, natives };
@@ -89,6 +94,8 @@ export class WindowsShell {
 
   /** Runs a PowerShell script as powershell.exe would; a syntax error is a ParserError, exit 1. */
   runScript(host: WindowsHost, script: string, stdin = ''): CommandResult {
+    // A service the script starts may run a program of its own (an NSSM service's powershell.exe -File).
+    host.runProcess ??= (commandLine) => this.runCommandLine(host, commandLine);
     // One script is one powershell.exe process: what it imported is gone when it ends.
     host.session = newSession();
     const { tree, problem } = this.#parsed.parse(script);
@@ -127,6 +134,19 @@ export class WindowsShell {
         const encoded = argv[++i] ?? '';
         script = Buffer.from(encoded, 'base64').toString('utf16le');
         continue;
+      }
+      if (flag === '-file' || flag === '-f') {
+        const path = argv[++i] ?? '';
+        const text = host.fs.read(path);
+        if (text === undefined)
+          return { stdout: '', stderr: `The argument '${path}' to the -File parameter does not exist.\r\n`, exitCode: 1 };
+        // The script runs in a process of its own: the caller's session (its imported modules) is not its.
+        const caller = host.session;
+        try {
+          return this.runScript(host, text, stdin);
+        } finally {
+          host.session = caller;
+        }
       }
       if (flag === '-command' || flag === '-c') {
         const rest = argv.slice(i + 1).join(' ');

@@ -87,6 +87,19 @@ export interface WindowsFaults {
   agentNotListening?: boolean;
   /** The CNM plugin runs but made no ContrailRootNetwork. */
   noRootNetwork?: boolean;
+  /**
+   * The data adapter's DHCP lease arrives at this time (ms since the epoch): before it Ethernet1 has no IPv4
+   * address (contrail-windows-ci waits for one before it starts the CNM plugin: Wait-RemoteInterfaceIP).
+   */
+  dhcpLeaseAt?: number;
+  /** The next N starts of the CNM plugin fail to enable the extension, and the plugin exits (the CI retries). */
+  cnmEnableFailures?: number;
+  /** The ksync device cannot be opened (`vif --list` fails, as without the extension). */
+  ksyncBroken?: boolean;
+  /** The bridge table device cannot be opened (`rt --dump 0 --family bridge` fails). */
+  bridgeTableBroken?: boolean;
+  /** The CNM plugin's \\.\pipe\Contrail exists but no server instance accepts a connect. */
+  pipeNotServing?: boolean;
 }
 
 export interface SimCatalog {
@@ -94,7 +107,11 @@ export interface SimCatalog {
   contrailVersions: string[];
   /** Docker versions DockerMsftProvider offers. */
   dockerVersions: string[];
-  /** Whether the vRouter builds this host pulls are production-signed (WINDOWS_USE_SIGNED_VROUTER). */
+  /**
+   * Whether the registry also carries `contrail-windows-vrouter-signed` (a production-signed vRouter.msi), the
+   * image c-a-d's contrail_vrouter_windows pulls when WINDOWS_USE_SIGNED_VROUTER is defined; the plain
+   * `contrail-windows-vrouter` always holds the test-signed build.
+   */
   signedVrouter: boolean;
   /**
    * Registries this host can reach, by the name before the first `/` of an image (`docker.io` for Docker
@@ -116,6 +133,12 @@ export interface WindowsState {
   build: WindowsBuild;
   /** UEFI Secure Boot on: the BCD refuses testsigning (bcdedit's "protected by Secure Boot policy"). */
   secureBoot: boolean;
+  /**
+   * The firmware the host booted from. A BIOS host (Gen1 Hyper-V, SeaBIOS KVM, a BIOS VMware guest) has no
+   * Secure Boot, and Confirm-SecureBootUEFI fails there ("Cmdlet not supported on this platform",
+   * windows-powershell-docs SecureBoot/Confirm-SecureBootUEFI.md).
+   */
+  firmware: 'UEFI' | 'BIOS';
   /** Whether the SSH session has an elevated (High Mandatory Level) token; most changes need one. */
   elevated: boolean;
   /** PackageManagement providers installed beyond the built-in ones (NuGet, DockerMsftProvider). */
@@ -152,6 +175,16 @@ export interface WindowsState {
   faults: WindowsFaults;
   /** Every state-changing operation, in order: the host's own record of what was done to it. */
   journal: string[];
+  /**
+   * How many times the CNM plugin has made the Contrail switch: each one gives the vhost a new interface and
+   * so a new ifName (why the agent's entrypoint.ps1 writes the vhost's ifName into its config at each start).
+   */
+  switchesMade?: number;
+  /**
+   * The Contrail switch was made while the data adapter had no address: its vNIC took none (a vSwitch moves
+   * the adapter's address to the vNIC at creation). Cleared when the switch is made again.
+   */
+  vhostUnaddressed?: boolean;
   /** Set while the host is rebooting: unreachable until this time (ms since the epoch), then it boots. */
   downUntil?: number;
 }
@@ -169,6 +202,8 @@ export interface FreshWindowsOptions {
   /** 17763 (Server 2019) unless said. */
   build?: WindowsBuild;
   secureBoot?: boolean;
+  /** UEFI unless said. */
+  firmware?: 'UEFI' | 'BIOS';
   /** true unless said: groundcrew's documented setup logs in as an administrator. */
   elevated?: boolean;
   /**

@@ -4,6 +4,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EventKind, NotificationEvent } from '../../../src/notifications/events.js';
 import { watchStatus } from '../../../src/notifications/watch.js';
+import { Rollout } from '../../../src/reconciler/rollout.js';
+import { haltOf } from '../../../src/reconciler/rollout-view.js';
 import { StatusStore } from '../../../src/reconciler/status-store.js';
 
 const stops: (() => void)[] = [];
@@ -96,5 +98,23 @@ describe('notification events from status changes', () => {
       ['rollout.halted', 'bad'],
       ['node.recovered', 'a'],
     ]);
+  });
+
+  it('says a halt once: the summary is the rollout\'s own reason, not wrapped in a second "rollout of … halted"', async () => {
+    const sha = 'c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00';
+    const rollout = new Rollout({ maxUnavailable: 1, failureBudget: 1 });
+    const status = new StatusStore();
+    const events: NotificationEvent[] = [];
+    stops.push(
+      watchStatus(status, (e) => events.push(e), { pageUrl: 'http://gc.example', rollout: (r) => haltOf(rollout, r), quietMs: 30 }),
+    );
+    status.recordRevision({ sha, accepted: true });
+    status.update('a', { name: 'a', state: 'stalled', desiredRevision: sha });
+    rollout.recordFailure('a', sha);
+    status.update('b', { name: 'b', state: 'pending', desiredRevision: sha, waiting: rollout.haltReason(sha) as string });
+    await settle();
+    const halted = events.find((e) => e.kind === 'rollout.halted');
+    expect(halted?.summary).toBe('rollout of c0ffee00c0ff halted: a failed on it (failure budget 1)');
+    expect(halted?.summary.match(/halted/g)).toHaveLength(1);
   });
 });

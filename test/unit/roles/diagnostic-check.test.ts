@@ -1,6 +1,7 @@
-// Contrail's diagnostic check (Juniper/contrail-windows-ci, "Diagnostic check") as the verified phase: it holds
-// on a Server 2016 and a Server 2019 node groundcrew converged from fresh, and fails, on the item concerned,
-// when any one component is broken. The converge also shows the roles did what the references do.
+// Contrail's diagnostic check (Juniper/contrail-windows-tools Invoke-DiagnosticCheck.ps1, "Diagnostic check")
+// as the verified phase: it holds on a Server 2016 and a Server 2019 node groundcrew converged from fresh, and
+// fails, on the item concerned and on both builds, when any one component is broken. The converge also shows
+// the roles did what the references do.
 
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
@@ -169,12 +170,94 @@ const BREAKS: [item: string, breaks: (h: WindowsHost) => void, resource: string,
   ],
   ['the agent is stopped', (h) => h.stopService('contrail-vrouter-agent', true), 'verify/agent', 'Status'],
   [
-    'the agent does not serve TCP 9091',
+    'the agent does not serve its API on TCP 9091 (a connect fails)',
     (h) => {
       h.state.faults.agentNotListening = true;
     },
     'verify/agent',
-    'ServesTcp9091',
+    'ServesAgentApi',
+  ],
+  [
+    'the agent asserted (its log says "Assertion failed")',
+    (h) => {
+      h.fs.put(
+        'C:\\ProgramData\\Contrail\\var\\log\\contrail\\contrail-vrouter-agent.log',
+        'contrail-vrouter-agent.exe: Assertion failed: (vrf_ != NULL)',
+      );
+    },
+    'verify/agent',
+    'LogsWithAssertions',
+  ],
+  [
+    'the ksync device does not open (vif --list fails)',
+    (h) => {
+      h.state.faults.ksyncBroken = true;
+    },
+    'verify/vifs',
+    'ksyncDevice',
+  ],
+  [
+    'the bridge table device does not open (rt --dump 0 --family bridge fails)',
+    (h) => {
+      h.state.faults.bridgeTableBroken = true;
+    },
+    'verify/vifs',
+    'bridgeTableDevice',
+  ],
+  [
+    'the CNM plugin does not answer on its pipe (a connect times out)',
+    (h) => {
+      h.state.faults.pipeNotServing = true;
+    },
+    'verify/cnm-plugin',
+    'PipeServes',
+  ],
+  [
+    'the firewall is on for one profile',
+    (h) => {
+      h.state.firewall.Public = true;
+    },
+    'verify/compute-node',
+    'FirewallEnabledProfiles',
+  ],
+  [
+    'npcap is installed',
+    (h) => {
+      h.state.services.npcap = {
+        name: 'npcap',
+        displayName: 'Npcap Packet Driver (NPCAP)',
+        status: 'Running',
+        startType: 'Automatic',
+        binaryPath: 'System32\\drivers\\npcap.sys',
+        dependsOn: [],
+      };
+    },
+    'verify/compute-node',
+    'Npcap',
+  ],
+  [
+    'the kernel panicked (a MEMORY.DMP)',
+    (h) => {
+      h.fs.put('C:\\Windows\\MEMORY.DMP', 'dump');
+    },
+    'verify/compute-node',
+    'MemoryDump',
+  ],
+  [
+    'a minidump was written',
+    (h) => {
+      h.fs.put('C:\\Windows\\Minidump\\112626-01.dmp', 'dump');
+    },
+    'verify/compute-node',
+    'Minidumps',
+  ],
+  [
+    "an invalid 'Layered' HNS network (left after a reboot)",
+    (h) => {
+      h.state.hnsNetworks.push({ name: 'Layered Ethernet1', type: 'Transparent', id: '1a1a1a1a-0000-0000-0000-000000000001' });
+    },
+    'verify/docker',
+    'LayeredHnsNetworks',
   ],
   ['nodemgr is stopped', (h) => h.stopService('contrail-vrouter-nodemgr', true), 'verify/nodemgr', 'Status'],
   ['the CNM plugin is stopped', (h) => h.stopService('contrail-docker-driver', true), 'verify/cnm-plugin', 'Status'],
@@ -239,10 +322,11 @@ const BREAKS: [item: string, breaks: (h: WindowsHost) => void, resource: string,
   ],
 ];
 
-describe('the diagnostic check fails when one component is broken', () => {
+describe.each([14393, 17763] as WindowsBuild[])('on Server build %i the diagnostic check fails when one component is broken', (build) => {
   it.each(BREAKS)('%s', async (_item, breakIt, resource, property) => {
-    const host = copy(17763);
+    const host = copy(build);
     breakIt(host);
-    expect((await diagnose(host))[resource]).toContain(property);
+    const failing = await diagnose(host);
+    expect(failing[resource]).toContain(property);
   });
 });

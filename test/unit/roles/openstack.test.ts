@@ -62,6 +62,7 @@ const windowsInput = (overrides: Partial<WindowsRoleInput> = {}): WindowsRoleInp
   contrailVersion: '5.0.1',
   registry: 'opencontrailnightly',
   testSigning: false,
+  signedVrouter: true,
   physicalInterface: 'Ethernet1',
   controlNodes: '192.0.2.10',
   address: '192.0.2.31',

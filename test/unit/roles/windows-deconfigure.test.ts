@@ -22,7 +22,7 @@ describe('Windows deconfigure', () => {
   it('takes the services and MSIs off a converged node that never had a kubelet (the last service it looks for)', async () => {
     const host = WindowsHost.fresh({ hostname: 'win1', features: ['Containers', 'Hyper-V'], catalog: { signedVrouter: true } });
     const exec = new SimExecutor({ host, shells });
-    for (const phase of windowsPlan(windowsInput({ testSigning: false })).phases) await applyPhase(exec, phase);
+    for (const phase of windowsPlan(windowsInput({ testSigning: false, signedVrouter: true })).phases) await applyPhase(exec, phase);
     const present = () => CONTRAIL_SERVICES.filter((s) => host.service(s));
     expect(present().length).toBeGreaterThan(0);
     expect(host.service('kubelet')).toBeUndefined();

@@ -102,7 +102,7 @@ describe('Windows phases on a simulated host', () => {
 
   it('a host with its features, on the signed vRouter, never reboots', async () => {
     const { host, exec } = simHost({ features: ['Containers', 'Hyper-V'], signed: true });
-    const { reboots, outcomes } = await converge(host, exec, input({ testSigning: false }));
+    const { reboots, outcomes } = await converge(host, exec, input({ testSigning: false, signedVrouter: true }));
     expect(reboots).toBe(0);
     expect(outcomes.map((o) => o.phase)).toEqual(['prereqs', 'vrouter', 'driver', 'verified']);
     expect(outcomes.every((o) => o.inDesiredState)).toBe(true);
@@ -122,15 +122,15 @@ describe('Windows phases on a simulated host', () => {
 
   it('upgrade 5.0.1 -> 5.0.2 and back leaves exactly the desired MSI versions', async () => {
     const { host, exec } = simHost({ features: ['Containers', 'Hyper-V'], signed: true });
-    await converge(host, exec, input({ testSigning: false }));
-    await converge(host, exec, input({ testSigning: false, contrailVersion: '5.0.2' }));
+    await converge(host, exec, input({ testSigning: false, signedVrouter: true }));
+    await converge(host, exec, input({ testSigning: false, signedVrouter: true, contrailVersion: '5.0.2' }));
     expect(versions(host)).toEqual([
       'Agent 0.0.1 from 5.0.2',
       'Contrail Docker Driver 0.1 from 5.0.2',
       'vRouter 1.0.0 from 5.0.2',
       'vRouter utilities 0.0.1 from 5.0.2',
     ]);
-    const { outcomes } = await converge(host, exec, input({ testSigning: false, contrailVersion: '5.0.1' }));
+    const { outcomes } = await converge(host, exec, input({ testSigning: false, signedVrouter: true, contrailVersion: '5.0.1' }));
     expect(versions(host)).toEqual([
       'Agent 0.0.1 from 5.0.1',
       'Contrail Docker Driver 0.1 from 5.0.1',
@@ -143,7 +143,7 @@ describe('Windows phases on a simulated host', () => {
 
   it('after 5.0 the driver is the Contrail CNM Plugin product; the MSIs registered under the names the roles check', async () => {
     const { host, exec } = simHost({ features: ['Containers', 'Hyper-V'], signed: true });
-    const { outcomes } = await converge(host, exec, input({ testSigning: false, contrailVersion: '5.1.0' }));
+    const { outcomes } = await converge(host, exec, input({ testSigning: false, signedVrouter: true, contrailVersion: '5.1.0' }));
     expect(outcomes.at(-1)?.inDesiredState).toBe(true);
     expect(versions(host)).toEqual([
       'Agent 0.0.1 from 5.1.0',
@@ -158,10 +158,10 @@ describe('Windows phases on a simulated host', () => {
 
   it('an MSI installed without groundcrew (no record of its build) is reinstalled from the wanted build', async () => {
     const { host, exec } = simHost({ features: ['Containers', 'Hyper-V'], signed: true });
-    await converge(host, exec, input({ testSigning: false }));
+    await converge(host, exec, input({ testSigning: false, signedVrouter: true }));
     // As if c-a-d or an operator had installed the utilities: the product is there, groundcrew's record is not.
     host.fs.remove(`${MSI_RECORD_DIR}\\vRouter-utilities.build`, false);
-    const vrouter = windowsPlan(input({ testSigning: false })).phases.find((p) => p.name === 'vrouter') as Phase;
+    const vrouter = windowsPlan(input({ testSigning: false, signedVrouter: true })).phases.find((p) => p.name === 'vrouter') as Phase;
     const journal = host.state.journal.length;
     const outcome = await applyPhase(exec, vrouter);
     expect(outcome.resources.find((r) => r.resource === 'msi/utils')).toMatchObject({
@@ -178,13 +178,13 @@ describe('Windows phases on a simulated host', () => {
   it('MSI 1603 is GC_MSI_FAILED, terminal, with the tail of the MSI log', async () => {
     const { host, exec } = simHost({ features: ['Containers', 'Hyper-V'], signed: true });
     host.state.faults = { failMsi: ['utils.msi'] };
-    const err = await converge(host, exec, input({ testSigning: false })).catch((e: unknown) => e);
+    const err = await converge(host, exec, input({ testSigning: false, signedVrouter: true })).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'GC_MSI_FAILED', retryable: false });
     expect((err as Error).message).toMatch(
       /installing vRouter utilities 5.0.1: msiexec install failed with 1603; the MSI log ends:\n.*injected fault/s,
     );
     // The pass's outcome (the run report) records the failed resource and the failure with it.
-    const vrouter = windowsPlan(input({ testSigning: false })).phases.find((p) => p.name === 'vrouter');
+    const vrouter = windowsPlan(input({ testSigning: false, signedVrouter: true })).phases.find((p) => p.name === 'vrouter');
     const outcome = await passPhase(exec, vrouter as Phase);
     expect(outcome.failure).toMatchObject({ code: 'GC_MSI_FAILED' });
     expect(outcome.resources.find((r) => r.resource === 'msi/utils')).toMatchObject({ status: 'failed' });
@@ -193,8 +193,11 @@ describe('Windows phases on a simulated host', () => {
   it('MSI 1618 (another install running) is GC_MSI_BUSY and retryable; the retry succeeds', async () => {
     const { host, exec } = simHost({ features: ['Containers', 'Hyper-V'], signed: true });
     host.state.faults = { busyMsi: 1 };
-    await expect(converge(host, exec, input({ testSigning: false }))).rejects.toMatchObject({ code: 'GC_MSI_BUSY', retryable: true });
-    expect((await converge(host, exec, input({ testSigning: false }))).outcomes.at(-1)?.inDesiredState).toBe(true);
+    await expect(converge(host, exec, input({ testSigning: false, signedVrouter: true }))).rejects.toMatchObject({
+      code: 'GC_MSI_BUSY',
+      retryable: true,
+    });
+    expect((await converge(host, exec, input({ testSigning: false, signedVrouter: true }))).outcomes.at(-1)?.inDesiredState).toBe(true);
   });
 
   it('the unsigned vRouter without test signing fails honestly (1603), it does not pretend', async () => {
@@ -227,7 +230,7 @@ describe('each Windows phase, one at a time', () => {
   it('on a fresh host: test finds differences, set applies them, a second test finds none', async () => {
     const { testPhase } = await import('../../../src/roles/phase.js');
     const { exec } = simHost({ features: ['Containers', 'Hyper-V'], signed: true });
-    for (const phase of windowsPlan(input({ testSigning: false })).phases) {
+    for (const phase of windowsPlan(input({ testSigning: false, signedVrouter: true })).phases) {
       const before = await testPhase(exec, phase);
       // verified only checks what the phases before it set: on a host they just converged, it finds nothing.
       if (phase.name !== 'verified')

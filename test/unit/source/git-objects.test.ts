@@ -140,6 +140,7 @@ describe('GitSource: revisions from the object database', () => {
       path: 'deploy',
       checkout,
       pollMs: 3_600_000,
+      environment: process.env,
       log,
       onRevision: async (r) => {
         revisions.push(r);

@@ -102,6 +102,7 @@ describe('GitSource on a local remote', () => {
       path: '',
       checkout,
       pollMs: 3_600_000,
+      environment: process.env,
       readLocalRemote,
       log: pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) }),
       onRevision: async (r) => {

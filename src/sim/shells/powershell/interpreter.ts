@@ -197,11 +197,13 @@ export class Interpreter<H> extends PsControlFlow<H> {
 
   #if(node: Node): unknown[] {
     const condition = node.namedChildren.find(
-      (c) => c && c.type !== 'statement_block' && c.type !== 'elseif_clause' && c.type !== 'else_clause',
+      (c) => c && c.type !== 'statement_block' && c.type !== 'elseif_clauses' && c.type !== 'elseif_clause' && c.type !== 'else_clause',
     );
     const block = node.namedChildren.find((c) => c?.type === 'statement_block');
     if (condition && block && this.truthy(condition)) return this.statements(block);
-    for (const clause of node.namedChildren) {
+    // tree-sitter-powershell puts the elseif clauses under one elseif_clauses node.
+    const clauses = node.namedChildren.flatMap((c) => (c?.type === 'elseif_clauses' ? c.namedChildren : [c]));
+    for (const clause of clauses) {
       if (clause?.type === 'elseif_clause') {
         const cond = clause.namedChildren.find((c) => c && c.type !== 'statement_block');
         const body = clause.namedChildren.find((c) => c?.type === 'statement_block');

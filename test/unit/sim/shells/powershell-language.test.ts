@@ -279,3 +279,11 @@ describe('about_Assignment_Operators', () => {
     ).toEqual(['18', '1,2', '11', '2', '2 1']);
   });
 });
+
+describe('about_If', () => {
+  it('elseif clauses are tried in order after a false if, and else only when none holds', () => {
+    const pick = (n: number) =>
+      out(`$n = ${n}; if ($n -eq 1) { 'one' } elseif ($n -eq 2) { 'two' } elseif ($n -eq 3) { 'three' } else { 'other' }`);
+    expect([pick(1), pick(2), pick(3), pick(4)]).toEqual([['one'], ['two'], ['three'], ['other']]);
+  });
+});

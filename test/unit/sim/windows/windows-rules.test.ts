@@ -36,8 +36,10 @@ function prepared(version = '5.0.1', options: { signed?: boolean } = {}): Window
   ps(host, "New-Item -ItemType Directory -Path 'C:\\ProgramData\\docker\\config' -Force | Out-Null");
   ps(host, 'Set-Content -Path \'C:\\ProgramData\\docker\\config\\daemon.json\' -Value \'{"bridge":"none"}\'');
   ps(host, 'Start-Service -Name docker');
-  ps(host, `docker pull 'opencontrailnightly/contrail-windows-vrouter:${version}' | Out-Null`);
-  ps(host, `docker run --rm -v 'C:\\Artifacts:C:\\Artifacts' 'opencontrailnightly/contrail-windows-vrouter:${version}' | Out-Null`);
+  // The production-signed build is its own image (c-a-d's contrail-windows-vrouter-signed).
+  const image = `opencontrailnightly/contrail-windows-vrouter${options.signed ? '-signed' : ''}:${version}`;
+  ps(host, `docker pull '${image}' | Out-Null`);
+  ps(host, `docker run --rm -v 'C:\\Artifacts:C:\\Artifacts' '${image}' | Out-Null`);
   return host;
 }
 
@@ -202,9 +204,10 @@ describe('driver, agent and the data plane', () => {
     ps(host, `Set-Content -Path '${ETC}\\contrail-cnm-plugin.conf' -Value ${CNM}`);
     ps(host, "Start-Service -Name 'contrail-cnm-plugin'");
     expect(ps(host, "Test-Path -Path '\\\\.\\pipe\\Contrail'")).toBe('True');
-    expect(ps(host, "(Get-NetAdapter -Name 'vEthernet (HNSTransparent)').Status")).toBe('Up');
+    // Server 2019 (the default build) names the vhost after the adapter (c-a-d 85486b9b); 2016: build-facts.test.ts.
+    expect(ps(host, "(Get-NetAdapter -Name 'vEthernet (Ethernet1)').Status")).toBe('Up');
     // The data adapter's address moved to the vhost adapter.
-    expect(ps(host, "(Get-NetIPAddress -InterfaceAlias 'vEthernet (HNSTransparent)' -AddressFamily IPv4).IPAddress")).toBe('172.16.0.50');
+    expect(ps(host, "(Get-NetIPAddress -InterfaceAlias 'vEthernet (Ethernet1)' -AddressFamily IPv4).IPAddress")).toBe('172.16.0.50');
   });
 
   it('stopping Docker takes the pipe and the vhost adapter away', () => {
@@ -214,7 +217,7 @@ describe('driver, agent and the data plane', () => {
     ps(host, "Start-Service -Name 'contrail-cnm-plugin'");
     ps(host, 'Stop-Service -Name docker -Force');
     expect(ps(host, "Test-Path -Path '\\\\.\\pipe\\Contrail'")).toBe('False');
-    expect(ps(host, "@(Get-NetAdapter | Where-Object { $_.Name -eq 'vEthernet (HNSTransparent)' }).Count")).toBe('0');
+    expect(ps(host, "@(Get-NetAdapter | Where-Object { $_.Name -eq 'vEthernet (Ethernet1)' }).Count")).toBe('0');
   });
 
   it('the agent needs the vhost adapter and a config naming its address and the data adapter; running, it gives pkt0, 9091, vif', () => {
@@ -231,6 +234,13 @@ describe('driver, agent and the data plane', () => {
     ps(host, "Start-Service -Name 'contrail-cnm-plugin'");
     expect(() => ps(host, "Start-Service -Name 'contrail-vrouter-agent'")).toThrow(/physical_interface is not ethernet_32769/);
     ps(host, `Set-Content -Path '${agent}' -Value @('[VIRTUAL-HOST-INTERFACE]', 'ip=172.16.0.50/24', 'physical_interface=ethernet_32769')`);
+    expect(() => ps(host, "Start-Service -Name 'contrail-vrouter-agent'")).toThrow(
+      /name is not ethernet_32777, the ifName of vEthernet \(Ethernet1\)/,
+    );
+    ps(
+      host,
+      `Set-Content -Path '${agent}' -Value @('[VIRTUAL-HOST-INTERFACE]', 'name=ethernet_32777', 'ip=172.16.0.50/24', 'physical_interface=ethernet_32769')`,
+    );
     ps(host, "Start-Service -Name 'contrail-vrouter-agent'");
     expect(ps(host, "Test-Path -Path '\\\\.\\pipe\\pkt0'")).toBe('True');
     expect(ps(host, '(Get-NetTCPConnection -LocalPort 9091 -State Listen).LocalPort')).toBe('9091');

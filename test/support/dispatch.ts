@@ -1,0 +1,45 @@
+// One Dispatcher over one sink, for the notification tests: publish events, wait for outcomes, read the log.
+
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { Dispatcher, type DispatcherOptions, type Outcome, type SinkPolicy } from '../../src/notifications/dispatcher.js';
+import { EVENT_KINDS } from '../../src/notifications/events.js';
+import type { SinkSpec } from '../../src/notifications/sinks.js';
+
+export interface Dispatch {
+  dispatcher: Dispatcher;
+  outcomes: Outcome[];
+  /** The warnings logged, as JSON lines joined. */
+  log(): string;
+  /** Waits (a generous deadline) until an outcome that ends an event (sent, failed) came `count` times. */
+  finished(count?: number): Promise<Outcome[]>;
+}
+
+export function dispatch(spec: Omit<SinkSpec, 'events'>, policy: Partial<SinkPolicy> = {}, fetch?: DispatcherOptions['fetch']): Dispatch {
+  const outcomes: Outcome[] = [];
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  const dispatcher = new Dispatcher([{ spec: { ...spec, events: EVENT_KINDS }, policy: { backoffMs: 10, ...policy } }], {
+    log: pino({ level: 'warn' }, stream),
+    onOutcome: (_s, o) => outcomes.push(o),
+    ...(fetch ? { fetch } : {}),
+  });
+  return {
+    dispatcher,
+    outcomes,
+    log: () => lines.join(''),
+    async finished(count = 1) {
+      const end = Date.now() + 30_000;
+      while (outcomes.filter((o) => o === 'sent' || o === 'failed').length < count) {
+        if (Date.now() > end) throw new Error(`outcomes so far: ${outcomes.join(', ')}`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      return outcomes;
+    },
+  };
+}
