@@ -100,7 +100,7 @@ describe('the virtual-router and the agent', () => {
         catalog: { signedVrouter: true },
       });
       host.network = network;
-      const input = { ...windowsNode('  DNS_NODES: 10.0.0.53'), testSigning: false, contrailVersion: '5.1.0' };
+      const input = { ...windowsNode('  DNS_NODES: 10.0.0.53'), testSigning: false, signedVrouter: true, contrailVersion: '5.1.0' };
       expect(input.domainSuffix).toBe('lab.example');
       const exec = new SimExecutor({ host, shells });
       for (const phase of windowsPlan(input).phases) expect((await applyPhase(exec, phase)).inDesiredState).toBe(true);

@@ -95,6 +95,7 @@ describe("the CNM plugin's Keystone URL", () => {
     const input = windowsInput({
       contrailVersion: '5.1.0',
       testSigning: false,
+      signedVrouter: true,
       address: '192.0.2.31',
       configApi: { address: '192.0.2.10' },
       keystone: keystone({ urlVersion: '/v3', urlTokens: '/v3/auth/tokens' }),
