@@ -19,19 +19,7 @@ export type MachineState = (typeof MACHINE_STATES)[number];
 export type NodeState = MachineState | 'orphaned';
 
 /** Every state: verified first, then as a node meets them (the order `groundcrew completion` offers them in). */
-export const NODE_STATES: readonly NodeState[] = [
-  'verified',
-  'pending',
-  'converging',
-  'rebooting',
-  'backoff',
-  'stalled',
-  'unreachable',
-  'paused',
-  'removing',
-  'removed',
-  'orphaned',
-];
+export const NODE_STATES: readonly NodeState[] = ['verified', ...MACHINE_STATES.filter((s) => s !== 'verified'), 'orphaned'];
 
 const subset = (...states: NodeState[]): ReadonlySet<string> => new Set(states);
 

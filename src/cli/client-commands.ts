@@ -1,5 +1,6 @@
 // `groundcrew status`, `reconcile`, `rollout resume` and `history`: the daemon's JSON API, read in a terminal.
 
+import { SETTLED } from '../node-state.js';
 import type { NodeStatus, RevisionStatus, TransitionRecord } from '../reconciler/status-store.js';
 import { inert, inertJson } from './inert-text.js';
 import type { Output } from './inventory-commands.js';
@@ -133,8 +134,8 @@ export async function reconcileCommand(
   return waitForPasses(r.reconciling, asked, options, io);
 }
 
-/** States a node rests in: its pass is over, for better (verified, paused) or worse. */
-const RESTING = new Set(['verified', 'paused', 'stalled', 'unreachable', 'orphaned', 'removed']);
+/** A node whose pass is over, for better (verified, paused) or worse: settled, or left behind by the inventory. */
+const resting = (state: string) => SETTLED.has(state) || state === 'orphaned';
 const GOOD = new Set(['verified', 'paused']);
 
 /**
@@ -152,7 +153,7 @@ async function waitForPasses(names: string[], asked: number, options: ClientOpti
         `/api/nodes/${encodeURIComponent(name)}`,
       );
       const passed = n.reports.some((report) => report.finishedAt !== undefined && Date.parse(report.startedAt) >= asked - 1000);
-      if (!passed || !RESTING.has(n.state)) continue;
+      if (!passed || !resting(n.state)) continue;
       pending.delete(name);
       const why = n.lastError ? `: ${inert(n.lastError.code)} ${inert(n.lastError.message)}` : '';
       io.out(`${inert(name)}: ${inert(n.state)}${GOOD.has(n.state) ? '' : why}`);

@@ -3,9 +3,8 @@
 // rollout halts (issue 29: a node that could not be reached said nothing in the log until then).
 
 import type { Logger } from 'pino';
+import { FAILING } from '../node-state.js';
 import type { NodeStatus, StatusEvent } from '../reconciler/status-store.js';
-
-const TROUBLE = new Set(['unreachable', 'backoff', 'stalled']);
 
 /** Logs each node's trouble as it changes; the function returned stops listening. */
 export function logNodeProblems(
@@ -16,7 +15,7 @@ export function logNodeProblems(
   const listener = (event: StatusEvent) => {
     if (event.type !== 'node') return;
     const node: NodeStatus = event.node;
-    const key = TROUBLE.has(node.state) ? `${node.state}\0${node.lastError?.code ?? ''}\0${node.lastError?.message ?? ''}` : '';
+    const key = FAILING.has(node.state) ? `${node.state}\0${node.lastError?.code ?? ''}\0${node.lastError?.message ?? ''}` : '';
     if ((last.get(node.name) ?? '') === key) return;
     if (key === '') {
       if (last.has(node.name)) log.info({ node: node.name, state: node.state }, 'node recovered');
