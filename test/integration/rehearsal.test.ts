@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type SimDaemon, startSimDaemon } from '../support/sim-daemon.js';
 
-const EXAMPLES = join(import.meta.dirname, '..', '..', '..', 'shared', 'cad-examples');
+// The repo's copies of shared/cad-examples (unmodified), so a fresh clone alone runs this.
+const EXAMPLES = join(import.meta.dirname, '..', 'fixtures', 'cad-examples');
 const dir = mkdtempSync(join(tmpdir(), 'gc-rehearsal-'));
 const daemons: SimDaemon[] = [];
 afterAll(async () => {
