@@ -130,7 +130,7 @@ export class GitSource implements Source {
       await git(checkout).remote(['set-url', 'origin', url]);
     } else {
       await rm(checkout, { recursive: true, force: true });
-      // No working tree: revisions are read from the object database (checkoutAt makes one when asked).
+      // No working tree: every revision, the last good one at a restart too, is read from the object database.
       await git().clone(url, checkout, ['--branch', branch, '--single-branch', '--no-tags', '--no-checkout']);
     }
     // Stopped while the clone ran: no reader is started that stop() would not close.
@@ -184,18 +184,6 @@ export class GitSource implements Source {
     const limit = this.options.pollMs * STALLED_POLLS;
     if (!this.#running || since <= limit) return undefined;
     return `the source has not finished a look at ${this.options.branch} for ${Math.round(since / 1000)}s (more than ${STALLED_POLLS} poll intervals); newer commits are not being applied`;
-  }
-
-  /** A separate working tree at `sha` (the last good revision, when HEAD is bad at start); its inventory dir. */
-  async checkoutAt(sha: string, tree: string): Promise<string> {
-    const git = this.#git;
-    if (!git) throw new Error('the source has not started');
-    await this.#catchUp();
-    await git.raw(['worktree', 'remove', '--force', tree]).catch(() => undefined);
-    await rm(tree, { recursive: true, force: true });
-    await git.raw(['worktree', 'prune']);
-    await git.raw(['worktree', 'add', '--force', '--detach', tree, sha]);
-    return this.options.path && this.options.path !== '.' ? join(tree, this.options.path) : tree;
   }
 
   /** Commit `sha` as a revision, when the local remote or the clone has it; undefined when neither does. */
@@ -390,7 +378,7 @@ export class GitSource implements Source {
     return { message: this.#redact(message), ...(typeof code === 'string' ? { code } : {}) };
   }
 
-  /** The clone fetched to the head last read in place: before the clone is read (checkoutAt, merge-base), and at polls. */
+  /** The clone fetched to the head last read in place: before the clone is read (merge-base), and at polls. */
   async #catchUp(): Promise<void> {
     const head = this.#head;
     if (!this.#local || !head || this.#cloned === head || this.#stopped) return;
@@ -406,7 +394,7 @@ export class GitSource implements Source {
     }
   }
 
-  /** One fetch at a time: a catch-up asked for outside a look (checkoutAt) never overlaps a look's. */
+  /** One fetch at a time: a catch-up asked for outside a look (descends) never overlaps a look's. */
   #fetchOnce(): Promise<void> {
     const fetch = this.#fetch;
     if (!fetch) return Promise.reject(new Error('the source has not started'));
