@@ -24,6 +24,8 @@ import { gitProblem, SourceOutage } from './source-outage.js';
 import { SpareFetch } from './spare-fetch.js';
 
 const run = promisify(execFile);
+/** git's words when the remote has no such branch: clone's, then fetch's. */
+const MISSING_BRANCH = /Remote branch .* not found in upstream|couldn't find remote ref refs\/heads\//;
 
 /** How many poll intervals a look may run before the source says it is stalled (and /readyz goes red). */
 const STALLED_POLLS = 3;
@@ -363,7 +365,10 @@ export class GitSource implements Source {
 
   /** A clone or fetch that failed: the outage recorded (said once per new error), credentials masked. */
   #failed(what: string, err: unknown, trigger: string): void {
-    const message = this.#redact(`${what} failed: ${gitProblem(err instanceof Error ? err.message : String(err))}`);
+    const said = gitProblem(err instanceof Error ? err.message : String(err));
+    // The branch not on the remote (not pushed yet, or deleted): said in the config's words, not git's.
+    const missing = MISSING_BRANCH.test(said) ? `the remote has no branch ${this.options.branch} (source.branch)` : undefined;
+    const message = this.#redact(missing ? `${what} failed: ${missing}` : `${what} failed: ${said}`);
     const news = this.#outage.failed(message);
     const failure = this.#outage.failure;
     const next = Math.round(this.#outage.delayMs(this.options.pollMs) / 1000);
