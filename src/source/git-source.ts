@@ -218,12 +218,13 @@ export class GitSource implements Source {
 
   async #revision(reader: GitInventoryReader, sha: string, trigger: string): Promise<Revision> {
     const { subject, author, committedAt } = await reader.commit(sha);
+    // Cut here, where they enter: whatever a commit holds, no later holder (intake, the coordination, the log) sees more.
     return {
       sha,
       dir: this.#inventoryDir(),
       root: this.options.checkout,
-      subject,
-      ...(author ? { author } : {}),
+      subject: cut(subject, SUBJECT_CHARS),
+      ...(author ? { author: cut(author, SUBJECT_CHARS) } : {}),
       ...(committedAt ? { committedAt } : {}),
       trigger,
       files: () => reader.files(sha),
@@ -338,10 +339,7 @@ export class GitSource implements Source {
     const previous = this.#head;
     const revision = await this.#revision(reader, sha, trigger);
     this.#head = sha;
-    log.info(
-      { sha, trigger, subject: cut(revision.subject, SUBJECT_CHARS), fetchMs, read: inPlace ? 'local remote' : 'fetch' },
-      'new head',
-    );
+    log.info({ sha, trigger, subject: revision.subject, fetchMs, read: inPlace ? 'local remote' : 'fetch' }, 'new head');
     await this.options.onRevision(revision);
     // After the revision is handed on: nothing on the hot path waits for a log line.
     if (previous) void this.#noteForcePush(previous, sha);
