@@ -1,6 +1,6 @@
 // Each state file groundcrew writes, through the code that writes it, with a link planted where it goes (issue 30,
 // item 6): the last good revision (intake), a node's snapshot (the snapshot store's old predictable temporary name,
-// <file>.tmp-<pid>), the host key pins (the same), the runtime record. Nothing is written through the link; what it
+// <file>.tmp-<pid>, and the name a snapshot is set aside to, <file>.corrupt-<ms>), the host key pins (the same), the runtime record. Nothing is written through the link; what it
 // points at is untouched, and the file is groundcrew's own, 0600. (test/unit/private-files.test.ts covers the
 // writer itself; these cover that every writer goes through it.)
 
@@ -8,7 +8,7 @@ import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { writeRuntimeRecord } from '../../src/cli/api-token.js';
 import { HostKeyStore } from '../../src/dataplane/host-keys.js';
 import { Intake } from '../../src/reconciler/intake.js';
@@ -65,6 +65,22 @@ describe('a link planted where a state file goes', () => {
     expectUntouched(victim);
     expectOwn(file);
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ value: 'snapshot' });
+  });
+
+  it("a node's snapshot set aside while its write is queued: a link at the name it is set aside to is not followed", () => {
+    const store = new SnapshotStore(join(dir, 'set-aside'));
+    const at = Date.now() + 60_000;
+    vi.useFakeTimers({ toFake: ['Date'], now: at });
+    try {
+      const aside = join(store.dir, `node2.json.corrupt-${at}`);
+      const victim = plant(aside);
+      store.save('node2', { value: 'unparsable to this version' });
+      expect(store.setAside('node2', 'a test')).toBe(aside);
+      expectUntouched(victim);
+      expectOwn(aside);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('the host key pins: a link at the old predictable temporary name is not followed', () => {
