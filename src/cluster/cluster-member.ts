@@ -11,6 +11,7 @@ import type { StartPace } from '../reconciler/start-gate.js';
 import type { StatusStore } from '../reconciler/status-store.js';
 import { type ClusterContext, ClusterKeys, type EtcdSettings, etcdClient } from './etcd.js';
 import { EtcdSnapshots } from './etcd-snapshots.js';
+import { RejectedValues } from './etcd-values.js';
 import { FencedWrites } from './fenced-writes.js';
 import { FetchRelay } from './fetch-relay.js';
 import { GlobalBudget } from './global-budget.js';
@@ -44,6 +45,8 @@ const NOT_LISTENING: CoordinationListener = {
 export class ClusterMember<R extends Commit = Commit> implements Coordination<R> {
   readonly client;
   readonly keys: ClusterKeys;
+  /** Values read from etcd that did not parse, by kind (for /metrics). */
+  readonly rejected: RejectedValues;
   readonly membership: Membership;
   readonly renewer: LeaseRenewer;
   readonly ownership: Ownership;
@@ -76,13 +79,15 @@ export class ClusterMember<R extends Commit = Commit> implements Coordination<R>
     status: StatusStore,
   ) {
     const hooks = () => this.#listener;
+    const flowOf = () => this.#flow;
     const ttlMs = settings.ttlMs;
     const timeoutMs = Math.max(200, Math.floor(ttlMs / 3));
     const client = etcdClient(settings.etcd, timeoutMs);
     const keys = new ClusterKeys(settings.prefix.endsWith('/') ? settings.prefix : `${settings.prefix}/`);
     this.client = client;
     this.keys = keys;
-    const context: ClusterContext = { client, keys, timeoutMs, log };
+    this.rejected = new RejectedValues(log);
+    const context: ClusterContext = { client, keys, timeoutMs, log, rejected: this.rejected };
     this.renewer = new LeaseRenewer(settings.etcd, Math.max(50, Math.floor(ttlMs / 9)));
     this.membership = new Membership({ ...context, member: settings.member, ttlMs, renewer: this.renewer });
     let snapshots: EtcdSnapshots | undefined;
@@ -151,6 +156,14 @@ export class ClusterMember<R extends Commit = Commit> implements Coordination<R>
       lookup: (sha) => this.#flow?.lookup(sha) ?? Promise.resolve(undefined),
       fetch: (reason) => this.#flow?.fetch(reason) ?? Promise.resolve(),
       deliver: (revision) => this.#flow?.deliver(revision) ?? Promise.resolve(),
+      descends: (sha, ancestor) => this.#flow?.descends(sha, ancestor) ?? Promise.reject(new Error('no source yet')),
+      lastGood: () => this.#flow?.lastGood(),
+      head: () => this.#flow?.head(),
+      rewindAllowed: (sha) => this.#flow?.rewindAllowed(sha) ?? false,
+      get verify() {
+        return flowOf()?.verify ?? true;
+      },
+      refuse: (revision, from) => this.#flow?.refuse(revision, from),
     });
     this.relay = new FetchRelay({ ...context, member: settings.member, onFetch: (reason) => this.#flow?.fetch(reason) });
     this.shared = new SharedStatus({
@@ -158,6 +171,7 @@ export class ClusterMember<R extends Commit = Commit> implements Coordination<R>
       status,
       ownership,
       writes: this.writes,
+      known: (node) => this.#inventory.has(node),
       onVerified: (node) => hooks().wake(node),
     });
     const shared = this.shared;
@@ -181,6 +195,8 @@ export class ClusterMember<R extends Commit = Commit> implements Coordination<R>
   }
 
   #nodes: string[] = [];
+  /** The same nodes, to look one up. */
+  #inventory = new Set<string>();
 
   /** Where the server reads the history and reports of a node another member drives. */
   get detail() {
@@ -204,7 +220,9 @@ export class ClusterMember<R extends Commit = Commit> implements Coordination<R>
   /** The nodes of the revision this member now applies. */
   applying(nodes: readonly string[]): void {
     this.#nodes = [...nodes];
+    this.#inventory = new Set(nodes);
     this.ownership.setNodes(this.#nodes);
+    this.shared.inventoryChanged();
   }
 
   /** A webhook reached this member: the others fetch too. */
@@ -255,6 +273,7 @@ export class ClusterMember<R extends Commit = Commit> implements Coordination<R>
       ownedNodes: this.#nodes.filter((n) => this.ownership.holds(n)).length,
       leaseAgeSeconds: Number.isFinite(age) ? age / 1000 : -1,
       waiting: this.revisions.waiting !== undefined,
+      rejectedValues: this.rejected.counts(),
     };
   };
 

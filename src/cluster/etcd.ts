@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { Etcd3, type IOptions } from 'etcd3';
 import type { Logger } from 'pino';
+import type { RejectedValues } from './etcd-values.js';
 
 export interface EtcdSettings {
   endpoints: string[];
@@ -18,6 +19,8 @@ export interface ClusterContext {
   keys: ClusterKeys;
   timeoutMs: number;
   log: Logger;
+  /** Values read from etcd that do not parse: skipped, said once per change, counted (etcd-values.ts). */
+  rejected: RejectedValues;
 }
 
 /** The largest answer from etcd the client accepts. */

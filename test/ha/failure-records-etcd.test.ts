@@ -10,11 +10,13 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClusterKeys, etcdClient } from '../../src/cluster/etcd.js';
+import { RejectedValues } from '../../src/cluster/etcd-values.js';
 import type { FencedWrites } from '../../src/cluster/fenced-writes.js';
 import { desiredRevisions, GlobalFailures } from '../../src/cluster/global-failures.js';
 import { EtcdCluster } from './etcd-cluster.js';
 
 const log = pino({ level: 'silent' });
+const rejected = new RejectedValues(log);
 
 describe('failure records of old revisions on a real etcd', () => {
   const dir = mkdtempSync(join(tmpdir(), 'gc-fr-'));
@@ -40,6 +42,7 @@ describe('failure records of old revisions on a real etcd', () => {
       writes: {} as FencedWrites,
       timeoutMs: 2000,
       log,
+      rejected,
       onChange: () => undefined,
       retire: {
         leads: () => opts.leads ?? true,
@@ -147,6 +150,7 @@ describe('failure records of old revisions on a real etcd', () => {
       writes: {} as FencedWrites,
       timeoutMs: 2000,
       log,
+      rejected,
       onChange: () => undefined,
       retire: { leads: () => true, inForce: () => 'rev-c', needed: () => new Set(['rev-c']), graceMs: 0 },
     });

@@ -6,6 +6,7 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ClusterKeys, etcdClient } from '../../src/cluster/etcd.js';
+import { RejectedValues } from '../../src/cluster/etcd-values.js';
 import { LeaseRenewer } from '../../src/cluster/lease-renewer.js';
 import { Membership } from '../../src/cluster/membership.js';
 import { Ownership } from '../../src/cluster/ownership.js';
@@ -19,11 +20,12 @@ describe('cluster mode: owner keys taken in batches', () => {
 
   it('takes absent keys by batches, leaves those another member holds, starts nodes at the rate', { timeout: 60_000 }, async () => {
     const log = pino({ level: 'silent' });
+    const rejected = new RejectedValues(log);
     const settings = { endpoints: suite.etcd.endpoints };
     const client = etcdClient(settings, 3000);
     const keys = new ClusterKeys('/gc-own/');
     const renewer = new LeaseRenewer(settings, 1000);
-    const membership = new Membership({ client, keys, member: 'm1', ttlMs: TTL_MS, renewer, log });
+    const membership = new Membership({ client, keys, member: 'm1', ttlMs: TTL_MS, renewer, log, rejected });
     // Another member's keys: one there before the pass reads the owners, one created during the pass (after
     // the first batch is prepared), so the second batch's all-absent transaction fails and falls back.
     const foreign = JSON.stringify({ member: 'm9', lease: '1' });
@@ -40,6 +42,7 @@ describe('cluster mode: owner keys taken in batches', () => {
       keys,
       membership,
       log,
+      rejected,
       batch: 100,
       // The last node in order, marked urgent (a failover's node left mid-work): taken and started first.
       urgent: (node) => node === 'node-349',
@@ -91,11 +94,12 @@ describe('cluster mode: owner keys taken in batches', () => {
   // still starting them at its start rate when its peer died; the node the peer left mid-work went to the end.
   it('a node a dead member left mid-work starts ahead of the nodes already waiting at the start gate', { timeout: 60_000 }, async () => {
     const log = pino({ level: 'silent' });
+    const rejected = new RejectedValues(log);
     const settings = { endpoints: suite.etcd.endpoints };
     const client = etcdClient(settings, 3000);
     const keys = new ClusterKeys('/gc-own-first/');
     const renewer = new LeaseRenewer(settings, 1000);
-    const membership = new Membership({ client, keys, member: 'm1', ttlMs: TTL_MS, renewer, log });
+    const membership = new Membership({ client, keys, member: 'm1', ttlMs: TTL_MS, renewer, log, rejected });
     // The dead member's keys, under a lease of its own; revoked below, as etcd ends it at its TTL.
     const dead = client.lease(60, { autoKeepAlive: false });
     const deadValue = JSON.stringify({ member: 'm9', lease: await dead.grant() });
@@ -108,6 +112,7 @@ describe('cluster mode: owner keys taken in batches', () => {
       keys,
       membership,
       log,
+      rejected,
       // orphan-7 was mid-reboot at the dead member (its status short of verified); the rest are verified.
       urgent: (node) => node === 'orphan-7',
       // Slow enough that the own nodes are still waiting long after the orphans are taken.
