@@ -130,7 +130,7 @@ export class RejectedValues {
     this.#refused.set(key, digest);
     this.#counts.set(kind, (this.#counts.get(kind) ?? 0) + 1);
     const shown = key.length > KEY_SHOWN ? `${key.slice(0, KEY_SHOWN)}…` : key;
-    this.log.warn({ kind, key: shown, reason }, `cluster: a ${kind} value in etcd does not parse: skipped`);
+    this.log.warn({ kind, key: shown, reason }, `cluster: a ${kind} value in etcd refused (skipped, never served)`);
   }
 
   /** `key` holds a good value now, or none: a bad one later is a change, said again. */

@@ -200,13 +200,19 @@ export class RevisionInForce<R extends Commit> {
       return;
     }
     if ('bad' in read) {
-      if (this.#applied === undefined)
-        this.#waiting = `cluster: the revision in force in etcd is not one (${read.bad}): waiting for the leader to write it`;
+      // Until the leader writes it again, a member stays on what it applied; one with nothing applied waits.
+      this.#waiting =
+        this.#applied === undefined
+          ? `cluster: the revision in force in etcd is not one (${read.bad}): waiting for the leader to write it`
+          : undefined;
       return;
     }
     const { sha, leader: by, lease } = read.record;
     this.#inForce = sha;
-    if (sha === this.#applied) return;
+    if (sha === this.#applied) {
+      this.#waiting = undefined;
+      return;
+    }
     if (!leader || leader.lease !== lease || leader.name !== by) {
       this.#waiting = `cluster: revision in force ${sha.slice(0, 12)} names leader ${by}, which is not the elected leader (${leader?.name ?? 'none'}) under its lease: waiting for the leader to write it`;
       return;
