@@ -2,6 +2,7 @@
 // ownership, and the fence every command passes. To the reconciler and the daemon it is their Coordination
 // (reconciler/coordination.ts), as a single process's is local-coordination.ts.
 
+import { EtcdAuthenticationFailedError, EtcdPermissionDeniedError } from 'etcd3';
 import type { Logger } from 'pino';
 import type { HostKeyStore, PinStore } from '../dataplane/host-keys.js';
 import { errors } from '../errors.js';
@@ -19,7 +20,7 @@ import { desiredRevisions, GlobalFailures } from './global-failures.js';
 import { SharedHostKeyPins } from './host-key-pins.js';
 import { LeaderElection } from './leader-election.js';
 import { LeaseRenewer } from './lease-renewer.js';
-import { Membership } from './membership.js';
+import { Membership, within } from './membership.js';
 import { Ownership } from './ownership.js';
 import { type Commit, RevisionInForce } from './revision-in-force.js';
 import { SharedDetails } from './shared-details.js';
@@ -253,6 +254,7 @@ export class ClusterMember<R extends Commit = Commit> implements Coordination<R>
 
   /** Joins (a lease, the member key) and starts taking nodes. */
   async start(url: string): Promise<void> {
+    await this.#checkCredentials();
     this.membership.options.url = url;
     await this.membership.start();
     this.ownership.start(this.settings.ttlMs / 3);
@@ -262,6 +264,26 @@ export class ClusterMember<R extends Commit = Commit> implements Coordination<R>
     this.election.start(this.settings.ttlMs / 3);
     this.failures.start(Math.min(1000, this.settings.ttlMs / 3));
     this.revisions.start(Math.min(1000, this.settings.ttlMs / 3));
+  }
+
+  /**
+   * With etcd auth, one read of the prefix first: a password or a role etcd refuses will never work, and is said in
+   * one line (GC_CLUSTER_AUTH) instead of a member that retries for ever. An etcd that does not answer yet is no
+   * such refusal: the member starts and joins once it does.
+   */
+  async #checkCredentials(): Promise<void> {
+    const { auth } = this.settings.etcd;
+    if (!auth) return;
+    const refused = await within(this.client.get(this.keys.inForce()).exec(), Math.max(1000, this.settings.ttlMs / 3), 'credentials').then(
+      () => undefined,
+      (err: Error) => (err instanceof EtcdAuthenticationFailedError || err instanceof EtcdPermissionDeniedError ? err : undefined),
+    );
+    if (!refused) return;
+    const why =
+      refused instanceof EtcdPermissionDeniedError
+        ? `may not read ${this.keys.prefix} (its role's permissions)`
+        : 'was refused (user or password)';
+    throw errors.GC_CLUSTER_AUTH(`cluster: etcd user ${auth.username} ${why}: ${refused.message.split('\n')[0]}`);
   }
 
   /** This member as /metrics shows it. */
