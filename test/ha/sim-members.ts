@@ -29,6 +29,10 @@ export interface SimMembersOptions {
   leaseTtl?: string;
   /** More of each member's cluster config (etcd auth, for one). */
   etcd?: Record<string, unknown>;
+  /** More of each member's source config (`verify`, for one). */
+  source?: Record<string, unknown>;
+  /** Git options that sign every commit (`-c gpg.format=ssh -c user.signingkey=…`); unsigned when not given. */
+  signWith?: string[];
 }
 
 export class SimMembers {
@@ -56,7 +60,8 @@ export class SimMembers {
   /** Commits the work tree as it is (empty allowed) and pushes; the new head. */
   commit(message: string): string {
     this.git('add', '-A');
-    this.git('commit', '-q', '--allow-empty', '-m', message);
+    const sign = this.options.signWith;
+    this.git(...(sign ?? []), 'commit', '-q', ...(sign ? ['-S'] : []), '--allow-empty', '-m', message);
     this.git('push', '-q', 'origin', 'main');
     return this.git('rev-parse', 'HEAD');
   }
@@ -72,7 +77,7 @@ export class SimMembers {
       },
     });
     const config = DaemonConfigSchema.parse({
-      source: { url: this.origin, branch: 'main', pollInterval: '1s' },
+      source: { url: this.origin, branch: 'main', pollInterval: '1s', ...this.options.source },
       stateDir: join(this.dir, `state-${name}`),
       listen: '127.0.0.1:0',
       transport: 'sim',
