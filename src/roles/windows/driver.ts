@@ -7,8 +7,9 @@ import { compare, type Resource } from '../resource.js';
 import { ARTIFACTS, artifacts } from './artifacts.js';
 import { cnmPluginInitialized } from './cnm-init.js';
 import { AGENT_CONFIG, agentConfig, CNM_CONFIG, cnmConfig, type HostAdapters, LOG_DIR } from './contrail-config.js';
-import { driverNames } from './driver-names.js';
+import { driverNames, otherDrivers } from './driver-names.js';
 import { msiResource } from './msi-resource.js';
+import { otherDriverRemoved } from './other-driver-removed.js';
 import { serviceStatus } from './queries.js';
 import { configFile, nssmService } from './service-resources.js';
 import { hostAdaptersQuery } from './vhost-adapter.js';
@@ -31,7 +32,8 @@ export function cnmImage(input: WindowsRoleInput): string {
 
 /**
  * c-a-d contrail_cnm_windows/tasks/main.yml, in its order: MSI, config, NSSM service, start and pipe (as
- * contrail-windows-ci initializes the plugin: cnm-init.ts), agent config, agent.
+ * contrail-windows-ci initializes the plugin: cnm-init.ts), agent config, agent. Before them, the driver of the
+ * other Contrail generation taken off (other-driver-removed.ts): it would hold the switch the new one makes.
  */
 export function windowsDriver(input: WindowsRoleInput): Phase {
   const adapters = { id: 'host.adapters', ps: hostAdaptersQuery(input.physicalInterface, psQuote) };
@@ -39,6 +41,7 @@ export function windowsDriver(input: WindowsRoleInput): Phase {
   return {
     name: 'driver',
     resources: [
+      ...otherDrivers(input.contrailVersion).map((old) => otherDriverRemoved(old, input.physicalInterface)),
       artifacts('cnm-plugin', cnmImage(input), [names.msi]),
       msiResource({
         product: names.product,

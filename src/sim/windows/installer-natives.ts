@@ -100,9 +100,7 @@ const nssm: NativeSpec<WindowsHost> = {
       }
       case 'remove': {
         if (!svc) return fail(`Can't open service!`, 3);
-        host.stopService(svc.name, true);
-        delete host.state.services[svc.name.toLowerCase()];
-        delete host.state.registry[nssmKey(name)];
+        host.deleteService(svc.name);
         host.record(`nssm-remove ${name}`);
         return { stdout: `Service "${name}" removed successfully!\r\n`, exitCode: 0 };
       }

@@ -328,6 +328,17 @@ export class WindowsHost {
     return stopService(this, name, force);
   }
 
+  /**
+   * Deletes a service (stopped first): "The service control manager deletes the service by deleting the service
+   * key and its subkeys from the registry" (DeleteService, winsvc.h), NSSM's Parameters among them.
+   */
+  deleteService(name: string): void {
+    this.stopService(name, true);
+    delete this.state.services[name.toLowerCase()];
+    const key = `hklm:\\system\\currentcontrolset\\services\\${name.toLowerCase()}`;
+    for (const path of Object.keys(this.state.registry)) if (path === key || path.startsWith(`${key}\\`)) delete this.state.registry[path];
+  }
+
   // ---- reboot ----
 
   /** What a reboot does to a Windows host: pending work lands, test signing takes effect, services start. */
