@@ -11,6 +11,7 @@ import { driverNames, otherDrivers } from './driver-names.js';
 import { msiResource } from './msi-resource.js';
 import { otherDriverRemoved } from './other-driver-removed.js';
 import { serviceStatus } from './queries.js';
+import { HOST_NAME_FACT, routerName } from './router-name.js';
 import { configFile, nssmService } from './service-resources.js';
 import { hostAdaptersQuery } from './vhost-adapter.js';
 
@@ -58,10 +59,11 @@ export function windowsDriver(input: WindowsRoleInput): Phase {
         AGENT_CONFIG,
         (facts) => {
           const host = facts.get(adapters.id) as HostAdapters | null;
-          return host ? agentConfig(input, host) : undefined;
+          const name = routerName(facts, input.domainSuffix);
+          return host && name ? agentConfig(input, host, name) : undefined;
         },
         'contrail-vrouter-agent',
-        [adapters],
+        [adapters, HOST_NAME_FACT],
       ),
       serviceRunning('contrail-vrouter-agent'),
     ],

@@ -9,6 +9,8 @@ import type { WindowsRoleInput } from '../../../src/roles/input.js';
 import { applyPhase, testPhase } from '../../../src/roles/phase.js';
 import { windowsPlan } from '../../../src/roles/windows/plan.js';
 import { windowsVerify } from '../../../src/roles/windows/verify.js';
+import { LinuxHost } from '../../../src/sim/linux/linux-host.js';
+import { SimNetwork } from '../../../src/sim/network.js';
 import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
 import type { WindowsBuild, WindowsState } from '../../../src/sim/windows/windows-state.js';
 import { windowsInput } from '../../support/inputs.js';
@@ -34,6 +36,9 @@ const input = (version = '5.0.1'): WindowsRoleInput =>
 
 async function convergeFresh(build: WindowsBuild, version?: string): Promise<{ host: WindowsHost; scripts: string[] }> {
   const host = WindowsHost.fresh({ hostname: 'win1', build });
+  // The CNM plugin starts only with a token from Keystone (sim/windows/cnm-keystone-client.ts): the controller's.
+  host.network = new SimNetwork();
+  host.network.attach('192.0.2.10', LinuxHost.fresh('ctrl1', {}, { keystone: { password: PASSWORD } }));
   const exec = new Recorder(new SimExecutor({ host, shells }));
   for (let pass = 0; pass < 4; pass++) {
     let reboot = false;
@@ -83,7 +88,7 @@ describe('the diagnostic check on converged nodes', () => {
     const cnm = host.fs.read('C:\\ProgramData\\Contrail\\etc\\contrail\\contrail-cnm-plugin.conf') ?? '';
     expect(cnm).toMatch(/\[AUTH\]\r\nAuthMethod=keystone\r\n/);
     expect(cnm).toMatch(
-      /\[KEYSTONE\]\r\nOs_auth_url=http:\/\/192\.0\.2\.10:5000\/v3\r\nOs_username=admin\r\nOs_tenant_name=admin\r\nOs_password=cnm-s3cret-pw\r\n/,
+      /\[KEYSTONE\]\r\nOs_auth_url=http:\/\/192\.0\.2\.10:5000\/v2\.0\r\nOs_username=admin\r\nOs_tenant_name=admin\r\nOs_password=cnm-s3cret-pw\r\n/,
     );
     // The password went on stdin only: no script sent to the node holds it.
     expect(converged.get(17763)?.scripts.filter((s) => s.includes(PASSWORD))).toEqual([]);
@@ -108,7 +113,9 @@ describe('the diagnostic check on converged nodes', () => {
     expect(host.state.journal.filter((j) => j.startsWith('choco-install')).sort()).toEqual([
       'choco-install nssm 2.24.101',
       'choco-install python2 2.7.13',
+      'choco-install vcpython27 9.0.30729.6161',
       'choco-install vcredist140 14.16.27027',
+      'choco-install vcredist2013 12.0.40664',
     ]);
   });
 });
