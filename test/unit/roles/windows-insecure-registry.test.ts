@@ -38,7 +38,9 @@ async function converge(h: WindowsHost, input: WindowsRoleInput) {
 const input = (registryInsecure: boolean) =>
   windowsInput({
     registry: `${REGISTRY}/contrail`,
+    // WINDOWS_USE_SIGNED_VROUTER, as role-input.ts gives it: no test signing, the production-signed image.
     testSigning: false,
+    signedVrouter: true,
     contrailVersion: '5.1.0',
     ...(registryInsecure ? { registryInsecure } : {}),
   });
@@ -54,7 +56,7 @@ describe('a plain-HTTP private registry', () => {
         bridge: 'none',
         'insecure-registries': [REGISTRY],
       });
-      expect(h.state.images).toContain(`${REGISTRY}/contrail/contrail-windows-vrouter:5.1.0`);
+      expect(h.state.images).toContain(`${REGISTRY}/contrail/contrail-windows-vrouter-signed:5.1.0`);
       expect(h.state.images).toContain(`${REGISTRY}/contrail/contrail-windows-cnm-plugin:5.1.0`);
     });
   }

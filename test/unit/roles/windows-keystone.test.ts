@@ -70,6 +70,7 @@ describe("the CNM plugin's Keystone URL", () => {
         const input = windowsInput({
           contrailVersion,
           testSigning: false,
+          signedVrouter: true,
           address: '192.0.2.31',
           configApi: { address: '192.0.2.10' },
           keystone: keystone(),
