@@ -4,7 +4,7 @@
 // The daemon in this process on a real Git remote; the force-push is the remote's branch moved back.
 
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -21,15 +21,17 @@ interface Delivered {
 
 let d: SimDaemon | undefined;
 let receiver: CaptureServer | undefined;
+const secrets = mkdtempSync(join(tmpdir(), 'gc-rewind-hook-'));
 afterAll(async () => {
   await d?.stop();
   await receiver?.close();
+  rmSync(secrets, { recursive: true, force: true });
 }, 180_000);
 
 describe('a rewind without source.verify', () => {
   it('is applied, and its revision.accepted notification is a warning naming the commit it rewound from', async () => {
     receiver = await captureServer();
-    const secret = join(mkdtempSync(join(tmpdir(), 'gc-rewind-hook-')), 'hook-secret');
+    const secret = join(secrets, 'hook-secret');
     writeFileSync(secret, 'a hook secret\n');
     d = await startSimDaemon({
       notifications: {
