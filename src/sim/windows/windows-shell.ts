@@ -4,7 +4,7 @@ import type { CommandResult } from '../command-result.js';
 import type { CmdletSpec, NativeSpec, Registry } from '../shells/powershell/commands.js';
 import { Interpreter } from '../shells/powershell/interpreter.js';
 import { loadPowerShellParser } from '../shells/powershell/parser.js';
-import { syntaxErrorResult } from '../shells/powershell/syntax-error.js';
+import { isBarewordListGap, syntaxErrorResult } from '../shells/powershell/syntax-error.js';
 import { UTILITY_CMDLETS } from '../shells/powershell/utility-cmdlets.js';
 import { ParseCache } from '../shells/tree-sitter.js';
 import { AGENT_NATIVE } from './agent-native.js';
@@ -84,7 +84,7 @@ export class WindowsShell {
   readonly #parsed: ParseCache;
 
   private constructor(parser: Parser) {
-    this.#parsed = new ParseCache(parser);
+    this.#parsed = new ParseCache(parser, 512, isBarewordListGap);
   }
 
   static async create(): Promise<WindowsShell> {

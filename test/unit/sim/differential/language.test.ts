@@ -7,13 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERRORS } from './corpus/errors.js';
 import { FLOW } from './corpus/flow.js';
 import { FUNCTIONS } from './corpus/functions.js';
+import { MULTILINE } from './corpus/multiline.js';
 import { OPERATORS } from './corpus/operators.js';
 import { PIPELINES } from './corpus/pipelines.js';
 import { STRINGS } from './corpus/strings.js';
 import { VALUES } from './corpus/values.js';
 import { runDifferential, summary, type Verdict } from './differential.js';
 
-const CORPUS = [...STRINGS, ...OPERATORS, ...VALUES, ...FLOW, ...ERRORS, ...FUNCTIONS, ...PIPELINES];
+const CORPUS = [...STRINGS, ...OPERATORS, ...VALUES, ...FLOW, ...ERRORS, ...FUNCTIONS, ...PIPELINES, ...MULTILINE];
 
 let verdicts = new Map<string, Verdict>();
 

@@ -5,8 +5,9 @@ import type { CommandResult } from '../../../../src/sim/command-result.js';
 import type { CmdletSpec, NativeSpec, Registry } from '../../../../src/sim/shells/powershell/commands.js';
 import { Interpreter } from '../../../../src/sim/shells/powershell/interpreter.js';
 import { loadPowerShellParser } from '../../../../src/sim/shells/powershell/parser.js';
-import { syntaxErrorResult } from '../../../../src/sim/shells/powershell/syntax-error.js';
+import { isBarewordListGap, syntaxErrorResult } from '../../../../src/sim/shells/powershell/syntax-error.js';
 import { UTILITY_CMDLETS } from '../../../../src/sim/shells/powershell/utility-cmdlets.js';
+import { catalogued } from '../../../../src/sim/windows/catalogued.js';
 import { firstSyntaxProblem } from '../../../../src/sim/shells/tree-sitter.js';
 
 /** A host with no state: what the language snippets need. */
@@ -26,7 +27,8 @@ const gcTool: NativeSpec<BareHost> = {
 };
 
 const registry: Registry<BareHost> = {
-  cmdlets: new Map((UTILITY_CMDLETS as CmdletSpec<BareHost>[]).map((c) => [c.name.toLowerCase(), c])),
+  // Held to their reference pages as a Windows host holds them (catalogued.ts).
+  cmdlets: new Map((UTILITY_CMDLETS as CmdletSpec<BareHost>[]).map((c) => [c.name.toLowerCase(), catalogued(c)])),
   natives: new Map(gcTool.names.map((n) => [n, gcTool])),
 };
 
@@ -36,7 +38,7 @@ export function runInSimulator(script: string): CommandResult {
   const tree = parser.parse(script);
   if (!tree) throw new Error('tree-sitter gave no tree');
   try {
-    const problem = firstSyntaxProblem(tree);
+    const problem = firstSyntaxProblem(tree, isBarewordListGap);
     if (problem) return syntaxErrorResult(script, problem);
     return new Interpreter(new BareHost(), registry, {}).run(tree, script);
   } finally {

@@ -17,7 +17,10 @@ export const PIPELINES = [
     ['simplified syntax', `$o = [pscustomobject]@{n='a'; v=1}, [pscustomobject]@{n='b'; v=2}; ($o | Where-Object v -gt 1).n`],
     ['simplified -eq', `$o = [pscustomobject]@{n='a'}, [pscustomobject]@{n='b'}; ($o | Where-Object n -eq 'B').n`],
     ['simplified -like', `'ab', 'cd' | Where-Object { $_ -like 'c*' }`],
-    ['simplified property truthiness', `$o = [pscustomobject]@{n='a'; on=$true}, [pscustomobject]@{n='b'; on=$false}; ($o | Where-Object on).n`],
+    [
+      'simplified property truthiness',
+      `$o = [pscustomobject]@{n='a'; on=$true}, [pscustomobject]@{n='b'; on=$false}; ($o | Where-Object on).n`,
+    ],
     ['alias ?', `1, 2 | ? { $_ -gt 1 }`],
   ]),
   ...onPage('ForEach-Object', [
@@ -61,7 +64,26 @@ export const PIPELINES = [
     ['default depth 2 truncates', `[pscustomobject]@{a=@{b=@{c=@{d=1}}}} | ConvertTo-Json -Compress`],
     ['-Depth', `[pscustomobject]@{a=@{b=@{c=@{d=1}}}} | ConvertTo-Json -Compress -Depth 5`],
     ['indented output', `[ordered]@{a=1; b=@(1,2)} | ConvertTo-Json`],
-    ['special characters escaped', `'<a&b>' | ConvertTo-Json`],
+    {
+      name: 'ConvertTo-Json: special characters escaped',
+      script: `'<a&b>' | ConvertTo-Json`,
+      page: 'ConvertTo-Json',
+      differs51: {
+        why: "5.1's JavaScriptSerializer escapes < > ' & (PowerShell/PowerShell issue 7693); 6+ (Newtonsoft.Json) leaves them",
+        pwsh7: { stdout: '"<a&b>"\n' },
+        ps51: { stdout: '"\\u003ca\\u0026b\\u003e"\n' },
+      },
+    },
+    {
+      name: 'ConvertTo-Json: a quote in a compressed object',
+      script: `[ordered]@{k="it's"} | ConvertTo-Json -Compress`,
+      page: 'ConvertTo-Json',
+      differs51: {
+        why: 'as above, for the apostrophe (\\u0027 in 5.1)',
+        pwsh7: { stdout: '{"k":"it\'s"}\n' },
+        ps51: { stdout: '{"k":"it\\u0027s"}\n' },
+      },
+    },
     ['a double', `1.5 | ConvertTo-Json`],
     ['empty array', `ConvertTo-Json -InputObject @() -Compress`],
     ['$null', `ConvertTo-Json -InputObject $null`],
@@ -90,11 +112,23 @@ export const PIPELINES = [
     ['Write-Verbose hidden', `Write-Verbose 'v'; 'after'`],
   ]),
   ...onPage('about_Redirection', [
-    ['2>&1 makes errors output', `function f { [CmdletBinding()] param() 'o'; Write-Error 'e' }; $r = f 2>&1; $r.Count; $r[1].GetType().Name`],
+    [
+      '2>&1 makes errors output',
+      `function f { [CmdletBinding()] param() 'o'; Write-Error 'e' }; $r = f 2>&1; $r.Count; $r[1].GetType().Name`,
+    ],
     ['2>$null hides', `function f { [CmdletBinding()] param() Write-Error 'e'; 'o' }; f 2>$null`],
     ['*>$null hides everything', `function f { [CmdletBinding()] param() Write-Error 'e'; 'o' }; f *>$null; 'after'`],
     ['>$null hides output', `'x' > $null; 'y'`],
-    ['native stderr redirected to null', `gc-tool 0 --warn 2>$null`],
+    {
+      name: 'about_Redirection: native stderr redirected to null',
+      script: `gc-tool 0 --warn 2>$null`,
+      page: 'about_Redirection',
+      differs51: {
+        why: "in 5.1 a native program's redirected stderr becomes error records, so $? is False and powershell.exe exits 1; PowerShell 7.2 made PSNotApplyErrorActionToStderr mainstream (What's New in PowerShell 7.2; about_Redirection 7.2+)",
+        pwsh7: { exitCode: 0 },
+        ps51: { exitCode: 1 },
+      },
+    },
     ['native stderr merged', `$r = gc-tool 0 --warn 2>&1; $r.Count`],
   ]),
   ...onPage('about_Automatic_Variables: $LASTEXITCODE', [
@@ -107,12 +141,30 @@ export const PIPELINES = [
   ]),
   ...onPage('about_Automatic_Variables: others', [
     ['$true $false $null', `$true; $false; $null -eq $null`],
-    ['$PSEdition', `$PSEdition`],
+    {
+      name: 'about_Automatic_Variables: others: $PSEdition',
+      script: `$PSEdition`,
+      page: 'about_Automatic_Variables: others',
+      differs51: {
+        why: '$PSEdition is Desktop in Windows PowerShell 5.1 and Core in 6+ (about_Automatic_Variables)',
+        pwsh7: { stdout: 'Core\n' },
+        ps51: { stdout: 'Desktop\n' },
+      },
+    },
     ['$ErrorActionPreference default', `$ErrorActionPreference`],
     ['$env: set and read', `$env:GC_TEST = 'v'; $env:GC_TEST`],
     ['$env: missing', `$null -eq $env:GC_SURELY_NOT_SET`],
     ['$PSVersionTable major', `$PSVersionTable.PSVersion.Major -ge 5`],
-    ['$IsWindows', `$null -eq $IsWindows`],
+    {
+      name: 'about_Automatic_Variables: others: $IsWindows',
+      script: `$null -eq $IsWindows`,
+      page: 'about_Automatic_Variables: others',
+      differs51: {
+        why: '$IsWindows came with PowerShell 6.0 (about_Automatic_Variables); 5.1 has no such variable, so it is $null there (here, on Linux, it is False)',
+        pwsh7: { stdout: 'False\n' },
+        ps51: { stdout: 'True\n' },
+      },
+    },
     ['$Matches empty at start', `$null -eq $Matches`],
   ]),
 ];

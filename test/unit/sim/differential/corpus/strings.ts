@@ -37,7 +37,16 @@ export const STRINGS = [
     ['D4 format', `'{0:D4}' -f 42`],
     ['X format', `'{0:X}' -f 255`],
     ['x8 format', `'{0:x8}' -f 255`],
-    ['F1 format', `'{0:F1}' -f 2.25`],
+    {
+      name: 'about_Operators: -f: F1 format',
+      script: `'{0:F1}' -f 2.25`,
+      page: 'about_Operators: -f',
+      differs51: {
+        why: '.NET Core 3.0 formats doubles exactly (2.25 to one place is 2.2, half to even); .NET Framework 4, under 5.1, rounds its 15-digit text half away from zero (2.3): devblogs.microsoft.com/dotnet/floating-point-parsing-and-formatting-improvements-in-net-core-3-0',
+        pwsh7: { stdout: '2.2\n' },
+        ps51: { stdout: '2.3\n' },
+      },
+    },
     ['index out of range is an error', `'{1}' -f 'a'`],
     ['array argument as the list', `$a = 'x','y'; '{1}{0}' -f $a`],
     ['P format', `'{0:P0}' -f 0.5`],
@@ -45,6 +54,15 @@ export const STRINGS = [
   ]),
   ...onPage('about_Special_Characters', [
     ['backtick zero is a null char', '"a`0b".Length'],
-    ['unicode escape (7 only)', '"`u{263A}".Length'],
+    {
+      name: 'about_Special_Characters: unicode escape (7 only)',
+      script: '"`u{263A}".Length',
+      page: 'about_Special_Characters',
+      differs51: {
+        why: 'the `u{x} escape came with PowerShell 6.0 (about_Special_Characters, 7.x); in 5.1 `u is a plain u, so the string is the 7 characters u{263A}',
+        pwsh7: { stdout: '1\n' },
+        ps51: { stdout: '7\n' },
+      },
+    },
   ]),
 ];

@@ -75,8 +75,26 @@ export const VALUES = [
     ['Contains is case-sensitive', `'Hello'.Contains('hello')`],
     ['StartsWith EndsWith', `'Hello'.StartsWith('He'); 'Hello'.EndsWith('LO')`],
     ['Replace is literal', `'a.b.c'.Replace('.', '-')`],
-    ['Split on characters', `'a,b;c'.Split(',;').Count`],
-    ['Split on a string argument', `'a--b'.Split('--').Count`],
+    {
+      name: 'about_Properties and string methods: Split on characters',
+      script: `'a,b;c'.Split(',;').Count`,
+      page: 'about_Properties and string methods',
+      differs51: {
+        why: 'String.Split(String) exists from .NET Core 2.0 (learn.microsoft.com/dotnet/api/system.string.split, "Applies to"); under 5.1 (.NET Framework 4) a string argument binds Split(params char[]): each character separates',
+        pwsh7: { stdout: '1\n' },
+        ps51: { stdout: '3\n' },
+      },
+    },
+    {
+      name: 'about_Properties and string methods: Split on a string argument',
+      script: `'a--b'.Split('--').Count`,
+      page: 'about_Properties and string methods',
+      differs51: {
+        why: 'as above: 7 splits on the string --, 5.1 on each - (an empty string between them)',
+        pwsh7: { stdout: '2\n' },
+        ps51: { stdout: '3\n' },
+      },
+    },
     ['IndexOf and Substring', `'hello'.IndexOf('l'); 'hello'.Substring(1, 3); 'hello'.Substring(2)`],
     ['Length', `'hello'.Length`],
     ['method on $null', `$x = $null; $x.Trim()`],
