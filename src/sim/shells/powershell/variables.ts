@@ -61,12 +61,12 @@ const READ_ONLY = new Set(['true', 'false', 'null', '?', 'error', 'psedition']);
 interface Scope {
   values: Map<string, unknown>;
   /** `[int]$n = 1` makes every later assignment to $n in this scope a conversion to [int] (about_Variables). */
-  types: Map<string, string>;
+  types?: Map<string, string>;
   /** `$private:x`: seen only in this scope, not in the scopes it calls (about_Scopes). */
-  hidden: Set<string>;
+  hidden?: Set<string>;
 }
 
-const newScope = (): Scope => ({ values: new Map(), types: new Map(), hidden: new Set() });
+const newScope = (): Scope => ({ values: new Map() });
 
 export class Scopes {
   readonly #stack: Scope[] = [newScope()];
@@ -88,12 +88,14 @@ export class Scopes {
   /** The type an assignment to this variable converts to, where that assignment would write. */
   constraint(name: string): string | undefined {
     const { key, scope } = this.#split(name);
-    return this.#target(scope).types.get(key);
+    return this.#target(scope).types?.get(key);
   }
 
   constrain(name: string, type: string): void {
     const { key, scope } = this.#split(name);
-    this.#target(scope).types.set(key, type);
+    const target = this.#target(scope);
+    target.types ??= new Map();
+    target.types.set(key, type);
   }
 
   /** `$script:x` / `$global:x` -> the outermost scope; `$local:x` / `$private:x` -> this one. */
@@ -117,7 +119,7 @@ export class Scopes {
     const { key, scope } = this.#split(name);
     const current = this.#stack.at(-1);
     const scopes = scope === 'outer' ? [this.#stack[0]] : scope === 'local' ? [current] : [...this.#stack].reverse();
-    for (const s of scopes) if (s?.values.has(key) && (s === current || !s.hidden.has(key))) return s.values.get(key);
+    for (const s of scopes) if (s?.values.has(key) && (s === current || !s.hidden?.has(key))) return s.values.get(key);
     if (UNMODELLED_AUTOMATIC.has(key)) throw notModelled(`the automatic variable $${key}`);
     return null;
   }
@@ -132,7 +134,7 @@ export class Scopes {
       );
     const target = this.#target(scope);
     target.values.set(key, value);
-    if (name.toLowerCase().startsWith('private:')) target.hidden.add(key);
+    if (name.toLowerCase().startsWith('private:')) (target.hidden ??= new Set()).add(key);
   }
 
   /** What the interpreter itself keeps up to date ($?, $Error, $Matches, $_): no read-only check. */
