@@ -134,7 +134,10 @@ export class Scopes {
       );
     const target = this.#target(scope);
     target.values.set(key, value);
-    if (name.toLowerCase().startsWith('private:')) (target.hidden ??= new Set()).add(key);
+    if (name.toLowerCase().startsWith('private:')) {
+      target.hidden ??= new Set();
+      target.hidden.add(key);
+    }
   }
 
   /** What the interpreter itself keeps up to date ($?, $Error, $Matches, $_): no read-only check. */

@@ -7,8 +7,8 @@ import { Interpreter } from '../../../../src/sim/shells/powershell/interpreter.j
 import { loadPowerShellParser } from '../../../../src/sim/shells/powershell/parser.js';
 import { isBarewordListGap, syntaxErrorResult } from '../../../../src/sim/shells/powershell/syntax-error.js';
 import { UTILITY_CMDLETS } from '../../../../src/sim/shells/powershell/utility-cmdlets.js';
-import { catalogued } from '../../../../src/sim/windows/catalogued.js';
 import { firstSyntaxProblem } from '../../../../src/sim/shells/tree-sitter.js';
+import { catalogued } from '../../../../src/sim/windows/catalogued.js';
 
 /** A host with no state: what the language snippets need. */
 class BareHost {
