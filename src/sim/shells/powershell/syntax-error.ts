@@ -22,10 +22,13 @@ export function syntaxErrorResult(script: string, problem: SyntaxProblem): Comma
  * argument there (about_Parsing, argument mode). pipelines.ts joins the tokens back.
  */
 export function isBarewordListGap(node: Node): boolean {
+  const next = node.nextSibling;
   return (
-    node.isMissing &&
     node.type === 'command_argument_sep' &&
-    /^,[^,\s]/.test(node.nextSibling?.text ?? '') &&
-    node.nextSibling?.type === 'generic_token'
+    node.text === '' &&
+    node.children.every((c) => c?.isMissing) &&
+    next?.type === 'generic_token' &&
+    // A plain word only: tree-sitter splits a quoted item (a,'b c' as `,'b` and `c'`), which is refused.
+    /^,[\w.:\\-]+$/.test(next.text)
   );
 }
