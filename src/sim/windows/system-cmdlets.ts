@@ -205,9 +205,16 @@ const bcdedit: NativeSpec<WindowsHost> = {
     const hasId = verb === '/set' ? rest.length >= 3 : rest.length >= 1;
     const id = hasId ? rest[0]?.toLowerCase() : undefined;
     const [setting, value] = rest.slice(hasId ? 1 : 0).map((a) => a.toLowerCase());
+    // An identifier is in braces; anything else (an unquoted {current} reaches bcdedit as -encodedCommand) is not one.
+    if (id !== undefined && !/^\{.+\}$/.test(id))
+      return {
+        stdout: '',
+        stderr: `The entry identifier '${rest[0]}' is not valid. Run "bcdedit /?" for command line assistance.\r\nThe parameter is incorrect.\r\n`,
+        exitCode: 1,
+      };
     // Other entries ({bootmgr}, {memdiag}, GUIDs...) exist on a real host: the simulator holds only {current}.
-    if (id !== undefined && id !== '{current}' && id !== '{default}') ctx.error(notModelled(`bcdedit: the boot entry ${rest[0]}`));
-    if (verb !== '/enum' && verb !== '/set') ctx.error(notModelled(`bcdedit ${argv[0] ?? '(no option)'}`));
+    if (id !== undefined && id !== '{current}' && id !== '{default}') ctx.error(notModelled(`the boot entry ${rest[0]}`));
+    if (verb !== '/enum' && verb !== '/set') ctx.error(notModelled(`the option ${argv[0] ?? '(none)'}`));
     if (!host.state.elevated && (verb === '/enum' || verb === '/set')) return BCD_DENIED;
     if (verb === '/enum') {
       const lines = [
@@ -240,7 +247,7 @@ const bcdedit: NativeSpec<WindowsHost> = {
       host.state.bcdTestSigning = on;
       return { stdout: BCD_OK, exitCode: 0 };
     }
-    ctx.error(notModelled(`bcdedit /set ${setting ?? ''} ${value ?? ''}: elements other than testsigning on|off`));
+    ctx.error(notModelled(`/set ${setting ?? ''} ${value ?? ''} (of the elements, testsigning on|off is modelled)`));
     return { stdout: '', exitCode: 1 };
   },
 };
