@@ -31,7 +31,8 @@ import type { WindowsHost } from './windows-host.js';
 
 type Parser = Awaited<ReturnType<typeof loadPowerShellParser>>;
 
-function registry(): Registry<WindowsHost> {
+/** Every Windows cmdlet and program the simulated host answers (the real-pwsh bridge serves the same ones). */
+export function windowsRegistry(): Registry<WindowsHost> {
   const cmdlets = new Map<string, CmdletSpec<WindowsHost>>();
   const natives = new Map<string, NativeSpec<WindowsHost>>();
   for (const c of [
@@ -79,7 +80,7 @@ const ENV = {
 };
 
 export class WindowsShell {
-  readonly #registry = registry();
+  readonly #registry = windowsRegistry();
 
   readonly #parsed: ParseCache;
 
