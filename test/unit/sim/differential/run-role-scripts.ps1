@@ -4,12 +4,33 @@
 # module imported, as a Windows host's session has it (test/support/real-pwsh-env.ts). The case's host is named by
 # GC_SIM_HOST, which the module's functions and native shims send to the bridge; [Console]::In is the case's stdin;
 # the process's working directory is the case's own, empty, and checked to stay so (a .NET static given a Windows
-# path writes there). Each result is appended to OUT.jsonl as soon as it is known: what the simulator does not
-# model ends this process (the module's GcRefuse), and the caller starts again after that case.
+# path writes there). What the simulator does not model ends a script at once, as the module's GcRefuse ends a
+# lab host's process: here it stops the case's pipeline instead (no catch sees that; a `finally` would run), so the
+# other cases go on in this process. Each result is appended to OUT.jsonl as soon as it is known; should the
+# process end anyway, the caller starts again after the case it was in.
 # Usage: run-role-scripts.ps1 HOST.cs MODULE.psm1 IN.json OUT.jsonl WORKDIR
 param([string]$HostSource, [string]$ModuleFile, [string]$InFile, [string]$OutFile, [string]$WorkRoot)
 $ErrorActionPreference = 'Stop'
 Add-Type -Path $HostSource
+Add-Type -TypeDefinition @'
+namespace GroundcrewDifferential {
+  /// <summary>A refusal of the simulator in the running case: its message, and the case's pipeline stopped.</summary>
+  public static class Refusal {
+    public static string Message;
+    public static System.Management.Automation.Runspaces.Pipeline Pipeline;
+    public static void Reset(System.Management.Automation.Runspaces.Pipeline pipeline) {
+      Message = null;
+      Pipeline = pipeline;
+    }
+    public static void Refuse(string message) {
+      if (Message == null) Message = message;
+      Pipeline.StopAsync();
+    }
+  }
+}
+'@
+$passNativeStderr = 'process { if ($_ -is [System.Management.Automation.ErrorRecord] -and $_.FullyQualifiedErrorId -eq ''NativeCommandError'') { $Host.UI.WriteErrorLine($_.Exception.Message) } else { $_ } }'
+$refuseInPlace = '& (Get-Module GcWindows) { function script:GcRefuse([string]$message) { [GroundcrewDifferential.Refusal]::Refuse($message); while ($true) { Start-Sleep -Milliseconds 50 } } }'
 $iss = [System.Management.Automation.Runspaces.InitialSessionState]::CreateDefault()
 $iss.ImportPSModule([string[]]@($ModuleFile))
 $cases = Get-Content -Raw -LiteralPath $InFile | ConvertFrom-Json
@@ -31,21 +52,29 @@ foreach ($case in $cases) {
   $rs.SessionStateProxy.Path.SetLocation($work) | Out-Null
   # 5.1's error view, as a lab host's profile sets it (real-pwsh-env.ts); the capture host writes plain text.
   $rs.SessionStateProxy.SetVariable('ErrorView', 'NormalView')
+  $rs.CreatePipeline($refuseInPlace, $false).Invoke() | Out-Null
   $failed = $false
   $p = $rs.CreatePipeline($case.script, $true)
   $p.Commands[0].MergeMyResults('Error', 'Output')
-  $p.Commands.Add([System.Management.Automation.Runspaces.Command]::new('process { $_ }', $true, $true))
+  # A program's stderr, merged here as NativeCommandError records, is a console's stderr (pwsh -c, as 5.1 over SSH).
+  $p.Commands.Add([System.Management.Automation.Runspaces.Command]::new($passNativeStderr, $true, $true))
   $p.Commands.Add([System.Management.Automation.Runspaces.Command]::new('Out-Default', $false, $true))
+  [GroundcrewDifferential.Refusal]::Reset($p)
   $stopped = $false
   try { $stopped = [GroundcrewDifferential.Deadline]::Invoke($p, 60000) } catch { }
   if ($stopped) { throw "case $($case.id) ran past 60 s" }
+  $refused = [GroundcrewDifferential.Refusal]::Message
+  if ($refused) { $null = $h.Capture.Err.Append($refused).Append("`n") }
   $reason = $p.PipelineStateInfo.Reason
-  if ($reason -and $null -eq $h.ExitCode) {
+  if ($refused) { $failed = $true }
+  elseif ($reason -and $null -eq $h.ExitCode) {
     $failed = $true
     $record = if ($reason -is [System.Management.Automation.IContainsErrorRecord]) { $reason.ErrorRecord } else { [System.Management.Automation.ErrorRecord]::new($reason, 'ConsoleHost.ReportException', 'NotSpecified', $null) }
     $report = $rs.CreatePipeline()
     $report.Commands.AddScript('[CmdletBinding()] param($Record) $PSCmdlet.WriteError($Record)')
     $report.Commands[0].Parameters.Add('Record', $record)
+    # Written as the console writes it, whatever the script left in $ErrorActionPreference (the prelude's Stop).
+    $report.Commands[0].Parameters.Add('ErrorAction', 'Continue')
     $report.Commands[0].MergeMyResults('Error', 'Output')
     $report.Commands.Add([System.Management.Automation.Runspaces.Command]::new('Out-Default', $false, $true))
     $null = $report.Invoke()
