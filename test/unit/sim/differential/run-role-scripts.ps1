@@ -29,7 +29,7 @@ namespace GroundcrewDifferential {
   }
 }
 '@
-$passNativeStderr = 'process { if ($_ -is [System.Management.Automation.ErrorRecord] -and $_.FullyQualifiedErrorId -eq ''NativeCommandError'') { $Host.UI.WriteErrorLine($_.Exception.Message) } else { $_ } }'
+$passNativeStderr = 'process { if ($_ -is [System.Management.Automation.ErrorRecord] -and $_.FullyQualifiedErrorId -like ''NativeCommandError*'') { $Host.UI.WriteErrorLine($_.Exception.Message) } else { $_ } }'
 $refuseInPlace = '& (Get-Module GcWindows) { function script:GcRefuse([string]$message) { [GroundcrewDifferential.Refusal]::Refuse($message); while ($true) { Start-Sleep -Milliseconds 50 } } }'
 $iss = [System.Management.Automation.Runspaces.InitialSessionState]::CreateDefault()
 $iss.ImportPSModule([string[]]@($ModuleFile))
@@ -56,7 +56,7 @@ foreach ($case in $cases) {
   $failed = $false
   $p = $rs.CreatePipeline($case.script, $true)
   $p.Commands[0].MergeMyResults('Error', 'Output')
-  # A program's stderr, merged here as NativeCommandError records, is a console's stderr (pwsh -c, as 5.1 over SSH).
+  # A program's stderr, merged here as NativeCommandError(Message) records, is a console's stderr (pwsh -c).
   $p.Commands.Add([System.Management.Automation.Runspaces.Command]::new($passNativeStderr, $true, $true))
   $p.Commands.Add([System.Management.Automation.Runspaces.Command]::new('Out-Default', $false, $true))
   [GroundcrewDifferential.Refusal]::Reset($p)
