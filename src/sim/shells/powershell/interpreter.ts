@@ -17,7 +17,7 @@ import { type FunctionDef, functionDefinition } from './functions.js';
 import type { Node, Tree } from './parser.js';
 import { ReturnSignal } from './pipelines.js';
 import { BLOCKS, notModelled, unsupported, unwrap } from './syntax.js';
-import { formatOutput, toItems } from './values.js';
+import { formatOutput } from './values.js';
 import { PREFERENCE_DEFAULTS } from './variables.js';
 
 /** Unwinds the whole script after its error was written; carries the output written before it. */
