@@ -5,6 +5,7 @@ param([string]$HostSource, [string]$InFile, [string]$OutFile)
 $ErrorActionPreference = 'Stop'
 Add-Type -Path $HostSource
 $iss = [System.Management.Automation.Runspaces.InitialSessionState]::CreateDefault()
+$passNativeStderr = 'process { if ($_ -is [System.Management.Automation.ErrorRecord] -and $_.FullyQualifiedErrorId -like ''NativeCommandError*'') { $Host.UI.WriteErrorLine($_.Exception.Message) } else { $_ } }'
 $snippets = Get-Content -Raw -LiteralPath $InFile | ConvertFrom-Json
 $results = foreach ($snippet in $snippets) {
   if ($env:GC_DIFF_TRACE) { [Console]::Error.WriteLine($snippet.id) }
@@ -17,8 +18,9 @@ $results = foreach ($snippet in $snippets) {
   $p = $rs.CreatePipeline($snippet.script, $true)
   $p.Commands[0].MergeMyResults('Error', 'Output')
   # A native program writing straight to Out-Default gets the console itself; one step between keeps its
-  # output in the pipeline, so this host sees it, in order.
-  $p.Commands.Add([System.Management.Automation.Runspaces.Command]::new('process { $_ }', $true, $true))
+  # output in the pipeline, so this host sees it, in order. Its stderr, merged here as NativeCommandError(Message)
+  # records, is the console's stderr, as under pwsh -c.
+  $p.Commands.Add([System.Management.Automation.Runspaces.Command]::new($passNativeStderr, $true, $true))
   $p.Commands.Add([System.Management.Automation.Runspaces.Command]::new('Out-Default', $false, $true))
   $stopped = $false
   try { $stopped = [GroundcrewDifferential.Deadline]::Invoke($p, 20000) } catch { }

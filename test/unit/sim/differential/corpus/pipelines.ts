@@ -130,6 +130,7 @@ export const PIPELINES = [
       },
     },
     ['native stderr merged', `$r = gc-tool 0 --warn 2>&1; $r.Count`],
+    ['native stderr not redirected is the console stderr', `gc-tool 0 --warn; 'after'`],
   ]),
   ...onPage('about_Automatic_Variables: $LASTEXITCODE', [
     ['$LASTEXITCODE in a fresh session', `$null -eq $LASTEXITCODE`],
