@@ -8,7 +8,7 @@ import type { Registry } from '../shells/powershell/commands.js';
 import { MODULE_OF, moduleAvailable } from '../windows/modules.js';
 import { answerCmdlet, answerNative, type CmdletRequest, nativeOf } from '../windows/real-pwsh/cmdlet-answers.js';
 import type { Wire } from '../windows/real-pwsh/wire-values.js';
-import type { WindowsHost } from '../windows/windows-host.js';
+import { newSession, type WindowsHost } from '../windows/windows-host.js';
 import { windowsRegistry } from '../windows/windows-shell.js';
 
 /** Programs of the Windows GUI subsystem: `& msiexec ...` returns at once and leaves $LASTEXITCODE alone. */
@@ -56,7 +56,8 @@ export class PwshBridgeServer {
     this.#sockets.add(socket);
     socket.on('close', () => this.#sockets.delete(socket));
     socket.on('error', () => socket.destroy());
-    const session = { modules: new Set<string>() };
+    // A fresh powershell.exe's state per connection (one per pwsh process).
+    const session = newSession();
     let buffered = '';
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => {
