@@ -29,4 +29,12 @@ export const KNOWN_DIFFERENCES: KnownDifference[] = [
     field: 'stdout',
     script: /LastBootUpTime\.ToString\('o'\)/,
   },
+  {
+    why:
+      "Set-ExecutionPolicy -Scope Process (Chocolatey's install, src/sim/windows/chocolatey-install.ts' script): pwsh on " +
+      "Linux answers 'Operation is not supported on this platform' (checked: pwsh -c under $ErrorActionPreference Stop), " +
+      'so the script stops there in real pwsh; the bridge leaves the cmdlet to pwsh (src/sim/windows/real-pwsh/)',
+    field: 'stdout',
+    script: /Set-ExecutionPolicy/,
+  },
 ];
