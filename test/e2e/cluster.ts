@@ -74,7 +74,7 @@ ssh:
   keyFile: ${lab.privateKey}
 workers: 16
 resyncInterval: 1h
-reboot: { timeout: 20s, settle: 300ms, poll: 400ms }
+reboot: { timeout: 120s, settle: 300ms, poll: 400ms }
 log: { level: info }
 `,
       );
@@ -178,7 +178,7 @@ log: { level: info }
   }
 
   /** Polls the API until `check` holds for the nodes; the last answer is in the error otherwise. */
-  async waitFor(what: string, check: (nodes: NodeJson[]) => boolean, timeoutMs = 60_000): Promise<NodeJson[]> {
+  async waitFor(what: string, check: (nodes: NodeJson[]) => boolean, timeoutMs = 600_000): Promise<NodeJson[]> {
     const deadline = Date.now() + timeoutMs;
     let nodes: NodeJson[] = [];
     for (;;) {
@@ -190,7 +190,7 @@ log: { level: info }
   }
 
   /** Every listed node verified at its desired revision, with `sha` the revision in force. */
-  async converged(sha: string, names = [...LINUX, ...WINDOWS], timeoutMs = 90_000): Promise<NodeJson[]> {
+  async converged(sha: string, names = [...LINUX, ...WINDOWS], timeoutMs = 600_000): Promise<NodeJson[]> {
     const deadline = Date.now() + timeoutMs;
     while ((await this.revisions().catch(() => []))[0]?.sha !== sha) {
       if (Date.now() > deadline) throw new Error(`revision ${sha} never arrived`);
