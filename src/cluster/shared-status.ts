@@ -35,6 +35,7 @@ export function verifiedOnDesired(status: Pick<NodeStatus, 'state' | 'lastApplie
 /** NodeStatus's optional fields, unset: what a remote record does not carry is not shown. */
 const CLEARED: Partial<NodeStatus> = {
   phase: undefined,
+  reboot: undefined,
   desiredRevision: undefined,
   lastAttemptedRevision: undefined,
   lastAppliedRevision: undefined,

@@ -1,7 +1,7 @@
 // A node's status as the status page shows it, projected from its machine's snapshot; a phase's outcome into
 // its run report.
 
-import { FAILING, type MachineState, SETTLED } from '../node-state.js';
+import { FAILING, type MachineState, type RebootStep, SETTLED } from '../node-state.js';
 import { observedVersions } from '../roles/observed-versions.js';
 import type { PhaseOutcome } from '../roles/phase.js';
 import type { RunPhaseInput } from '../state-machines/node-machine.js';
@@ -13,8 +13,8 @@ import type { Settle } from './sync-decision.js';
 /** What is saved of a node: its checked form (saved-node.ts), the machine's snapshot as the actor persists it. */
 export type SavedRecord = Omit<SavedNode, 'snapshot'> & { snapshot: unknown };
 
-/** The state and phase a snapshot shows, as the status page names them. */
-export function where(snapshot: NodeSnapshot): { state: MachineState; phase?: string } {
+/** The state a snapshot shows, as the status page names them, with its phase (converging) or its reboot step (rebooting). */
+export function where(snapshot: NodeSnapshot): { state: MachineState; phase?: string; reboot?: RebootStep } {
   const value = snapshot.value;
   // An actor in error state has no value: it is stuck until it is replaced, as a stalled node is.
   if (snapshot.status === 'error' || value === undefined || value === null) return { state: 'stalled' };
@@ -22,7 +22,8 @@ export function where(snapshot: NodeSnapshot): { state: MachineState; phase?: st
   if (typeof value === 'string') return { state: value as MachineState };
   const [state, sub] = (Object.entries(value as Record<string, unknown>)[0] ?? ['stalled', undefined]) as [MachineState, unknown];
   if (state === 'converging') return { state, phase: snapshot.context.phases[snapshot.context.phaseIndex] ?? '' };
-  return { state, ...(typeof sub === 'string' ? { phase: sub } : {}) };
+  // The rebooting state is the machine's one other compound state (node-states.test.ts).
+  return { state, ...(state === 'rebooting' && typeof sub === 'string' ? { reboot: sub as RebootStep } : {}) };
 }
 
 /** The node's status from its snapshot, and the line the timeline gets when it enters a failing state. */
@@ -30,7 +31,7 @@ export function nodeStatus(
   entry: NodeRecord,
   snapshot: NodeSnapshot,
 ): { status: Partial<NodeStatus> & { name: string; state: string }; detail?: string } {
-  const { state, phase } = where(snapshot);
+  const { state, phase, reboot } = where(snapshot);
   const context = snapshot.context;
   const error = context.lastError && FAILING.has(state) ? { code: context.lastError.code, message: context.lastError.message } : undefined;
   return {
@@ -42,6 +43,7 @@ export function nodeStatus(
       labels: { ...entry.desired.spec.labels },
       state,
       phase,
+      reboot,
       phases: context.phases,
       mode: context.mode,
       desiredRevision: entry.desired.revision,

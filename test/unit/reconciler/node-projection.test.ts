@@ -10,6 +10,7 @@ import type { DesiredNode } from '../../../src/reconciler/desired-node.js';
 import { GATE_CODES } from '../../../src/reconciler/gates.js';
 import { launched, type NodeHandle, type NodeSnapshot, newRecord } from '../../../src/reconciler/node-record.js';
 import { projectNode } from '../../../src/reconciler/node-status.js';
+import { StatusStore } from '../../../src/reconciler/status-store.js';
 import { decideSettle, laterSettle, type Settle } from '../../../src/reconciler/sync-decision.js';
 import { nodeMachine } from '../../../src/state-machines/node-machine.js';
 
@@ -35,6 +36,44 @@ describe('projectNode', () => {
     expect(projected.status).toMatchObject({ name: 'n1', state: 'backoff', desiredRevision: 'r1' });
     expect(projected.detail).toBe('GC_SSH_TIMEOUT: slow');
     expect(projected.settle).toBeUndefined();
+  });
+
+  it('a rebooting node: its reboot step in its own field, no phase', () => {
+    const input = {
+      node: 'n1',
+      revision: 'r1',
+      phases: ['hostConfig'],
+      rebootBatch: [],
+      mode: 'apply' as const,
+      paused: false,
+      limits: {},
+    };
+    const context = createActor(nodeMachine, { input }).getSnapshot().context;
+    const snapshot = nodeMachine.resolveState({ value: { rebooting: 'waitingForBoot' }, context }) as NodeSnapshot;
+    const { record } = recordIn('backoff');
+    const { status } = projectNode(record, snapshot, 'converging');
+    expect(status).toMatchObject({ state: 'rebooting', reboot: 'waitingForBoot' });
+    expect(status.phase).toBeUndefined();
+    // Converging again: the field is cleared (the status store merges what the projection gives).
+    expect(
+      projectNode(record, nodeMachine.resolveState({ value: { converging: 'running' }, context }) as NodeSnapshot, 'rebooting').status,
+    ).toMatchObject({
+      state: 'converging',
+      phase: 'hostConfig',
+      reboot: undefined,
+    });
+  });
+
+  it('a reboot step is a transition of its own in the history, under reboot', () => {
+    const store = new StatusStore();
+    store.update('n1', { name: 'n1', state: 'rebooting', reboot: 'issuing' });
+    store.update('n1', { name: 'n1', state: 'rebooting', reboot: 'waitingForBoot' });
+    store.update('n1', { name: 'n1', state: 'converging', phase: 'vrouter', reboot: undefined });
+    expect(store.history('n1').map((t) => [t.state, t.phase, t.reboot])).toEqual([
+      ['rebooting', undefined, 'issuing'],
+      ['rebooting', undefined, 'waitingForBoot'],
+      ['converging', 'vrouter', undefined],
+    ]);
   });
 
   it('a settled node: a settle noted, entered only when the status showed another state', () => {
