@@ -112,7 +112,7 @@ export const ERROR_REGISTRY = {
   },
   GC_STILL_DIFFERENT: {
     retryable: false,
-    meaning: 'a resource still differs after it was set (or a check of the verified phase failed)',
+    meaning: 'a resource still differs after it was set (or a check of the verify phase failed)',
     todo: 'something on the node undoes the change, or the component is broken: look at the named properties',
   },
   GC_KEYSTONE_UNAVAILABLE: {

@@ -40,7 +40,7 @@ describe('a node converged by its machine', () => {
     const exec = new SimExecutor({ host, shells, rebootMs: 150 });
     const input = windowsInput();
     const plan = windowsPlan(input);
-    expect(planOrder(plan).phases).toEqual(['prereqs', 'testSigning', 'vrouter', 'driver', 'verified']);
+    expect(planOrder(plan).phases).toEqual(['prereqs', 'testSigning', 'vrouter', 'driver', 'verify']);
     const actor = drive(exec, plan);
     const done = await waitFor(actor, (s) => s.matches('verified') || s.matches('stalled') || s.matches('unreachable'), {
       timeout: 15_000,
@@ -82,7 +82,7 @@ describe('a node converged by its machine', () => {
     expect(tests.map((t) => [t.phase, t.inDesiredState])).toEqual([
       ['prereqs', true],
       ['vrouter', true],
-      ['verified', true],
+      ['verify', true],
     ]);
     host.fs.remove('/etc/contrail/common_vrouter.env', false);
     const drifted = await testPhases(exec, linuxPlan(input).phases);

@@ -6,9 +6,9 @@ import { errors, markSent } from '../../../src/errors.js';
 import { type NodeMachineInput, nodeMachine, type PhaseResult } from '../../../src/state-machines/node-machine.js';
 
 // A Windows plan: prereqs and testSigning batch their reboots (one reboot after testSigning serves both).
-const WINDOWS = ['prereqs', 'testSigning', 'openstack', 'vrouter', 'driver', 'verified'];
+const WINDOWS = ['prereqs', 'testSigning', 'openstack', 'vrouter', 'driver', 'verify'];
 const WINDOWS_BATCH = ['prereqs', 'testSigning'];
-const LINUX = ['prereqs', 'openstack', 'vrouter', 'verified'];
+const LINUX = ['prereqs', 'openstack', 'vrouter', 'verify'];
 
 type Script = (phase: string, call: number, dryRun: boolean, w: World) => PhaseResult | Error;
 
@@ -112,7 +112,7 @@ describe('node machine', () => {
       'openstack',
       'vrouter',
       'driver',
-      'verified',
+      'verify',
     ]);
     expect(actor.getSnapshot().context).toMatchObject({ lastAppliedRevision: 'r1', lastAttemptedRevision: 'r1', rebootsThisRevision: 1 });
   });
@@ -123,7 +123,7 @@ describe('node machine', () => {
     await run(20_000);
     expect(actor.getSnapshot().value).toBe('verified');
     expect(w.reboots).toBe(1);
-    expect(w.calls.map((c) => c.phase)).toEqual(['prereqs', 'prereqs', 'openstack', 'vrouter', 'driver', 'verified']);
+    expect(w.calls.map((c) => c.phase)).toEqual(['prereqs', 'prereqs', 'openstack', 'vrouter', 'driver', 'verify']);
   });
 
   it('a phase that does not batch (the vRouter MSI asking 3010) reboots at its own end, not at the batch', async () => {
@@ -133,7 +133,7 @@ describe('node machine', () => {
     expect(w.reboots).toBe(1);
     expect(w.calls.map((c) => c.phase)).toEqual([
       ...['prereqs', 'testSigning', 'openstack', 'vrouter'],
-      ...['prereqs', 'testSigning', 'openstack', 'vrouter', 'driver', 'verified'],
+      ...['prereqs', 'testSigning', 'openstack', 'vrouter', 'driver', 'verify'],
     ]);
   });
 
@@ -289,7 +289,7 @@ describe('node machine', () => {
     actor.send({
       type: 'desired.changed',
       revision: 'r2',
-      phases: ['prereqs', 'verified'],
+      phases: ['prereqs', 'verify'],
       rebootBatch: [],
       mode: 'autocorrect',
       paused: false,
@@ -298,7 +298,7 @@ describe('node machine', () => {
     expect(actor.getSnapshot().value).toBe('verified');
     expect(w.calls.slice(-2)).toEqual([
       { phase: 'prereqs', revision: 'r2', dryRun: false },
-      { phase: 'verified', revision: 'r2', dryRun: false },
+      { phase: 'verify', revision: 'r2', dryRun: false },
     ]);
     expect(actor.getSnapshot().context).toMatchObject({ lastAppliedRevision: 'r2', lastError: undefined });
   });
