@@ -123,7 +123,7 @@ describe('a node converged by its machine', () => {
       const exec = Object.assign(Object.create(inner) as SimExecutor, {
         run: (cmd: Command, opts: RunOptions) =>
           cmd.label === 'reboot' && refused++ === 0
-            ? Promise.reject(markSent(errors.GC_SSH_CONNECT('cannot reach the simulated host win3: connect EAGAIN'), false))
+            ? Promise.reject(markSent(errors.GC_CONNECT('cannot reach the simulated host win3: connect EAGAIN'), false))
             : inner.run(cmd, opts),
       });
       const actor = drive(exec, windowsPlan(windowsInput({ node: 'win3' })));

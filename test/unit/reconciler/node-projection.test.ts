@@ -101,7 +101,7 @@ describe('decideSettle', () => {
   it('entering a state: the report finishes, and the rollout hears verified as recovered, a failure as failed', () => {
     expect(decideSettle(settle({}), GATE_CODES)).toEqual({ finish: true, outcome: 'recovered' });
     expect(decideSettle(settle({ state: 'stalled', code: 'GC_MSI_FAILED' }), GATE_CODES)).toEqual({ finish: true, outcome: 'failed' });
-    expect(decideSettle(settle({ state: 'unreachable', code: 'GC_SSH_CONNECT' }), GATE_CODES)).toEqual({ finish: true, outcome: 'failed' });
+    expect(decideSettle(settle({ state: 'unreachable', code: 'GC_CONNECT' }), GATE_CODES)).toEqual({ finish: true, outcome: 'failed' });
     expect(decideSettle(settle({ state: 'removed' }), GATE_CODES)).toEqual({ finish: true, outcome: 'removed' });
     expect(decideSettle(settle({ state: 'paused' }), GATE_CODES)).toEqual({ finish: true });
   });

@@ -44,7 +44,7 @@ function start(script: Script, input: Partial<NodeMachineInput> = {}, world: Par
         return r;
       }),
       readBootId: fromPromise(async () => {
-        if (w.bootIdFailures > 0 && w.bootIdFailures--) throw err('GC_SSH_CONNECT', true);
+        if (w.bootIdFailures > 0 && w.bootIdFailures--) throw err('GC_CONNECT', true);
         return w.bootId;
       }),
       issueReboot: fromPromise(async () => {
@@ -179,7 +179,7 @@ describe('node machine', () => {
   });
 
   describe('a reboot request that fails', () => {
-    const refused = () => markSent(errors.GC_SSH_CONNECT('cannot reach the simulated host win1: connect EAGAIN'), false);
+    const refused = () => markSent(errors.GC_CONNECT('cannot reach the simulated host win1: connect EAGAIN'), false);
     const dropped = () => markSent(errors.GC_CONNECTION_LOST('the connection dropped while a command (reboot) ran'), true);
     const askUntilRebooted = (phase: string, _call: number, _dryRun: boolean, w: World) =>
       phase === 'vrouter' && w.reboots === 0 ? reboot : ok;
@@ -189,7 +189,7 @@ describe('node machine', () => {
       const { actor, w } = start((phase, call) => (phase === 'vrouter' && call === 1 ? reboot : ok), { phases: LINUX }, world);
       await run(0);
       expect(actor.getSnapshot().matches({ rebooting: 'issueBackoff' })).toBe(true);
-      expect(actor.getSnapshot().context).toMatchObject({ lastError: { code: 'GC_SSH_CONNECT' }, connectFailures: 1 });
+      expect(actor.getSnapshot().context).toMatchObject({ lastError: { code: 'GC_CONNECT' }, connectFailures: 1 });
       // rebootTimeout is 60 s here: before the fix the node sat in waitingForBoot for all of it, then went unreachable.
       await run(20_000);
       expect(actor.getSnapshot().value).toBe('verified');
@@ -232,7 +232,7 @@ describe('node machine', () => {
       await run(300_000);
       expect(actor.getSnapshot().value).toBe('unreachable');
       expect(actor.getSnapshot().context).toMatchObject({
-        lastError: { code: 'GC_SSH_CONNECT' },
+        lastError: { code: 'GC_CONNECT' },
         rebootsThisRevision: 0,
         rebootedPhases: [],
         pendingReboot: false,
@@ -316,7 +316,7 @@ describe('node machine', () => {
   });
 
   it('repeated connection failures make the node unreachable instead of retrying forever', async () => {
-    const { actor } = start(() => err('GC_SSH_CONNECT', true), {
+    const { actor } = start(() => err('GC_CONNECT', true), {
       phases: LINUX,
       limits: { maxConnectAttempts: 3, backoffBaseMs: 100, backoffMaxMs: 100 },
     });
