@@ -1,7 +1,7 @@
 // What a node's machine runs on: its executor (commands wait until its snapshot is durable), its plan built on
 // demand, its gates, the disruption budget and the worker slots, and where a phase's outcome is recorded.
 
-import { GatedExecutor } from '../dataplane/gated-executor.js';
+import { FencedExecutor } from '../dataplane/fenced-executor.js';
 import type { NodeSpec } from '../inventory/desired-state.js';
 import { linuxDeconfigure } from '../roles/linux/deconfigure.js';
 import type { Phase } from '../roles/phase.js';
@@ -36,7 +36,7 @@ export interface RuntimeDeps {
  */
 export function nodeReach(spec: NodeSpec, access: (node: NodeSpec) => NodeReach, fence: Fence): NodeReach {
   const reached = access(spec);
-  return { ...reached, exec: new GatedExecutor(reached.exec, () => fence.guard(spec.name)) };
+  return { ...reached, exec: new FencedExecutor(reached.exec, () => fence.guard(spec.name)) };
 }
 
 /**
