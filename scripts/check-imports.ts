@@ -57,7 +57,7 @@ export const RULES: Rule[] = [
   },
   {
     from: 'reconciler/',
-    may: ['reconciler/', '*.ts', 'inventory/', 'roles/', 'state-machines/', 'dataplane/limiter.ts', 'dataplane/gated-executor.ts', 'npm'],
+    may: ['reconciler/', '*.ts', 'inventory/', 'roles/', 'state-machines/', 'dataplane/limiter.ts', 'dataplane/fenced-executor.ts', 'npm'],
     mayType: ['dataplane/', 'source/'],
     why: 'the reconciler runs roles through the machines on executors it is handed (gating them behind its snapshots): it never builds a transport, never serves, never simulates',
   },

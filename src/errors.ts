@@ -12,11 +12,6 @@ export interface ErrorSpec {
   meaning: string;
   /** What to do about it (Markdown). */
   todo: string;
-  /**
-   * The node could not be reached at all (no connection was made), whatever the transport: the node machine
-   * counts these toward `unreachable` (node-setup.ts). A transport raises its own code with this set.
-   */
-  connect?: true;
 }
 
 export const ERROR_REGISTRY = {
@@ -27,10 +22,10 @@ export const ERROR_REGISTRY = {
     todo: 'point at the inventory repo directory, or at an `instances.yaml` file',
   },
   // Node access (dataplane/)
-  GC_SSH_CONNECT: {
+  // Whatever the transport (SSH, the simulator's bridge): the node machine counts it toward unreachable.
+  GC_CONNECT: {
     retryable: true,
-    connect: true,
-    meaning: 'the node did not accept a TCP or SSH connection: down, rebooting, unreachable',
+    meaning: "the node did not accept a connection (TCP, SSH, or the simulator's bridge): down, rebooting, unreachable",
     todo: 'check the node is up and its address in `instances.yaml`; groundcrew backs off and retries',
   },
   GC_SSH_AUTH: {
@@ -112,7 +107,7 @@ export const ERROR_REGISTRY = {
   },
   GC_STILL_DIFFERENT: {
     retryable: false,
-    meaning: 'a resource still differs after it was set (or a check of the verified phase failed)',
+    meaning: 'a resource still differs after it was set (or a check of the verify phase failed)',
     todo: 'something on the node undoes the change, or the component is broken: look at the named properties',
   },
   GC_KEYSTONE_UNAVAILABLE: {
@@ -278,13 +273,6 @@ export const errors = Object.fromEntries(
     Object.assign((message: string, cause?: unknown) => new GroundcrewError(code, message, cause), { code }),
   ]),
 ) as { readonly [K in ErrorCode]: Raise };
-
-/** The codes that say a node could not be reached at all (`ErrorSpec.connect`), whatever the transport. */
-export const CONNECT_CODES: ReadonlySet<string> = new Set(
-  Object.entries(ERROR_REGISTRY as Record<string, ErrorSpec>)
-    .filter(([, spec]) => spec.connect)
-    .map(([code]) => code),
-);
 
 /** The registry's entry for a code read from outside (a snapshot, a status record); none for unknown text. */
 export function errorSpec(code: string): ErrorSpec | undefined {

@@ -32,6 +32,27 @@ export const FAILING = subset('backoff', 'stalled', 'unreachable');
 /** At work on the node, or about to be: a rollout is not over while a node is in one. */
 export const BUSY = subset('pending', 'converging', 'rebooting', 'backoff', 'removing');
 
+/**
+ * The steps of a reboot: the rebooting state's sub-states (state-machines/reboot-states.ts), in the order a reboot
+ * takes them; node-states.test.ts checks the two agree. A node rebooting shows its step here, never as a phase.
+ */
+export const REBOOT_STEPS = [
+  'checkingCap',
+  'readingBootId',
+  'recorded',
+  'resuming',
+  'issuing',
+  // A reboot request that never left: backing off, then the boot id read again before asking again.
+  'issueBackoff',
+  'rereading',
+  'waitingForBoot',
+  'checkingReadiness',
+  'settling',
+  'confirming',
+] as const;
+
+export type RebootStep = (typeof REBOOT_STEPS)[number];
+
 export function isNodeState(value: string): value is NodeState {
   return (NODE_STATES as readonly string[]).includes(value);
 }

@@ -82,7 +82,7 @@ export function renderTable(nodes: NodeStatus[], now = Date.now()): string {
   const rows = nodes.map((n) => [
     inert(n.name),
     inert(n.state),
-    inert(n.phase),
+    inert(n.phase ?? n.reboot),
     `${inert(n.desiredVersions.contrail ?? '-')}→${inert(n.observedVersions.contrail ?? '-')}`,
     `${short(n.lastAppliedRevision)}/${short(n.desiredRevision)}`,
     since(n.since, now),
@@ -206,7 +206,13 @@ export async function historyCommand(node: string, options: ClientOptions, io: O
   }
   for (const t of n.history)
     io.out(
-      [inert(t.at), inert(t.event ?? t.state).padEnd(18), inert(t.phase).padEnd(17), inert(short(t.revision)).padEnd(12), inert(t.detail)]
+      [
+        inert(t.at),
+        inert(t.event ?? t.state).padEnd(18),
+        inert(t.phase ?? t.reboot).padEnd(17),
+        inert(short(t.revision)).padEnd(12),
+        inert(t.detail),
+      ]
         .join('  ')
         .trimEnd(),
     );

@@ -53,7 +53,7 @@ function printTransitions(status: StatusStore, io: Output): void {
     const t = e.transition;
     const elapsed = `+${((Date.now() - started) / 1000).toFixed(1)}s`.padStart(8);
     io.out(
-      `${elapsed}  ${inert(e.node.name).padEnd(14)} ${inert(t.state).padEnd(11)} ${inert(t.phase)}${t.detail ? `  ${inert(t.detail)}` : ''}`,
+      `${elapsed}  ${inert(e.node.name).padEnd(14)} ${inert(t.state).padEnd(11)} ${inert(t.phase ?? t.reboot)}${t.detail ? `  ${inert(t.detail)}` : ''}`,
     );
     const nodes = status.list().filter((n) => n.state !== 'orphaned' && n.state !== 'removed');
     const verified = nodes.filter((n) => n.state === 'verified' && n.lastAppliedRevision === n.desiredRevision).length;

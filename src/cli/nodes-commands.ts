@@ -65,7 +65,7 @@ export function renderExplain(n: NodeDetail, revisions: RevisionStatus[], now = 
     return r?.subject ? ` "${inert(r.subject)}"` : '';
   };
   lines.push(
-    `${inert(n.name)} (${inert(n.os)}; ${n.roles.map(inert).join(', ')}): ${inert(n.state)}${n.phase ? ` in ${inert(n.phase)}` : ''}`,
+    `${inert(n.name)} (${inert(n.os)}; ${n.roles.map(inert).join(', ')}): ${inert(n.state)}${n.phase ? ` in ${inert(n.phase)}` : ''}${n.reboot ? ` at ${inert(n.reboot)}` : ''}`,
   );
   lines.push(`  since ${inert(n.since)} (${since(n.since, now)} ago)`);
   if (n.lastError) {
@@ -95,7 +95,7 @@ export function renderExplain(n: NodeDetail, revisions: RevisionStatus[], now = 
     lines.push('  recent:');
     for (const t of recent)
       lines.push(
-        `    ${inert(t.at)}  ${inert(t.event ?? t.state)}${t.phase ? ` ${inert(t.phase)}` : ''}${t.detail ? `  ${inert(t.detail.split('\n')[0])}` : ''}`,
+        `    ${inert(t.at)}  ${inert(t.event ?? t.state)}${(t.phase ?? t.reboot) ? ` ${inert(t.phase ?? t.reboot)}` : ''}${t.detail ? `  ${inert(t.detail.split('\n')[0])}` : ''}`,
       );
   }
   return lines.join('\n');

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { MACHINE_STATES } from '../node-state.js';
+import { MACHINE_STATES, REBOOT_STEPS } from '../node-state.js';
 import type { NodeStatus } from '../reconciler/status-store.js';
 
 /** A node's name, as instances.yaml allows it (inventory/instances-file.ts). */
@@ -41,6 +41,7 @@ const StatusSchema = z.strictObject({
   labels: z.record(text(256), text(256)).optional(),
   state: z.enum([...MACHINE_STATES, 'orphaned']),
   phase: text(64).optional(),
+  reboot: z.enum(REBOOT_STEPS).optional(),
   phases: z.array(text(64)).max(64),
   mode: text(32),
   desiredRevision: z.string().regex(OBJECT_NAME).optional(),

@@ -54,6 +54,7 @@ const transition = z.object({
   event: z.enum(['disruption.started', 'disruption.ended', 'snapshot.set-aside']).optional(),
   state: text,
   phase: text.optional(),
+  reboot: text.optional(),
   revision: text.optional(),
   detail: text.optional(),
 });

@@ -43,6 +43,7 @@ export function verifiedOnDesired(status: Pick<NodeStatus, 'state' | 'lastApplie
 const CLEARED: Partial<NodeStatus> = {
   labels: undefined,
   phase: undefined,
+  reboot: undefined,
   desiredRevision: undefined,
   lastAttemptedRevision: undefined,
   lastAppliedRevision: undefined,

@@ -74,9 +74,9 @@ export class SimExecutor implements Executor {
   async run(cmd: Command, opts: RunOptions): Promise<CommandResult> {
     const started = performance.now();
     const name = this.options.host.state.hostname;
-    if (this.isDown) throw markSent(errors.GC_SSH_CONNECT(`cannot connect to ${name}: ECONNREFUSED (rebooting)`), false);
+    if (this.isDown) throw markSent(errors.GC_CONNECT(`cannot connect to ${name}: ECONNREFUSED (rebooting)`), false);
     if (Date.now() < this.#unreachableUntil)
-      throw markSent(errors.GC_SSH_CONNECT(`cannot connect to ${name}: ETIMEDOUT (its address is moving to a vNIC)`), false);
+      throw markSent(errors.GC_CONNECT(`cannot connect to ${name}: ETIMEDOUT (its address is moving to a vNIC)`), false);
     await this.#roundTrip(opts, commandName(`${name}: `, cmd));
     this.stats.commands++;
     const host = this.options.host;
@@ -179,7 +179,7 @@ export class SocketSimExecutor implements Executor {
     }
     if (deadline.error || !answer) throw deadline.error ?? this.#lost(undefined, wire.connected);
     // The host process answered that the host is down (rebooting): it ran nothing.
-    if (answer.down) throw markSent(errors.GC_SSH_CONNECT(`cannot connect to ${name}: ECONNREFUSED (rebooting)`), false);
+    if (answer.down) throw markSent(errors.GC_CONNECT(`cannot connect to ${name}: ECONNREFUSED (rebooting)`), false);
     this.stats.commands++;
     return { exitCode: answer.exitCode, stdout: answer.stdout, stderr: answer.stderr, durationMs: performance.now() - started };
   }
@@ -193,7 +193,7 @@ export class SocketSimExecutor implements Executor {
     const why = err instanceof Error ? `: ${err.message}` : '';
     return connected
       ? markSent(errors.GC_CONNECTION_LOST(`the simulated host ${name} did not answer${why}; the command's outcome is unknown`, err), true)
-      : markSent(errors.GC_SSH_CONNECT(`cannot reach the simulated host ${name}${why}`, err), false);
+      : markSent(errors.GC_CONNECT(`cannot reach the simulated host ${name}${why}`, err), false);
   }
 
   #ask(cmd: Command, stdin: string | undefined, signal: AbortSignal, wire: { connected: boolean }): Promise<Answer> {

@@ -234,7 +234,7 @@ export class SshExecutor implements Executor {
     if (e.level === 'client-authentication') {
       return errors.GC_SSH_AUTH(`${this.options.target.username}@${this.endpoint} refused the credentials (${e.message})`, err);
     }
-    return errors.GC_SSH_CONNECT(`cannot connect to ${this.endpoint}: ${e.code ?? e.message}`, err);
+    return errors.GC_CONNECT(`cannot connect to ${this.endpoint}: ${e.code ?? e.message}`, err);
   }
 
   #onClose(ssh: NodeSSH): void {

@@ -1,6 +1,6 @@
 // What a node is asked to be, as one value: its spec, role input and digest, the commit that asked it, and what
 // the reconciler keeps of its plan (the order the machine takes the phases in, the gates). Derived once per
-// revision by `desiredNode` and replaced whole on the node's entry, never edited field by field.
+// revision by `desiredNode` and replaced whole on the node's record, never edited field by field.
 
 import type { NodeSpec } from '../inventory/desired-state.js';
 import type { RoleInput } from '../roles/input.js';

@@ -9,7 +9,8 @@ import type { AnyStateMachine } from 'xstate';
 import { RESTING } from '../node-state.js';
 import type { NodeEvent } from '../state-machines/node-machine.js';
 import { type LaunchHooks, launchNode } from './node-launch.js';
-import { type Entry, type NodeHandle, type NodeSnapshot, where } from './node-status.js';
+import { dropRuntime, launched, type NodeHandle, type NodeRecord, type NodeSnapshot } from './node-record.js';
+import { where } from './node-status.js';
 import type { SavedNode } from './saved-node.js';
 
 export class DormantNode implements NodeHandle {
@@ -40,7 +41,7 @@ export class DormantNode implements NodeHandle {
  * settled it, never from inside its own observer). The first event after starts a new actor from the snapshot;
  * that start is not a look at the node (it only restores what the rested node showed), the event's transition is.
  */
-export function restNode(entry: Entry, machine: AnyStateMachine, hooks: LaunchHooks): void {
+export function restNode(entry: NodeRecord, machine: AnyStateMachine, hooks: LaunchHooks): void {
   const actor = entry.actor;
   if (actor instanceof DormantNode || !hooks.current()) return;
   const snapshot = actor.getSnapshot();
@@ -57,8 +58,8 @@ export function restNode(entry: Entry, machine: AnyStateMachine, hooks: LaunchHo
     started = true;
     return entry.actor;
   };
-  entry.actor = new DormantNode(machine.resolveState({ value, context }) as NodeSnapshot, actor.getPersistedSnapshot(), wake);
+  launched(entry, new DormantNode(machine.resolveState({ value, context }) as NodeSnapshot, actor.getPersistedSnapshot(), wake));
   // Its runtime is built again when an actor asks for it (node-runtime.ts).
-  entry.runtime = undefined;
+  dropRuntime(entry);
   actor.stop();
 }

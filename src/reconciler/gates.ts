@@ -4,13 +4,14 @@
 import { errors } from '../errors.js';
 import type { Gate, NodePlan } from '../roles/plan.js';
 import { planGates } from '../roles/plan.js';
+import type { NodeRecord } from './node-record.js';
 import type { NodeScope } from './node-scope.js';
-import { type Entry, where } from './node-status.js';
+import { where } from './node-status.js';
 
 export const GATE_CODES = new Set<string>([errors.GC_GATE_CLOSED.code, errors.GC_GATE_FAILED.code]);
 
 /** Throws GC_GATE_CLOSED (retried) while a node the phase waits for is not verified, GC_GATE_FAILED when it failed. */
-export function checkGates(gates: readonly Gate[], entries: ReadonlyMap<string, Entry>, scope: NodeScope): void {
+export function checkGates(gates: readonly Gate[], entries: ReadonlyMap<string, NodeRecord>, scope: NodeScope): void {
   for (const gate of gates) {
     const other = entries.get(gate.node);
     const snapshot = other?.actor.getSnapshot();
@@ -28,7 +29,7 @@ const NO_GATES: ReadonlySet<string> = new Set();
 const NO_PHASE_GATES: ReadonlyMap<string, readonly Gate[]> = new Map();
 
 /**
- * Each gated phase's gates, kept on the node's entry: a phase run checks them before it waits for a worker,
+ * Each gated phase's gates, kept on the node's record: a phase run checks them before it waits for a worker,
  * and builds its plan only once it holds one (plans built while waiting were most of the heap in flight).
  */
 export function phaseGates(plan: NodePlan): ReadonlyMap<string, readonly Gate[]> {
@@ -36,7 +37,7 @@ export function phaseGates(plan: NodePlan): ReadonlyMap<string, readonly Gate[]>
   return gated.length === 0 ? NO_PHASE_GATES : new Map(gated.map((p) => [p.name, p.gates]));
 }
 
-/** The nodes a plan's gates wait for, kept on the node's entry: every settle looks at every node's. */
+/** The nodes a plan's gates wait for, kept on the node's record: every settle looks at every node's. */
 export function gateNodes(plan: NodePlan): ReadonlySet<string> {
   const gates = planGates(plan);
   return gates.length === 0 ? NO_GATES : new Set(gates.map((g) => g.node));
@@ -47,7 +48,7 @@ export function gateNodes(plan: NodePlan): ReadonlySet<string> {
  * a stalled one (settled) through `request` (the reconciler's run window). Runs at every settle over every node:
  * at 10,000 nodes, planGates per node per settle was most of the daemon's CPU during a converge.
  */
-export function wakeDependents(name: string, entries: ReadonlyMap<string, Entry>, request?: (node: string) => void): void {
+export function wakeDependents(name: string, entries: ReadonlyMap<string, NodeRecord>, request?: (node: string) => void): void {
   for (const other of entries.values()) {
     if (!other.desired.gates.has(name)) continue;
     const snapshot = other.actor.getSnapshot();

@@ -6,7 +6,7 @@ import { type AnyStateMachine, createActor } from 'xstate';
 import { errors } from '../errors.js';
 import type { NodeMachineInput } from '../state-machines/node-machine.js';
 import { withRevision } from './desired-node.js';
-import type { Entry, NodeActor, NodeSnapshot } from './node-status.js';
+import { desire, launched, type NodeActor, type NodeRecord, type NodeSnapshot } from './node-record.js';
 import type { Restore, SavedNode } from './saved-node.js';
 import type { NodeSnapshots } from './snapshot-store.js';
 import type { StatusStore } from './status-store.js';
@@ -24,13 +24,13 @@ export interface LaunchHooks {
  */
 export function launchNode(
   machine: AnyStateMachine,
-  entry: Entry,
+  entry: NodeRecord,
   input: NodeMachineInput,
   snapshot: SavedNode['snapshot'] | undefined,
   hooks: LaunchHooks,
 ): void {
   const actor = createActor(machine, snapshot ? { snapshot: snapshot as never, input } : { input }) as unknown as NodeActor;
-  entry.actor = actor;
+  launched(entry, actor);
   const mine = () => entry.actor === actor && hooks.current();
   actor.subscribe({
     next: (snap) => {
@@ -48,7 +48,7 @@ export function launchNode(
 }
 
 /** Says, in the log, the node's conditions and its timeline, that its snapshot was set aside and why. */
-export function noteSetAside(status: StatusStore, entry: Entry, setAside: { file: string; reason: string }): void {
+export function noteSetAside(status: StatusStore, entry: NodeRecord, setAside: { file: string; reason: string }): void {
   const name = entry.name;
   const file = basename(setAside.file);
   entry.log.warn({ file: setAside.file, reason: setAside.reason }, 'snapshot set aside; the node starts over from its facts');
@@ -62,7 +62,7 @@ export function noteSetAside(status: StatusStore, entry: Entry, setAside: { file
  */
 export function restoreNode(
   { saved, setAside }: Restore,
-  entry: Entry,
+  entry: NodeRecord,
   input: NodeMachineInput,
   sha: string,
   { store, status }: { store: NodeSnapshots; status: StatusStore },
@@ -77,7 +77,7 @@ export function restoreNode(
     const reason = 'the node machine failed on restoring it';
     setAside = { file: store.setAside(entry.name, reason), reason };
     restored = undefined;
-    entry.desired = withRevision(entry.desired, sha);
+    desire(entry, withRevision(entry.desired, sha));
     launch(undefined, { ...input, revision: sha });
   }
   if (setAside) noteSetAside(status, entry, setAside);

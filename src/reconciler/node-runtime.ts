@@ -1,7 +1,7 @@
 // What a node's machine runs on: its executor (commands wait until its snapshot is durable), its plan built on
 // demand, its gates, the disruption budget and the worker slots, and where a phase's outcome is recorded.
 
-import { GatedExecutor } from '../dataplane/gated-executor.js';
+import { FencedExecutor } from '../dataplane/fenced-executor.js';
 import type { NodeSpec } from '../inventory/desired-state.js';
 import { linuxDeconfigure } from '../roles/linux/deconfigure.js';
 import type { Phase } from '../roles/phase.js';
@@ -10,8 +10,9 @@ import { windowsDeconfigure } from '../roles/windows/deconfigure.js';
 import type { Fence } from './coordination.js';
 import { checkGates } from './gates.js';
 import type { NodeRuntime } from './node-actors.js';
+import type { NodeReach, NodeRecord } from './node-record.js';
 import type { NodeScope } from './node-scope.js';
-import { type Entry, recordPhase } from './node-status.js';
+import { recordPhase } from './node-status.js';
 import type { Rollout } from './rollout.js';
 import type { RunWindow } from './run-window.js';
 import type { StatusStore } from './status-store.js';
@@ -23,7 +24,7 @@ const LINUX_DECONFIGURE: Phase = linuxDeconfigure();
 export interface RuntimeDeps {
   scope: NodeScope;
   status: StatusStore;
-  entries: ReadonlyMap<string, Entry>;
+  entries: ReadonlyMap<string, NodeRecord>;
   window: RunWindow;
   rollout: Rollout;
   workers: NonNullable<NodeRuntime['workers']>;
@@ -33,16 +34,16 @@ export interface RuntimeDeps {
  * How `spec`'s node is reached: every command passes the fence first (coordination.ts), the one place it is
  * checked before a command; a refusal is a command never sent.
  */
-export function nodeReach(spec: NodeSpec, access: (node: NodeSpec) => Entry['reach'], fence: Fence): Entry['reach'] {
+export function nodeReach(spec: NodeSpec, access: (node: NodeSpec) => NodeReach, fence: Fence): NodeReach {
   const reached = access(spec);
-  return { ...reached, exec: new GatedExecutor(reached.exec, () => fence.guard(spec.name)) };
+  return { ...reached, exec: new FencedExecutor(reached.exec, () => fence.guard(spec.name)) };
 }
 
 /**
  * The runtime of the entry's node, built when its actor first asks: a rested node holds none (about 2 KiB of
  * closures a node; measured in a settled heap at 10,000 nodes, docs/BENCHMARKS.md).
  */
-export function nodeRuntime(entry: Entry, deps: RuntimeDeps): NodeRuntime {
+export function nodeRuntime(entry: NodeRecord, deps: RuntimeDeps): NodeRuntime {
   const { name, log } = entry;
   return {
     ...entry.reach,

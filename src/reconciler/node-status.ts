@@ -1,46 +1,20 @@
-// A node's entry in the reconciler, what is saved of it, and its status as the status page shows it,
-// projected from the machine's snapshot.
+// A node's status as the status page shows it, projected from its machine's snapshot; a phase's outcome into
+// its run report.
 
-import type { Logger } from 'pino';
-import type { Actor, SnapshotFrom } from 'xstate';
-import type { NodeSpec } from '../inventory/desired-state.js';
-import { FAILING, type MachineState, SETTLED } from '../node-state.js';
-import type { RoleInput } from '../roles/input.js';
+import { FAILING, type MachineState, type RebootStep, SETTLED } from '../node-state.js';
 import { observedVersions } from '../roles/observed-versions.js';
 import type { PhaseOutcome } from '../roles/phase.js';
-import type { Gate } from '../roles/plan.js';
-import type { NodeEvent, nodeMachine, RunPhaseInput } from '../state-machines/node-machine.js';
-import type { DesiredNode } from './desired-node.js';
-import type { NodeRuntime } from './node-actors.js';
+import type { RunPhaseInput } from '../state-machines/node-machine.js';
+import { type NodeRecord, type NodeSnapshot, noteVersions } from './node-record.js';
+import { type SavedNode, SNAPSHOT_VERSION } from './saved-node.js';
 import type { NodeStatus, StatusStore } from './status-store.js';
+import type { Settle } from './sync-decision.js';
 
-export type NodeActor = Actor<typeof nodeMachine>;
-export type NodeSnapshot = SnapshotFrom<typeof nodeMachine>;
+/** What is saved of a node: its checked form (saved-node.ts), the machine's snapshot as the actor persists it. */
+export type SavedRecord = Omit<SavedNode, 'snapshot'> & { snapshot: unknown };
 
-/** What the reconciler asks of a node's machine: its live actor, or a settled node's snapshot (dormant-node.ts). */
-export interface NodeHandle {
-  getSnapshot(): NodeSnapshot;
-  getPersistedSnapshot(): unknown;
-  send(event: NodeEvent): void;
-  stop(): void;
-}
-
-/** A node the reconciler knows: what it is asked to be (replaced whole), how it is reached, its machine. */
-export interface Entry {
-  readonly name: string;
-  /** What the node is asked to be (desired-node.ts), replaced as a unit when that changes. */
-  desired: DesiredNode;
-  /** How the node is reached (its executor, durable), kept while the node is known. */
-  reach: Pick<NodeRuntime, 'exec' | 'poll'>;
-  /** What its machine runs on, built when an actor first asks, dropped when the node rests (node-runtime.ts). */
-  runtime?: NodeRuntime;
-  actor: NodeHandle;
-  log: Logger;
-  observed?: Record<string, string>;
-}
-
-/** The state and phase a snapshot shows, as the status page names them. */
-export function where(snapshot: NodeSnapshot): { state: MachineState; phase?: string } {
+/** The state a snapshot shows, as the status page names them, with its phase (converging) or its reboot step (rebooting). */
+export function where(snapshot: NodeSnapshot): { state: MachineState; phase?: string; reboot?: RebootStep } {
   const value = snapshot.value;
   // An actor in error state has no value: it is stuck until it is replaced, as a stalled node is.
   if (snapshot.status === 'error' || value === undefined || value === null) return { state: 'stalled' };
@@ -48,15 +22,16 @@ export function where(snapshot: NodeSnapshot): { state: MachineState; phase?: st
   if (typeof value === 'string') return { state: value as MachineState };
   const [state, sub] = (Object.entries(value as Record<string, unknown>)[0] ?? ['stalled', undefined]) as [MachineState, unknown];
   if (state === 'converging') return { state, phase: snapshot.context.phases[snapshot.context.phaseIndex] ?? '' };
-  return { state, ...(typeof sub === 'string' ? { phase: sub } : {}) };
+  // The rebooting state is the machine's one other compound state (node-states.test.ts).
+  return { state, ...(state === 'rebooting' && typeof sub === 'string' ? { reboot: sub as RebootStep } : {}) };
 }
 
 /** The node's status from its snapshot, and the line the timeline gets when it enters a failing state. */
 export function nodeStatus(
-  entry: Entry,
+  entry: NodeRecord,
   snapshot: NodeSnapshot,
 ): { status: Partial<NodeStatus> & { name: string; state: string }; detail?: string } {
-  const { state, phase } = where(snapshot);
+  const { state, phase, reboot } = where(snapshot);
   const context = snapshot.context;
   const error = context.lastError && FAILING.has(state) ? { code: context.lastError.code, message: context.lastError.message } : undefined;
   return {
@@ -68,6 +43,7 @@ export function nodeStatus(
       labels: { ...entry.desired.spec.labels },
       state,
       phase,
+      reboot,
       phases: context.phases,
       mode: context.mode,
       desiredRevision: entry.desired.revision,
@@ -83,10 +59,36 @@ export function nodeStatus(
   };
 }
 
+/**
+ * The projection of one snapshot of the node's machine: what is saved of the node (restored after a restart), its
+ * status with the timeline's line when the state changed from `shownBefore`, and, in a settled state, the settle
+ * its next sync follows up. Decides nothing else: what follows a settle is the sync's (sync-decision.ts).
+ */
+export function projectNode(
+  entry: NodeRecord,
+  snapshot: NodeSnapshot,
+  shownBefore: string | undefined,
+): { saved: SavedRecord; status: Partial<NodeStatus> & { name: string; state: string }; detail?: string; settle?: Settle } {
+  const { desired, observed } = entry;
+  const saved: SavedRecord = {
+    version: SNAPSHOT_VERSION,
+    digest: desired.digest,
+    revision: desired.revision,
+    snapshot: entry.actor.getPersistedSnapshot(),
+    ...(observed ? { observed } : {}),
+  };
+  const { status, detail } = nodeStatus(entry, snapshot);
+  const { state } = status;
+  const entered = state !== shownBefore;
+  const settled = SETTLED.has(state) ? (state as Settle['state']) : undefined;
+  const settle = settled && { state: settled, entered, code: snapshot.context.lastError?.code ?? '', revision: desired.revision };
+  return { saved, status, ...(entered && detail ? { detail } : {}), ...(settle ? { settle } : {}) };
+}
+
 /** A phase's outcome into the node's run report, and the versions it observed into its status. */
 export function recordPhase(
   status: StatusStore,
-  entry: Entry | undefined,
+  entry: NodeRecord | undefined,
   name: string,
   outcome: PhaseOutcome,
   input: RunPhaseInput,
@@ -100,7 +102,7 @@ export function recordPhase(
   });
   const observed = entry ? observedVersions(entry.desired.spec.os, outcome) : undefined;
   if (entry && observed) {
-    entry.observed = observed;
+    noteVersions(entry, observed);
     status.update(name, { name, observedVersions: observed });
   }
 }
@@ -113,6 +115,6 @@ export function resyncs(snapshot: NodeSnapshot): boolean {
 }
 
 /** The node's machine is out of a settled state (it holds a place in the run window). */
-export function running(entry: Entry | undefined): boolean {
+export function running(entry: NodeRecord | undefined): boolean {
   return entry !== undefined && !SETTLED.has(where(entry.actor.getSnapshot()).state);
 }

@@ -5,28 +5,27 @@
 import pino, { type Logger } from 'pino';
 import { Limiter } from '../dataplane/limiter.js';
 import type { DesiredState, NodeSpec } from '../inventory/desired-state.js';
-import { SETTLED } from '../node-state.js';
 import type { RoleInput } from '../roles/input.js';
-import { planNode, planOrder } from '../roles/plan.js';
 import { type Limits, type NodeMachineInput, nodeMachine } from '../state-machines/node-machine.js';
 import type { Coordination } from './coordination.js';
 import { sharedInputs } from './cross-node.js';
 import { desiredNode, withRevision, withSpec } from './desired-node.js';
 import { restNode } from './dormant-node.js';
-import { GATE_CODES, gateNodes, phaseGates, wakeDependents } from './gates.js';
+import { GATE_CODES, wakeDependents } from './gates.js';
 import { localCoordination } from './local-coordination.js';
 import { type NodeRuntime, sharedNodeActors } from './node-actors.js';
 import { type LaunchHooks, launchNode, restoreNode } from './node-launch.js';
+import { desire, type NodeRecord, type NodeSnapshot, newRecord, runtimeOf } from './node-record.js';
 import { nodeReach, nodeRuntime } from './node-runtime.js';
-import { type Entry, type NodeSnapshot, nodeStatus, resyncs, running } from './node-status.js';
+import { projectNode, resyncs, running } from './node-status.js';
 import { type ObservedPlan, observePlans } from './observed-plan.js';
 import { inputDigest, type RoleEnvironment, roleInput, touched } from './role-input.js';
 import { type Rollout, shownRollout } from './rollout.js';
 import { RunWindow, showWaiting } from './run-window.js';
-import { loadSaved, type Restore, type SavedNode, SNAPSHOT_VERSION } from './saved-node.js';
+import { loadSaved, type Restore, type SavedNode } from './saved-node.js';
 import { whenSettled } from './settled.js';
 import type { StatusStore } from './status-store.js';
-import { decideSync, type SyncDecision } from './sync-decision.js';
+import { decideSettle, decideSync, laterSettle, type Settle, type SyncDecision } from './sync-decision.js';
 import { budgetOf, WorkQueue } from './work-queue.js';
 
 /** A validated revision: the commit and what it asks of every node. */
@@ -56,13 +55,15 @@ export interface ReconcilerOptions {
 }
 
 export class Reconciler {
-  readonly #entries = new Map<string, Entry>();
+  readonly #entries = new Map<string, NodeRecord>();
   readonly #queue: WorkQueue;
   readonly #workers: Limiter;
   readonly #rollout: Rollout;
   readonly #requested = new Set<string>();
   /** Settled nodes the periodic resync looks at again once they hold a place in the run window. */
   readonly #resyncs = new Set<string>();
+  /** Settles the projection saw, each followed up by its node's next sync. */
+  readonly #settles = new Map<string, Settle>();
   readonly #window: RunWindow;
   readonly #log: Logger;
   readonly #coordination: Coordination;
@@ -186,8 +187,11 @@ export class Reconciler {
     for (const name of nodes ?? new Set([...this.#specs.keys(), ...this.#entries.keys()])) this.#queue.add(name);
   }
 
-  /** One node: what to do is decided (sync-decision.ts), then done here. */
+  /** One node: its last settle followed up, then what to do is decided (sync-decision.ts) and done here. */
   async #sync(name: string): Promise<void> {
+    const settle = this.#settles.get(name);
+    this.#settles.delete(name);
+    if (settle && !this.#stopped) this.#followUp(name, settle);
     const revision = this.#stopped ? undefined : this.#revision;
     const entry = this.#entries.get(name);
     const decision = decideSync({
@@ -248,11 +252,11 @@ export class Reconciler {
   /** A live machine told what changed: a new desired state, or its mode; then a pass asked for, or a resync. */
   #update({ entry, spec, desired, request, resync }: Extract<SyncDecision, { do: 'update' }>, sha: string): void {
     if (desired === 'mode') {
-      entry.desired = withSpec(entry.desired, spec);
+      desire(entry, withSpec(entry.desired, spec));
       this.#reachDesired(entry);
     } else if (desired) {
       entry.log.info({ revision: sha }, 'new desired state');
-      entry.desired = desiredNode(spec, desired.role, desired.digest, sha);
+      desire(entry, desiredNode(spec, desired.role, desired.digest, sha));
       this.#reachDesired(entry);
     }
     const name = spec.name;
@@ -260,7 +264,7 @@ export class Reconciler {
     if (resync && this.#resyncs.delete(name) && resyncs(entry.actor.getSnapshot())) entry.actor.send({ type: 'resync' });
   }
 
-  #reachDesired(entry: Entry): void {
+  #reachDesired(entry: NodeRecord): void {
     const { spec, revision, order } = entry.desired;
     const { mode, paused } = spec;
     entry.actor.send({ type: 'desired.changed', revision, ...order, mode, paused });
@@ -268,11 +272,11 @@ export class Reconciler {
     this.#observe(entry, entry.actor.getSnapshot());
   }
 
-  #launch(entry: Entry, input: NodeMachineInput, snapshot?: SavedNode['snapshot']): void {
+  #launch(entry: NodeRecord, input: NodeMachineInput, snapshot?: SavedNode['snapshot']): void {
     launchNode(this.#machine, entry, input, snapshot, this.#hooks(entry));
   }
 
-  #hooks(entry: Entry): LaunchHooks {
+  #hooks(entry: NodeRecord): LaunchHooks {
     const observe = (snap: NodeSnapshot) => this.#observe(entry, snap);
     return { observe, current: () => this.#entries.get(entry.name) === entry, status: this.options.status };
   }
@@ -289,8 +293,7 @@ export class Reconciler {
       rollout: this.#rollout,
       workers: this.#workers,
     };
-    entry.runtime ??= nodeRuntime(entry, deps);
-    return entry.runtime;
+    return runtimeOf(entry, () => nodeRuntime(entry, deps));
   }
 
   #spawn(revision: InForce, spec: NodeSpec, role: RoleInput, digest: string): void {
@@ -305,7 +308,7 @@ export class Reconciler {
     const input = { node: name, revision: desired.revision, ...desired.order, mode, paused, limits: this.options.limits ?? {} };
     // Its actor comes from #launch below, before anything reads the entry (an actor made only to be replaced
     // would resolve the machine's initial state once more per node at start).
-    const entry = { name, desired, reach, log, ...(saved?.observed ? { observed: saved.observed } : {}) } as Entry;
+    const entry = newRecord({ name, desired, reach, log, ...(saved?.observed ? { observed: saved.observed } : {}) });
     if (saved?.observed) this.options.status.update(name, { name, observedVersions: saved.observed });
     this.#entries.set(name, entry);
     const stores = { store: snapshots, status: this.options.status };
@@ -315,7 +318,7 @@ export class Reconciler {
     if (actor.getSnapshot().matches('rebooting')) this.#rollout.hold(name);
     if (restored.digest !== digest) {
       // Asked something new while groundcrew was down: that preempts whatever the node was doing.
-      entry.desired = withRevision(entry.desired, revision.sha);
+      desire(entry, withRevision(entry.desired, revision.sha));
       this.#reachDesired(entry);
     } else if (!actor.getSnapshot().matches('verified')) {
       // Verified before the restart: it still is (the periodic resync checks). Anything else resumes at
@@ -325,7 +328,7 @@ export class Reconciler {
     this.#observe(entry, actor.getSnapshot());
   }
 
-  #remove(entry: Entry, policy: 'orphan' | 'deconfigure'): void {
+  #remove(entry: NodeRecord, policy: 'orphan' | 'deconfigure'): void {
     const name = entry.name;
     if (policy === 'deconfigure') {
       if (!entry.actor.getSnapshot().matches('removing')) {
@@ -345,13 +348,13 @@ export class Reconciler {
   }
 
   /** Not this process's node: stopped now (`no`) or once settled (`hand-over`), its snapshot kept for the next. */
-  #leave(name: string, entry: Entry | undefined, scope: 'hand-over' | 'no'): void {
+  #leave(name: string, entry: NodeRecord | undefined, scope: 'hand-over' | 'no'): void {
     if (entry && scope === 'hand-over' && running(entry)) return;
     if (entry) this.#forget(entry, false);
     if (scope === 'hand-over') this.#coordination.scope.letGo(name);
   }
 
-  #forget(entry: Entry, removeSnapshot = true): void {
+  #forget(entry: NodeRecord, removeSnapshot = true): void {
     const name = entry.name;
     entry.actor.stop();
     this.#entries.delete(name);
@@ -365,62 +368,51 @@ export class Reconciler {
     void entry.reach.exec.close();
   }
 
-  /** Every snapshot of a node's machine: projected, and when it is settled, what settling frees or records. */
-  #observe(entry: Entry, snapshot: NodeSnapshot): void {
+  /**
+   * The projection of every snapshot of a node's machine: saved as the node's record, shown as its status. A
+   * settle is only noted: the node's next sync follows it up (asked for before the status changes, so nothing
+   * waiting on the status sees the queue idle first).
+   */
+  #observe(entry: NodeRecord, snapshot: NodeSnapshot): void {
     // An errored actor has nothing to resume and no state to show: its error observer reports it.
     if (snapshot.status === 'error') return;
-    const { state, before } = this.#project(entry, snapshot);
-    // Every look, not only a change: a node restored settled (taken over verified) changes no state here.
-    if (SETTLED.has(state)) this.#rest(entry, state, before, snapshot);
-  }
-
-  /** The projection: the snapshot saved as the node's record, its status shown. Returns the state shown, and the one before. */
-  #project(entry: Entry, snapshot: NodeSnapshot): { state: string; before: string | undefined } {
     const name = entry.name;
-    this.#coordination.snapshots.save(name, {
-      version: SNAPSHOT_VERSION,
-      digest: entry.desired.digest,
-      revision: entry.desired.revision,
-      snapshot: entry.actor.getPersistedSnapshot(),
-      ...(entry.observed ? { observed: entry.observed } : {}),
-    } satisfies Omit<SavedNode, 'snapshot'> & { snapshot: unknown });
-    const before = this.options.status.get(name)?.state;
-    const { status, detail } = nodeStatus(entry, snapshot);
-    this.options.status.update(name, status, status.state !== before ? detail : undefined);
-    return { state: status.state, before };
+    const { saved, status, detail, settle } = projectNode(entry, snapshot, this.options.status.get(name)?.state);
+    this.#coordination.snapshots.save(name, saved);
+    if (settle) {
+      this.#settles.set(name, laterSettle(this.#settles.get(name), settle));
+      this.#queue.add(name);
+    }
+    this.options.status.update(name, status, detail);
   }
 
   /**
-   * A settled node: its place goes to the next, its actor rests; on a change of state, its report finishes and the
-   * rollout hears of it; a node to hand over is looked at again through the queue.
+   * What a settle asks, in the node's sync: its place goes to the next, the scope hears of it, its actor rests;
+   * when it entered the state, its report finishes and the rollout hears the outcome (sync-decision.ts
+   * `decideSettle`). A node to hand over is let go by the decision that follows in the same sync.
    */
-  #rest(entry: Entry, state: string, before: string | undefined, snapshot: NodeSnapshot): void {
-    const name = entry.name;
+  #followUp(name: string, settle: Settle): void {
+    const entry = this.#entries.get(name);
     this.#window.settled(name);
     this.#coordination.scope.settled(name);
-    setImmediate(() => restNode(entry, this.#machine, this.#hooks(entry)));
-    if (before === state) return;
-    this.#settle(entry, state, snapshot);
-    if (this.#coordination.scope.drives(name) !== 'yes') this.#queue.add(name);
-  }
-
-  #settle(entry: Entry, state: string, snapshot: NodeSnapshot): void {
-    const name = entry.name;
-    this.options.status.finishReport(name, state);
-    const code = snapshot.context.lastError?.code ?? '';
-    if (state === 'verified') {
+    if (entry) restNode(entry, this.#machine, this.#hooks(entry));
+    const { finish, outcome } = decideSettle(settle, GATE_CODES);
+    if (!finish) return;
+    this.options.status.finishReport(name, settle.state);
+    const wake = () => wakeDependents(name, this.#entries, (node) => this.request([node]));
+    if (outcome === 'recovered') {
       // On whatever revision it now has: a fix or revert of its pin ends the halts it caused.
       this.#rollout.recovered(name);
-      wakeDependents(name, this.#entries, (node) => this.request([node]));
-    } else if ((state === 'stalled' || state === 'unreachable') && !GATE_CODES.has(code)) {
-      const { revision } = entry.desired;
+      wake();
+    } else if (outcome === 'failed') {
+      const { revision } = settle;
       if (this.#rollout.recordFailure(name, revision)) {
         this.#log.warn({ revision, failed: this.#rollout.failures(revision) }, this.#rollout.haltReason(revision));
       }
       // Nodes waiting on this one learn it failed, rather than waiting out their backoff.
-      wakeDependents(name, this.#entries, (node) => this.request([node]));
-    } else if (state === 'removed') {
-      this.#forget(entry);
+      wake();
+    } else if (outcome === 'removed') {
+      if (entry) this.#forget(entry);
       this.options.status.update(name, { name, state: 'removed', phase: undefined }, 'deconfigured and removed from the inventory');
     }
     // After a failure is recorded: in a cluster, whoever takes the slot next sees the failure first.

@@ -20,7 +20,7 @@ export interface RolloutView {
   /** Nodes the revision changes (their desired revision is this one). */
   nodes: number;
   applied: string[];
-  inProgress: { name: string; state: string; phase?: string }[];
+  inProgress: { name: string; state: string; phase?: string; reboot?: string }[];
   /** Waiting for a slot of the disruption budget (maxUnavailable). */
   waitingBudget: string[];
   /** Held because the rollout halted. */
@@ -67,7 +67,13 @@ export function rolloutOf(all: readonly NodeStatus[], sha: string, halt?: Rollou
     else if (n.waiting?.includes('halted')) view.held.push(n.name);
     else if (n.waiting?.includes('disruption budget')) view.waitingBudget.push(n.name);
     else if (RESTING.includes(n.state)) view.other.push({ name: n.name, state: n.state });
-    else view.inProgress.push({ name: n.name, state: n.state, ...(n.phase ? { phase: n.phase } : {}) });
+    else
+      view.inProgress.push({
+        name: n.name,
+        state: n.state,
+        ...(n.phase ? { phase: n.phase } : {}),
+        ...(n.reboot ? { reboot: n.reboot } : {}),
+      });
   }
   view.finished = view.nodes > 0 && view.applied.length === view.nodes;
   return view;

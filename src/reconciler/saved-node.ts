@@ -61,7 +61,7 @@ const SavedNodeSchema = z.object({
   digest: z.string(),
   revision: z.string(),
   snapshot: PersistedSnapshotSchema,
-  /** The versions its last verified phase saw: the status page shows them after a restart too. */
+  /** The versions its last verify phase saw: the status page shows them after a restart too. */
   observed: z.record(z.string(), z.string()).optional(),
 });
 
@@ -69,6 +69,15 @@ const SavedNodeSchema = z.object({
 export type SavedNode = z.infer<typeof SavedNodeSchema>;
 
 export type SavedCheck = { ok: true; saved: SavedNode } | { ok: false; reason: string };
+
+/**
+ * A phase by its current name. The last phase was `verified` until issue 31 renamed it `verify` (so that verified
+ * is only a state); a snapshot saved before names it the old way, with the same digest, and the plan has no such
+ * phase any more.
+ */
+function currentPhase(name: string): string {
+  return name === 'verified' ? 'verify' : name;
+}
 
 /** Whether `machine` can be restored from `raw` (a saved node as read from disk); if not, why, in one line. */
 export function checkSaved(raw: unknown, machine: AnyStateMachine): SavedCheck {
@@ -85,6 +94,7 @@ export function checkSaved(raw: unknown, machine: AnyStateMachine): SavedCheck {
     return { ok: false, reason: `wrong shape at ${where}: ${issue?.message ?? 'invalid'}` };
   }
   const { value, context } = parsed.data.snapshot;
+  for (const list of ['phases', 'rebootBatch', 'rebootedPhases', 'requestedBy'] as const) context[list] = context[list].map(currentPhase);
   try {
     machine.resolveState({ value, context });
   } catch {

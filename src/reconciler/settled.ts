@@ -3,7 +3,8 @@
 
 import type { NodeSpec } from '../inventory/desired-state.js';
 import { SETTLED } from '../node-state.js';
-import { type Entry, where } from './node-status.js';
+import type { NodeRecord } from './node-record.js';
+import { where } from './node-status.js';
 import type { StatusStore } from './status-store.js';
 import type { WorkQueue } from './work-queue.js';
 
@@ -12,7 +13,7 @@ export interface SettledView {
   status: StatusStore;
   hasRevision: () => boolean;
   specs: () => ReadonlyMap<string, NodeSpec>;
-  entries: ReadonlyMap<string, Entry>;
+  entries: ReadonlyMap<string, NodeRecord>;
 }
 
 /** Resolves once the queue is idle and every node of the revision has settled on it. */

@@ -2,7 +2,7 @@
 // and every revision the source offered (accepted or rejected). The server and the CLI read only this.
 
 import { EventEmitter } from 'node:events';
-import { BUSY, type NodeState } from '../node-state.js';
+import { BUSY, type NodeState, type RebootStep } from '../node-state.js';
 import type { Os } from '../os.js';
 import { cut, keptErrors, SUBJECT_CHARS } from '../revision-bounds.js';
 import { NodeHistory } from './node-history.js';
@@ -25,7 +25,10 @@ export interface NodeStatus {
   /** The node's labels (nodes/<name>.yaml), for filtering. */
   labels?: Record<string, string>;
   state: NodeState;
+  /** The role phase it is in (converging). */
   phase?: string;
+  /** Its reboot's step (rebooting): never a phase. */
+  reboot?: RebootStep;
   /** The node's phases in order, as its machine steps through them. */
   phases: string[];
   mode: string;
@@ -56,6 +59,7 @@ export interface TransitionRecord {
   event?: 'disruption.started' | 'disruption.ended' | 'snapshot.set-aside';
   state: string;
   phase?: string;
+  reboot?: string;
   revision?: string;
   detail?: string;
 }
@@ -208,7 +212,7 @@ export class StatusStore extends EventEmitter<{ change: [StatusEvent] }> {
       ...patch,
       updatedAt: at,
     };
-    const moved = !before || before.state !== next.state || before.phase !== next.phase;
+    const moved = !before || before.state !== next.state || before.phase !== next.phase || before.reboot !== next.reboot;
     if (before && before.state !== next.state) next.since = at;
     next.conditions = conditionsOf(next);
     // A record is never changed once stored: the next change is a new record (the API's JSON cache keys on it).
@@ -222,6 +226,7 @@ export class StatusStore extends EventEmitter<{ change: [StatusEvent] }> {
         at,
         state: next.state,
         ...(next.phase ? { phase: next.phase } : {}),
+        ...(next.reboot ? { reboot: next.reboot } : {}),
         ...(next.desiredRevision ? { revision: next.desiredRevision } : {}),
         ...(detail ? { detail } : {}),
       };
@@ -241,6 +246,7 @@ export class StatusStore extends EventEmitter<{ change: [StatusEvent] }> {
       event,
       state: node.state,
       ...(node.phase ? { phase: node.phase } : {}),
+      ...(node.reboot ? { reboot: node.reboot } : {}),
       ...(node.desiredRevision ? { revision: node.desiredRevision } : {}),
       detail,
     };
@@ -289,6 +295,7 @@ function conditionsOf(n: NodeStatus): Condition[] {
   const ready = n.state === 'verified' && !n.drift && n.lastAppliedRevision !== undefined && n.lastAppliedRevision === n.desiredRevision;
   const stalled = n.state === 'stalled' || n.state === 'unreachable';
   const busy = BUSY.has(n.state);
+  const step = n.phase ?? n.reboot;
   return [
     {
       type: 'Ready',
@@ -302,15 +309,13 @@ function conditionsOf(n: NodeStatus): Condition[] {
             : n.state === 'paused'
               ? 'Paused'
               : 'Progressing',
-      message: ready
-        ? `verified at ${n.lastAppliedRevision?.slice(0, 12)}`
-        : (n.waiting ?? error) || `${n.state}${n.phase ? ` ${n.phase}` : ''}`,
+      message: ready ? `verified at ${n.lastAppliedRevision?.slice(0, 12)}` : (n.waiting ?? error) || `${n.state}${step ? ` ${step}` : ''}`,
     },
     {
       type: 'Reconciling',
       status: busy ? 'True' : 'False',
       reason: busy ? (n.waiting ? 'Waiting' : n.state === 'backoff' ? 'RetryScheduled' : 'Progressing') : 'Idle',
-      message: busy ? (n.waiting ?? `${n.state}${n.phase ? ` ${n.phase}` : ''}${n.state === 'backoff' && error ? `: ${error}` : ''}`) : '',
+      message: busy ? (n.waiting ?? `${n.state}${step ? ` ${step}` : ''}${n.state === 'backoff' && error ? `: ${error}` : ''}`) : '',
     },
     {
       type: 'Stalled',

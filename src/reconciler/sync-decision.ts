@@ -1,17 +1,19 @@
 // What one sync of a node decides, read top to bottom as guard clauses (controller-runtime's `Reconcile` returns
 // its `Result`; here the reconciler's `#carryOut` does what was decided, and nothing else decides). Reads only:
-// the revision in force, the node's spec and entry, its scope, whether it was asked to pass.
+// the revision in force, the node's spec and record, its scope, whether it was asked to pass. Before it, the sync
+// follows up the node's last settle (`decideSettle`), which the projection of its snapshot only noted.
 
 import type { NodeSpec } from '../inventory/desired-state.js';
 import type { RoleInput } from '../roles/input.js';
-import { type Entry, running } from './node-status.js';
+import type { NodeRecord } from './node-record.js';
+import { running } from './node-status.js';
 
 /** What a node needs from its machine once it may run: a new machine, or a live one told what changed. */
 export type StartDecision =
   | { do: 'spawn'; spec: NodeSpec; role: RoleInput; digest: string }
   | {
       do: 'update';
-      entry: Entry;
+      entry: NodeRecord;
       spec: NodeSpec;
       /** `new`: a new desired state (role input and digest); `mode`: only its mode or pause changed. */
       desired: { role: RoleInput; digest: string } | 'mode' | undefined;
@@ -27,9 +29,9 @@ export type SyncDecision =
   /** Nothing to change (its place in the run window, if it was let through, goes back unless it runs). */
   | { do: 'nothing' }
   /** Not this process's node (any more): stopped now (`no`) or once settled (`hand-over`). */
-  | { do: 'let-go'; entry: Entry | undefined; scope: 'hand-over' | 'no' }
+  | { do: 'let-go'; entry: NodeRecord | undefined; scope: 'hand-over' | 'no' }
   /** Gone from the inventory: deconfigured or orphaned, as the revision's removal policy says. */
-  | { do: 'remove'; entry: Entry; policy: 'orphan' | 'deconfigure' }
+  | { do: 'remove'; entry: NodeRecord; policy: 'orphan' | 'deconfigure' }
   /** Gone from the inventory before it started here (shown pending): left as it is. */
   | { do: 'orphan' }
   /** It would leave a settled state: first a place in the run window (else shown waiting), then `start`. */
@@ -39,7 +41,7 @@ export type SyncDecision =
 export interface SyncView {
   revision: { sha: string; removalPolicy: 'orphan' | 'deconfigure' } | undefined;
   spec: NodeSpec | undefined;
-  entry: Entry | undefined;
+  entry: NodeRecord | undefined;
   scope: 'yes' | 'hand-over' | 'no';
   /** Asked for a full pass, or picked by the periodic resync. */
   requested: boolean;
@@ -77,4 +79,43 @@ function startOf(view: SyncView, spec: NodeSpec, role: RoleInput, digest: string
   const desired =
     digest !== entry.desired.digest ? { role, digest } : context.mode !== spec.mode || context.paused !== spec.paused ? 'mode' : undefined;
   return { do: 'update', entry, spec, desired, request: view.requested, resync: view.resynced };
+}
+
+/** A settled state the projection saw (node-status.ts `projectNode`), for the node's next sync to follow up. */
+export interface Settle {
+  state: 'verified' | 'stalled' | 'unreachable' | 'paused' | 'removed';
+  /** The status showed another state before: the node entered this one (not a second look at it). */
+  entered: boolean;
+  /** Its last error's code ('' for none). */
+  code: string;
+  /** The revision it was asked, which a failure counts against. */
+  revision: string;
+}
+
+/** Two settles before one sync: the later one, entered if either was. */
+export function laterSettle(earlier: Settle | undefined, later: Settle): Settle {
+  return earlier?.entered && !later.entered ? { ...later, entered: true } : later;
+}
+
+/**
+ * What a settle asks beyond giving back its place and resting its actor (always): when it entered the state, its
+ * run report finishes, the rollout's place is released, and the rollout hears one outcome. A node that waited on a
+ * gate (GC_GATE_*) failed nothing of its own: it counts against no budget.
+ */
+export function decideSettle(
+  settle: Settle,
+  gateCodes: ReadonlySet<string>,
+): { finish: boolean; outcome?: 'recovered' | 'failed' | 'removed' } {
+  if (!settle.entered) return { finish: false };
+  switch (settle.state) {
+    case 'verified':
+      return { finish: true, outcome: 'recovered' };
+    case 'stalled':
+    case 'unreachable':
+      return gateCodes.has(settle.code) ? { finish: true } : { finish: true, outcome: 'failed' };
+    case 'removed':
+      return { finish: true, outcome: 'removed' };
+    default:
+      return { finish: true };
+  }
 }

@@ -1,6 +1,7 @@
 // client-go's work queue, for node names: an event for a queued key is merged, a key being processed is
 // never handed to a second worker (an event meanwhile marks it dirty and it comes back once), and at most
-// `concurrency` keys are processed at once.
+// `concurrency` keys are processed at once. Work starts on a microtask, never inside the caller of `add`: a
+// node machine's observer asks for its node's follow-up here, and that work must not run inside the observer.
 
 export class WorkQueue {
   readonly #queue: string[] = [];
@@ -57,7 +58,8 @@ export class WorkQueue {
       const key = this.#queue.shift() as string;
       this.#queued.delete(key);
       this.#processing.add(key);
-      void this.work(key)
+      void Promise.resolve()
+        .then(() => this.work(key))
         .catch((err: unknown) => this.onError(key, err))
         .finally(() => {
           this.#processing.delete(key);

@@ -101,7 +101,7 @@ export interface WindowsRoleInput {
 
 export interface LinuxRoleInput {
   node: string;
-  /** The node's roles: what its verified phase checks on a controller. */
+  /** The node's roles: what its verify phase checks on a controller. */
   roles: readonly string[];
   contrailVersion: string;
   registry: string;

@@ -1,11 +1,11 @@
-// The versions a node was seen running, read from its verified phase's checks (not from what was asked).
+// The versions a node was seen running, read from its verify phase's checks (not from what was asked).
 
 import type { Os } from '../os.js';
 import type { PhaseOutcome } from './phase.js';
 import { UNKNOWN_BUILD } from './windows/msi-resource.js';
 
 export function observedVersions(os: Os, outcome: PhaseOutcome): Record<string, string> | undefined {
-  if (outcome.phase !== 'verified') return undefined;
+  if (outcome.phase !== 'verify') return undefined;
   const actual = (name: string) => outcome.resources.find((r) => r.resource === name)?.before.actual as Record<string, unknown> | undefined;
   if (os === 'windows') {
     // The build the vRouter MSI was installed from (roles/windows/msi-products.ts: its product name is "vRouter").

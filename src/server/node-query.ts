@@ -91,6 +91,9 @@ function sortValue(n: NodeStatus, key: SortKey): string {
       return n.lastAppliedRevision ?? '';
     case 'since':
       return n.since;
+    case 'phase':
+      // A rebooting node sorts by its reboot step, which the phase column shows.
+      return n.phase ?? n.reboot ?? '';
     case 'reason':
       return reasonOf(n);
     default:

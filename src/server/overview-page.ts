@@ -53,7 +53,7 @@ export function nodeRow(n: NodeStatus, now = Date.now()): string {
     `<td><a href="/nodes/${encodeURIComponent(n.name)}">${esc(n.name)}</a></td>` +
     `<td>${esc(n.os)}</td><td>${esc(n.roles.join(', '))}</td>` +
     `<td class="state"><span class="badge ${group}">${esc(n.state)}</span></td>` +
-    `<td class="phase">${esc(n.phase ?? '')}</td>` +
+    `<td class="phase">${esc(n.phase ?? n.reboot ?? '')}</td>` +
     `<td>${esc(n.desiredVersions.contrail ?? '—')} → ${esc(n.observedVersions.contrail ?? '—')}</td>` +
     `<td>${revisionLink(n.lastAppliedRevision)} / ${revisionLink(n.desiredRevision)}</td>` +
     `<td class="since" data-since="${esc(n.since)}">${ago(n.since, now)}</td>` +

@@ -2,6 +2,7 @@
 // drawn with the current state lit, the problem and what to do, the timeline with each entry's revision
 // linked, the last run report. The script re-reads its regions from /fragments/nodes/NAME on its events.
 
+import { REBOOT_STEPS } from '../node-state.js';
 import type { NodeStatus, RunReport, TransitionRecord } from '../reconciler/status-store.js';
 import { esc, groupOf, groupOfState, shell, short, topBar } from './html.js';
 
@@ -14,19 +15,6 @@ export interface NodeView {
   unreadable?: string;
 }
 
-const REBOOT_STEPS = [
-  'checkingCap',
-  'readingBootId',
-  'recorded',
-  'issuing',
-  // A reboot request that never left: backing off, then the boot id read again before asking again.
-  'issueBackoff',
-  'rereading',
-  'waitingForBoot',
-  'checkingReadiness',
-  'settling',
-  'confirming',
-];
 const ARROW = '<span class="arrow">→</span>';
 
 function diagram(n: NodeStatus): string {
@@ -36,8 +24,8 @@ function diagram(n: NodeStatus): string {
     return `<div class="state${lit}" data-state="${state}">${state}</div>`;
   };
   const step = (state: string, phase: string) =>
-    `<div class="state${n.state === state && n.phase === phase ? ' lit' : ''}" data-state="${state}" data-phase="${esc(phase)}">${esc(phase)}</div>`;
-  const group = (state: string, steps: string[]) =>
+    `<div class="state${n.state === state && (n.phase ?? n.reboot) === phase ? ' lit' : ''}" data-state="${state}" data-phase="${esc(phase)}">${esc(phase)}</div>`;
+  const group = (state: string, steps: readonly string[]) =>
     `<div class="group${n.state === state ? ' lit' : ''}"><span class="label">${state}</span>${steps.map((p) => step(state, p)).join(ARROW)}</div>`;
   return (
     `<div class="row">${box('pending')}${ARROW}${group('converging', n.phases)}${ARROW}${box('verified')}</div>` +
@@ -76,7 +64,7 @@ function timeline(history: readonly TransitionRecord[]): string {
     .reverse()
     .map(
       (t) =>
-        `<tr><td>${esc(t.at)}</td><td>${esc(t.event ?? t.state)}</td><td>${esc(t.phase ?? '')}</td><td>${t.revision ? `<a href="/revisions/${esc(t.revision)}"><code>${esc(short(t.revision))}</code></a>` : ''}</td><td>${esc(t.detail ?? '')}</td></tr>`,
+        `<tr><td>${esc(t.at)}</td><td>${esc(t.event ?? t.state)}</td><td>${esc(t.phase ?? t.reboot ?? '')}</td><td>${t.revision ? `<a href="/revisions/${esc(t.revision)}"><code>${esc(short(t.revision))}</code></a>` : ''}</td><td>${esc(t.detail ?? '')}</td></tr>`,
     )
     .join('\n');
 }
@@ -84,7 +72,7 @@ function timeline(history: readonly TransitionRecord[]): string {
 export function nodeRegions(v: NodeView): Record<string, string> {
   const n = v.node;
   return {
-    title: `${esc(n.name)} <span class="badge ${groupOf(n)}" id="state">${esc(n.state)}</span>${n.phase ? ` <span class="muted">${esc(n.phase)}</span>` : ''}`,
+    title: `${esc(n.name)} <span class="badge ${groupOf(n)}" id="state">${esc(n.state)}</span>${(n.phase ?? n.reboot) ? ` <span class="muted">${esc(n.phase ?? n.reboot ?? '')}</span>` : ''}`,
     problem: problem(v),
     diagram: diagram(n),
     'timeline-rows': v.unreadable

@@ -102,7 +102,7 @@ ${list('waiting on the disruption budget', 'waiting', v.waitingBudget.map(nodeLi
 ${list(
   'in progress',
   'progress',
-  v.inProgress.map((n) => `${nodeLink(n.name)} <span class="muted">${esc(n.state)} ${esc(n.phase ?? '')}</span>`),
+  v.inProgress.map((n) => `${nodeLink(n.name)} <span class="muted">${esc(n.state)} ${esc(n.phase ?? n.reboot ?? '')}</span>`),
 )}
 ${list(
   'other',

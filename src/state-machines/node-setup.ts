@@ -2,7 +2,7 @@
 // actors that the reconciler replaces with .provide(). No I/O here.
 
 import { assign, fromPromise, setup } from 'xstate';
-import { CONNECT_CODES, errors, type GroundcrewError, neverSent } from '../errors.js';
+import { errors, type GroundcrewError, neverSent } from '../errors.js';
 import type { Mode } from '../inventory/schema.js';
 
 export type { Mode };
@@ -148,7 +148,7 @@ export const nodeSetup = setup({
     wantsReboot: (_, params: { result: PhaseResult }) => params.result.rebootRequested,
     isOverRebootCap: ({ context }) => context.rebootsThisRevision >= context.limits.maxRebootsPerRevision,
     isUnreachable: ({ context }, params: { error: ErrorInfo }) =>
-      CONNECT_CODES.has(params.error.code) && context.connectFailures + 1 >= context.limits.maxConnectAttempts,
+      params.error.code === errors.GC_CONNECT.code && context.connectFailures + 1 >= context.limits.maxConnectAttempts,
     isRetryable: (_, params: { error: ErrorInfo }) => params.error.retryable,
     /** The command may have reached the node: only an error its executor marked as never sent says it did not. */
     mayHaveBeenSent: (_, params: { error: unknown }) => !neverSent(params.error),
@@ -197,7 +197,7 @@ export const nodeSetup = setup({
     failWith: assign(({ context }, params: { error: ErrorInfo }) => ({
       lastError: params.error,
       attempt: context.attempt + 1,
-      connectFailures: CONNECT_CODES.has(params.error.code) ? context.connectFailures + 1 : 0,
+      connectFailures: params.error.code === errors.GC_CONNECT.code ? context.connectFailures + 1 : 0,
     })),
     rebootLoop: assign(({ context }) => ({
       lastError: info(

@@ -233,9 +233,7 @@ describe('the daemon with a real Git remote and webhooks', () => {
     const journal = host('win-compute-2').state.journal.length;
     const plan = await cli('plan', '--url', daemon.url);
     expect(plan.stdout).toContain('ctrl1: in its desired state, nothing would run');
-    expect(plan.stdout).toMatch(
-      /win-compute-2: would run driver, verified\n {2}driver {2}service\/contrail-vrouter-agent\/running: Status/,
-    );
+    expect(plan.stdout).toMatch(/win-compute-2: would run driver, verify\n {2}driver {2}service\/contrail-vrouter-agent\/running: Status/);
     expect(host('win-compute-2').state.journal.length).toBe(journal);
     expect(host('win-compute-2').state.services['contrail-vrouter-agent']?.status).toBe('Stopped');
   }, 30_000);

@@ -71,7 +71,7 @@ describe('roles over SSH', () => {
       environment: {},
       keystone,
     };
-    expect(linuxPlan(input).phases.map((p) => p.name)).toEqual(['prereqs', 'openstack', 'verified']);
+    expect(linuxPlan(input).phases.map((p) => p.name)).toEqual(['prereqs', 'openstack', 'verify']);
     for (const phase of linuxPlan(input).phases) expect((await applyPhase(exec, phase)).inDesiredState, phase.name).toBe(true);
     expect(lab.linux('rc').state.containers).toEqual({});
     const wrong = linuxPlan({ ...input, keystone: { ...keystone, password: 'not-it' } }).phases[1];
@@ -106,7 +106,7 @@ describe('roles over SSH', () => {
       expect(pass.map((o) => [o.phase, o.commands, o.resources.every((r) => r.status === 'ok')])).toEqual([
         ['prereqs', 1, true],
         ['vrouter', 1, true],
-        ['verified', 1, true],
+        ['verify', 1, true],
       ]);
       expect((await lab.commandLog(name)).length - logBefore).toBe(3);
       expect(lab.linux(name).state.journal.slice(journal)).toEqual([]);

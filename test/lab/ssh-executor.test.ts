@@ -185,9 +185,9 @@ describe('SshExecutor', () => {
     });
   });
 
-  it('an unreachable host is GC_SSH_CONNECT, retryable, and never sent', async () => {
+  it('an unreachable host is GC_CONNECT, retryable, and never sent', async () => {
     const e = executor('l1', { port: 2 });
-    await expect(run(e, 'true')).rejects.toMatchObject({ code: 'GC_SSH_CONNECT', retryable: true, sent: false });
+    await expect(run(e, 'true')).rejects.toMatchObject({ code: 'GC_CONNECT', retryable: true, sent: false });
   });
 
   it('a command queued behind a closed fence is refused before its first byte (not sent), and the connection stays', async () => {

@@ -42,9 +42,9 @@ describe('the error registry', () => {
   });
 
   it('gives each raised error its code and the registry retryable flag', () => {
-    const e = errors.GC_SSH_CONNECT('cannot connect', new Error('ECONNREFUSED'));
+    const e = errors.GC_CONNECT('cannot connect', new Error('ECONNREFUSED'));
     expect(e).toBeInstanceOf(GroundcrewError);
-    expect(e).toMatchObject({ code: 'GC_SSH_CONNECT', retryable: true, message: 'cannot connect' });
+    expect(e).toMatchObject({ code: 'GC_CONNECT', retryable: true, message: 'cannot connect' });
     expect((e.cause as Error).message).toBe('ECONNREFUSED');
     expect(errors.GC_SET_FAILED('x').retryable).toBe(false);
     expect(errors.GC_SET_FAILED.code).toBe('GC_SET_FAILED');

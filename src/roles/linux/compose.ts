@@ -119,7 +119,7 @@ export interface UpOptions {
   runsOnce?: readonly string[];
   /** What `desired` reads (the OS family). */
   facts?: FactQuery[];
-  /** A check only (the verified phase): its set never runs, so which Compose the node has is not read. */
+  /** A check only (the verify phase): its set never runs, so which Compose the node has is not read. */
   checkOnly?: boolean;
 }
 

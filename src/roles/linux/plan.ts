@@ -1,4 +1,4 @@
-// The Linux phases of DESIGN section 5 for one node: prereqs, overlay, openstack, vrouter, verified.
+// The Linux phases of DESIGN section 5 for one node: prereqs, overlay, openstack, vrouter, verify.
 
 import { keystoneGates, openstackReason, overlayReason } from '../common-phases.js';
 import type { LinuxRoleInput } from '../input.js';

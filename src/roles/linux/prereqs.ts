@@ -57,7 +57,7 @@ function sysctls(): Resource {
   };
 }
 
-/** The Contrail directories; also checked by the verified phase. */
+/** The Contrail directories; also checked by the verify phase. */
 export function directories(): Resource {
   return {
     name: 'directories',

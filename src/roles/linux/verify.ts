@@ -10,7 +10,7 @@ import { linkFact, linkUp } from './facts.js';
 import { directories } from './prereqs.js';
 import { vrouterUp } from './vrouter.js';
 
-/** A check of the verified phase: a difference is an error, repaired by the phase that owns it at the next pass. */
+/** A check of the verify phase: a difference is an error, repaired by the phase that owns it at the next pass. */
 function check(resource: Resource, name: string, failure: string): Resource {
   return { ...resource, name, set: async () => Promise.reject(errors.GC_STILL_DIFFERENT(failure)) };
 }
@@ -38,5 +38,5 @@ export function linuxVerify(input: LinuxRoleInput): Phase {
     resources.push(up, interfacesUp());
   }
   resources.push(check(directories(), 'verify/directories', 'Contrail log and data directories are missing'));
-  return { name: 'verified', resources };
+  return { name: 'verify', resources };
 }

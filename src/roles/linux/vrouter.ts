@@ -125,7 +125,7 @@ export function desiredVrouter(input: LinuxRoleInput): DesiredServices {
   };
 }
 
-/** `checkOnly`: the verified phase's check, which never runs compose. */
+/** `checkOnly`: the verify phase's check, which never runs compose. */
 export function vrouterUp(input: LinuxRoleInput, checkOnly = false) {
   return composeUpResource(VROUTER_PROJECT, VROUTER_COMPOSE, desiredVrouter(input), {
     ...(checkOnly ? { checkOnly } : {}),

@@ -218,7 +218,7 @@ export function windowsVerify(input: WindowsRoleInput): Phase {
   if (!runsContrail(input)) {
     // A node without Contrail roles (a Kubernetes worker, an overlay host): Docker is what prereqs left.
     const docker = check('services', [service('docker')], (facts) => compare({ docker: [facts.get('verify.docker'), 'Running'] }));
-    return { name: 'verified', resources: [docker] };
+    return { name: 'verify', resources: [docker] };
   }
   // The Contrail build each product was installed from (msi-resource.ts: Windows Installer's version is fixed).
   const products = [VROUTER_MSI.product, UTILS_MSI.product, AGENT_MSI.product, driverNames(input.contrailVersion).product];
@@ -231,5 +231,5 @@ export function windowsVerify(input: WindowsRoleInput): Phase {
   if (input.testSigning) {
     resources.push(check('test-signing', TEST_SIGNING_FACTS, (facts) => compare({ Active: [testSigningState(facts).active, true] })));
   }
-  return { name: 'verified', resources };
+  return { name: 'verify', resources };
 }

@@ -7,7 +7,7 @@ import { errors, GroundcrewError } from '../../errors.js';
 import { gatherFacts } from '../facts.js';
 import type { FactQuery, Facts } from '../resource.js';
 
-const RECONNECT = new Set<string>([errors.GC_SSH_CONNECT.code, errors.GC_CONNECTION_LOST.code, errors.GC_COMMAND_TIMEOUT.code]);
+const RECONNECT = new Set<string>([errors.GC_CONNECT.code, errors.GC_CONNECTION_LOST.code, errors.GC_COMMAND_TIMEOUT.code]);
 
 /** What a poll says: done, not yet, or given up on (the condition can no longer come true). */
 export type Poll = 'done' | 'wait' | { failed: string };

@@ -22,7 +22,7 @@ describe('logNodeProblems', () => {
     });
     const status = new EventEmitter<{ change: [StatusEvent] }>();
     logNodeProblems(status, pino({ level: 'info' }, sink));
-    const refused = { code: 'GC_SSH_CONNECT', message: 'connect ECONNREFUSED 10.0.0.5:22' };
+    const refused = { code: 'GC_CONNECT', message: 'connect ECONNREFUSED 10.0.0.5:22' };
     for (const n of [
       node('converging'),
       node('unreachable', refused),
@@ -34,7 +34,7 @@ describe('logNodeProblems', () => {
     ])
       status.emit('change', { type: 'node', node: n });
     expect(lines.map((l) => [l.msg, l.code ?? null])).toEqual([
-      ['node unreachable', 'GC_SSH_CONNECT'],
+      ['node unreachable', 'GC_CONNECT'],
       ['node unreachable', 'GC_SSH_AUTH'],
       ['node recovered', null],
     ]);

@@ -34,6 +34,12 @@ describe('values read from etcd', () => {
     expect(parseStatus('not json {')).toEqual({ ok: false, reason: 'not JSON' });
   });
 
+  it("a rebooting node's status carries its reboot step, one of the machine's", () => {
+    const rebooting = { ...status, state: 'rebooting', reboot: 'waitingForBoot' };
+    expect(parseStatus(JSON.stringify(rebooting))).toMatchObject({ ok: true });
+    expect(parseStatus(JSON.stringify({ ...rebooting, reboot: 'flying' }))).toMatchObject({ ok: false });
+  });
+
   it('the revision in force is a full object name, never an expression git would resolve', () => {
     const record = { leader: 'm1', lease: '7587', at: 'now' };
     expect(parseJson(JSON.stringify({ ...record, sha: 'b'.repeat(40) }), InForceSchema).ok).toBe(true);

@@ -21,7 +21,7 @@ const transition = (seq: number): TransitionRecord => ({
   state: seq % 2 === 0 ? 'converging' : 'rebooting',
   phase: 'vrouter',
   revision: 'a'.repeat(40),
-  ...(seq % 5 === 0 ? { detail: `GC_SSH_CONNECT: "quoted" ü ${seq}` } : {}),
+  ...(seq % 5 === 0 ? { detail: `GC_CONNECT: "quoted" ü ${seq}` } : {}),
 });
 
 const res = () => ({

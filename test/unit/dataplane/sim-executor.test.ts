@@ -18,7 +18,7 @@ describe('SimExecutor', () => {
     const before = (await sim.run({ script: 'cat /proc/sys/kernel/random/boot_id' }, { timeoutMs: 1000 })).stdout;
     await sim.run({ script: 'reboot' }, { timeoutMs: 1000 });
     await expect(sim.run({ script: 'true' }, { timeoutMs: 1000 })).rejects.toMatchObject({
-      code: 'GC_SSH_CONNECT',
+      code: 'GC_CONNECT',
       retryable: true,
       sent: false,
     });

@@ -55,7 +55,7 @@ describe('SocketSimExecutor and the host process', () => {
     const bootId = async () => (await remote.run({ script: 'cat /proc/sys/kernel/random/boot_id' }, { timeoutMs: 5000 })).stdout;
     const before = await bootId();
     await remote.run({ script: 'reboot' }, { timeoutMs: 5000 });
-    await expect(remote.run({ script: 'true' }, { timeoutMs: 5000 })).rejects.toMatchObject({ code: 'GC_SSH_CONNECT', retryable: true });
+    await expect(remote.run({ script: 'true' }, { timeoutMs: 5000 })).rejects.toMatchObject({ code: 'GC_CONNECT', retryable: true });
     await new Promise((r) => setTimeout(r, 400));
     expect(await bootId()).not.toBe(before);
   });
@@ -82,7 +82,7 @@ describe('SocketSimExecutor and the host process', () => {
     expect(slow.stats.commands).toBe(0);
     const nowhere = new SocketSimExecutor({ socket: join(dir, 'none.sock'), host: { name: 'l5', os: 'linux', address: '192.0.2.42' } });
     // A socket that is not there, or a full listen queue (EAGAIN at 10,000 nodes): connect fails, nothing was sent.
-    await expect(nowhere.run({ script: 'true' }, { timeoutMs: 1000 })).rejects.toMatchObject({ code: 'GC_SSH_CONNECT', sent: false });
+    await expect(nowhere.run({ script: 'true' }, { timeoutMs: 1000 })).rejects.toMatchObject({ code: 'GC_CONNECT', sent: false });
   });
 
   it('a host process that takes the command and closes without an exit status: GC_CONNECTION_LOST, sent', async () => {

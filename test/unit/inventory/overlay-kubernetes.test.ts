@@ -149,9 +149,9 @@ describe('the overlay planner', () => {
     expect(plans.get('lin1')?.routes[0]).toEqual({ prefix: '10.42.1.0/24', via: '10.0.0.31', kind: 'peer', node: 'win1' });
     const names = (n: string) =>
       planSteps(planNode(roleInput(state, state.nodes.find((x) => x.name === n) as DesiredState['nodes'][number]))).map((p) => p.phase);
-    expect(names('win1')).toEqual(['prereqs', 'rebootWait', 'overlay', 'kubelet', 'verified']);
-    expect(names('lin1')).toEqual(['prereqs', 'overlay', 'verified']);
-    expect(names('win2')).toEqual(['prereqs', 'rebootWait', 'kubelet', 'verified']);
+    expect(names('win1')).toEqual(['prereqs', 'rebootWait', 'overlay', 'kubelet', 'verify']);
+    expect(names('lin1')).toEqual(['prereqs', 'overlay', 'verify']);
+    expect(names('win2')).toEqual(['prereqs', 'rebootWait', 'kubelet', 'verify']);
   });
 });
 

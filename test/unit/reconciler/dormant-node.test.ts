@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { type createActor, fromPromise } from 'xstate';
 import { DormantNode, restNode } from '../../../src/reconciler/dormant-node.js';
 import { type LaunchHooks, launchNode } from '../../../src/reconciler/node-launch.js';
-import type { Entry, NodeSnapshot } from '../../../src/reconciler/node-status.js';
+import type { NodeRecord, NodeSnapshot } from '../../../src/reconciler/node-record.js';
 import { where } from '../../../src/reconciler/node-status.js';
 import { StatusStore } from '../../../src/reconciler/status-store.js';
 import { type NodeMachineInput, nodeMachine } from '../../../src/state-machines/node-machine.js';
@@ -45,7 +45,7 @@ describe('restNode', () => {
     const ran: string[] = [];
     const m = machine(ran);
     const seen: NodeSnapshot[] = [];
-    const entry = { name: 'node-1', log: { error: () => undefined } } as unknown as Entry;
+    const entry = { name: 'node-1', log: { error: () => undefined } } as unknown as NodeRecord;
     const hooks: LaunchHooks = { observe: (s) => seen.push(s), current: () => true, status: new StatusStore() };
     launchNode(m, entry, input, undefined, hooks);
     await settledIn(seen, 'verified');
@@ -82,7 +82,7 @@ describe('restNode', () => {
 
   it("leaves a running node, a failed actor and an entry no longer the node's alone", async () => {
     const m = nodeMachine.provide({ actors: { runPhase: fromPromise(() => new Promise(() => undefined)) } as never });
-    const entry = { name: 'node-1', log: { error: () => undefined } } as unknown as Entry;
+    const entry = { name: 'node-1', log: { error: () => undefined } } as unknown as NodeRecord;
     const hooks: LaunchHooks = { observe: () => undefined, current: () => true, status: new StatusStore() };
     launchNode(m, entry, input, undefined, hooks);
     restNode(entry, m, hooks);
@@ -90,7 +90,7 @@ describe('restNode', () => {
     expect(where(entry.actor.getSnapshot()).state).toBe('converging');
 
     const verified = m.resolveState({ value: 'verified', context: entry.actor.getSnapshot().context });
-    const other = { name: 'node-1', log: { error: () => undefined } } as unknown as Entry;
+    const other = { name: 'node-1', log: { error: () => undefined } } as unknown as NodeRecord;
     launchNode(m, other, input, m.getPersistedSnapshot(verified) as never, hooks);
     restNode(other, m, { ...hooks, current: () => false });
     expect(other.actor).not.toBeInstanceOf(DormantNode);

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkGates, gateNodes, phaseGates } from '../../../src/reconciler/gates.js';
 import { localCoordination } from '../../../src/reconciler/local-coordination.js';
-import type { Entry } from '../../../src/reconciler/node-status.js';
+import type { NodeRecord } from '../../../src/reconciler/node-record.js';
 import { planNode } from '../../../src/roles/plan.js';
 import { linuxComputeInput } from '../../support/inputs.js';
 
@@ -19,9 +19,9 @@ const keystone = {
 };
 
 /** An entry as checkGates reads it: the machine's snapshot (state, revision) and the desired revision. */
-function entryIn(state: string, revision: string, desired = revision): Entry {
+function entryIn(state: string, revision: string, desired = revision): NodeRecord {
   const snapshot = { status: 'active', value: state, context: { revision } };
-  return { desired: { revision: desired }, actor: { getSnapshot: () => snapshot } } as unknown as Entry;
+  return { desired: { revision: desired }, actor: { getSnapshot: () => snapshot } } as unknown as NodeRecord;
 }
 
 describe('gates by phase name', () => {
@@ -35,7 +35,7 @@ describe('gates by phase name', () => {
   });
 
   it('closed while the host is not verified on its desired revision, failed when it stalled, open once verified', () => {
-    const check = (ctrl: Entry | undefined, phase = 'openstack') =>
+    const check = (ctrl: NodeRecord | undefined, phase = 'openstack') =>
       checkGates(gates.get(phase) ?? [], new Map(ctrl ? [['ctrl', ctrl]] : []), localCoordination().scope);
     expect(() => check(undefined)).toThrow(expect.objectContaining({ code: 'GC_GATE_CLOSED' }));
     expect(() => check(entryIn('converging', 'r1'))).toThrow(expect.objectContaining({ code: 'GC_GATE_CLOSED' }));

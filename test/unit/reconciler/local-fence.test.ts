@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { simCluster } from '../../../src/cli/sim-cluster.js';
 import type { Command, CommandResult, Executor } from '../../../src/dataplane/executor.js';
-import { GatedExecutor } from '../../../src/dataplane/gated-executor.js';
+import { FencedExecutor } from '../../../src/dataplane/fenced-executor.js';
 import { type SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
 import { loadInventory } from '../../../src/inventory/load-inventory.js';
 import { convergeCluster } from '../../../src/reconciler/converge.js';
@@ -44,7 +44,7 @@ function readOrUndefined(file: string): string | undefined {
 
 /** A node's executor behind the single process's fence, as the reconciler builds it (node-runtime.ts `nodeReach`). */
 const fenced = (inner: Executor, node: string, store: SnapshotStore) =>
-  new GatedExecutor(inner, () => localCoordination({ snapshots: store }).fence.guard(node));
+  new FencedExecutor(inner, () => localCoordination({ snapshots: store }).fence.guard(node));
 
 describe("the single process's fence: the node's snapshot on disk", () => {
   it('sends a command only once the snapshot saved before it is on disk (without it, the command overtakes the write)', async () => {

@@ -40,7 +40,7 @@ describe('a node converged by its machine', () => {
     const exec = new SimExecutor({ host, shells, rebootMs: 150 });
     const input = windowsInput();
     const plan = windowsPlan(input);
-    expect(planOrder(plan).phases).toEqual(['prereqs', 'testSigning', 'vrouter', 'driver', 'verified']);
+    expect(planOrder(plan).phases).toEqual(['prereqs', 'testSigning', 'vrouter', 'driver', 'verify']);
     const actor = drive(exec, plan);
     const done = await waitFor(actor, (s) => s.matches('verified') || s.matches('stalled') || s.matches('unreachable'), {
       timeout: 15_000,
@@ -82,7 +82,7 @@ describe('a node converged by its machine', () => {
     expect(tests.map((t) => [t.phase, t.inDesiredState])).toEqual([
       ['prereqs', true],
       ['vrouter', true],
-      ['verified', true],
+      ['verify', true],
     ]);
     host.fs.remove('/etc/contrail/common_vrouter.env', false);
     const drifted = await testPhases(exec, linuxPlan(input).phases);
@@ -123,7 +123,7 @@ describe('a node converged by its machine', () => {
       const exec = Object.assign(Object.create(inner) as SimExecutor, {
         run: (cmd: Command, opts: RunOptions) =>
           cmd.label === 'reboot' && refused++ === 0
-            ? Promise.reject(markSent(errors.GC_SSH_CONNECT('cannot reach the simulated host win3: connect EAGAIN'), false))
+            ? Promise.reject(markSent(errors.GC_CONNECT('cannot reach the simulated host win3: connect EAGAIN'), false))
             : inner.run(cmd, opts),
       });
       const actor = drive(exec, windowsPlan(windowsInput({ node: 'win3' })));

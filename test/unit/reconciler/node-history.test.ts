@@ -10,7 +10,7 @@ const record = (seq: number): TransitionRecord => ({
   state: seq % 2 === 0 ? 'converging' : 'verified',
   ...(seq % 2 === 0 ? { phase: 'vrouter' } : {}),
   revision: 'a'.repeat(40),
-  ...(seq % 7 === 0 ? { detail: `GC_SSH_CONNECT: "quoted" ü ${seq}` } : {}),
+  ...(seq % 7 === 0 ? { detail: `GC_CONNECT: "quoted" ü ${seq}` } : {}),
 });
 
 describe('NodeHistory', () => {

@@ -36,6 +36,16 @@ describe('checkSaved', () => {
     actor.stop();
   });
 
+  it("reads a snapshot saved before the last phase was renamed: 'verified' is 'verify' in every list of phases", () => {
+    const context = { ...snapshot.context, phases: ['prereqs', 'verified'], rebootBatch: ['verified'], rebootedPhases: ['verified'] };
+    const check = checkSaved(JSON.parse(JSON.stringify(saved({ snapshot: { ...snapshot, context } }))), nodeMachine);
+    expect(check.ok && check.saved.snapshot.context).toMatchObject({
+      phases: ['prereqs', 'verify'],
+      rebootBatch: ['verify'],
+      rebootedPhases: ['verify'],
+    });
+  });
+
   it('refuses a state the machine does not have, top level or nested', () => {
     expect(reason(saved({ snapshot: { ...snapshot, value: 'flying' } }))).toBe(
       `state "flying" is not a state of this groundcrew's node machine`,

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { NodeSpec } from '../../../src/inventory/desired-state.js';
-import type { Entry } from '../../../src/reconciler/node-status.js';
+import type { NodeRecord } from '../../../src/reconciler/node-record.js';
 import { decideSync, type SyncView } from '../../../src/reconciler/sync-decision.js';
 import type { RoleInput } from '../../../src/roles/input.js';
 
@@ -11,9 +11,9 @@ const spec = { name: 'n1', mode: 'apply', paused: false } as unknown as NodeSpec
 const role = { os: 'linux' } as unknown as RoleInput;
 
 /** An entry as the decision reads it: its machine's state and context, and the digest it was last given. */
-function entryIn(state: string, digest: string, context: { mode?: string; paused?: boolean } = {}): Entry {
+function entryIn(state: string, digest: string, context: { mode?: string; paused?: boolean } = {}): NodeRecord {
   const snapshot = { status: 'active', value: state, context: { mode: 'apply', paused: false, ...context } };
-  return { desired: { digest }, actor: { getSnapshot: () => snapshot } } as unknown as Entry;
+  return { desired: { digest }, actor: { getSnapshot: () => snapshot } } as unknown as NodeRecord;
 }
 
 function view(over: Partial<SyncView>): SyncView {

@@ -43,6 +43,19 @@ describe('WorkQueue', () => {
     expect(order).toEqual(['start n1', 'end n1', 'start n1', 'end n1']);
   });
 
+  it('starts work after the caller of add returns, the key already counted as active', async () => {
+    const started: string[] = [];
+    const q = new WorkQueue(2, async (key) => {
+      started.push(key);
+    });
+    q.add('n1');
+    // A machine's observer adds its node: the node's sync must not run inside that observer.
+    expect(started).toEqual([]);
+    expect(q.active).toBe(1);
+    await q.drained();
+    expect(started).toEqual(['n1']);
+  });
+
   it('keeps going after a failed key, reporting it', async () => {
     const failed: string[] = [];
     const q = new WorkQueue(

@@ -1,5 +1,5 @@
 // Contrail's diagnostic check (Juniper/contrail-windows-tools Invoke-DiagnosticCheck.ps1, "Diagnostic check")
-// as the verified phase: it holds on a Server 2016 and a Server 2019 node groundcrew converged from fresh, and
+// as the verify phase: it holds on a Server 2016 and a Server 2019 node groundcrew converged from fresh, and
 // fails, on the item concerned and on both builds, when any one component is broken. The converge also shows
 // the roles did what the references do.
 

@@ -50,7 +50,7 @@ describe('docker compose (v2) and docker-compose (v1)', () => {
     expect(outcomes.map((o) => [o.phase, o.inDesiredState])).toEqual([
       ['prereqs', true],
       ['vrouter', true],
-      ['verified', true],
+      ['verify', true],
     ]);
     const up = exec.scripts.filter((s) => / up -d /.test(s));
     expect(up).toEqual(["docker-compose -p 'vrouter' -f '/etc/contrail/vrouter/docker-compose.yaml' up -d --remove-orphans"]);

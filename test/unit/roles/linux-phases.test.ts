@@ -37,7 +37,7 @@ describe('Linux phases on a simulated host', () => {
     const exec = new SimExecutor({ host, shells });
     for (const phase of linuxPlan(compute()).phases) {
       const before = await testPhase(exec, phase);
-      if (phase.name !== 'verified')
+      if (phase.name !== 'verify')
         expect(
           [...before.results.values()].some((r) => !r.inDesiredState),
           phase.name,
@@ -79,7 +79,7 @@ describe('Linux phases on a simulated host', () => {
     expect(outcomes.map((o) => [o.phase, o.commands, o.resources.every((r) => r.status === 'ok')])).toEqual([
       ['prereqs', 1, true],
       ['vrouter', 1, true],
-      ['verified', 1, true],
+      ['verify', 1, true],
     ]);
     expect(host.state.journal.slice(journal)).toEqual([]);
   });
@@ -132,7 +132,7 @@ describe('Linux phases on a simulated host', () => {
       domain: 'Default',
     };
     const input = compute({ node: 'ctrl1', roles: ['openstack'], vrouter: false, hostsKeystone: true, keystone });
-    expect(linuxPlan(input).phases.map((p) => p.name)).toEqual(['prereqs', 'openstack', 'verified']);
+    expect(linuxPlan(input).phases.map((p) => p.name)).toEqual(['prereqs', 'openstack', 'verify']);
     const outcomes = await convergeAll(exec, input);
     expect(outcomes.every((o) => o.inDesiredState)).toBe(true);
     expect(host.state.containers).toEqual({});

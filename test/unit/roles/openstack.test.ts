@@ -104,7 +104,7 @@ describe('Keystone from the nodes', () => {
       ['openstack', true],
       ['vrouter', true],
       ['driver', true],
-      ['verified', true],
+      ['verify', true],
     ]);
     for (const scripts of [ctrlExec.scripts, computeExec.scripts, winExec.scripts]) expect(scripts.join('\n')).not.toContain(PASSWORD);
   });

@@ -60,7 +60,7 @@ const names = (node: Planned | undefined) => (node ? phasesFor(node).map((p) => 
 
 describe('the phases of a plan', () => {
   it('gives a Windows compute that wants test signing all seven phases, in order', () => {
-    expect(names(cluster.get('win'))).toEqual(['prereqs', 'testSigning', 'rebootWait', 'openstack', 'vrouter', 'driver', 'verified']);
+    expect(names(cluster.get('win'))).toEqual(['prereqs', 'testSigning', 'rebootWait', 'openstack', 'vrouter', 'driver', 'verify']);
   });
 
   it('batches the reboots of prereqs and test signing; the machine takes one after the batch, Linux batches none', () => {
@@ -69,22 +69,22 @@ describe('the phases of a plan', () => {
       return node ? planOrder(node.plan) : undefined;
     };
     expect(order('win')?.rebootBatch).toEqual(['prereqs', 'testSigning']);
-    expect(order('win')?.phases).toEqual(['prereqs', 'testSigning', 'openstack', 'vrouter', 'driver', 'verified']);
+    expect(order('win')?.phases).toEqual(['prereqs', 'testSigning', 'openstack', 'vrouter', 'driver', 'verify']);
     expect(order('signed')?.rebootBatch).toEqual(['prereqs']);
     expect(order('lin')?.rebootBatch).toEqual([]);
   });
 
   it('drops test signing for a Windows node on the signed vRouter', () => {
-    expect(names(cluster.get('signed'))).toEqual(['prereqs', 'rebootWait', 'openstack', 'vrouter', 'driver', 'verified']);
+    expect(names(cluster.get('signed'))).toEqual(['prereqs', 'rebootWait', 'openstack', 'vrouter', 'driver', 'verify']);
   });
 
-  it('gives a Linux compute prereqs, openstack, vrouter and verified', () => {
-    expect(names(cluster.get('lin'))).toEqual(['prereqs', 'openstack', 'vrouter', 'verified']);
+  it('gives a Linux compute prereqs, openstack, vrouter and verify', () => {
+    expect(names(cluster.get('lin'))).toEqual(['prereqs', 'openstack', 'vrouter', 'verify']);
   });
 
-  it('gives a controller prereqs, openstack (a check of the Keystone kolla-ansible runs there) and verified', () => {
+  it('gives a controller prereqs, openstack (a check of the Keystone kolla-ansible runs there) and verify', () => {
     const ctrl = cluster.get('ctrl');
-    expect(names(ctrl)).toEqual(['prereqs', 'openstack', 'verified']);
+    expect(names(ctrl)).toEqual(['prereqs', 'openstack', 'verify']);
     expect(ctrl && phasesFor(ctrl)[1]?.reason).toMatch(/this node has an openstack role; deployed by kolla-ansible, not groundcrew/);
     expect(ctrl?.plan.phases[1]?.resources.map((r) => r.name)).toEqual(['keystone/token']);
   });
@@ -99,7 +99,7 @@ describe('the phases of a plan', () => {
 
   it('skips openstack on a Windows node when nothing needs Keystone', () => {
     const noauth = windowsAlone();
-    expect(names(noauth.get('w'))).toEqual(['prereqs', 'rebootWait', 'vrouter', 'driver', 'verified']);
+    expect(names(noauth.get('w'))).toEqual(['prereqs', 'rebootWait', 'vrouter', 'driver', 'verify']);
   });
 });
 

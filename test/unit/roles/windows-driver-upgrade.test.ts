@@ -50,7 +50,7 @@ describe('the driver across 5.0 and 5.1', () => {
 
       const up = await converge(host, windowsInput({ contrailVersion: '5.1.0' }));
       expect(failures(up)).toEqual([]);
-      expect(up.map((o) => o.phase)).toContain('verified');
+      expect(up.map((o) => o.phase)).toContain('verify');
       expect(host.service('contrail-docker-driver')).toBeUndefined();
       expect(host.isRunning('contrail-cnm-plugin')).toBe(true);
       expect(products(host)).toContain('Contrail CNM Plugin');
@@ -58,7 +58,7 @@ describe('the driver across 5.0 and 5.1', () => {
 
       const down = await converge(host, windowsInput({ contrailVersion: '5.0.1' }));
       expect(failures(down)).toEqual([]);
-      expect(down.map((o) => o.phase)).toContain('verified');
+      expect(down.map((o) => o.phase)).toContain('verify');
       expect(host.service('contrail-cnm-plugin')).toBeUndefined();
       expect(host.isRunning('contrail-docker-driver')).toBe(true);
       expect(products(host)).not.toContain('Contrail CNM Plugin');

@@ -81,7 +81,7 @@ describe("the CNM plugin's Keystone URL", () => {
           ['openstack', 'ok'],
           ['vrouter', 'ok'],
           ['driver', 'ok'],
-          ['verified', 'ok'],
+          ['verify', 'ok'],
         ]);
         // The openstack phase asked where c-a-d asks, with c-a-d's v2.0 body.
         expect(c.exec.scripts.join('\n')).toContain("'http://192.0.2.10:5000/v2.0/tokens'");

@@ -72,7 +72,7 @@ describe('Windows phases on a simulated host', () => {
       ['testSigning', true],
       ['vrouter', true],
       ['driver', true],
-      ['verified', true],
+      ['verify', true],
     ]);
     // The real products' names and fixed versions (msi-products.ts); the build is what groundcrew records.
     expect(versions(host)).toEqual([
@@ -104,7 +104,7 @@ describe('Windows phases on a simulated host', () => {
     const { host, exec } = simHost({ features: ['Containers', 'Hyper-V'], signed: true });
     const { reboots, outcomes } = await converge(host, exec, input({ testSigning: false, signedVrouter: true }));
     expect(reboots).toBe(0);
-    expect(outcomes.map((o) => o.phase)).toEqual(['prereqs', 'vrouter', 'driver', 'verified']);
+    expect(outcomes.map((o) => o.phase)).toEqual(['prereqs', 'vrouter', 'driver', 'verify']);
     expect(outcomes.every((o) => o.inDesiredState)).toBe(true);
   });
 
@@ -232,8 +232,8 @@ describe('each Windows phase, one at a time', () => {
     const { exec } = simHost({ features: ['Containers', 'Hyper-V'], signed: true });
     for (const phase of windowsPlan(input({ testSigning: false, signedVrouter: true })).phases) {
       const before = await testPhase(exec, phase);
-      // verified only checks what the phases before it set: on a host they just converged, it finds nothing.
-      if (phase.name !== 'verified')
+      // verify only checks what the phases before it set: on a host they just converged, it finds nothing.
+      if (phase.name !== 'verify')
         expect(
           [...before.results.values()].some((r) => !r.inDesiredState),
           `${phase.name} before`,

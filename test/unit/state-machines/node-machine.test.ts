@@ -6,9 +6,9 @@ import { errors, markSent } from '../../../src/errors.js';
 import { type NodeMachineInput, nodeMachine, type PhaseResult } from '../../../src/state-machines/node-machine.js';
 
 // A Windows plan: prereqs and testSigning batch their reboots (one reboot after testSigning serves both).
-const WINDOWS = ['prereqs', 'testSigning', 'openstack', 'vrouter', 'driver', 'verified'];
+const WINDOWS = ['prereqs', 'testSigning', 'openstack', 'vrouter', 'driver', 'verify'];
 const WINDOWS_BATCH = ['prereqs', 'testSigning'];
-const LINUX = ['prereqs', 'openstack', 'vrouter', 'verified'];
+const LINUX = ['prereqs', 'openstack', 'vrouter', 'verify'];
 
 type Script = (phase: string, call: number, dryRun: boolean, w: World) => PhaseResult | Error;
 
@@ -44,7 +44,7 @@ function start(script: Script, input: Partial<NodeMachineInput> = {}, world: Par
         return r;
       }),
       readBootId: fromPromise(async () => {
-        if (w.bootIdFailures > 0 && w.bootIdFailures--) throw err('GC_SSH_CONNECT', true);
+        if (w.bootIdFailures > 0 && w.bootIdFailures--) throw err('GC_CONNECT', true);
         return w.bootId;
       }),
       issueReboot: fromPromise(async () => {
@@ -112,7 +112,7 @@ describe('node machine', () => {
       'openstack',
       'vrouter',
       'driver',
-      'verified',
+      'verify',
     ]);
     expect(actor.getSnapshot().context).toMatchObject({ lastAppliedRevision: 'r1', lastAttemptedRevision: 'r1', rebootsThisRevision: 1 });
   });
@@ -123,7 +123,7 @@ describe('node machine', () => {
     await run(20_000);
     expect(actor.getSnapshot().value).toBe('verified');
     expect(w.reboots).toBe(1);
-    expect(w.calls.map((c) => c.phase)).toEqual(['prereqs', 'prereqs', 'openstack', 'vrouter', 'driver', 'verified']);
+    expect(w.calls.map((c) => c.phase)).toEqual(['prereqs', 'prereqs', 'openstack', 'vrouter', 'driver', 'verify']);
   });
 
   it('a phase that does not batch (the vRouter MSI asking 3010) reboots at its own end, not at the batch', async () => {
@@ -133,7 +133,7 @@ describe('node machine', () => {
     expect(w.reboots).toBe(1);
     expect(w.calls.map((c) => c.phase)).toEqual([
       ...['prereqs', 'testSigning', 'openstack', 'vrouter'],
-      ...['prereqs', 'testSigning', 'openstack', 'vrouter', 'driver', 'verified'],
+      ...['prereqs', 'testSigning', 'openstack', 'vrouter', 'driver', 'verify'],
     ]);
   });
 
@@ -179,7 +179,7 @@ describe('node machine', () => {
   });
 
   describe('a reboot request that fails', () => {
-    const refused = () => markSent(errors.GC_SSH_CONNECT('cannot reach the simulated host win1: connect EAGAIN'), false);
+    const refused = () => markSent(errors.GC_CONNECT('cannot reach the simulated host win1: connect EAGAIN'), false);
     const dropped = () => markSent(errors.GC_CONNECTION_LOST('the connection dropped while a command (reboot) ran'), true);
     const askUntilRebooted = (phase: string, _call: number, _dryRun: boolean, w: World) =>
       phase === 'vrouter' && w.reboots === 0 ? reboot : ok;
@@ -189,7 +189,7 @@ describe('node machine', () => {
       const { actor, w } = start((phase, call) => (phase === 'vrouter' && call === 1 ? reboot : ok), { phases: LINUX }, world);
       await run(0);
       expect(actor.getSnapshot().matches({ rebooting: 'issueBackoff' })).toBe(true);
-      expect(actor.getSnapshot().context).toMatchObject({ lastError: { code: 'GC_SSH_CONNECT' }, connectFailures: 1 });
+      expect(actor.getSnapshot().context).toMatchObject({ lastError: { code: 'GC_CONNECT' }, connectFailures: 1 });
       // rebootTimeout is 60 s here: before the fix the node sat in waitingForBoot for all of it, then went unreachable.
       await run(20_000);
       expect(actor.getSnapshot().value).toBe('verified');
@@ -232,7 +232,7 @@ describe('node machine', () => {
       await run(300_000);
       expect(actor.getSnapshot().value).toBe('unreachable');
       expect(actor.getSnapshot().context).toMatchObject({
-        lastError: { code: 'GC_SSH_CONNECT' },
+        lastError: { code: 'GC_CONNECT' },
         rebootsThisRevision: 0,
         rebootedPhases: [],
         pendingReboot: false,
@@ -289,7 +289,7 @@ describe('node machine', () => {
     actor.send({
       type: 'desired.changed',
       revision: 'r2',
-      phases: ['prereqs', 'verified'],
+      phases: ['prereqs', 'verify'],
       rebootBatch: [],
       mode: 'autocorrect',
       paused: false,
@@ -298,7 +298,7 @@ describe('node machine', () => {
     expect(actor.getSnapshot().value).toBe('verified');
     expect(w.calls.slice(-2)).toEqual([
       { phase: 'prereqs', revision: 'r2', dryRun: false },
-      { phase: 'verified', revision: 'r2', dryRun: false },
+      { phase: 'verify', revision: 'r2', dryRun: false },
     ]);
     expect(actor.getSnapshot().context).toMatchObject({ lastAppliedRevision: 'r2', lastError: undefined });
   });
@@ -316,7 +316,7 @@ describe('node machine', () => {
   });
 
   it('repeated connection failures make the node unreachable instead of retrying forever', async () => {
-    const { actor } = start(() => err('GC_SSH_CONNECT', true), {
+    const { actor } = start(() => err('GC_CONNECT', true), {
       phases: LINUX,
       limits: { maxConnectAttempts: 3, backoffBaseMs: 100, backoffMaxMs: 100 },
     });

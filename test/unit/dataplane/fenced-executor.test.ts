@@ -1,9 +1,9 @@
-// The gated executor (cluster mode's fence, the snapshot's flush): a command goes out only past its gate, and a
-// refusal is a command never sent (errors.ts `sent`), whatever the gate threw.
+// The fenced executor (cluster mode's fence, the snapshot's flush): a command goes out only past its fence, and a
+// refusal is a command never sent (errors.ts `sent`), whatever the fence threw.
 
 import { describe, expect, it } from 'vitest';
 import type { CommandResult, Executor } from '../../../src/dataplane/executor.js';
-import { GatedExecutor } from '../../../src/dataplane/gated-executor.js';
+import { FencedExecutor } from '../../../src/dataplane/fenced-executor.js';
 import { errors, neverSent } from '../../../src/errors.js';
 
 const OK: CommandResult = { exitCode: 0, stdout: 'ok', stderr: '', durationMs: 0 };
@@ -21,14 +21,14 @@ function counting(): Executor & { runs: number } {
   return exec;
 }
 
-describe('GatedExecutor', () => {
+describe('FencedExecutor', () => {
   it('runs a command once its gate settles, and only then', async () => {
     const inner = counting();
     let open: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => {
       open = resolve;
     });
-    const exec = new GatedExecutor(inner, () => gate);
+    const exec = new FencedExecutor(inner, () => gate);
     expect(exec.os).toBe('windows');
     const pending = exec.run({ script: 'Restart-Computer -Force' }, { timeoutMs: 1000 });
     await new Promise((r) => setTimeout(r, 20));
@@ -40,7 +40,7 @@ describe('GatedExecutor', () => {
 
   it("a gate's refusal keeps its code and is marked never sent; the command does not run", async () => {
     const inner = counting();
-    const fenced = new GatedExecutor(inner, async () => {
+    const fenced = new FencedExecutor(inner, async () => {
       throw errors.GC_CLUSTER_FENCED('win1: member m1 does not own it');
     });
     const refusal = await fenced.run({ script: 'Restart-Computer -Force', label: 'reboot' }, { timeoutMs: 1000 }).catch((e: unknown) => e);
@@ -51,13 +51,13 @@ describe('GatedExecutor', () => {
 
   it('a gate failing without a code is GC_INTERNAL, never sent, naming the command', async () => {
     const inner = counting();
-    const broken = new GatedExecutor(inner, async () => {
+    const broken = new FencedExecutor(inner, async () => {
       throw new Error('etcd client closed');
     });
     await expect(broken.run({ script: 'true', label: 'boot id' }, { timeoutMs: 1000 })).rejects.toMatchObject({
       code: 'GC_INTERNAL',
       sent: false,
-      message: 'the gate before command (boot id) failed: etcd client closed',
+      message: 'the fence before command (boot id) failed: etcd client closed',
     });
     expect(inner.runs).toBe(0);
   });
@@ -65,7 +65,7 @@ describe('GatedExecutor', () => {
   it("the inner executor's errors pass through as they are: a lost answer stays sent", async () => {
     const lost = Object.assign(errors.GC_CONNECTION_LOST('the connection dropped while a command (reboot) ran'), { sent: true });
     const inner: Executor = { os: 'linux', run: async () => Promise.reject(lost), close: async () => undefined };
-    const exec = new GatedExecutor(inner, async () => undefined);
+    const exec = new FencedExecutor(inner, async () => undefined);
     await expect(exec.run({ script: 'reboot' }, { timeoutMs: 1000 })).rejects.toBe(lost);
     expect(neverSent(lost)).toBe(false);
   });
