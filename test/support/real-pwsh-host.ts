@@ -28,6 +28,8 @@ export interface RealPwshOptions {
   stdin?: string;
   /** Kill pwsh after this long (default 120 s: pwsh starts in about a second on a busy machine). */
   timeoutMs?: number;
+  /** More environment for the process, e.g. LANG/LC_ALL for the console's code page. */
+  env?: Record<string, string>;
 }
 
 interface Bridge {
@@ -95,17 +97,20 @@ export async function runInRealPwsh(
   b.hosts.set(hostName, model);
   try {
     const build: Build = model.state.build === 14393 ? 14393 : 17763;
-    const env = realPwshEnv({
-      configHome: await configFor(b, build),
-      work,
-      scratch,
-      emptyPath: b.emptyPath,
-      bridgeSocket: b.bridge.path,
-      nativeSocket: b.natives.path,
-      simClient: b.client,
-      hostName,
-      computerName: model.state.hostname,
-    });
+    const env = {
+      ...realPwshEnv({
+        configHome: await configFor(b, build),
+        work,
+        scratch,
+        emptyPath: b.emptyPath,
+        bridgeSocket: b.bridge.path,
+        nativeSocket: b.natives.path,
+        simClient: b.client,
+        hostName,
+        computerName: model.state.hostname,
+      }),
+      ...options.env,
+    };
     const encoded = Buffer.from(script, 'utf16le').toString('base64');
     const result = await spawnPwsh(['-NoLogo', '-NonInteractive', '-EncodedCommand', encoded], env, work, options);
     const strays = await readdir(work);
