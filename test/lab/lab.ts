@@ -308,6 +308,10 @@ export class Lab {
     host.model = model;
     model.network = this.network;
     if (model instanceof LinuxHost) this.network.attach(host.address, model);
+    // A program a simulated service starts (an NSSM service's powershell.exe -File entrypoint.ps1) is the host's
+    // own doing, run inside the Start-Service that answers: on the TypeScript interpreter, whichever engine runs
+    // what groundcrew sends (real pwsh cannot be started synchronously from the host's answer).
+    if (model instanceof WindowsHost) model.runProcess ??= (commandLine) => this.shell.runCommandLine(model, commandLine);
   }
 
   host(name: string): LabHost {
