@@ -109,13 +109,16 @@ export function answerCmdlet(host: WindowsHost, registry: Registry<WindowsHost>,
 }
 
 /**
- * A method of a simulated object pwsh holds (answerCmdlet kept it): its value, or the exception it throws. pwsh
+ * A method of a simulated object pwsh holds (answerCmdlet kept it): its value (none for a void method), or the
+ * exception it throws. pwsh
  * wraps what a method throws as 'Exception calling "Connect" with "1" argument(s): "..."' itself, so the sim's own
  * wrapping of the message is taken off.
  */
 export function answerMethod(call: (...args: unknown[]) => unknown, args: Wire[], keep: KeepMethod): CmdletAnswer {
   try {
-    return { events: [{ out: toWire(call(...args.map(fromWire)), keep) }] };
+    const value = call(...args.map(fromWire));
+    // A void method (Connect, Dispose: the sim's undefined) puts nothing in the pipeline; a null it returns is $null.
+    return { events: value === undefined ? [] : [{ out: toWire(value, keep) }] };
   } catch (err) {
     if (err instanceof PsUnmodelled || (err instanceof PsError && err.errorId === NOT_MODELLED_ID))
       return { events: [], refused: `groundcrew sim: ${err.message}` };

@@ -152,6 +152,8 @@ describe('real pwsh over a simulated Windows host', () => {
       "$c = New-Object -TypeName System.IO.Pipes.NamedPipeClientStream -ArgumentList '.', 'Contrail'",
       '$c.PSTypeNames[0]',
       "try { $c.Connect(1000); 'connected' } catch { $_.Exception.GetType().Name; $_.Exception.Message } finally { $c.Dispose() }",
+      // A void method puts nothing in the pipeline (verify's `$c.Connect(1000); $true` must be $true alone).
+      '@($c.Dispose()).Count',
       "'disposed'",
     ].join('\n');
     const host = WindowsHost.fresh({ hostname: 'w' });
@@ -162,6 +164,7 @@ describe('real pwsh over a simulated Windows host', () => {
       'System.IO.Pipes.NamedPipeClientStream',
       'MethodInvocationException',
       'Exception calling "Connect" with "1" argument(s): "The operation has timed out."',
+      '0',
       'disposed',
     ]);
   }, 120_000);
