@@ -8,7 +8,7 @@ import type { Registry } from '../shells/powershell/commands.js';
 import { MODULE_OF, moduleAvailable } from '../windows/modules.js';
 import { answerCmdlet, answerMethod, answerNative, type CmdletRequest, nativeOf } from '../windows/real-pwsh/cmdlet-answers.js';
 import type { KeepMethod, Wire } from '../windows/real-pwsh/wire-values.js';
-import type { WindowsHost } from '../windows/windows-host.js';
+import { newSession, type WindowsHost } from '../windows/windows-host.js';
 import { windowsRegistry } from '../windows/windows-shell.js';
 
 /** Programs of the Windows GUI subsystem: `& msiexec ...` returns at once and leaves $LASTEXITCODE alone. */
@@ -33,7 +33,7 @@ type Request = {
 
 /** One pwsh process's session: what it imported, and the methods of the simulated objects it was given. */
 interface Session {
-  modules: Set<string>;
+  state: WindowsHost['session'];
   methods: Map<string, (...args: unknown[]) => unknown>;
   keep: KeepMethod;
 }
@@ -71,9 +71,10 @@ export class PwshBridgeServer {
     this.#sockets.add(socket);
     socket.on('close', () => this.#sockets.delete(socket));
     socket.on('error', () => socket.destroy());
+    // A fresh powershell.exe's state per connection (one per pwsh process).
     const methods = new Map<string, (...args: unknown[]) => unknown>();
     const session: Session = {
-      modules: new Set<string>(),
+      state: newSession(),
       methods,
       keep: (call) => {
         const id = `m${methods.size + 1}`;
@@ -102,7 +103,7 @@ export class PwshBridgeServer {
     }
     const host = this.options.hostOf(request.host ?? '');
     if (!host) return { events: [], refused: `groundcrew sim: no simulated Windows host named '${request.host}'` };
-    host.session = { modules: session.modules };
+    host.session = session.state;
     try {
       return this.#answerFor(host, request, session);
     } catch (err) {
