@@ -3,7 +3,9 @@
 // The operator's stories, end to end: the real daemon (a process) against a lab of real sshd hosts, driven
 // only by git push, webhooks, the CLI and the HTTP API. The stories run in order on one cluster, as a
 // cluster's life does: deploy, re-check, upgrade, roll back, attacks, mistakes, drift, a bad build, a crash,
-// a dead node, and scale-in.
+// a dead node, and scale-in. win-compute-1 (Server 2016) and win-compute-2 (Server 2019) run every script groundcrew
+// sends them in real pwsh (the lab's bridge to their simulated state); win-compute-3 stays on the TypeScript
+// interpreter (test/support/example-lab.ts says why).
 
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
@@ -38,6 +40,14 @@ describe('an operator and groundcrew', () => {
   it(
     '1. first deploy: every node verified; Windows reboots at most once (the prepared host never), Linux never; the page follows live',
     async () => {
+      const engines = cluster.lab.hosts
+        .filter((h) => h.os === 'windows')
+        .map((h) => [h.name, cluster.lab.windows(h.name).state.build, h.engine]);
+      expect(engines).toEqual([
+        ['win-compute-1', 14393, 'real-pwsh'],
+        ['win-compute-2', 17763, 'real-pwsh'],
+        ['win-compute-3', 17763, 'interpreter'],
+      ]);
       await cluster.startDaemon();
       const page = await browser.newPage({ viewport: { width: 1400, height: 800 } });
       await page.goto(`${cluster.url}/`);

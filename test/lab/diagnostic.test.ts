@@ -74,7 +74,8 @@ async function diagnose(exec: SshExecutor, name: string) {
 }
 
 describe.each(HOSTS)('the diagnostic check over SSH on $name (Server build $build)', ({ name }) => {
-  it('holds on every item once the roles converged the host; a broken component fails its item', async () => {
+  // A converge under real pwsh: each command starts a pwsh (seconds each on a busy machine), as in roles.test.ts.
+  it('holds on every item once the roles converged the host; a broken component fails its item', { timeout: 900_000 }, async () => {
     const exec = executor(name);
     await converge(exec, name);
     const failing = Object.entries(await diagnose(exec, name)).filter(([, differing]) => differing.length > 0);

@@ -35,7 +35,16 @@ export interface LabHostSpec {
   windows?: Omit<FreshWindowsOptions, 'hostname'>;
   /** Linux only: its distribution (Docker, Compose, os-release), and the external controller it stands for. */
   linux?: FreshLinuxOptions;
+  /**
+   * Windows only: what runs its sessions' scripts. Real pwsh (the default, unless the lab's `realPwsh` is false) or
+   * the TypeScript interpreter: a test whose subject is not the engine may keep a host on the interpreter (each real
+   * pwsh session costs a process start), and says so where it chooses it.
+   */
+  engine?: WindowsEngine;
 }
+
+/** Real PowerShell behind the host's sshd (the bridge), or the TypeScript interpreter answering the command line. */
+export type WindowsEngine = 'real-pwsh' | 'interpreter';
 
 export interface LabOptions {
   hosts: LabHostSpec[];
@@ -74,6 +83,8 @@ export interface LabHost {
   user: string;
   paths: HostPaths;
   model: WindowsHost | LinuxHost;
+  /** Windows hosts: what runs their scripts. */
+  engine?: WindowsEngine;
   rebooting: boolean;
   reboots: number;
   faults: LabFaults;
@@ -236,6 +247,7 @@ export class Lab {
           address: `${subnet}.${i + 2}`,
           netns,
           user: spec.os === 'windows' ? 'Administrator' : 'root',
+          ...(spec.os === 'windows' ? { engine: options.realPwsh === false ? 'interpreter' : (spec.engine ?? 'real-pwsh') } : {}),
           paths,
           model,
           rebooting: false,
@@ -260,7 +272,7 @@ export class Lab {
             clientBinary: client,
             socket,
             callers,
-            ...(host.model instanceof WindowsHost && options.realPwsh !== false
+            ...(host.model instanceof WindowsHost && host.engine === 'real-pwsh'
               ? { windows: await windowsPwsh(host, host.model, { dir, socket, client, emptyPath, bridge: join(dir, 'pwsh.sock') }) }
               : {}),
             ...(host.model instanceof LinuxHost
@@ -296,6 +308,10 @@ export class Lab {
     host.model = model;
     model.network = this.network;
     if (model instanceof LinuxHost) this.network.attach(host.address, model);
+    // A program a simulated service starts (an NSSM service's powershell.exe -File entrypoint.ps1) is the host's
+    // own doing, run inside the Start-Service that answers: on the TypeScript interpreter, whichever engine runs
+    // what groundcrew sends (real pwsh cannot be started synchronously from the host's answer).
+    if (model instanceof WindowsHost) model.runProcess ??= (commandLine) => this.shell.runCommandLine(model, commandLine);
   }
 
   host(name: string): LabHost {

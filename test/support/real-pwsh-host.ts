@@ -11,6 +11,7 @@ import { answerNativeRequest, PwshBridgeServer } from '../../src/sim/transports/
 import { SimSocketServer } from '../../src/sim/transports/socket-server.js';
 import type { Build } from '../../src/sim/windows/real-pwsh/cmdlet-metadata.js';
 import type { WindowsHost } from '../../src/sim/windows/windows-host.js';
+import { WindowsShell } from '../../src/sim/windows/windows-shell.js';
 import { pwshPath } from './pwsh.js';
 import { realPwshCommand, realPwshEnv, writeRealPwshConfig } from './real-pwsh-env.js';
 import { compileSimClient } from './sim-client.js';
@@ -28,6 +29,8 @@ export interface RealPwshOptions {
   stdin?: string;
   /** Kill pwsh after this long (default 120 s: pwsh starts in about a second on a busy machine). */
   timeoutMs?: number;
+  /** More environment for the process, e.g. LANG/LC_ALL for the console's code page. */
+  env?: Record<string, string>;
 }
 
 interface Bridge {
@@ -38,6 +41,8 @@ interface Bridge {
   emptyPath: string;
   configs: Map<Build, Promise<string>>;
   hosts: Map<string, WindowsHost>;
+  /** Runs the programs a simulated service starts (test/lab/lab.ts' replaceModel says why the interpreter). */
+  services: WindowsShell;
 }
 
 let shared: Promise<Bridge> | undefined;
@@ -56,13 +61,14 @@ async function startBridge(): Promise<Bridge> {
     ),
     compileSimClient(join(root, 'bin')),
   ]);
+  const services = await WindowsShell.create();
   const emptyPath = join(root, 'empty-path');
   await mkdir(emptyPath);
   process.once('exit', () => {
     void bridge.close();
     void natives.close();
   });
-  return { root, bridge, natives, client, emptyPath, configs: new Map(), hosts };
+  return { root, bridge, natives, client, emptyPath, configs: new Map(), hosts, services };
 }
 
 function configFor(b: Bridge, build: Build): Promise<string> {
@@ -93,19 +99,23 @@ export async function runInRealPwsh(
   await mkdir(work, { recursive: true });
   await mkdir(scratch, { recursive: true });
   b.hosts.set(hostName, model);
+  model.runProcess ??= (commandLine) => b.services.runCommandLine(model, commandLine);
   try {
     const build: Build = model.state.build === 14393 ? 14393 : 17763;
-    const env = realPwshEnv({
-      configHome: await configFor(b, build),
-      work,
-      scratch,
-      emptyPath: b.emptyPath,
-      bridgeSocket: b.bridge.path,
-      nativeSocket: b.natives.path,
-      simClient: b.client,
-      hostName,
-      computerName: model.state.hostname,
-    });
+    const env = {
+      ...realPwshEnv({
+        configHome: await configFor(b, build),
+        work,
+        scratch,
+        emptyPath: b.emptyPath,
+        bridgeSocket: b.bridge.path,
+        nativeSocket: b.natives.path,
+        simClient: b.client,
+        hostName,
+        computerName: model.state.hostname,
+      }),
+      ...options.env,
+    };
     const encoded = Buffer.from(script, 'utf16le').toString('base64');
     const result = await spawnPwsh(['-NoLogo', '-NonInteractive', '-EncodedCommand', encoded], env, work, options);
     const strays = await readdir(work);

@@ -6,8 +6,8 @@ import { unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { Registry } from '../shells/powershell/commands.js';
 import { MODULE_OF, moduleAvailable } from '../windows/modules.js';
-import { answerCmdlet, answerNative, type CmdletRequest, nativeOf } from '../windows/real-pwsh/cmdlet-answers.js';
-import type { Wire } from '../windows/real-pwsh/wire-values.js';
+import { answerCmdlet, answerMethod, answerNative, type CmdletRequest, nativeOf } from '../windows/real-pwsh/cmdlet-answers.js';
+import type { KeepMethod, Wire } from '../windows/real-pwsh/wire-values.js';
 import { newSession, type WindowsHost } from '../windows/windows-host.js';
 import { windowsRegistry } from '../windows/windows-shell.js';
 
@@ -21,7 +21,22 @@ export interface PwshBridgeOptions {
   answered?(name: string): void;
 }
 
-type Request = { op: string; host?: string; name?: string; names?: string[]; argv?: string[] } & Partial<CmdletRequest>;
+type Request = {
+  op: string;
+  host?: string;
+  name?: string;
+  names?: string[];
+  argv?: string[];
+  id?: string;
+  argList?: Wire[];
+} & Partial<CmdletRequest>;
+
+/** One pwsh process's session: what it imported, and the methods of the simulated objects it was given. */
+interface Session {
+  state: WindowsHost['session'];
+  methods: Map<string, (...args: unknown[]) => unknown>;
+  keep: KeepMethod;
+}
 
 export class PwshBridgeServer {
   readonly #sockets = new Set<Socket>();
@@ -57,7 +72,16 @@ export class PwshBridgeServer {
     socket.on('close', () => this.#sockets.delete(socket));
     socket.on('error', () => socket.destroy());
     // A fresh powershell.exe's state per connection (one per pwsh process).
-    const session = newSession();
+    const methods = new Map<string, (...args: unknown[]) => unknown>();
+    const session: Session = {
+      state: newSession(),
+      methods,
+      keep: (call) => {
+        const id = `m${methods.size + 1}`;
+        methods.set(id, call);
+        return id;
+      },
+    };
     let buffered = '';
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => {
@@ -70,7 +94,7 @@ export class PwshBridgeServer {
     });
   }
 
-  #answer(line: string, session: WindowsHost['session']): unknown {
+  #answer(line: string, session: Session): unknown {
     let request: Request;
     try {
       request = JSON.parse(line) as Request;
@@ -79,9 +103,9 @@ export class PwshBridgeServer {
     }
     const host = this.options.hostOf(request.host ?? '');
     if (!host) return { events: [], refused: `groundcrew sim: no simulated Windows host named '${request.host}'` };
-    host.session = session;
+    host.session = session.state;
     try {
-      return this.#answerFor(host, request);
+      return this.#answerFor(host, request, session);
     } catch (err) {
       return { events: [], refused: `groundcrew sim: internal error: ${(err as Error).stack ?? err}` };
     } finally {
@@ -89,14 +113,24 @@ export class PwshBridgeServer {
     }
   }
 
-  #answerFor(host: WindowsHost, request: Request): unknown {
+  #answerFor(host: WindowsHost, request: Request, session: Session): unknown {
     switch (request.op) {
       case 'cmdlet':
-        return answerCmdlet(host, this.#registry, {
-          name: String(request.name),
-          args: (request.args ?? {}) as Record<string, Wire>,
-          input: (request.input ?? []) as Wire[],
-        });
+        return answerCmdlet(
+          host,
+          this.#registry,
+          {
+            name: String(request.name),
+            args: (request.args ?? {}) as Record<string, Wire>,
+            input: (request.input ?? []) as Wire[],
+          },
+          session.keep,
+        );
+      case 'method': {
+        const call = session.methods.get(String(request.id));
+        if (!call) return { events: [], refused: `groundcrew sim: no method '${request.id}' in this session` };
+        return answerMethod(call, request.argList ?? [], session.keep);
+      }
       case 'absent':
         return {
           absent: (request.names ?? []).filter((n) => {

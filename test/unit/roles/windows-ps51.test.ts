@@ -12,11 +12,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POWERSHELL_PRELUDE } from '../../../src/dataplane/wire.js';
 import { windowsDeconfigure } from '../../../src/roles/windows/deconfigure.js';
 import { CONTAINERS_INSTALLED, ELEVATED, serviceStatus } from '../../../src/roles/windows/queries.js';
+import { stdinOf, writeFromStdin } from '../../../src/roles/windows/write-from-stdin.js';
+import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
 import type { WindowsBuild } from '../../../src/sim/windows/windows-state.js';
 import { isCmdlet } from '../../support/cmdlet-scan.js';
 import { callProblems, encodingOf, encodingProblem, profiled, writerOf } from '../../support/ps51-reference.js';
 import { analyzeScripts, type CommandCall, type ScriptSyntax } from '../../support/ps51-syntax.js';
 import { pwshPath } from '../../support/pwsh.js';
+import { runInRealPwsh } from '../../support/real-pwsh-host.js';
 import { type EmittedScript, emittedWindowsScripts } from '../../support/windows-scripts.js';
 
 /**
@@ -117,6 +120,8 @@ describe('every script the Windows roles emit is Windows PowerShell 5.1', () => 
   });
 });
 
+const isByte = (encoding: string) => encoding.toLowerCase() === 'byte';
+
 /**
  * The bytes Windows PowerShell 5.1 writes for `value` with -Encoding `encoding` and -NoNewline, from its pages:
  * Set-Content.md (reference/5.1: "Ascii Uses ASCII (7-bit) character set") and about_Character_Encoding ("In
@@ -166,8 +171,8 @@ describe('the encodings the roles choose write the same bytes in 5.1 and 7', () 
     const written = calls()
       .map(({ call }) => call)
       .filter((c): c is CommandCall => writerOf(c) !== undefined);
-    // A writer without -Encoding fails the test above; here, each encoding the roles chose.
-    const encodings = [...new Set(written.flatMap((c) => encodingOf(c) ?? []))];
+    // A writer without -Encoding fails the test above; here, each text encoding the roles chose (Byte: the next test).
+    const encodings = [...new Set(written.flatMap((c) => encodingOf(c) ?? []))].filter((e) => !isByte(e));
     expect(encodings.length).toBeGreaterThan(0);
     // A constant -Value as the roles write it, and a probe past 7 bits: the two versions must still agree.
     const values = [
@@ -180,6 +185,25 @@ describe('the encodings the roles choose write the same bytes in 5.1 and 7', () 
       writes.map(([encoding, value]) => ({ encoding, value, bytes: windowsPowerShellBytes(encoding, value).toString('hex') })),
     );
   });
+
+  it('-Encoding Byte is only the stdin writer, and the lab writes what it is sent byte for byte, as 5.1 does', async () => {
+    // 5.1's Set-Content takes Byte (reference/5.1 Set-Content.md: "Byte: Encodes a set of characters into a sequence
+    // of bytes"); 7 has no such value (6.0 replaced it with -AsByteStream, reference/7.x Set-Content.md), so pwsh 7's
+    // own Set-Content cannot stand for it here. In the lab a Windows path's Set-Content is the Windows module's, with
+    // 5.1's parameters (src/sim/windows/real-pwsh/), which writes to the simulated host: that is what is checked.
+    const bytes = calls()
+      .map(({ call }) => call)
+      .filter((c) => writerOf(c) !== undefined && isByte(encodingOf(c) ?? ''));
+    expect(bytes.length).toBeGreaterThan(0);
+    const [, form] = writeFromStdin('C:\\x').split(' -Encoding ');
+    expect(bytes.filter((c) => !c.text.endsWith(` -Encoding ${form}`)).map((c) => c.text)).toEqual([]);
+    const host = WindowsHost.fresh({ hostname: 'w' });
+    host.fs.mkdirp('C:\\Windows\\Temp');
+    const probe = Buffer.concat([Buffer.from('café\r\n€', 'utf8'), Buffer.from([0, 0xff, 0xfe, 0x80])]);
+    const r = await runInRealPwsh(host, writeFromStdin('C:\\Windows\\Temp\\probe.bin'), stdinOf(probe));
+    expect([r.exitCode, r.stderr]).toEqual([0, '']);
+    expect(Buffer.from(host.fs.read('C:\\Windows\\Temp\\probe.bin') ?? '', 'latin1').toString('hex')).toBe(probe.toString('hex'));
+  }, 120_000);
 
   it('an encoding where 5.1 and 7 differ is caught: UTF8 (5.1 writes a BOM, 7 does not)', () => {
     const [utf8, ascii] = pwshBytes([

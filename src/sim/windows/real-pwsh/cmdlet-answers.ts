@@ -6,7 +6,7 @@ import type { BoundArgs, CmdletSpec, NativeResult, NativeSpec, ParamSpec, Regist
 import { NOT_MODELLED_ID, PsError, PsTerminatingError, PsUnmodelled } from '../../shells/powershell/errors.js';
 import { toText } from '../../shells/powershell/values.js';
 import type { WindowsHost } from '../windows-host.js';
-import { fromWire, toWire, type Wire } from './wire-values.js';
+import { fromWire, type KeepMethod, toWire, type Wire } from './wire-values.js';
 
 export interface CmdletRequest {
   name: string;
@@ -75,7 +75,7 @@ function containsScriptBlock(wire: Wire): boolean {
   return typeof wire.$sb === 'string' || Object.values(wire).some(containsScriptBlock);
 }
 
-export function answerCmdlet(host: WindowsHost, registry: Registry<WindowsHost>, request: CmdletRequest): CmdletAnswer {
+export function answerCmdlet(host: WindowsHost, registry: Registry<WindowsHost>, request: CmdletRequest, keep?: KeepMethod): CmdletAnswer {
   const spec = registry.cmdlets.get(request.name.toLowerCase());
   if (!spec) return { events: [], refused: `groundcrew sim: the cmdlet ${request.name} is not modelled (docs/simulator.md)` };
   const args: BoundArgs = {};
@@ -98,12 +98,34 @@ export function answerCmdlet(host: WindowsHost, registry: Registry<WindowsHost>,
         events.push({ error: wireError(err) });
       },
     };
-    for (const item of spec.run(host, args, request.input.map(fromWire), ctx)) events.push({ out: toWire(item) });
+    for (const item of spec.run(host, args, request.input.map(fromWire), ctx)) events.push({ out: toWire(item, keep) });
     return { events };
   } catch (err) {
     if (err instanceof PsUnmodelled || (err instanceof PsError && err.errorId === NOT_MODELLED_ID))
       return { events, refused: `${spec.name} : ${err.message}` };
     if (err instanceof PsTerminatingError || err instanceof PsError) return { events, terminating: wireError(err) };
+    throw err;
+  }
+}
+
+/**
+ * A method of a simulated object pwsh holds (answerCmdlet kept it): its value (none for a void method), or the
+ * exception it throws. pwsh
+ * wraps what a method throws as 'Exception calling "Connect" with "1" argument(s): "..."' itself, so the sim's own
+ * wrapping of the message is taken off.
+ */
+export function answerMethod(call: (...args: unknown[]) => unknown, args: Wire[], keep: KeepMethod): CmdletAnswer {
+  try {
+    const value = call(...args.map(fromWire));
+    // A void method (Connect, Dispose: the sim's undefined) puts nothing in the pipeline; a null it returns is $null.
+    return { events: value === undefined ? [] : [{ out: toWire(value, keep) }] };
+  } catch (err) {
+    if (err instanceof PsUnmodelled || (err instanceof PsError && err.errorId === NOT_MODELLED_ID))
+      return { events: [], refused: `groundcrew sim: ${err.message}` };
+    if (err instanceof PsTerminatingError || err instanceof PsError) {
+      const inner = /^Exception calling "[^"]*" with "\d+" argument\(s\): "(.*)"$/s.exec(err.message)?.[1];
+      return { events: [], terminating: { ...wireError(err), message: inner ?? err.message } };
+    }
     throw err;
   }
 }

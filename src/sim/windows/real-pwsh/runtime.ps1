@@ -101,7 +101,27 @@ function GcFromWire($wire) {
     $text = [string]$wire['$s']
     $object | Add-Member -MemberType ScriptMethod -Name ToString -Value { $text }.GetNewClosure() -Force
   }
+  # The simulated object's methods (NamedPipeClientStream.Connect): each call asks the host, which kept them.
+  # (A closure runs outside the module: it holds GcCallMethod itself, which stays bound to the module.)
+  if ($wire.Contains('$m')) {
+    $call = ${function:GcCallMethod}
+    foreach ($name in $wire['$m'].Keys) {
+      $id = [string]$wire['$m'][$name]
+      $object | Add-Member -MemberType ScriptMethod -Name $name -Value { & $call $id $args }.GetNewClosure() -Force
+    }
+  }
   $object
+}
+
+# A method call on a simulated object: its value, or what it throws (pwsh wraps that as the .NET method's
+# MethodInvocationException, 'Exception calling "Connect" with "1" argument(s)').
+function GcCallMethod([string]$id, [object[]]$arguments) {
+  $wired = [System.Collections.Generic.List[object]]::new()
+  foreach ($a in $arguments) { $wired.Add((GcToWire $a)) }
+  $answer = GcAsk ([ordered]@{ op = 'method'; id = $id; argList = $wired.ToArray() })
+  if ($answer.refused) { GcRefuse $answer.refused }
+  if ($answer.terminating) { throw (GcErrorRecord $answer.terminating).Exception }
+  foreach ($event in $answer.events) { GcFromWire $event.out }
 }
 
 # The ErrorRecord the real cmdlet would write: its exception type where pwsh has it, category, activity, reason,

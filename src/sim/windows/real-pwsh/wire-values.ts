@@ -22,27 +22,41 @@ function enumType(value: PsEnum): string {
   throw new Error(`real pwsh bridge: no .NET type known for the enum value ${value.name} (${value.value})`);
 }
 
-/** A simulated value as the wire carries it to pwsh. */
-export function toWire(value: unknown): Wire {
+/** A simulated object's method, as the bridge keeps it for pwsh to call: its id on the wire. */
+export type KeepMethod = (call: (...args: unknown[]) => unknown) => string;
+
+/**
+ * A simulated value as the wire carries it to pwsh. An object's methods (NamedPipeClientStream's Connect) go as ids
+ * the bridge keeps (`keep`), which pwsh turns into script methods that call back; without `keep`, they are left out
+ * and real pwsh says the method does not exist, which is loud enough.
+ */
+export function toWire(value: unknown, keep?: KeepMethod): Wire {
   if (value === null || value === undefined) return null;
   if (typeof value === 'string' || typeof value === 'boolean') return value;
   if (typeof value === 'number') return Number.isFinite(value) ? value : null;
-  if (Array.isArray(value)) return value.map(toWire);
+  if (Array.isArray(value)) return value.map((v) => toWire(v, keep));
   if (value instanceof PsEnum) return { $e: enumType(value), v: value.value };
   if (value instanceof PsDate) return { $d: value.date.toISOString() };
   if (Buffer.isBuffer(value)) return { $b: value.toString('base64') };
   if (value instanceof PsObject) {
     const props: Record<string, Wire> = {};
-    // Script methods of the simulator's objects (a function in JS) have no JSON form: real pwsh says the method
-    // does not exist, which is loud enough.
-    for (const [k, v] of value.entries()) if (!isMethod(v)) props[k] = toWire(v);
+    const methods: Record<string, Wire> = {};
+    for (const [k, v] of value.entries()) {
+      if (!isMethod(v)) props[k] = toWire(v, keep);
+      else if (keep) methods[k] = keep(v.call);
+    }
     if (value.isHashtable) return { $h: props };
-    return { $t: value.typeName, $p: props, ...(value.text !== undefined ? { $s: value.text } : {}) };
+    return {
+      $t: value.typeName,
+      $p: props,
+      ...(value.text !== undefined ? { $s: value.text } : {}),
+      ...(Object.keys(methods).length > 0 ? { $m: methods } : {}),
+    };
   }
   throw new Error(`real pwsh bridge: a simulated cmdlet returned a value with no wire form (${typeof value})`);
 }
 
-function isMethod(value: unknown): boolean {
+function isMethod(value: unknown): value is { kind: 'method'; call: (...args: unknown[]) => unknown } {
   return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'method';
 }
 

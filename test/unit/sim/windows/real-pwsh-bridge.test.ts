@@ -144,4 +144,28 @@ describe('real pwsh over a simulated Windows host', () => {
     expect(r.stdout.trim()).toBe('s3cret');
     expect(r.rebootRequested).toBe(true);
   }, 120_000);
+
+  it("calls a simulated object's methods through the host: NamedPipeClientStream.Connect and Dispose, as the verify phase does", async () => {
+    // verify.ts' PIPE_SERVES: a client connect to \\.\pipe\Contrail within a second. No CNM plugin here, so no pipe:
+    // Connect throws as .NET's does, wrapped by pwsh as a method's exception.
+    const script = [
+      "$c = New-Object -TypeName System.IO.Pipes.NamedPipeClientStream -ArgumentList '.', 'Contrail'",
+      '$c.PSTypeNames[0]',
+      "try { $c.Connect(1000); 'connected' } catch { $_.Exception.GetType().Name; $_.Exception.Message } finally { $c.Dispose() }",
+      // A void method puts nothing in the pipeline (verify's `$c.Connect(1000); $true` must be $true alone).
+      '@($c.Dispose()).Count',
+      "'disposed'",
+    ].join('\n');
+    const host = WindowsHost.fresh({ hostname: 'w' });
+    const absent = await runInRealPwsh(host, script);
+    // (A served pipe's Connect returns: the lab's diagnostic test and the e2e stories' verify phase need it.)
+    expect([absent.stderr, ...lines(absent.stdout)]).toEqual([
+      '',
+      'System.IO.Pipes.NamedPipeClientStream',
+      'MethodInvocationException',
+      'Exception calling "Connect" with "1" argument(s): "The operation has timed out."',
+      '0',
+      'disposed',
+    ]);
+  }, 120_000);
 });
