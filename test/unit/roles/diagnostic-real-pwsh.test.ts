@@ -4,10 +4,8 @@
 // The facts script is the one groundcrew sends (roles/facts.ts, behind the wire's prelude), so real pwsh parses,
 // binds and evaluates every query: the simulated host answers only the cmdlets and programs.
 //
-// One item is not read here: the CNM pipe answering a connect (`NamedPipeClientStream.Connect`). The bridge
-// carries values, not .NET methods (real-pwsh/wire-values.ts: a simulated object's methods do not cross), so its
-// fact fails in real pwsh, and this test holds it to failing for that reason only: once the bridge carries
-// methods it fails here, and the item joins the others. The in-process check covers it (diagnostic-check.test.ts).
+// The CNM pipe's connect (`NamedPipeClientStream.Connect`) is read here too: a simulated object's methods cross the
+// bridge (real-pwsh/wire-values.ts), so every item is read as on a node.
 
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
@@ -25,7 +23,6 @@ import { runInRealPwsh } from '../../support/real-pwsh-host.js';
 const BUILDS: WindowsBuild[] = [14393, 17763];
 const input = windowsInput();
 const verify = windowsVerify(input);
-const PIPE_SERVES = 'verify.pipeServes';
 const converged = new Map<WindowsBuild, string>();
 
 beforeAll(async () => {
@@ -57,9 +54,7 @@ async function diagnoseInRealPwsh(host: WindowsHost) {
   const facts = new Map(queries.map((q) => [q.id, answer.facts[q.id] ?? null]));
   const items = Object.fromEntries(
     verify.resources.map((r) => {
-      const differing = r.test(facts).differingProperties;
-      // The pipe's connect is not read in real pwsh (above): its property is left out, nothing else.
-      return [r.name, r.name === 'verify/cnm-plugin' ? differing.filter((p) => p !== 'PipeServes') : differing];
+      return [r.name, r.test(facts).differingProperties];
     }),
   );
   return { items, failed: answer.failed };
@@ -71,9 +66,7 @@ describe('the diagnostic list in real pwsh', () => {
     async (build) => {
       const { items, failed } = await diagnoseInRealPwsh(copy(build));
       expect(Object.entries(items).filter(([, differing]) => differing.length > 0)).toEqual([]);
-      // Only the pipe's connect fails, and for the bridge's reason: NamedPipeClientStream's methods did not cross.
-      expect(Object.keys(failed)).toEqual([PIPE_SERVES]);
-      expect(failed[PIPE_SERVES]).toMatch(/does not contain a method named '(Connect|Dispose)'/);
+      expect(failed).toEqual({});
     },
     300_000,
   );
@@ -81,7 +74,7 @@ describe('the diagnostic list in real pwsh', () => {
   it.each(BUILDS)(
     'on Server build %i each broken component fails its own item',
     async (build) => {
-      const breaks = BREAKS.filter(([, , , property]) => property !== 'PipeServes');
+      const breaks = BREAKS;
       const missed: string[] = [];
       // Three pwsh processes at a time: each starts in about a second, longer on the busy machine.
       for (let i = 0; i < breaks.length; i += 3) {

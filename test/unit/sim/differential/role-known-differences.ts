@@ -14,12 +14,13 @@ export interface KnownDifference {
 export const KNOWN_DIFFERENCES: KnownDifference[] = [
   {
     why:
-      "the bridge does not replay methods of an object the host gives: the diagnostic check's pipe fact (New-Object " +
-      'System.IO.Pipes.NamedPipeClientStream, .Connect(1000), .Dispose(), src/roles/windows/verify.ts) fails in real pwsh ' +
-      "('does not contain a method named Dispose') where the simulator answers (src/sim/windows/pipe-client.ts). " +
-      'The bridge is src/sim/windows/real-pwsh/ (branch pwsh-lab-2)',
+      "a fact that fails because its cmdlet is not there (Get-VMSwitch before Hyper-V's tools) is reported in the " +
+      "facts' JSON with the CommandNotFoundException message: Windows PowerShell 5.1, which the simulator follows, " +
+      "writes it on one line and its ConvertTo-Json escapes ' as \\u0027; pwsh 7 breaks the line before 'Check the " +
+      "spelling' and leaves ' as it is. Only the failed facts' words differ (seen when the pipe check's methods " +
+      'began to cross the bridge and this script was no longer counted under that entry)',
     field: 'stdout',
-    script: /NamedPipeClientStream/,
+    script: /Get-VMSwitch/,
   },
   {
     why:
