@@ -69,7 +69,7 @@ describe('groundcrew run', () => {
           const now = await states();
           return now.length === 6 && now.every((s) => s === 'verified');
         },
-        { timeoutMs: 30_000 },
+        { timeoutMs: 40_000 },
       );
       expect(records().some((r) => r.msg === 'revision accepted')).toBe(true);
       const cmdline = readFileSync(`/proc/${daemon.pid}/cmdline`, 'utf8');
