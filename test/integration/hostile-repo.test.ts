@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../browser/browser.js';
 import { gitIn } from '../support/git.js';
+import { waitUntil } from '../support/wait-until.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const BIN = join(ROOT, 'dist', 'src', 'cli', 'main.js');
@@ -42,16 +43,6 @@ interface RevisionStatus {
   sha: string;
   accepted: boolean;
   errors?: string[];
-}
-
-async function until<T>(check: () => Promise<T | undefined> | T | undefined, what: string, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /** Every daemon started: a test that times out does not reach its own stop. */
@@ -86,7 +77,8 @@ async function stop(child: ChildProcess | undefined): Promise<number | null> {
 }
 
 const revisionsAt = async (url: string) => (await (await fetch(`${url}/api/revisions`)).json()) as RevisionStatus[];
-const revisionOf = (url: string, sha: string) => until(async () => (await revisionsAt(url)).find((r) => r.sha === sha), `revision ${sha}`);
+const revisionOf = (url: string, sha: string) =>
+  waitUntil(`revision ${sha}`, async () => (await revisionsAt(url)).find((r) => r.sha === sha), { timeoutMs: 30_000 });
 
 /** Hands `text` to whoever waits on the FIFO (an orphaned git upload-pack), without waiting if nobody does. */
 function release(fifo: string, text: Buffer): void {
@@ -148,7 +140,7 @@ describe('groundcrew run following a hostile Git repo', () => {
       ].join('\n'),
     );
     daemon = runDaemon(config);
-    url = await until(() => daemon.records().find((r) => r.url)?.url, 'the daemon to listen');
+    url = await waitUntil('the daemon to listen', () => daemon.records().find((r) => r.url)?.url, { timeoutMs: 30_000 });
     expect((await revisionOf(url, first)).accepted).toBe(true);
   });
   afterAll(async () => {
@@ -232,10 +224,14 @@ describe('groundcrew run following a hostile Git repo', () => {
       }
     };
     hang();
-    const stalled = await until(async () => {
-      const r = await ready();
-      return r.status === 503 ? r : undefined;
-    }, '/readyz to go red');
+    const stalled = await waitUntil(
+      '/readyz to go red',
+      async () => {
+        const r = await ready();
+        return r.status === 503 ? r : undefined;
+      },
+      { timeoutMs: 30_000 },
+    );
     expect(stalled.body).toEqual({ ready: false, reason: expect.stringMatching(/^the source has not finished a look at main for \d+s/) });
     // The status page says so, as a person sees it.
     const browser = await launchBrowser();
@@ -249,11 +245,11 @@ describe('groundcrew run following a hostile Git repo', () => {
     }
     // Let the hung look finish: the real files go back, then the waiting readers get their content.
     unhang();
-    await until(async () => ((await ready()).status === 200 ? true : undefined), '/readyz to be ready again');
+    await waitUntil('/readyz to be ready again', async () => ((await ready()).status === 200 ? true : undefined), { timeoutMs: 30_000 });
     // Hung again, SIGTERM still stops the daemon: the hung git is ended, not waited for.
     for (const file of files) rmSync(aside(file, 'fifo'));
     hang();
-    await until(async () => ((await ready()).status === 503 ? true : undefined), '/readyz to go red again');
+    await waitUntil('/readyz to go red again', async () => ((await ready()).status === 503 ? true : undefined), { timeoutMs: 30_000 });
     const exited = stop(daemon.child);
     const late = new Promise((resolve) => setTimeout(() => resolve('still running'), 15_000).unref());
     expect(await Promise.race([exited, late])).toBe(0);
@@ -274,20 +270,26 @@ describe('groundcrew run watching a working copy with a FIFO in it', () => {
     );
     const daemon = runDaemon(config);
     try {
-      const url = await until(() => daemon.records().find((r) => r.url)?.url, 'the daemon to listen');
-      await until(async () => (await revisionsAt(url)).find((r) => r.accepted), 'the first revision');
+      const url = await waitUntil('the daemon to listen', () => daemon.records().find((r) => r.url)?.url, { timeoutMs: 30_000 });
+      await waitUntil('the first revision', async () => (await revisionsAt(url)).find((r) => r.accepted), { timeoutMs: 30_000 });
       execFileSync('mkfifo', [join(repo, 'nodes', 'ctrl1.yaml')]);
-      const rejected = await until(async () => (await revisionsAt(url)).find((r) => !r.accepted), 'the FIFO revision');
+      const rejected = await waitUntil('the FIFO revision', async () => (await revisionsAt(url)).find((r) => !r.accepted), {
+        timeoutMs: 30_000,
+      });
       expect(rejected.errors).toEqual(['nodes/ctrl1.yaml:1:1: refused: a FIFO; only regular files inside the inventory are read']);
       const seen = daemon.records().find((r) => r.msg === 'working copy changed' && r.sha === rejected.sha) as Record_;
       const done = daemon.records().find((r) => r.revision === rejected.sha && /rejected/.test(r.msg)) as Record_;
       expect(done.time - seen.time).toBeLessThan(1000);
       rmSync(join(repo, 'nodes', 'ctrl1.yaml'));
       writeFileSync(join(repo, 'nodes', 'ctrl1.yaml'), 'labels: { rack: r7 }\n');
-      await until(async () => {
-        const [newest] = await revisionsAt(url);
-        return newest && newest.sha !== rejected.sha && newest.accepted ? newest : undefined;
-      }, 'the next edit to be accepted');
+      await waitUntil(
+        'the next edit to be accepted',
+        async () => {
+          const [newest] = await revisionsAt(url);
+          return newest && newest.sha !== rejected.sha && newest.accepted ? newest : undefined;
+        },
+        { timeoutMs: 30_000 },
+      );
       expect(await stop(daemon.child)).toBe(0);
     } finally {
       await stop(daemon.child);
