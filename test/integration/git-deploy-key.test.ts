@@ -15,6 +15,7 @@ import { GitSource } from '../../src/source/git-source.js';
 import type { Revision } from '../../src/source/source.js';
 import { gitIn } from '../support/git.js';
 import { type GitSshd, newKey, startGitSshd } from '../support/git-sshd.js';
+import { waitUntil } from '../support/wait-until.js';
 
 let dir: string;
 let keys: string;
@@ -141,8 +142,7 @@ describe('a Git source over SSH with a deploy key', { timeout: 120_000 }, () => 
     const socket = join(dir, 'agent.sock');
     agent = spawn('ssh-agent', ['-D', '-a', socket], { stdio: 'ignore' });
     try {
-      const end = Date.now() + 20_000;
-      while (!existsSync(socket) && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 50));
+      await waitUntil('the SSH agent socket', () => existsSync(socket));
       execFileSync('ssh-add', ['-q', join(keys, 'deploy key')], { env: { ...process.env, SSH_AUTH_SOCK: socket }, stdio: 'pipe' });
       const { src, revisions } = source('agent', { knownHostsFile: join(keys, 'known hosts') }, { SSH_AUTH_SOCK: socket });
       await src.start();
