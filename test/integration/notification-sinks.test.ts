@@ -195,7 +195,7 @@ describe('notification sinks, each checked by a loopback server as its provider 
     d.publish(event({ node: 'a', kind: 'node.stalled' }));
     d.publish(event({ node: 'b', kind: 'node.stalled' }));
     d.publish(event({ node: 'c', kind: 'node.stalled' }));
-    while (outcomes.length < 4) await new Promise((r) => setTimeout(r, 10));
+    await waitUntil('four outcomes', () => outcomes.length >= 4);
     expect(outcomes.sort()).toEqual(['duplicate', 'rate-limited', 'sent', 'sent']);
     expect(seen.slice(start).map((r) => r.path)).toEqual(['/lim', '/lim']);
   });

@@ -12,6 +12,7 @@ import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { errors } from '../../src/errors.js';
 import { convergedAt, type SimDaemon, startSimDaemon } from '../support/sim-daemon.js';
+import { waitUntil } from '../support/wait-until.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
 const servers: Server[] = [];
@@ -83,8 +84,7 @@ describe('notifications from the daemon', () => {
     expect(JSON.parse(stuck.bodies[0]?.body ?? '{}').kind).toBe('revision.accepted');
     expect(rolloutMs).toBeLessThan(60_000);
 
-    for (let i = 0; i < 200 && !github.bodies.some((b) => JSON.parse(b.body).state === 'success'); i++)
-      await new Promise((r) => setTimeout(r, 25));
+    await waitUntil("GitHub's success status", () => github.bodies.some((b) => JSON.parse(b.body).state === 'success'));
     const statuses = github.bodies.map((b) => ({ path: b.path, ...JSON.parse(b.body) }));
     expect(statuses.map((s) => s.state)).toEqual(['pending', 'success']);
     for (const s of statuses) {

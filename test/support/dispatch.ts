@@ -5,6 +5,7 @@ import pino from 'pino';
 import { Dispatcher, type DispatcherOptions, type Outcome, type SinkPolicy } from '../../src/notifications/dispatcher.js';
 import { EVENT_KINDS } from '../../src/notifications/events.js';
 import type { SinkSpec } from '../../src/notifications/sinks.js';
+import { waitUntil } from './wait-until.js';
 
 export interface Dispatch {
   dispatcher: Dispatcher;
@@ -34,11 +35,11 @@ export function dispatch(spec: Omit<SinkSpec, 'events'>, policy: Partial<SinkPol
     outcomes,
     log: () => lines.join(''),
     async finished(count = 1) {
-      const end = Date.now() + 30_000;
-      while (outcomes.filter((o) => o === 'sent' || o === 'failed').length < count) {
-        if (Date.now() > end) throw new Error(`outcomes so far: ${outcomes.join(', ')}`);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      await waitUntil(
+        () => `${count} sent or failed (outcomes so far: ${outcomes.join(', ')})`,
+        () => outcomes.filter((o) => o === 'sent' || o === 'failed').length >= count,
+        { timeoutMs: 30_000 },
+      );
       return outcomes;
     },
   };

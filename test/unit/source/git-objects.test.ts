@@ -14,6 +14,7 @@ import { GitInventoryReader } from '../../../src/source/git-inventory.js';
 import { commitFields, GitObjects } from '../../../src/source/git-objects.js';
 import { GitSource } from '../../../src/source/git-source.js';
 import type { Revision } from '../../../src/source/source.js';
+import { waitUntil } from '../../support/wait-until.js';
 
 const EXAMPLE = join(import.meta.dirname, '..', '..', '..', 'inventory-repo-example');
 let dir: string;
@@ -168,7 +169,7 @@ describe('GitSource: revisions from the object database', () => {
       git(work, 'push', '-q', '-f', 'origin', 'main');
       await source.trigger('webhook');
       expect(revisions.at(-1)?.sha).toBe(rewritten);
-      await expect.poll(() => lines.some((l) => l.includes('was force-pushed'))).toBe(true);
+      await waitUntil('the force-push logged', () => lines.some((l) => l.includes('was force-pushed')));
       expect(lines.filter((l) => l.includes('was force-pushed'))).toHaveLength(1);
     } finally {
       await source.stop();
