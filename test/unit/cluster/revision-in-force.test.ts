@@ -2,37 +2,13 @@
 // etcd, read from its own clone; a member whose clone lacks it fetches and says it waits.
 
 import { EventEmitter } from 'node:events';
-import type { Etcd3 } from 'etcd3';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ClusterKeys } from '../../../src/cluster/etcd.js';
 import type { LeaderElection } from '../../../src/cluster/leader-election.js';
 import type { Membership } from '../../../src/cluster/membership.js';
 import { type Commit, RevisionInForce } from '../../../src/cluster/revision-in-force.js';
-
-/** The etcd calls RevisionInForce makes, on one map shared by every member. */
-function fakeEtcd(kv: Map<string, string>): Etcd3 {
-  const put = (key: string) => ({
-    value: (value: string) => {
-      const op = { apply: () => kv.set(key, value), lease: () => ({ exec: async () => op.apply() }) };
-      return op;
-    },
-  });
-  return {
-    put,
-    get: (key: string) => ({ string: async () => kv.get(key) ?? null }),
-    if: (key: string) => ({
-      // biome-ignore lint/suspicious/noThenProperty: etcd3's comparison builder is spelled if().then().commit()
-      then: (op: { apply: () => void }) => ({
-        commit: async () => {
-          const succeeded = kv.has(key);
-          if (succeeded) op.apply();
-          return { succeeded };
-        },
-      }),
-    }),
-  } as unknown as Etcd3;
-}
+import { fakeEtcd } from '../../support/fake-etcd.js';
 
 function member(name: string, kv: Map<string, string>, leads: boolean, clone: Map<string, Commit>) {
   const membership = Object.assign(new EventEmitter(), { name, leaseId: '1', mayIssue: () => true, options: { ttlMs: 3000 } });
@@ -41,7 +17,7 @@ function member(name: string, kv: Map<string, string>, leads: boolean, clone: Ma
   const applied: string[] = [];
   const fetched: string[] = [];
   const rif = new RevisionInForce<Commit>({
-    client: fakeEtcd(kv),
+    client: fakeEtcd(kv).client,
     keys: new ClusterKeys('/p/'),
     membership: membership as unknown as Membership,
     election: election as unknown as LeaderElection,

@@ -1,16 +1,16 @@
 // The Linux facts wire: what real bash answers to the script is read back byte for byte, and an answer that is
 // cut short, padded, forged or not text is refused as a whole, saying where.
 
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { bashQuote } from '../../../src/dataplane/quote.js';
 import { GroundcrewError } from '../../../src/errors.js';
 import { linuxFactsScript, readFactRecords, unreadableFact } from '../../../src/roles/linux/fact-records.js';
 import { dirFact, fileContent, fileFact, linkUp } from '../../../src/roles/linux/facts.js';
 import type { FactQuery } from '../../../src/roles/resource.js';
+import { realBash } from '../../support/real-bash.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gc-fact-records-'));
 const file = (name: string, content: string | Buffer) => {
@@ -18,13 +18,10 @@ const file = (name: string, content: string | Buffer) => {
   return join(dir, name);
 };
 
-/** Runs the facts script with real bash, as sshd would (no locale in the environment), and returns its stdout. */
-function realBash(queries: FactQuery[], stdin?: string): string {
-  return execFileSync('bash', ['--norc', '--noprofile', '-c', linuxFactsScript(queries, stdin !== undefined)], {
-    env: { PATH: process.env.PATH, LANG: 'C.UTF-8' },
-    input: stdin ?? '',
-    encoding: 'utf8',
-  });
+/** What real bash answers to the facts script for `queries` (with a UTF-8 locale, as a node's sshd session has). */
+async function answer(queries: FactQuery[], stdin?: string): Promise<string> {
+  const run = await realBash(linuxFactsScript(queries, stdin !== undefined), { stdin, env: { LANG: 'C.UTF-8' } });
+  return run.stdout;
 }
 
 function refusal(read: () => unknown): GroundcrewError {
@@ -54,8 +51,8 @@ describe('facts read by real bash come back byte for byte', () => {
     { id: 'stdin', shBuiltin: 'gc_v=$GC_STDIN' },
   ];
 
-  it('files with their trailing newlines, tabs, backslashes and UTF-8; absences; statuses; stdin', () => {
-    const facts = readFactRecords(realBash(queries, '{"secret":"x"}\n\n'), ids(queries), 'probe');
+  it('files with their trailing newlines, tabs, backslashes and UTF-8; absences; statuses; stdin', async () => {
+    const facts = readFactRecords(await answer(queries, '{"secret":"x"}\n\n'), ids(queries), 'probe');
     expect(fileContent(facts, 'exact')).toBe(readFileSync(exact, 'utf8'));
     expect(fileContent(facts, 'utf8')).toBe('name: h\u00e9 \u2713\n');
     expect(fileContent(facts, 'absent')).toBeNull();
@@ -68,17 +65,18 @@ describe('facts read by real bash come back byte for byte', () => {
     expect(facts.get('stdin')).toEqual({ status: 0, stdout: '{"secret":"x"}\n\n' });
   });
 
-  it('a file holding a NUL byte is a fact that cannot be read, never a value cut at the NUL', () => {
+  it('a file holding a NUL byte is a fact that cannot be read, never a value cut at the NUL', async () => {
     const q = [fileFact('binary', file('binary', Buffer.from([0x41, 0x00, 0x42])), bashQuote)];
-    const f = readFactRecords(realBash(q), ids(q), 'probe').get('binary');
+    const f = readFactRecords(await answer(q), ids(q), 'probe').get('binary');
     expect(f?.status).toBe(126);
     expect(unreadableFact(f as never)).toMatch(/^exit 126: .*binary holds a NUL byte: not a text file$/);
   });
 
-  it('a file of bytes that are not UTF-8 is refused loudly, not read as replacement characters', () => {
+  it('a file of bytes that are not UTF-8 is refused loudly, not read as replacement characters', async () => {
     const q = [fileFact('latin1', file('latin1', Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a])), bashQuote)];
     // The executor decodes stdout as UTF-8, as the SSH executor does.
-    const err = refusal(() => readFactRecords(realBash(q), ids(q), 'probe'));
+    const text = await answer(q);
+    const err = refusal(() => readFactRecords(text, ids(q), 'probe'));
     expect(err.code).toBe('GC_FACTS_FAILED');
     expect(err.message).toMatch(/malformed at byte \d+ of \d+: .*\(the answer holds bytes that are not UTF-8 text\)/);
   });
@@ -86,7 +84,10 @@ describe('facts read by real bash come back byte for byte', () => {
 
 describe('answers that are not what the script writes are refused as a whole', () => {
   const queries: FactQuery[] = [fileFact('a', file('a', 'first\nfile\n'), bashQuote), { id: 'b', sh: "printf 'b\\tvalue'" }];
-  const good = realBash(queries);
+  let good = '';
+  beforeAll(async () => {
+    good = await answer(queries);
+  });
 
   it('the good answer reads', () => {
     expect(readFactRecords(good, ids(queries), 'probe').get('b')).toEqual({ status: 0, stdout: 'b\tvalue' });
@@ -113,10 +114,10 @@ describe('answers that are not what the script writes are refused as a whole', (
     expect(refused(good.replace('b\t0\t', 'b\t-1\t'))).toMatch(/not a record header/);
   });
 
-  it('a file whose content forges records stays one value: its length frames it', () => {
+  it('a file whose content forges records stays one value: its length frames it', async () => {
     const forged = 'b\t0\t5\nforge\n';
     const q: FactQuery[] = [fileFact('a', file('forged', forged), bashQuote), { id: 'b', sh: 'printf real' }];
-    const facts = readFactRecords(realBash(q), ids(q), 'probe');
+    const facts = readFactRecords(await answer(q), ids(q), 'probe');
     expect(fileContent(facts, 'a')).toBe(forged);
     expect(facts.get('b')).toEqual({ status: 0, stdout: 'real' });
   });

@@ -1,36 +1,17 @@
 // The simulated bash against real bash: the same script, the same output, status and errors.
 
-import { execFile } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bashQuote } from '../../../../src/dataplane/quote.js';
 import { linuxFactsScript } from '../../../../src/roles/linux/fact-records.js';
 import { dirFact, fileFact } from '../../../../src/roles/linux/facts.js';
 import { LinuxHost } from '../../../../src/sim/linux/linux-host.js';
 import { LinuxShell } from '../../../../src/sim/linux/linux-shell.js';
+import { realBash } from '../../../support/real-bash.js';
 
 let shell: LinuxShell;
 beforeAll(async () => {
   shell = await LinuxShell.create();
 });
-
-function realBash(script: string, stdin = ''): Promise<{ stdout: string; stderr: string; exitCode: number }> {
-  const cwd = mkdtempSync(join(tmpdir(), 'gc-bash-'));
-  return new Promise((resolve) => {
-    const child = execFile(
-      'bash',
-      ['--norc', '--noprofile', '-c', script],
-      { cwd, env: { PATH: process.env.PATH, HOME: '/root' } },
-      (err, stdout, stderr) => {
-        resolve({ stdout, stderr, exitCode: err ? Number((err as { code?: number }).code ?? 1) : 0 });
-      },
-    );
-    child.stdin?.on('error', () => undefined);
-    child.stdin?.end(stdin);
-  });
-}
 
 function simBash(script: string, stdin = '') {
   const host = LinuxHost.fresh('sim');
@@ -146,7 +127,7 @@ const SCRIPTS: [string, string][] = [
 describe('simulated bash matches real bash', () => {
   it.each(SCRIPTS)('%s', async (_name, script) => {
     const stdin = 'from-stdin\n';
-    const [real, sim] = [await realBash(script, stdin), simBash(script, stdin)];
+    const [real, sim] = [await realBash(script, { stdin }), simBash(script, stdin)];
     expect(sim).toEqual(real);
   });
 });
