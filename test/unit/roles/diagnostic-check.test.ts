@@ -6,11 +6,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
 import type { WindowsRoleInput } from '../../../src/roles/input.js';
-import { applyPhase, testPhase } from '../../../src/roles/phase.js';
+import { testPhase } from '../../../src/roles/phase.js';
 import { windowsPlan } from '../../../src/roles/windows/plan.js';
 import { windowsVerify } from '../../../src/roles/windows/verify.js';
 import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
 import type { WindowsBuild, WindowsState } from '../../../src/sim/windows/windows-state.js';
+import { convergePhases } from '../../support/converge-phases.js';
 import { windowsInput } from '../../support/inputs.js';
 import { Recorder } from '../../support/recorder.js';
 
@@ -35,16 +36,9 @@ const input = (version = '5.0.1'): WindowsRoleInput =>
 async function convergeFresh(build: WindowsBuild, version?: string): Promise<{ host: WindowsHost; scripts: string[] }> {
   const host = WindowsHost.fresh({ hostname: 'win1', build });
   const exec = new Recorder(new SimExecutor({ host, shells }));
-  for (let pass = 0; pass < 4; pass++) {
-    let reboot = false;
-    for (const phase of windowsPlan(input(version)).phases.filter((p) => p.name !== 'openstack')) {
-      reboot ||= (await applyPhase(exec, phase)).rebootRequested;
-      if (reboot && !phase.batchesReboot) break;
-    }
-    if (!reboot) return { host, scripts: exec.scripts };
-    host.reboot();
-  }
-  throw new Error('did not converge');
+  const phases = () => windowsPlan(input(version)).phases.filter((p) => p.name !== 'openstack');
+  await convergePhases(exec, phases, () => host.reboot(), { throwOnFailure: true });
+  return { host, scripts: exec.scripts };
 }
 
 beforeAll(async () => {

@@ -5,10 +5,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
 import type { WindowsRoleInput } from '../../../src/roles/input.js';
-import { type PhaseOutcome, passPhase } from '../../../src/roles/phase.js';
+import type { PhaseOutcome } from '../../../src/roles/phase.js';
 import { windowsPlan } from '../../../src/roles/windows/plan.js';
 import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
 import type { FreshWindowsOptions, WindowsBuild } from '../../../src/sim/windows/windows-state.js';
+import { convergePhases } from '../../support/converge-phases.js';
 import { windowsInput } from '../../support/inputs.js';
 
 let shells: SimShells;
@@ -18,25 +19,15 @@ beforeAll(async () => {
 
 const BUILDS: WindowsBuild[] = [14393, 17763];
 
-/** The node machine's order: phases in turn, a reboot when one asks (batched with the next that batches). */
-async function converge(host: WindowsHost, input: WindowsRoleInput): Promise<PhaseOutcome[]> {
-  const exec = new SimExecutor({ host, shells });
-  for (let pass = 0; pass < 4; pass++) {
-    const outcomes: PhaseOutcome[] = [];
-    let reboot = false;
-    const { phases } = windowsPlan(input);
-    for (const [i, phase] of phases.entries()) {
-      const outcome = await passPhase(exec, phase);
-      outcomes.push(outcome);
-      if (outcome.failure) return outcomes;
-      reboot ||= outcome.rebootRequested;
-      if (reboot && !(phase.batchesReboot && phases[i + 1]?.batchesReboot)) break;
-    }
-    if (!reboot) return outcomes;
-    host.reboot();
-  }
-  throw new Error('did not converge in 4 passes');
-}
+/** The node machine's order of the plan's phases on a fresh simulated host; the last pass's outcomes. */
+const converge = async (host: WindowsHost, input: WindowsRoleInput): Promise<PhaseOutcome[]> =>
+  (
+    await convergePhases(
+      new SimExecutor({ host, shells }),
+      () => windowsPlan(input).phases,
+      () => host.reboot(),
+    )
+  ).outcomes;
 
 const fresh = (build: WindowsBuild, more: Partial<FreshWindowsOptions> = {}) => WindowsHost.fresh({ hostname: 'win1', build, ...more });
 const failures = (outcomes: PhaseOutcome[]) => outcomes.filter((o) => o.failure).map((o) => `${o.phase}: ${o.failure?.message}`);

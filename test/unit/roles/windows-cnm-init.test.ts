@@ -10,6 +10,7 @@ import { cnmPluginInitialized } from '../../../src/roles/windows/cnm-init.js';
 import { windowsPlan } from '../../../src/roles/windows/plan.js';
 import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
 import type { WindowsBuild } from '../../../src/sim/windows/windows-state.js';
+import { convergePhases } from '../../support/converge-phases.js';
 import { windowsInput } from '../../support/inputs.js';
 
 let shells: SimShells;
@@ -19,25 +20,15 @@ beforeAll(async () => {
 
 const BUILDS: WindowsBuild[] = [14393, 17763];
 
-/** The node machine's order: phases in turn, a reboot when one asks; stops at the first phase that fails. */
-async function converge(host: WindowsHost, input: WindowsRoleInput): Promise<PhaseOutcome[]> {
-  const exec = new SimExecutor({ host, shells, rebootMs: 300 });
-  for (let pass = 0; pass < 4; pass++) {
-    const outcomes: PhaseOutcome[] = [];
-    let reboot = false;
-    const { phases } = windowsPlan(input);
-    for (const [i, phase] of phases.entries()) {
-      const outcome = await passPhase(exec, phase);
-      outcomes.push(outcome);
-      if (outcome.failure) return outcomes;
-      reboot ||= outcome.rebootRequested;
-      if (reboot && !(phase.batchesReboot && phases[i + 1]?.batchesReboot)) break;
-    }
-    if (!reboot) return outcomes;
-    host.reboot();
-  }
-  throw new Error('did not converge in 4 passes');
-}
+/** The node machine's order of the plan's phases on a simulated host; stops at the first phase that fails. */
+const converge = async (host: WindowsHost, input: WindowsRoleInput): Promise<PhaseOutcome[]> =>
+  (
+    await convergePhases(
+      new SimExecutor({ host, shells, rebootMs: 300 }),
+      () => windowsPlan(input).phases,
+      () => host.reboot(),
+    )
+  ).outcomes;
 
 const failures = (outcomes: PhaseOutcome[]) => outcomes.filter((o) => o.failure).map((o) => `${o.phase}: ${o.failure?.message}`);
 const agentConf = (host: WindowsHost) => host.fs.read('C:\\ProgramData\\Contrail\\etc\\contrail\\contrail-vrouter-agent.conf') ?? '';

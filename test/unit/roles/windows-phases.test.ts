@@ -13,6 +13,7 @@ import { windowsPlan } from '../../../src/roles/windows/plan.js';
 import { loadPowerShellParser } from '../../../src/sim/shells/powershell/parser.js';
 import { MSI_PRODUCTS } from '../../../src/sim/windows/msi-products.js';
 import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
+import { convergePhases } from '../../support/converge-phases.js';
 import { windowsInput } from '../../support/inputs.js';
 import { Recorder } from '../../support/recorder.js';
 
@@ -33,29 +34,14 @@ function simHost(options: { features?: string[]; signed?: boolean } = {}) {
   return { host, exec };
 }
 
-/** What the node machine will do: phases in order; a reboot waits while the plan batches it with the next phase. */
-async function converge(
-  host: WindowsHost,
-  exec: Executor,
-  wanted: WindowsRoleInput,
-): Promise<{ reboots: number; outcomes: PhaseOutcome[] }> {
-  let reboots = 0;
-  for (let pass = 0; pass < 4; pass++) {
-    const outcomes: PhaseOutcome[] = [];
-    let reboot = false;
-    const { phases } = windowsPlan(wanted);
-    for (const [i, phase] of phases.entries()) {
-      const outcome = await applyPhase(exec, phase);
-      outcomes.push(outcome);
-      reboot ||= outcome.rebootRequested;
-      if (reboot && !(phase.batchesReboot && phases[i + 1]?.batchesReboot)) break;
-    }
-    if (!reboot) return { reboots, outcomes };
-    host.reboot();
-    reboots++;
-  }
-  throw new Error('did not converge in 4 passes');
-}
+/** What the node machine will do: the plan's phases in its order; a failed phase throws. */
+const converge = (host: WindowsHost, exec: Executor, wanted: WindowsRoleInput) =>
+  convergePhases(
+    exec,
+    () => windowsPlan(wanted).phases,
+    () => host.reboot(),
+    { throwOnFailure: true },
+  );
 
 const versions = (host: WindowsHost) =>
   Object.values(host.state.products)
