@@ -6,7 +6,7 @@ import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
 import { POWERSHELL_PRELUDE } from '../../../src/dataplane/wire.js';
 import { windowsFactsScript } from '../../../src/roles/facts.js';
 import type { WindowsRoleInput } from '../../../src/roles/input.js';
-import { applyPhase, type Phase, type PhaseOutcome, passPhase } from '../../../src/roles/phase.js';
+import { applyPhase, type Phase, passPhase } from '../../../src/roles/phase.js';
 import { AGENT_MSI, CNM_PLUGIN_MSI, DOCKER_DRIVER_MSI, UTILS_MSI, VROUTER_MSI } from '../../../src/roles/windows/msi-products.js';
 import { MSI_RECORD_DIR, UNKNOWN_BUILD } from '../../../src/roles/windows/msi-resource.js';
 import { windowsPlan } from '../../../src/roles/windows/plan.js';
