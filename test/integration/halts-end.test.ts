@@ -16,13 +16,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { simCluster } from '../../src/cli/sim-cluster.js';
 import { SimShells } from '../../src/dataplane/sim-executor.js';
 import { loadInventory } from '../../src/inventory/load-inventory.js';
 import type { WindowsState } from '../../src/sim/windows/windows-state.js';
+import { logSink } from '../support/log-sink.js';
 import { convergedAt, type SimDaemon, startSimDaemon } from '../support/sim-daemon.js';
 import { waitUntil } from '../support/wait-until.js';
 
@@ -146,16 +146,8 @@ describe('a halt ends', () => {
 
   it('by `groundcrew rollout resume REV`: the held nodes go on, the failed one stays failed; logged and shown', async () => {
     const dir = tempDir();
-    const lines: string[] = [];
-    const log = pino(
-      { level: 'warn' },
-      new Writable({
-        write(chunk, _enc, done) {
-          lines.push(chunk.toString());
-          done();
-        },
-      }),
-    );
+    const sink = logSink();
+    const log = pino({ level: 'warn' }, sink.stream);
     const d = await startSimDaemon({}, log);
     daemons.push(d);
     await d.until('the first revision', () => d.daemon.status.current() !== undefined);
@@ -188,7 +180,7 @@ describe('a halt ends', () => {
     await d.until('the held two applied C1', () => held.every((w) => d.daemon.status.get(w)?.lastAppliedRevision === c1));
     expect(d.daemon.status.get(failed)?.state).toBe('stalled');
     await waitUntil('groundcrew_rollout_halted 0', async () => (await haltedGauge(d)) === 0, { timeoutMs: 60_000 });
-    const logged = lines.map((l) => JSON.parse(l) as { msg: string; revision?: string; released?: string[] });
+    const logged = sink.records<{ msg: string; revision?: string; released?: string[] }>();
     expect(logged.find((l) => l.msg.startsWith('rollout halt released by an operator'))).toMatchObject({
       revision: c1,
       released: [failed],
