@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WindowsHost } from '../../src/sim/windows/windows-host.js';
 import { launchBrowser, SCREENSHOTS } from '../browser/browser.js';
 import { ssh } from '../lab/ssh.js';
+import { waitUntil } from '../support/wait-until.js';
 import { E2eCluster, LINUX, type NodeJson, sleep, WINDOWS } from './cluster.js';
 
 let cluster: E2eCluster;
@@ -145,11 +146,10 @@ describe('an operator and groundcrew', () => {
     const counts = await cluster.commandCounts();
     const good = (await cluster.revisions()).find((r) => r.accepted)?.sha;
     const bad = await cluster.push('typo', () => cluster.edit('instances.yaml', (t) => t.replace('provider: bms_win', 'provider: bms_wn')));
-    let revisions = await cluster.revisions();
-    for (let i = 0; i < 100 && revisions[0]?.sha !== bad; i++) {
-      await sleep(50);
-      revisions = await cluster.revisions();
-    }
+    const revisions = await waitUntil(`revision ${bad.slice(0, 12)}`, async () => {
+      const all = await cluster.revisions();
+      return all[0]?.sha === bad && all;
+    });
     expect(revisions[0]).toMatchObject({ sha: bad, accepted: false });
     expect(revisions[0]?.errors?.[0]).toMatch(/^instances\.yaml:\d+:\d+: provider "bms_wn" is not known/);
     expect(revisions.find((r) => r.accepted)?.sha).toBe(good);
@@ -244,9 +244,8 @@ describe('an operator and groundcrew', () => {
     cluster.lab.replaceModel('win-compute-2', WindowsHost.fresh({ hostname: 'win-compute-2' }));
     const reboots = cluster.lab.host('win-compute-2').reboots;
     await cluster.reconcile(['win-compute-2']);
-    const deadline = Date.now() + 60_000;
-    while (!cluster.lab.host('win-compute-2').rebooting && Date.now() < deadline) await sleep(10);
-    expect(cluster.lab.host('win-compute-2').rebooting).toBe(true);
+    // Looked at often: the reboot is a short window, and the kill must land inside it.
+    await waitUntil('win-compute-2 rebooting', () => cluster.lab.host('win-compute-2').rebooting, { timeoutMs: 60_000, intervalMs: 10 });
     await cluster.kill9();
     await cluster.startDaemon();
     await cluster.converged(cluster.head());
