@@ -3,8 +3,12 @@
 // (state-machines' batched reboot); then a new pass from the first phase, until a pass asks for no reboot.
 
 import type { Executor } from '../../src/dataplane/executor.js';
+import { SimExecutor, type SimShells } from '../../src/dataplane/sim-executor.js';
+import type { WindowsRoleInput } from '../../src/roles/input.js';
 import { type PhaseOutcome, passPhase } from '../../src/roles/phase.js';
 import type { PlannedPhase } from '../../src/roles/plan.js';
+import { windowsPlan } from '../../src/roles/windows/plan.js';
+import type { WindowsHost } from '../../src/sim/windows/windows-host.js';
 
 export interface Converged {
   /** The last pass's outcomes, in order; on a failure, up to the failed phase. */
@@ -44,4 +48,21 @@ export async function convergePhases(
     reboots++;
   }
   throw new Error(`did not converge in ${passes} passes`);
+}
+
+/** convergePhases of `input`'s Windows plan on a simulated host (taken down and back by its reboot); the last pass's outcomes. */
+export async function convergeSimWindows(
+  host: WindowsHost,
+  shells: SimShells,
+  input: WindowsRoleInput,
+  rebootMs?: number,
+): Promise<PhaseOutcome[]> {
+  const exec = new SimExecutor({ host, shells, ...(rebootMs === undefined ? {} : { rebootMs }) });
+  return (
+    await convergePhases(
+      exec,
+      () => windowsPlan(input).phases,
+      () => host.reboot(),
+    )
+  ).outcomes;
 }

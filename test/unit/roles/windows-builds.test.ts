@@ -3,31 +3,22 @@
 // check, and the signed vRouter image. Each converges a fresh simulated host through the node's plan.
 
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
+import { SimShells } from '../../../src/dataplane/sim-executor.js';
 import type { WindowsRoleInput } from '../../../src/roles/input.js';
 import type { PhaseOutcome } from '../../../src/roles/phase.js';
-import { windowsPlan } from '../../../src/roles/windows/plan.js';
 import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
 import type { FreshWindowsOptions, WindowsBuild } from '../../../src/sim/windows/windows-state.js';
-import { convergePhases } from '../../support/converge-phases.js';
+import { convergeSimWindows } from '../../support/converge-phases.js';
 import { windowsInput } from '../../support/inputs.js';
+import { BUILDS } from '../../support/windows-scripts.js';
 
 let shells: SimShells;
 beforeAll(async () => {
   shells = await SimShells.create();
 });
 
-const BUILDS: WindowsBuild[] = [14393, 17763];
-
-/** The node machine's order of the plan's phases on a fresh simulated host; the last pass's outcomes. */
-const converge = async (host: WindowsHost, input: WindowsRoleInput): Promise<PhaseOutcome[]> =>
-  (
-    await convergePhases(
-      new SimExecutor({ host, shells }),
-      () => windowsPlan(input).phases,
-      () => host.reboot(),
-    )
-  ).outcomes;
+/** The node machine's order of the plan's phases on a simulated host; the last pass's outcomes (to a failure). */
+const converge = (host: WindowsHost, input: WindowsRoleInput) => convergeSimWindows(host, shells, input);
 
 const fresh = (build: WindowsBuild, more: Partial<FreshWindowsOptions> = {}) => WindowsHost.fresh({ hostname: 'win1', build, ...more });
 const failures = (outcomes: PhaseOutcome[]) => outcomes.filter((o) => o.failure).map((o) => `${o.phase}: ${o.failure?.message}`);

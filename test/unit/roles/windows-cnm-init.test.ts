@@ -10,25 +10,17 @@ import { cnmPluginInitialized } from '../../../src/roles/windows/cnm-init.js';
 import { windowsPlan } from '../../../src/roles/windows/plan.js';
 import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
 import type { WindowsBuild } from '../../../src/sim/windows/windows-state.js';
-import { convergePhases } from '../../support/converge-phases.js';
+import { convergeSimWindows } from '../../support/converge-phases.js';
 import { windowsInput } from '../../support/inputs.js';
+import { BUILDS } from '../../support/windows-scripts.js';
 
 let shells: SimShells;
 beforeAll(async () => {
   shells = await SimShells.create();
 });
 
-const BUILDS: WindowsBuild[] = [14393, 17763];
-
-/** The node machine's order of the plan's phases on a simulated host; stops at the first phase that fails. */
-const converge = async (host: WindowsHost, input: WindowsRoleInput): Promise<PhaseOutcome[]> =>
-  (
-    await convergePhases(
-      new SimExecutor({ host, shells, rebootMs: 300 }),
-      () => windowsPlan(input).phases,
-      () => host.reboot(),
-    )
-  ).outcomes;
+/** The node machine's order of the plan's phases on a simulated host; the last pass's outcomes (to a failure). */
+const converge = (host: WindowsHost, input: WindowsRoleInput) => convergeSimWindows(host, shells, input, 300);
 
 const failures = (outcomes: PhaseOutcome[]) => outcomes.filter((o) => o.failure).map((o) => `${o.phase}: ${o.failure?.message}`);
 const agentConf = (host: WindowsHost) => host.fs.read('C:\\ProgramData\\Contrail\\etc\\contrail\\contrail-vrouter-agent.conf') ?? '';
