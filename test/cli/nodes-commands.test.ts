@@ -30,6 +30,7 @@ beforeAll(async () => {
 afterAll(() => d?.stop());
 
 describe('groundcrew nodes', () => {
+  // Six and five runs of the CLI, each a Node.js process: 30 s was not enough on a loaded machine (both timed out).
   it('-o json is --json, and -o yaml the same data as YAML (status, nodes, explain)', async () => {
     const { parse } = await import('yaml');
     for (const args of [['status'], ['nodes', '--state', 'stalled'], ['explain', 'win-compute-1']]) {
@@ -44,7 +45,7 @@ describe('groundcrew nodes', () => {
       expect(shape(parse(yaml.stdout))).toBe(shape(data));
       expect(yaml.stdout.trimStart().startsWith('{')).toBe(false);
     }
-  });
+  }, 120_000);
 
   it('filters as the API does: --state stalled lists exactly the stalled node', async () => {
     const run = await groundcrew('nodes', '--state', 'stalled');
@@ -74,7 +75,7 @@ describe('groundcrew nodes', () => {
     const wrong = await groundcrew('nodes', '--sort', 'colour');
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain('sort must be one of');
-  });
+  }, 120_000);
 });
 
 describe('groundcrew explain', () => {
