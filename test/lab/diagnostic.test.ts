@@ -1,7 +1,7 @@
 // Contrail's diagnostic check (contrail-windows-tools Invoke-DiagnosticCheck.ps1) as the verified phase, over
 // real SSH: a Server 2016 and a Server 2019 host behind sshd, converged by the roles, hold every item; a
 // component broken on the host fails its item. The same check the in-process tests run
-// (test/unit/roles/diagnostic-check.test.ts), through the wire a real node is driven over.
+// (test/unit/roles/windows/diagnostic-check.test.ts), through the wire a real node is driven over.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SshExecutor } from '../../src/dataplane/ssh-executor.js';

@@ -6,14 +6,14 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
-import { COMPOSE_CLI_FACT, COMPOSE_CLI_QUERY, composeCli } from '../../../src/roles/linux/compose-cli.js';
-import { linuxFactsScript, readFactRecords } from '../../../src/roles/linux/fact-records.js';
-import { linuxPlan } from '../../../src/roles/linux/plan.js';
-import { applyPhase } from '../../../src/roles/phase.js';
-import { LinuxHost } from '../../../src/sim/linux/linux-host.js';
-import { linuxComputeInput } from '../../support/inputs.js';
-import { Recorder } from '../../support/recorder.js';
+import { SimExecutor, SimShells } from '../../../../src/dataplane/sim-executor.js';
+import { COMPOSE_CLI_FACT, COMPOSE_CLI_QUERY, composeCli } from '../../../../src/roles/linux/compose-cli.js';
+import { linuxFactsScript, readFactRecords } from '../../../../src/roles/linux/fact-records.js';
+import { linuxPlan } from '../../../../src/roles/linux/plan.js';
+import { applyPhase } from '../../../../src/roles/phase.js';
+import { LinuxHost } from '../../../../src/sim/linux/linux-host.js';
+import { linuxComputeInput } from '../../../support/inputs.js';
+import { Recorder } from '../../../support/recorder.js';
 
 let shells: SimShells;
 beforeAll(async () => {

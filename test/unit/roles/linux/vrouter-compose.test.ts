@@ -4,12 +4,12 @@
 
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { composeFile, containerState, projectContainers } from '../../../src/roles/linux/compose.js';
-import { parseOsFamily } from '../../../src/roles/linux/os-family.js';
-import { linuxPlan } from '../../../src/roles/linux/plan.js';
-import { linuxVerify } from '../../../src/roles/linux/verify.js';
-import { linuxVrouter, vrouterServices } from '../../../src/roles/linux/vrouter.js';
-import { linuxComputeInput } from '../../support/inputs.js';
+import { composeFile, containerState, projectContainers } from '../../../../src/roles/linux/compose.js';
+import { parseOsFamily } from '../../../../src/roles/linux/os-family.js';
+import { linuxPlan } from '../../../../src/roles/linux/plan.js';
+import { linuxVerify } from '../../../../src/roles/linux/verify.js';
+import { linuxVrouter, vrouterServices } from '../../../../src/roles/linux/vrouter.js';
+import { linuxComputeInput } from '../../../support/inputs.js';
 
 type Service = Record<string, unknown> & { volumes?: string[] };
 

@@ -8,13 +8,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadPowerShellParser } from '../../../src/sim/shells/powershell/parser.js';
-import { catalogued, typeFits } from '../../../src/sim/windows/catalogued.js';
-import { type CatalogueEntry, catalogueEntry, parameterSetProblem } from '../../../src/sim/windows/cmdlet-catalogue.js';
-import { commandsOf, isCmdlet } from '../../support/cmdlet-scan.js';
-import { emittedWindowsScripts } from '../../support/windows-scripts.js';
+import { loadPowerShellParser } from '../../../../src/sim/shells/powershell/parser.js';
+import { catalogued, typeFits } from '../../../../src/sim/windows/catalogued.js';
+import { type CatalogueEntry, catalogueEntry, parameterSetProblem } from '../../../../src/sim/windows/cmdlet-catalogue.js';
+import { commandsOf, isCmdlet } from '../../../support/cmdlet-scan.js';
+import { emittedWindowsScripts } from '../../../support/windows-scripts.js';
 
-const LIST = join(import.meta.dirname, '..', '..', 'fixtures', 'windows', 'emitted-cmdlets.txt');
+const LIST = join(import.meta.dirname, '..', '..', '..', 'fixtures', 'windows', 'emitted-cmdlets.txt');
 const COMMON = ['ErrorAction', 'WarningAction', 'Verbose', 'Debug', 'ErrorVariable', 'OutVariable'];
 /** Native programs the roles run, and what each follows. */
 const NATIVES: Record<string, string> = {

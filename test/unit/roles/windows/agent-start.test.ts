@@ -9,10 +9,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { psQuote } from '../../../src/dataplane/quote.js';
-import { agentStartScript } from '../../../src/roles/windows/agent-start.js';
-import { windowsInput } from '../../support/inputs.js';
-import { pwshPath } from '../../support/pwsh.js';
+import { psQuote } from '../../../../src/dataplane/quote.js';
+import { agentStartScript } from '../../../../src/roles/windows/agent-start.js';
+import { windowsInput } from '../../../support/inputs.js';
+import { pwshPath } from '../../../support/pwsh.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gc-agent-start-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

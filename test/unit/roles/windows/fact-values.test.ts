@@ -10,11 +10,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { psQuote } from '../../../src/dataplane/quote.js';
-import { windowsFactsScript } from '../../../src/roles/facts.js';
-import { analyzeScripts } from '../../support/ps51-syntax.js';
-import { pwshPath } from '../../support/pwsh.js';
-import { everyWindowsPhase } from '../../support/windows-scripts.js';
+import { psQuote } from '../../../../src/dataplane/quote.js';
+import { windowsFactsScript } from '../../../../src/roles/facts.js';
+import { analyzeScripts } from '../../../support/ps51-syntax.js';
+import { pwshPath } from '../../../support/pwsh.js';
+import { everyWindowsPhase } from '../../../support/windows-scripts.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gc-facts-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

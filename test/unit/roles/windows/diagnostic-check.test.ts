@@ -4,16 +4,16 @@
 // the roles did what the references do.
 
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
-import type { WindowsRoleInput } from '../../../src/roles/input.js';
-import { testPhase } from '../../../src/roles/phase.js';
-import { windowsPlan } from '../../../src/roles/windows/plan.js';
-import { windowsVerify } from '../../../src/roles/windows/verify.js';
-import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
-import type { WindowsBuild, WindowsState } from '../../../src/sim/windows/windows-state.js';
-import { convergePhases } from '../../support/converge-phases.js';
-import { windowsInput } from '../../support/inputs.js';
-import { Recorder } from '../../support/recorder.js';
+import { SimExecutor, SimShells } from '../../../../src/dataplane/sim-executor.js';
+import type { WindowsRoleInput } from '../../../../src/roles/input.js';
+import { testPhase } from '../../../../src/roles/phase.js';
+import { windowsPlan } from '../../../../src/roles/windows/plan.js';
+import { windowsVerify } from '../../../../src/roles/windows/verify.js';
+import { WindowsHost } from '../../../../src/sim/windows/windows-host.js';
+import type { WindowsBuild, WindowsState } from '../../../../src/sim/windows/windows-state.js';
+import { convergePhases } from '../../../support/converge-phases.js';
+import { windowsInput } from '../../../support/inputs.js';
+import { Recorder } from '../../../support/recorder.js';
 
 let shells: SimShells;
 const converged = new Map<WindowsBuild, { state: string; scripts: string[] }>();

@@ -3,14 +3,14 @@
 // check, and the signed vRouter image. Each converges a fresh simulated host through the node's plan.
 
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SimShells } from '../../../src/dataplane/sim-executor.js';
-import type { WindowsRoleInput } from '../../../src/roles/input.js';
-import type { PhaseOutcome } from '../../../src/roles/phase.js';
-import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
-import type { FreshWindowsOptions, WindowsBuild } from '../../../src/sim/windows/windows-state.js';
-import { convergeSimWindows } from '../../support/converge-phases.js';
-import { windowsInput } from '../../support/inputs.js';
-import { BUILDS } from '../../support/windows-scripts.js';
+import { SimShells } from '../../../../src/dataplane/sim-executor.js';
+import type { WindowsRoleInput } from '../../../../src/roles/input.js';
+import type { PhaseOutcome } from '../../../../src/roles/phase.js';
+import { WindowsHost } from '../../../../src/sim/windows/windows-host.js';
+import type { FreshWindowsOptions, WindowsBuild } from '../../../../src/sim/windows/windows-state.js';
+import { convergeSimWindows } from '../../../support/converge-phases.js';
+import { windowsInput } from '../../../support/inputs.js';
+import { BUILDS } from '../../../support/windows-scripts.js';
 
 let shells: SimShells;
 beforeAll(async () => {

@@ -9,15 +9,15 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POWERSHELL_PRELUDE } from '../../../src/dataplane/wire.js';
-import { windowsDeconfigure } from '../../../src/roles/windows/deconfigure.js';
-import { CONTAINERS_INSTALLED, ELEVATED, serviceStatus } from '../../../src/roles/windows/queries.js';
-import type { WindowsBuild } from '../../../src/sim/windows/windows-state.js';
-import { isCmdlet } from '../../support/cmdlet-scan.js';
-import { callProblems, encodingOf, encodingProblem, profiled, writerOf } from '../../support/ps51-reference.js';
-import { analyzeScripts, type CommandCall, type ScriptSyntax } from '../../support/ps51-syntax.js';
-import { pwshPath } from '../../support/pwsh.js';
-import { type EmittedScript, emittedWindowsScripts } from '../../support/windows-scripts.js';
+import { POWERSHELL_PRELUDE } from '../../../../src/dataplane/wire.js';
+import { windowsDeconfigure } from '../../../../src/roles/windows/deconfigure.js';
+import { CONTAINERS_INSTALLED, ELEVATED, serviceStatus } from '../../../../src/roles/windows/queries.js';
+import type { WindowsBuild } from '../../../../src/sim/windows/windows-state.js';
+import { isCmdlet } from '../../../support/cmdlet-scan.js';
+import { callProblems, encodingOf, encodingProblem, profiled, writerOf } from '../../../support/ps51-reference.js';
+import { analyzeScripts, type CommandCall, type ScriptSyntax } from '../../../support/ps51-syntax.js';
+import { pwshPath } from '../../../support/pwsh.js';
+import { type EmittedScript, emittedWindowsScripts } from '../../../support/windows-scripts.js';
 
 /**
  * Fewer distinct scripts than this means the enumeration lost branches (it found 150 when written: 2 builds,

@@ -4,13 +4,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { OverlayInput } from '../../../src/roles/input.js';
-import { linuxOverlay, linuxOverlayAbsent } from '../../../src/roles/linux/overlay.js';
-import type { Resource } from '../../../src/roles/resource.js';
-import { LinuxHost } from '../../../src/sim/linux/linux-host.js';
-import { LinuxShell } from '../../../src/sim/linux/linux-shell.js';
+import type { OverlayInput } from '../../../../src/roles/input.js';
+import { linuxOverlay, linuxOverlayAbsent } from '../../../../src/roles/linux/overlay.js';
+import type { Resource } from '../../../../src/roles/resource.js';
+import { LinuxHost } from '../../../../src/sim/linux/linux-host.js';
+import { LinuxShell } from '../../../../src/sim/linux/linux-shell.js';
 
-const fixture = (path: string) => readFileSync(join(import.meta.dirname, '..', '..', 'fixtures', path), 'utf8');
+const fixture = (path: string) => readFileSync(join(import.meta.dirname, '..', '..', '..', 'fixtures', path), 'utf8');
 const ADDR = fixture('linux/ip-j-addr-gc-overlay.json');
 const ROUTES = fixture('linux/ip-j-route-proto-157.json');
 

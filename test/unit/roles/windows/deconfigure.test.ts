@@ -2,14 +2,14 @@
 // whether it did (powershell.exe exits 1 when the last statement left $? false: about_PowerShell_exe).
 
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
-import { applyPhase } from '../../../src/roles/phase.js';
-import { windowsDeconfigure } from '../../../src/roles/windows/deconfigure.js';
-import { MSI_RECORD_DIR } from '../../../src/roles/windows/msi-resource.js';
-import { OVERLAY_RECORD, windowsOverlayAbsent } from '../../../src/roles/windows/overlay.js';
-import { windowsPlan } from '../../../src/roles/windows/plan.js';
-import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
-import { windowsInput } from '../../support/inputs.js';
+import { SimExecutor, SimShells } from '../../../../src/dataplane/sim-executor.js';
+import { applyPhase } from '../../../../src/roles/phase.js';
+import { windowsDeconfigure } from '../../../../src/roles/windows/deconfigure.js';
+import { MSI_RECORD_DIR } from '../../../../src/roles/windows/msi-resource.js';
+import { OVERLAY_RECORD, windowsOverlayAbsent } from '../../../../src/roles/windows/overlay.js';
+import { windowsPlan } from '../../../../src/roles/windows/plan.js';
+import { WindowsHost } from '../../../../src/sim/windows/windows-host.js';
+import { windowsInput } from '../../../support/inputs.js';
 
 let shells: SimShells;
 beforeAll(async () => {

@@ -5,12 +5,12 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bashQuote } from '../../../src/dataplane/quote.js';
-import { GroundcrewError } from '../../../src/errors.js';
-import { linuxFactsScript, readFactRecords, unreadableFact } from '../../../src/roles/linux/fact-records.js';
-import { dirFact, fileContent, fileFact, linkUp } from '../../../src/roles/linux/facts.js';
-import type { FactQuery } from '../../../src/roles/resource.js';
-import { realBash } from '../../support/real-bash.js';
+import { bashQuote } from '../../../../src/dataplane/quote.js';
+import { GroundcrewError } from '../../../../src/errors.js';
+import { linuxFactsScript, readFactRecords, unreadableFact } from '../../../../src/roles/linux/fact-records.js';
+import { dirFact, fileContent, fileFact, linkUp } from '../../../../src/roles/linux/facts.js';
+import type { FactQuery } from '../../../../src/roles/resource.js';
+import { realBash } from '../../../support/real-bash.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gc-fact-records-'));
 const file = (name: string, content: string | Buffer) => {
@@ -126,7 +126,7 @@ describe('answers that are not what the script writes are refused as a whole', (
 describe('interface flags from sysfs', () => {
   // test/fixtures/linux/sysfs-net-flags.txt: /sys/class/net/*/flags in a namespace with vhost0 up, pkt0 down.
   const captured = new Map(
-    readFileSync(join(import.meta.dirname, '..', '..', 'fixtures', 'linux', 'sysfs-net-flags.txt'), 'utf8')
+    readFileSync(join(import.meta.dirname, '..', '..', '..', 'fixtures', 'linux', 'sysfs-net-flags.txt'), 'utf8')
       .trim()
       .split('\n')
       .map((l) => l.split(' ') as [string, string]),

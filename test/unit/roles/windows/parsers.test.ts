@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MSI_EXIT, msiOutcome } from '../../../src/roles/windows/msi.js';
+import { MSI_EXIT, msiOutcome } from '../../../../src/roles/windows/msi.js';
 import {
   parseBcdTestSigning,
   parseMsiPackages,
@@ -11,9 +11,9 @@ import {
   parseScFailure,
   parseScQc,
   parseVifList,
-} from '../../../src/roles/windows/parsers.js';
+} from '../../../../src/roles/windows/parsers.js';
 
-const fixture = (path: string) => readFileSync(join(import.meta.dirname, '..', '..', 'fixtures', path), 'utf8');
+const fixture = (path: string) => readFileSync(join(import.meta.dirname, '..', '..', '..', 'fixtures', path), 'utf8');
 
 describe('parseBcdTestSigning', () => {
   const off = fixture('windows/bcdedit-win10.txt');

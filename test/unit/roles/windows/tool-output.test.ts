@@ -5,14 +5,20 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { windowsKubelet } from '../../../src/roles/windows/kubelet.js';
-import { parseBcdTestSigning, parseNetworkIds, parsePortProxies, parseScFailure, parseScQc } from '../../../src/roles/windows/parsers.js';
-import { chocolateyPackages } from '../../../src/roles/windows/prereqs-tools.js';
-import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
-import { WindowsShell } from '../../../src/sim/windows/windows-shell.js';
-import { kubeletInput, WINDOWS_DOCKER_INSTALL } from '../../support/inputs.js';
+import { windowsKubelet } from '../../../../src/roles/windows/kubelet.js';
+import {
+  parseBcdTestSigning,
+  parseNetworkIds,
+  parsePortProxies,
+  parseScFailure,
+  parseScQc,
+} from '../../../../src/roles/windows/parsers.js';
+import { chocolateyPackages } from '../../../../src/roles/windows/prereqs-tools.js';
+import { WindowsHost } from '../../../../src/sim/windows/windows-host.js';
+import { WindowsShell } from '../../../../src/sim/windows/windows-shell.js';
+import { kubeletInput, WINDOWS_DOCKER_INSTALL } from '../../../support/inputs.js';
 
-const fixture = (path: string) => readFileSync(join(import.meta.dirname, '..', '..', 'fixtures', path), 'utf8');
+const fixture = (path: string) => readFileSync(join(import.meta.dirname, '..', '..', '..', 'fixtures', path), 'utf8');
 /** As PowerShell hands a native program's output over: one string a line, without the line ends. */
 const lines = (text: string) => text.split(/\r?\n/);
 

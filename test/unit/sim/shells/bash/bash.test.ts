@@ -1,12 +1,12 @@
 // The simulated bash against real bash: the same script, the same output, status and errors.
 
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bashQuote } from '../../../../src/dataplane/quote.js';
-import { linuxFactsScript } from '../../../../src/roles/linux/fact-records.js';
-import { dirFact, fileFact } from '../../../../src/roles/linux/facts.js';
-import { LinuxHost } from '../../../../src/sim/linux/linux-host.js';
-import { LinuxShell } from '../../../../src/sim/linux/linux-shell.js';
-import { realBash } from '../../../support/real-bash.js';
+import { bashQuote } from '../../../../../src/dataplane/quote.js';
+import { linuxFactsScript } from '../../../../../src/roles/linux/fact-records.js';
+import { dirFact, fileFact } from '../../../../../src/roles/linux/facts.js';
+import { LinuxHost } from '../../../../../src/sim/linux/linux-host.js';
+import { LinuxShell } from '../../../../../src/sim/linux/linux-shell.js';
+import { realBash } from '../../../../support/real-bash.js';
 
 let shell: LinuxShell;
 beforeAll(async () => {

@@ -3,11 +3,11 @@
 // turns back into the same string. The script is read with the real parser (test/support/ps51-syntax.ts).
 
 import { describe, expect, it } from 'vitest';
-import type { Command, CommandResult, Executor } from '../../../src/dataplane/executor.js';
-import { windowsPrereqs } from '../../../src/roles/windows/prereqs.js';
-import { windowsInput } from '../../support/inputs.js';
-import { encodingOf } from '../../support/ps51-reference.js';
-import { analyzeScripts } from '../../support/ps51-syntax.js';
+import type { Command, CommandResult, Executor } from '../../../../src/dataplane/executor.js';
+import { windowsPrereqs } from '../../../../src/roles/windows/prereqs.js';
+import { windowsInput } from '../../../support/inputs.js';
+import { encodingOf } from '../../../support/ps51-reference.js';
+import { analyzeScripts } from '../../../support/ps51-syntax.js';
 
 class Accepting implements Executor {
   readonly os = 'windows' as const;

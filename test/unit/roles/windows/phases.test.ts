@@ -1,21 +1,21 @@
 // The Windows phases on the simulated host: converge from fresh, idempotence, reboots, upgrades, MSI failures.
 
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Executor } from '../../../src/dataplane/executor.js';
-import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
-import { POWERSHELL_PRELUDE } from '../../../src/dataplane/wire.js';
-import { windowsFactsScript } from '../../../src/roles/facts.js';
-import type { WindowsRoleInput } from '../../../src/roles/input.js';
-import { applyPhase, type Phase, passPhase } from '../../../src/roles/phase.js';
-import { AGENT_MSI, CNM_PLUGIN_MSI, DOCKER_DRIVER_MSI, UTILS_MSI, VROUTER_MSI } from '../../../src/roles/windows/msi-products.js';
-import { MSI_RECORD_DIR, UNKNOWN_BUILD } from '../../../src/roles/windows/msi-resource.js';
-import { windowsPlan } from '../../../src/roles/windows/plan.js';
-import { loadPowerShellParser } from '../../../src/sim/shells/powershell/parser.js';
-import { MSI_PRODUCTS } from '../../../src/sim/windows/msi-products.js';
-import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
-import { convergePhases } from '../../support/converge-phases.js';
-import { windowsInput } from '../../support/inputs.js';
-import { Recorder } from '../../support/recorder.js';
+import type { Executor } from '../../../../src/dataplane/executor.js';
+import { SimExecutor, SimShells } from '../../../../src/dataplane/sim-executor.js';
+import { POWERSHELL_PRELUDE } from '../../../../src/dataplane/wire.js';
+import { windowsFactsScript } from '../../../../src/roles/facts.js';
+import type { WindowsRoleInput } from '../../../../src/roles/input.js';
+import { applyPhase, type Phase, passPhase } from '../../../../src/roles/phase.js';
+import { AGENT_MSI, CNM_PLUGIN_MSI, DOCKER_DRIVER_MSI, UTILS_MSI, VROUTER_MSI } from '../../../../src/roles/windows/msi-products.js';
+import { MSI_RECORD_DIR, UNKNOWN_BUILD } from '../../../../src/roles/windows/msi-resource.js';
+import { windowsPlan } from '../../../../src/roles/windows/plan.js';
+import { loadPowerShellParser } from '../../../../src/sim/shells/powershell/parser.js';
+import { MSI_PRODUCTS } from '../../../../src/sim/windows/msi-products.js';
+import { WindowsHost } from '../../../../src/sim/windows/windows-host.js';
+import { convergePhases } from '../../../support/converge-phases.js';
+import { windowsInput } from '../../../support/inputs.js';
+import { Recorder } from '../../../support/recorder.js';
 
 let shells: SimShells;
 beforeAll(async () => {
@@ -214,7 +214,7 @@ describe('Windows phases on a simulated host', () => {
 
 describe('each Windows phase, one at a time', () => {
   it('on a fresh host: test finds differences, set applies them, a second test finds none', async () => {
-    const { testPhase } = await import('../../../src/roles/phase.js');
+    const { testPhase } = await import('../../../../src/roles/phase.js');
     const { exec } = simHost({ features: ['Containers', 'Hyper-V'], signed: true });
     for (const phase of windowsPlan(input({ testSigning: false, signedVrouter: true })).phases) {
       const before = await testPhase(exec, phase);

@@ -9,9 +9,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Command, CommandResult, Executor, RunOptions } from '../../../src/dataplane/executor.js';
-import { configFile } from '../../../src/roles/windows/service-resources.js';
-import { pwshPath } from '../../support/pwsh.js';
+import type { Command, CommandResult, Executor, RunOptions } from '../../../../src/dataplane/executor.js';
+import { configFile } from '../../../../src/roles/windows/service-resources.js';
+import { pwshPath } from '../../../support/pwsh.js';
 
 class Accepting implements Executor {
   readonly os = 'windows' as const;

@@ -2,13 +2,13 @@
 // reboot: Secure Boot under test signing, and a session without an elevated token.
 
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
-import { passPhase } from '../../../src/roles/phase.js';
-import { windowsOverlay } from '../../../src/roles/windows/overlay.js';
-import { windowsPrereqs } from '../../../src/roles/windows/prereqs.js';
-import { windowsTestSigning } from '../../../src/roles/windows/test-signing.js';
-import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
-import { windowsInput } from '../../support/inputs.js';
+import { SimExecutor, SimShells } from '../../../../src/dataplane/sim-executor.js';
+import { passPhase } from '../../../../src/roles/phase.js';
+import { windowsOverlay } from '../../../../src/roles/windows/overlay.js';
+import { windowsPrereqs } from '../../../../src/roles/windows/prereqs.js';
+import { windowsTestSigning } from '../../../../src/roles/windows/test-signing.js';
+import { WindowsHost } from '../../../../src/sim/windows/windows-host.js';
+import { windowsInput } from '../../../support/inputs.js';
 
 let shells: SimShells;
 beforeAll(async () => {

@@ -4,10 +4,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadLibrary } from '../../../src/dataplane/native/library.js';
-import { systemdNotifier } from '../../../src/dataplane/native/sd-notify.js';
-import { notifySocket } from '../../support/notify-socket.js';
-import { waitUntil } from '../../support/wait-until.js';
+import { loadLibrary } from '../../../../src/dataplane/native/library.js';
+import { systemdNotifier } from '../../../../src/dataplane/native/sd-notify.js';
+import { notifySocket } from '../../../support/notify-socket.js';
+import { waitUntil } from '../../../support/wait-until.js';
 
 afterEach(() => {
   delete process.env.NOTIFY_SOCKET;

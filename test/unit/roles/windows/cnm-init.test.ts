@@ -3,16 +3,16 @@
 // host drops when the switch takes its address (c-a-d's wait_for_connection). On Server 2016 and 2019.
 
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
-import type { WindowsRoleInput } from '../../../src/roles/input.js';
-import { type PhaseOutcome, passPhase } from '../../../src/roles/phase.js';
-import { cnmPluginInitialized } from '../../../src/roles/windows/cnm-init.js';
-import { windowsPlan } from '../../../src/roles/windows/plan.js';
-import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
-import type { WindowsBuild } from '../../../src/sim/windows/windows-state.js';
-import { convergeSimWindows } from '../../support/converge-phases.js';
-import { windowsInput } from '../../support/inputs.js';
-import { BUILDS } from '../../support/windows-scripts.js';
+import { SimExecutor, SimShells } from '../../../../src/dataplane/sim-executor.js';
+import type { WindowsRoleInput } from '../../../../src/roles/input.js';
+import { type PhaseOutcome, passPhase } from '../../../../src/roles/phase.js';
+import { cnmPluginInitialized } from '../../../../src/roles/windows/cnm-init.js';
+import { windowsPlan } from '../../../../src/roles/windows/plan.js';
+import { WindowsHost } from '../../../../src/sim/windows/windows-host.js';
+import type { WindowsBuild } from '../../../../src/sim/windows/windows-state.js';
+import { convergeSimWindows } from '../../../support/converge-phases.js';
+import { windowsInput } from '../../../support/inputs.js';
+import { BUILDS } from '../../../support/windows-scripts.js';
 
 let shells: SimShells;
 beforeAll(async () => {

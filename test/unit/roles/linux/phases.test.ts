@@ -1,13 +1,13 @@
 // The Linux phases on the simulated host: compute and controller converge, stay converged, and upgrade.
 
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
-import type { LinuxRoleInput } from '../../../src/roles/input.js';
-import { linuxPlan } from '../../../src/roles/linux/plan.js';
-import { applyPhase, testPhase } from '../../../src/roles/phase.js';
-import { LinuxHost } from '../../../src/sim/linux/linux-host.js';
-import { SimNetwork } from '../../../src/sim/network.js';
-import { linuxComputeInput } from '../../support/inputs.js';
+import { SimExecutor, SimShells } from '../../../../src/dataplane/sim-executor.js';
+import type { LinuxRoleInput } from '../../../../src/roles/input.js';
+import { linuxPlan } from '../../../../src/roles/linux/plan.js';
+import { applyPhase, testPhase } from '../../../../src/roles/phase.js';
+import { LinuxHost } from '../../../../src/sim/linux/linux-host.js';
+import { SimNetwork } from '../../../../src/sim/network.js';
+import { linuxComputeInput } from '../../../support/inputs.js';
 
 let shells: SimShells;
 beforeAll(async () => {

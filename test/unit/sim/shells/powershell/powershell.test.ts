@@ -1,9 +1,9 @@
 // The simulated PowerShell rejects what Windows PowerShell rejects, so nothing passes by accident.
 
 import { beforeAll, describe, expect, it } from 'vitest';
-import { windowsFactsScript } from '../../../../src/roles/facts.js';
-import { WindowsHost } from '../../../../src/sim/windows/windows-host.js';
-import { encodePowerShell, WindowsShell } from '../../../../src/sim/windows/windows-shell.js';
+import { windowsFactsScript } from '../../../../../src/roles/facts.js';
+import { WindowsHost } from '../../../../../src/sim/windows/windows-host.js';
+import { encodePowerShell, WindowsShell } from '../../../../../src/sim/windows/windows-shell.js';
 
 let shell: WindowsShell;
 beforeAll(async () => {

@@ -7,8 +7,8 @@ import { chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, u
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { COMPOSE_CLI_FACT, composeCli, composeCliQuery } from '../../../src/roles/linux/compose-cli.js';
-import { linuxFactsScript, readFactRecords } from '../../../src/roles/linux/fact-records.js';
+import { COMPOSE_CLI_FACT, composeCli, composeCliQuery } from '../../../../src/roles/linux/compose-cli.js';
+import { linuxFactsScript, readFactRecords } from '../../../../src/roles/linux/fact-records.js';
 
 const root = mkdtempSync(join(tmpdir(), 'gc-compose-cache-'));
 const bin = join(root, 'bin');

@@ -1,11 +1,11 @@
 // A small host and registry for the PowerShell language tests: the interpreter alone, no Windows model.
 
-import type { CmdletSpec, NativeSpec, Registry } from '../../../../src/sim/shells/powershell/commands.js';
-import { PsError } from '../../../../src/sim/shells/powershell/errors.js';
-import { Interpreter } from '../../../../src/sim/shells/powershell/interpreter.js';
-import { loadPowerShellParser } from '../../../../src/sim/shells/powershell/parser.js';
-import { UTILITY_CMDLETS } from '../../../../src/sim/shells/powershell/utility-cmdlets.js';
-import type { Parser } from '../../../../src/sim/shells/tree-sitter.js';
+import type { CmdletSpec, NativeSpec, Registry } from '../../../../../src/sim/shells/powershell/commands.js';
+import { PsError } from '../../../../../src/sim/shells/powershell/errors.js';
+import { Interpreter } from '../../../../../src/sim/shells/powershell/interpreter.js';
+import { loadPowerShellParser } from '../../../../../src/sim/shells/powershell/parser.js';
+import { UTILITY_CMDLETS } from '../../../../../src/sim/shells/powershell/utility-cmdlets.js';
+import type { Parser } from '../../../../../src/sim/shells/tree-sitter.js';
 
 export class TestHost {
   readonly files = new Map<string, Buffer>();
