@@ -123,9 +123,8 @@ describe('groundcrew demo', () => {
     await waitUntil(
       '6 of 6 nodes verified, or the demo to end',
       () => stdout.includes('6 of 6 nodes verified') || child.exitCode !== null,
-      {
-        timeoutMs: 60_000,
-      },
+      // Converging six nodes took over 60 s with the suite on two busy cores.
+      { timeoutMs: 150_000 },
     );
     expect(stdout).toContain('6 of 6 nodes verified');
     const url = /status page: +(http:\/\/127\.0\.0\.1:\d+)\//.exec(stdout)?.[1] as string;
@@ -154,5 +153,5 @@ describe('groundcrew demo', () => {
     expect(code).toBe(0);
     expect(stderr).toBe('');
     expect(existsSync(repo)).toBe(false);
-  }, 90_000);
+  }, 240_000);
 });

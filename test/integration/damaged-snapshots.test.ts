@@ -79,7 +79,7 @@ describe('groundcrew run on damaged snapshots', () => {
       ].join('\n'),
     );
     const first = await start();
-    await waitUntil('the first converge', () => allVerified(first.url), { timeoutMs: 60_000 });
+    await waitUntil('the first converge', () => allVerified(first.url), { timeoutMs: 150_000 });
     await stop();
     // Each fresh Windows node took its one reboot (features and test signing, batched); win-compute-3, on the
     // signed vRouter, needed none.
@@ -102,7 +102,7 @@ describe('groundcrew run on damaged snapshots', () => {
     for (const [name, text] of Object.entries(damaged)) writeFileSync(join(snapshots, `${name}.json`), text);
 
     const second = await start();
-    await waitUntil('every node verified again', () => allVerified(second.url), { timeoutMs: 60_000 });
+    await waitUntil('every node verified again', () => allVerified(second.url), { timeoutMs: 150_000 });
     // Several resyncs (every 200 ms) later, it still runs, and every node comes back to verified. A resync
     // re-verifies every node (autocorrect): sampled at one instant, a node may be in its pass (one pass takes
     // 170 to 400 ms on a loaded 2-core machine), so the check waits for a moment they are all verified again.
@@ -156,5 +156,5 @@ describe('groundcrew run on damaged snapshots', () => {
     // No Windows node rebooted again: phases found in their desired state need no reboot.
     for (const [name, count] of Object.entries(boots)) expect([name, bootCount(name)]).toEqual([name, count]);
     await stop();
-  }, 120_000);
+  }, 420_000);
 });
