@@ -15,6 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Etcd3 } from 'etcd3';
 import pino from 'pino';
 import { ClusterKeys, etcdClient } from '../src/cluster/etcd.js';
+import { RejectedValues } from '../src/cluster/etcd-values.js';
 import { FencedWrites } from '../src/cluster/fenced-writes.js';
 import { within } from '../src/cluster/membership.js';
 import type { Ownership } from '../src/cluster/ownership.js';
@@ -27,6 +28,7 @@ const ROUNDS = Number(process.env.GC_BENCH_ROUNDS ?? 2);
 const TIMEOUT_MS = 3333;
 const OWNER = JSON.stringify({ member: 'm1', lease: '7587' });
 const log = pino({ level: 'silent' });
+const rejected = new RejectedValues(log);
 const keys = new ClusterKeys('/bench/');
 const nodes = Array.from({ length: N }, (_, i) => `node-${i}`);
 const load = () => execFileSync('cat', ['/proc/loadavg'], { encoding: 'utf8' }).split(' ')[0];
@@ -38,14 +40,18 @@ function status(i: number, round: number): string {
     address: `10.0.${i >> 8}.${i & 255}`,
     os: i % 5 === 0 ? 'windows' : 'linux',
     roles: ['vrouter', 'openstack_compute'],
-    state: 'applying',
+    state: 'converging',
     phase: 'vrouter',
     phases: ['prepare', 'docker', 'vrouter', 'verify'],
-    mode: 'normal',
+    mode: 'autocorrect',
     desiredRevision: 'a'.repeat(40),
     desiredVersions: { contrail: '2011.L3', docker: '19.03' },
     observedVersions: { contrail: '2011.L2', docker: '19.03' },
-    conditions: [{ type: 'Ready', status: 'False', reason: `round ${round}`, message: 'x'.repeat(280), at: new Date().toISOString() }],
+    conditions: [{ type: 'Ready', status: 'False', reason: `round ${round}`, message: 'x'.repeat(280) }],
+    rebootCount: 0,
+    drift: false,
+    since: new Date(0).toISOString(),
+    updatedAt: new Date(0).toISOString(),
   });
 }
 
@@ -143,6 +149,8 @@ async function main(): Promise<void> {
       writes: {} as FencedWrites,
       timeoutMs: TIMEOUT_MS,
       log,
+      rejected,
+      known: () => true,
       onVerified: () => undefined,
     });
     const t1 = performance.now();

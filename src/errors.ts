@@ -220,6 +220,12 @@ export const ERROR_REGISTRY = {
       'this member may not change the node: it does not own it, or it has not renewed its etcd lease within half the lease TTL (etcd unreachable or without quorum, or the process was paused); the command was not sent',
     todo: 'nothing if another member took the node over; otherwise check etcd (`etcdctl endpoint health`) and `groundcrew cluster status`',
   },
+  GC_CLUSTER_AUTH: {
+    retryable: false,
+    meaning:
+      "etcd refused this member's credentials (`cluster.etcd.auth`: the user or the password in its file), or the user's role may not read and write the cluster's prefix; the daemon does not start",
+    todo: 'check the user and its password file; `etcdctl user get USER` and `etcdctl role get ROLE` show its role and the prefix it may use (docs/operations.md, High availability)',
+  },
   // Anything else
   GC_INTERNAL: {
     retryable: false,

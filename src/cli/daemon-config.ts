@@ -98,6 +98,8 @@ export const DaemonConfigSchema = z.strictObject({
       etcd: z.strictObject({
         endpoints: z.array(z.string()).min(1),
         tls: z.strictObject({ ca: z.string(), cert: z.string().optional(), key: z.string().optional() }).optional(),
+        /** etcd's username/password auth (docs/operations.md, High availability): the password in a file of its own. */
+        auth: z.strictObject({ username: z.string().min(1), passwordFile: z.string() }).optional(),
       }),
     })
     .optional(),
@@ -268,6 +270,8 @@ export function loadDaemonConfig(file: string, env: NodeJS.ProcessEnv = process.
   }
   const tls = c.cluster?.etcd.tls;
   if (tls) Object.assign(tls, { ca: abs(tls.ca), cert: abs(tls.cert), key: abs(tls.key) });
+  const auth = c.cluster?.etcd.auth;
+  if (auth) auth.passwordFile = abs(auth.passwordFile) as string;
   return { ok: true, config: c };
 }
 

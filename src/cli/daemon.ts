@@ -165,6 +165,12 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     lookup: (sha) => source.revision?.(sha, 'revision in force') ?? Promise.resolve(undefined),
     fetch: (reason) => source.trigger(reason),
     deliver: (revision) => intake.receive(revision, source),
+    descends: (sha, ancestor) => source.descends?.(sha, ancestor) ?? Promise.reject(new Error('a path source has no history')),
+    lastGood: () => intake.lastGood(),
+    head: () => source.head,
+    rewindAllowed: (sha) => intake.rewindAllowed(sha),
+    verify: Boolean(config.source.verify),
+    refuse: (revision, from) => intake.refuseRewind(revision, from),
   });
   const hookSecrets: Partial<Record<HookKind, string>> = {};
   for (const kind of HOOK_KINDS) {

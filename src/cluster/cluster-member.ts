@@ -2,6 +2,7 @@
 // ownership, and the fence every command passes. To the reconciler and the daemon it is their Coordination
 // (reconciler/coordination.ts), as a single process's is local-coordination.ts.
 
+import { EtcdAuthenticationFailedError, EtcdPermissionDeniedError } from 'etcd3';
 import type { Logger } from 'pino';
 import type { HostKeyStore, PinStore } from '../dataplane/host-keys.js';
 import { errors } from '../errors.js';
@@ -11,6 +12,7 @@ import type { StartPace } from '../reconciler/start-gate.js';
 import type { StatusStore } from '../reconciler/status-store.js';
 import { type ClusterContext, ClusterKeys, type EtcdSettings, etcdClient } from './etcd.js';
 import { EtcdSnapshots } from './etcd-snapshots.js';
+import { RejectedValues } from './etcd-values.js';
 import { FencedWrites } from './fenced-writes.js';
 import { FetchRelay } from './fetch-relay.js';
 import { GlobalBudget } from './global-budget.js';
@@ -18,7 +20,7 @@ import { desiredRevisions, GlobalFailures } from './global-failures.js';
 import { SharedHostKeyPins } from './host-key-pins.js';
 import { LeaderElection } from './leader-election.js';
 import { LeaseRenewer } from './lease-renewer.js';
-import { Membership } from './membership.js';
+import { Membership, within } from './membership.js';
 import { Ownership } from './ownership.js';
 import { type Commit, RevisionInForce } from './revision-in-force.js';
 import { SharedDetails } from './shared-details.js';
@@ -44,6 +46,8 @@ const NOT_LISTENING: CoordinationListener = {
 export class ClusterMember<R extends Commit = Commit> implements Coordination<R> {
   readonly client;
   readonly keys: ClusterKeys;
+  /** Values read from etcd that did not parse, by kind (for /metrics). */
+  readonly rejected: RejectedValues;
   readonly membership: Membership;
   readonly renewer: LeaseRenewer;
   readonly ownership: Ownership;
@@ -76,13 +80,15 @@ export class ClusterMember<R extends Commit = Commit> implements Coordination<R>
     status: StatusStore,
   ) {
     const hooks = () => this.#listener;
+    const flowOf = () => this.#flow;
     const ttlMs = settings.ttlMs;
     const timeoutMs = Math.max(200, Math.floor(ttlMs / 3));
     const client = etcdClient(settings.etcd, timeoutMs);
     const keys = new ClusterKeys(settings.prefix.endsWith('/') ? settings.prefix : `${settings.prefix}/`);
     this.client = client;
     this.keys = keys;
-    const context: ClusterContext = { client, keys, timeoutMs, log };
+    this.rejected = new RejectedValues(log);
+    const context: ClusterContext = { client, keys, timeoutMs, log, rejected: this.rejected };
     this.renewer = new LeaseRenewer(settings.etcd, Math.max(50, Math.floor(ttlMs / 9)));
     this.membership = new Membership({ ...context, member: settings.member, ttlMs, renewer: this.renewer });
     let snapshots: EtcdSnapshots | undefined;
@@ -151,6 +157,14 @@ export class ClusterMember<R extends Commit = Commit> implements Coordination<R>
       lookup: (sha) => this.#flow?.lookup(sha) ?? Promise.resolve(undefined),
       fetch: (reason) => this.#flow?.fetch(reason) ?? Promise.resolve(),
       deliver: (revision) => this.#flow?.deliver(revision) ?? Promise.resolve(),
+      descends: (sha, ancestor) => this.#flow?.descends(sha, ancestor) ?? Promise.reject(new Error('no source yet')),
+      lastGood: () => this.#flow?.lastGood(),
+      head: () => this.#flow?.head(),
+      rewindAllowed: (sha) => this.#flow?.rewindAllowed(sha) ?? false,
+      get verify() {
+        return flowOf()?.verify ?? true;
+      },
+      refuse: (revision, from) => this.#flow?.refuse(revision, from),
     });
     this.relay = new FetchRelay({ ...context, member: settings.member, onFetch: (reason) => this.#flow?.fetch(reason) });
     this.shared = new SharedStatus({
@@ -158,6 +172,7 @@ export class ClusterMember<R extends Commit = Commit> implements Coordination<R>
       status,
       ownership,
       writes: this.writes,
+      known: (node) => this.#inventory.has(node),
       onVerified: (node) => hooks().wake(node),
     });
     const shared = this.shared;
@@ -181,6 +196,8 @@ export class ClusterMember<R extends Commit = Commit> implements Coordination<R>
   }
 
   #nodes: string[] = [];
+  /** The same nodes, to look one up. */
+  #inventory = new Set<string>();
 
   /** Where the server reads the history and reports of a node another member drives. */
   get detail() {
@@ -204,7 +221,9 @@ export class ClusterMember<R extends Commit = Commit> implements Coordination<R>
   /** The nodes of the revision this member now applies. */
   applying(nodes: readonly string[]): void {
     this.#nodes = [...nodes];
+    this.#inventory = new Set(nodes);
     this.ownership.setNodes(this.#nodes);
+    this.shared.inventoryChanged();
   }
 
   /** A webhook reached this member: the others fetch too. */
@@ -235,6 +254,7 @@ export class ClusterMember<R extends Commit = Commit> implements Coordination<R>
 
   /** Joins (a lease, the member key) and starts taking nodes. */
   async start(url: string): Promise<void> {
+    await this.#checkCredentials();
     this.membership.options.url = url;
     await this.membership.start();
     this.ownership.start(this.settings.ttlMs / 3);
@@ -246,6 +266,26 @@ export class ClusterMember<R extends Commit = Commit> implements Coordination<R>
     this.revisions.start(Math.min(1000, this.settings.ttlMs / 3));
   }
 
+  /**
+   * With etcd auth, one read of the prefix first: a password or a role etcd refuses will never work, and is said in
+   * one line (GC_CLUSTER_AUTH) instead of a member that retries for ever. An etcd that does not answer yet is no
+   * such refusal: the member starts and joins once it does.
+   */
+  async #checkCredentials(): Promise<void> {
+    const { auth } = this.settings.etcd;
+    if (!auth) return;
+    const refused = await within(this.client.get(this.keys.inForce()).exec(), Math.max(1000, this.settings.ttlMs / 3), 'credentials').then(
+      () => undefined,
+      (err: Error) => (err instanceof EtcdAuthenticationFailedError || err instanceof EtcdPermissionDeniedError ? err : undefined),
+    );
+    if (!refused) return;
+    const why =
+      refused instanceof EtcdPermissionDeniedError
+        ? `may not read ${this.keys.prefix} (its role's permissions)`
+        : 'was refused (user or password)';
+    throw errors.GC_CLUSTER_AUTH(`cluster: etcd user ${auth.username} ${why}: ${refused.message.split('\n')[0]}`);
+  }
+
   /** This member as /metrics shows it. */
   readonly probe = (): MemberProbe => {
     const age = this.membership.renewalAgeMs;
@@ -255,6 +295,7 @@ export class ClusterMember<R extends Commit = Commit> implements Coordination<R>
       ownedNodes: this.#nodes.filter((n) => this.ownership.holds(n)).length,
       leaseAgeSeconds: Number.isFinite(age) ? age / 1000 : -1,
       waiting: this.revisions.waiting !== undefined,
+      rejectedValues: this.rejected.counts(),
     };
   };
 

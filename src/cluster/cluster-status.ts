@@ -3,7 +3,10 @@
 // node, and who holds the disruption budget's slots.
 
 import { type Etcd3, type ICallable, LeaseClient } from 'etcd3';
+import pino from 'pino';
 import { ClusterKeys, type EtcdSettings, etcdClient } from './etcd.js';
+import { AppliedSchema, InForceSchema, MemberSchema, OwnerSchema, parseJson, RejectedValues, SlotSchema } from './etcd-values.js';
+import { readLeader } from './leader-election.js';
 import { within } from './membership.js';
 
 export interface MemberView {
@@ -41,40 +44,45 @@ export async function readClusterView(settings: EtcdSettings, prefix: string, ti
     const owners = await within(etcd.getAll().prefix(keys.owners()).strings(), timeoutMs, 'owners');
     const slots = await within(etcd.getAll().prefix(keys.slots()).strings(), timeoutMs, 'slots');
     const applied = await within(etcd.getAll().prefix(keys.applied()).strings(), timeoutMs, 'applied');
-    const first = await within(etcd.getAll().prefix(keys.candidates()).sort('Create', 'Ascend').limit(1).exec(), timeoutMs, 'leader');
     const inForce = await within(etcd.get(keys.inForce()).string(), timeoutMs, 'revision');
+    // Read with the shapes the members read them with: a value that is not one is left out, not a crash.
     const members: MemberView[] = [];
     for (const kv of memberKvs.kvs) {
-      const record = JSON.parse(kv.value.toString()) as { name: string; url?: string; since?: string };
+      const record = parseJson(kv.value.toString(), MemberSchema);
+      if (!record.ok || kv.lease === '0' || `${keys.members()}${record.value.name}` !== kv.key.toString()) continue;
       const ttl = await within(leases.leaseTimeToLive({ ID: kv.lease }), timeoutMs, 'lease');
-      const mine = applied[keys.appliedBy(record.name)];
-      const on = mine ? (JSON.parse(mine) as { sha?: string; waiting?: string }) : {};
+      const mine = applied[keys.appliedBy(record.value.name)];
+      const on = mine === undefined ? undefined : parseJson(mine, AppliedSchema);
       members.push({
-        ...record,
+        ...record.value,
         lease: kv.lease,
         ttl: Number(ttl.TTL),
         grantedTtl: Number(ttl.grantedTTL),
         nodes: [],
-        ...(on.sha ? { applied: on.sha } : {}),
-        ...(on.waiting ? { waiting: on.waiting } : {}),
+        ...(on?.ok && on.value.sha ? { applied: on.value.sha } : {}),
+        ...(on?.ok && on.value.waiting ? { waiting: on.value.waiting } : {}),
       });
     }
     const unowned: string[] = [];
     for (const [key, value] of Object.entries(owners)) {
       const node = key.slice(keys.owners().length);
-      const { member } = JSON.parse(value) as { member: string };
-      const owner = members.find((m) => m.name === member);
-      if (owner) owner.nodes.push(node);
+      const owner = parseJson(value, OwnerSchema);
+      const by = owner.ok ? members.find((m) => m.name === owner.value.member && m.lease === owner.value.lease) : undefined;
+      if (by) by.nodes.push(node);
       else unowned.push(node);
     }
     for (const m of members) m.nodes.sort();
-    const leader = first.kvs[0]?.value.toString();
+    const leader = await readLeader({ client: etcd, keys, rejected: new RejectedValues(pino({ enabled: false })) }, timeoutMs);
+    const revision = inForce === null ? undefined : parseJson(inForce, InForceSchema);
     return {
       members,
-      ...(leader ? { leader } : {}),
-      ...(inForce ? { revision: JSON.parse(inForce) as { sha: string; leader: string; at: string } } : {}),
+      ...(leader ? { leader: leader.name } : {}),
+      ...(revision?.ok ? { revision: { sha: revision.value.sha, leader: revision.value.leader, at: revision.value.at } } : {}),
       unowned,
-      slots: Object.values(slots).map((v) => (JSON.parse(v) as { node: string }).node),
+      slots: Object.values(slots).map((v) => {
+        const slot = parseJson(v, SlotSchema);
+        return slot.ok ? slot.value.node : '(unreadable slot)';
+      }),
     };
   } finally {
     etcd.close();

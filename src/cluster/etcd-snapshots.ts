@@ -8,7 +8,7 @@ export class EtcdSnapshots implements NodeSnapshots {
   /** The snapshots of nodes taken at once are read together (a member takes thousands when it starts). */
   readonly reads: BatchedGets;
 
-  constructor(private readonly options: ClusterContext & { writes: FencedWrites }) {
+  constructor(private readonly options: Omit<ClusterContext, 'rejected'> & { writes: FencedWrites }) {
     this.reads = new BatchedGets(options.client, options.timeoutMs, 'snapshot read');
   }
 

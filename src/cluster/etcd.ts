@@ -3,10 +3,21 @@
 import { readFileSync } from 'node:fs';
 import { Etcd3, type IOptions } from 'etcd3';
 import type { Logger } from 'pino';
+import type { RejectedValues } from './etcd-values.js';
 
 export interface EtcdSettings {
   endpoints: string[];
   tls?: { ca: string; cert?: string | undefined; key?: string | undefined } | undefined;
+  /** etcd's username/password auth: the password is read from its file, never from the config itself. */
+  auth?: { username: string; passwordFile: string } | undefined;
+}
+
+/** The password of `auth`, read from its file (one line; its newline is not part of it). */
+function password(auth: NonNullable<EtcdSettings['auth']>): string {
+  const text = readFileSync(auth.passwordFile, 'utf8').replace(/\r?\n$/, '');
+  if (text === '' || text.includes('\n'))
+    throw new Error(`${auth.passwordFile}: expected the etcd password of user ${auth.username} on one line`);
+  return text;
 }
 
 /**
@@ -18,6 +29,8 @@ export interface ClusterContext {
   keys: ClusterKeys;
   timeoutMs: number;
   log: Logger;
+  /** Values read from etcd that do not parse: skipped, said once per change, counted (etcd-values.ts). */
+  rejected: RejectedValues;
 }
 
 /** The largest answer from etcd the client accepts. */
@@ -53,6 +66,7 @@ export function etcdClient(settings: EtcdSettings, callTimeoutMs: number): Etcd3
     },
     faultHandling: { host: () => PASS_THROUGH },
     defaultCallOptions: (context) => (context.isStream ? {} : { deadline: Date.now() + attemptMs }),
+    ...(settings.auth ? { auth: { username: settings.auth.username, password: password(settings.auth) } } : {}),
     ...(tls
       ? {
           credentials: {

@@ -19,7 +19,7 @@ import type { ClusterContext } from './etcd.js';
 import { within } from './membership.js';
 import { type Entry, StateBatch } from './state-batch.js';
 
-export interface FencedWritesOptions extends ClusterContext {
+export interface FencedWritesOptions extends Omit<ClusterContext, 'rejected'> {
   /** The owner key's value while this member owns `node`, else undefined (nothing is written). */
   ownerValue: (node: string) => string | undefined;
   /** This member holds the node's owner key (fenced or not): a write that failed is worth trying again. */

@@ -3,6 +3,7 @@
 // says "look now", as the webhook did.
 
 import type { ClusterContext } from './etcd.js';
+import { FetchRequestSchema, parseJson } from './etcd-values.js';
 import { within } from './membership.js';
 
 export class FetchRelay {
@@ -45,7 +46,7 @@ export class FetchRelay {
   }
 
   async #look(): Promise<void> {
-    const { client, keys, member, timeoutMs, onFetch } = this.options;
+    const { client, keys, member, timeoutMs, onFetch, rejected } = this.options;
     const res = await within(client.get(keys.fetchNow()).exec(), timeoutMs, 'relay').catch(() => undefined);
     if (!res) return;
     const kv = res.kvs[0];
@@ -59,7 +60,15 @@ export class FetchRelay {
     if (kv.mod_revision === this.#seen || (this.#seen !== undefined && BigInt(kv.mod_revision) < BigInt(this.#seen))) return;
     this.#seen = kv.mod_revision;
     if (first) return;
-    const request = JSON.parse(kv.value.toString()) as { member: string; reason: string };
-    if (request.member !== member) onFetch(`${request.reason}, relayed by ${request.member}`);
+    const text = kv.value.toString();
+    const request = parseJson(text, FetchRequestSchema);
+    if (!request.ok) {
+      // Still a reason to look: a fetch only asks Git, which a planted request cannot change.
+      rejected.reject('fetch-request', keys.fetchNow(), text, request.reason);
+      onFetch('a request relayed through etcd');
+      return;
+    }
+    rejected.clear(keys.fetchNow());
+    if (request.value.member !== member) onFetch(`${request.value.reason}, relayed by ${request.value.member}`);
   }
 }

@@ -7,14 +7,20 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SharedSlots } from '../reconciler/rollout.js';
 import type { ClusterContext } from './etcd.js';
+import { parseJson, SlotSchema } from './etcd-values.js';
 import { type Membership, within } from './membership.js';
 import { SharedRead } from './shared-read.js';
 
+/** A slot as read: its holder, and the value as etcd has it (what a transaction on it compares). */
 interface Slot {
   node: string;
   member: string;
   lease: string;
+  text: string;
 }
+
+/** A value that is not a slot (planted or broken) still holds its slot, by nobody known: the budget counts it. */
+const UNREADABLE = '(unreadable slot)';
 
 export interface GlobalBudgetOptions extends Omit<ClusterContext, 'timeoutMs'> {
   membership: Membership;
@@ -56,13 +62,13 @@ export class GlobalBudget implements SharedSlots {
   async #readSlots(): Promise<Record<string, Slot>> {
     const { client, keys, membership } = this.options;
     const raw = await within(client.getAll().prefix(keys.slots()).strings(), membership.options.ttlMs / 3, 'budget');
-    return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, parseSlot(v)]));
+    return Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, this.#parse(k, v)]));
   }
 
   #value(node: string): string | undefined {
     const { membership } = this.options;
     if (!membership.leaseId || !membership.mayIssue()) return undefined;
-    return JSON.stringify({ node, member: membership.name, lease: membership.leaseId } satisfies Slot);
+    return JSON.stringify({ node, member: membership.name, lease: membership.leaseId });
   }
 
   /**
@@ -84,9 +90,8 @@ export class GlobalBudget implements SharedSlots {
     if (!found || !value) return;
     const [key, slot] = found;
     const { client, membership, log } = this.options;
-    // The value read (JSON.stringify of what JSON.parse read back from JSON.stringify: the same text).
     const res = await within(
-      client.if(key, 'Value', '==', JSON.stringify(slot)).then(client.put(key).value(value)).commit(),
+      client.if(key, 'Value', '==', slot.text).then(client.put(key).value(value)).commit(),
       membership.options.ttlMs / 3,
       'budget slot',
     );
@@ -94,6 +99,17 @@ export class GlobalBudget implements SharedSlots {
     this.#held.set(node, { key, value });
     if (slot.member !== membership.name || slot.lease !== membership.leaseId)
       log.info({ node, from: slot.member }, 'cluster: the node still holds a disruption slot: inherited');
+  }
+
+  /** A slot's value, checked (one that is not a slot is said once, counted, and held by nobody known). */
+  #parse(key: string, text: string): Slot {
+    const read = parseJson(text, SlotSchema);
+    if (read.ok) {
+      this.options.rejected.clear(key);
+      return { ...read.value, text };
+    }
+    this.options.rejected.reject('slot', key, text, read.reason);
+    return { node: UNREADABLE, member: '', lease: '', text };
   }
 
   /** Whether this member holds a slot for `node` (taken or inherited). */
@@ -143,7 +159,11 @@ export class GlobalBudget implements SharedSlots {
    * its lease and came back never gives back a slot its node's next owner inherited), trying again while etcd
    * does not answer.
    */
-  async #giveBack(node: string, held: { key: string; value: string }, lease = (JSON.parse(held.value) as Slot).lease): Promise<void> {
+  async #giveBack(
+    node: string,
+    held: { key: string; value: string },
+    lease = (JSON.parse(held.value) as { lease: string }).lease,
+  ): Promise<void> {
     const { client, membership, log } = this.options;
     const everyMs = membership.options.ttlMs / 6;
     await this.options.flushed?.(node);
@@ -166,7 +186,7 @@ export class GlobalBudget implements SharedSlots {
     const slots = await this.#slots();
     const nodes = new Set(this.options.nodes());
     for (const [key, slot] of Object.entries(slots)) {
-      const text = JSON.stringify(slot);
+      const { text } = slot;
       // Taken by an answer that came too late (this lease, no node of this member's holds or asks for it),
       // or stale (its node left the inventory and nobody owns it): given back.
       const late = slot.lease === membership.leaseId && !this.#held.has(slot.node) && !this.#asking.has(slot.node);
@@ -218,16 +238,4 @@ export class GlobalBudget implements SharedSlots {
     }
     return Object.values(slots).map((s) => s.node);
   }
-}
-
-/** A slot as read: a value that is not one (hostile or broken) still counts as taken, by nobody known. */
-function parseSlot(text: string): Slot {
-  try {
-    const slot = JSON.parse(text) as Partial<Slot> | null;
-    if (slot && typeof slot.node === 'string' && typeof slot.member === 'string' && typeof slot.lease === 'string')
-      return { node: slot.node, member: slot.member, lease: slot.lease };
-  } catch {
-    // counted below
-  }
-  return { node: '(unreadable slot)', member: '', lease: '' };
 }

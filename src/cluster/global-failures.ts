@@ -17,6 +17,7 @@ import type { IKeyValue } from 'etcd3';
 import type { SharedFailures } from '../reconciler/rollout.js';
 import type { StatusStore } from '../reconciler/status-store.js';
 import type { ClusterContext } from './etcd.js';
+import { FailureSchema, parseJson } from './etcd-values.js';
 import type { FencedWrites } from './fenced-writes.js';
 import { within } from './membership.js';
 
@@ -97,11 +98,12 @@ export class GlobalFailures implements SharedFailures {
 
   async refresh(): Promise<void> {
     const { client, keys, timeoutMs } = this.options;
-    const raw = await within(client.getAll().prefix(keys.failures()).keys(), timeoutMs, 'failures');
+    const raw = await within(client.getAll().prefix(keys.failures()).strings(), timeoutMs, 'failures');
     const next = new Map<string, Set<string>>();
-    for (const key of raw) {
-      const [revision, node] = key.slice(keys.failures().length).split('/');
-      if (!revision || !node) continue;
+    for (const [key, value] of Object.entries(raw)) {
+      const record = this.#parse(key, value);
+      if (!record) continue;
+      const { revision, node } = record;
       const set = next.get(revision) ?? new Set<string>();
       set.add(node);
       next.set(revision, set);
@@ -115,6 +117,27 @@ export class GlobalFailures implements SharedFailures {
     }
     // A failed clearing is only late: the record it would delete is read and judged again at the next pass.
     await this.#retire().catch((err: Error) => this.options.log.warn({ err: err.message }, 'cluster: clearing old failure records failed'));
+  }
+
+  /**
+   * A record as its owner writes it, under the key it names; else undefined (said once, counted): a planted
+   * record must not spend a revision's failure budget.
+   */
+  #parse(key: string, value: string): { revision: string; node: string } | undefined {
+    const { keys, rejected } = this.options;
+    const [revision, node, ...more] = key.slice(keys.failures().length).split('/');
+    const read = parseJson(value, FailureSchema);
+    const why = !read.ok
+      ? read.reason
+      : read.value.revision !== revision || read.value.node !== node || more.length > 0
+        ? `the record of ${read.value.node} on ${read.value.revision.slice(0, 12)} under another key`
+        : undefined;
+    if (why) {
+      rejected.reject('failure', key, value, why);
+      return undefined;
+    }
+    rejected.clear(key);
+    return read.ok ? read.value : undefined;
   }
 
   /** The leader deletes the records of revisions no node needs any more (see the head of this file). */

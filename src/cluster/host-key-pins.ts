@@ -57,7 +57,7 @@ export function parseShared(text: string): SharedPin | undefined {
   return { ...pin, ...(by ? { by } : {}), ...(trusted ? { trusted } : {}) };
 }
 
-export interface SharedPinsOptions extends ClusterContext {
+export interface SharedPinsOptions extends Omit<ClusterContext, 'rejected'> {
   member: string;
   /** This member's pin file: the seed. */
   file: HostKeyStore;

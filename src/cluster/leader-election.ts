@@ -4,9 +4,59 @@
 // own lease, not a second one (etcd3's Campaign grants its own and keeps it alive on its pooled stream, which
 // stalls on a dead etcd member): the leader is fenced exactly as its commands are, and leads only while
 // `mayIssue()`. Leadership ends when that lease goes, so a paused leader's successor waits out its TTL.
+// A candidate key counts only as written: its name a lease id, the key under that very lease, its value a
+// member's name. One put without a lease over the leader's key would otherwise name a leader for ever.
 
+import type { IKeyValue } from 'etcd3';
 import type { ClusterContext } from './etcd.js';
+import { MEMBER_NAME } from './etcd-values.js';
 import { type Membership, within } from './membership.js';
+
+/** The elected leader: its name, and the lease its candidate key (and its leadership) lives under. */
+export interface Leader {
+  name: string;
+  lease: string;
+  key: string;
+}
+
+/** Candidates read at once: more than any cluster has members, fewer than a flood of planted keys could cost. */
+const CANDIDATES_READ = 64;
+
+/**
+ * The oldest candidate key that is one (see the head of this file), as etcd has it now; undefined while none is.
+ * Keys that are not candidates are skipped, and said (`rejected`).
+ */
+export async function readLeader(
+  context: Pick<ClusterContext, 'client' | 'keys' | 'rejected'>,
+  timeoutMs: number,
+): Promise<Leader | undefined> {
+  const { client, keys, rejected } = context;
+  const res = await within(
+    client.getAll().prefix(keys.candidates()).sort('Create', 'Ascend').limit(CANDIDATES_READ).exec(),
+    timeoutMs,
+    'leader',
+  );
+  for (const kv of res.kvs) {
+    const leader = candidate(kv, keys.candidates().length);
+    if (typeof leader !== 'string') {
+      rejected.clear(kv.key.toString());
+      return leader;
+    }
+    rejected.reject('leader', kv.key.toString(), kv.value.toString(), leader);
+  }
+  return undefined;
+}
+
+/** A candidate key as a leader, or why it is not one. */
+function candidate(kv: IKeyValue, prefixLength: number): Leader | string {
+  const key = kv.key.toString();
+  const lease = key.slice(prefixLength);
+  const name = kv.value.toString();
+  if (kv.lease === '0' || kv.lease !== lease)
+    return `not under the lease its name says (${kv.lease === '0' ? 'no lease' : 'another lease'})`;
+  if (!MEMBER_NAME.test(name)) return 'its value is not a member name';
+  return { name, lease, key };
+}
 
 export class LeaderElection {
   #leader: string | undefined;
@@ -86,15 +136,10 @@ export class LeaderElection {
   }
 
   async #read(): Promise<void> {
-    const { client, keys, membership, log, onChange } = this.options;
-    const res = await within(
-      client.getAll().prefix(keys.candidates()).sort('Create', 'Ascend').limit(1).exec(),
-      membership.options.ttlMs / 3,
-      'leader',
-    );
-    const first = res.kvs[0];
-    this.#leaderKey = first?.key.toString();
-    const leader = first?.value.toString();
+    const { membership, log, onChange } = this.options;
+    const first = await readLeader(this.options, membership.options.ttlMs / 3);
+    this.#leaderKey = first?.key;
+    const leader = first?.name;
     if (leader === this.#leader) return;
     this.#leader = leader;
     log.info({ leader: leader ?? null, me: leader === membership.name }, 'cluster: leader');

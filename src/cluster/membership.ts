@@ -9,6 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { EtcdLeaseInvalidError, type Lease, type Watcher } from 'etcd3';
 import type { Logger } from 'pino';
 import type { ClusterContext } from './etcd.js';
+import { MemberSchema, parseJson } from './etcd-values.js';
 import type { LeaseRenewer } from './lease-renewer.js';
 
 export interface MembershipOptions extends Omit<ClusterContext, 'timeoutMs' | 'log'> {
@@ -39,6 +40,8 @@ export class Membership extends EventEmitter {
   #leaseId: string | undefined;
   #renewedAt = Number.NEGATIVE_INFINITY;
   #members: string[] = [];
+  /** Each member's lease, as its key was last read. */
+  #leases = new Map<string, string>();
   #timer: NodeJS.Timeout | undefined;
   #stopped = false;
   #lastError: string | undefined;
@@ -65,6 +68,11 @@ export class Membership extends EventEmitter {
 
   get members(): readonly string[] {
     return this.#members;
+  }
+
+  /** The lease each member's key lives under, as last read. */
+  get leases(): ReadonlyMap<string, string> {
+    return this.#leases;
   }
 
   /** Milliseconds since the last renewal that succeeded (its request's departure). */
@@ -216,18 +224,48 @@ export class Membership extends EventEmitter {
     }
   }
 
-  /** The live members as etcd has them now (each member registers under its lease); `members` when they changed. */
+  /**
+   * The live members as etcd has them now (each member registers under its lease); `members` when they changed.
+   * A key counts only under a lease (a key put without one would never go: its nodes hashed to nobody for ever)
+   * and with a registration that parses and names the key's member.
+   */
   async readMembers(): Promise<void> {
     const { client, keys, ttlMs } = this.options;
     const read = ++this.#reads;
-    const names = await within(client.getAll().prefix(keys.members()).keys(), ttlMs / 3, 'members');
+    const res = await within(client.getAll().prefix(keys.members()).exec(), ttlMs / 3, 'members');
     // A read started before one already applied (the watch's and the renewal's can cross): older, dropped.
     if (read < this.#applied) return;
     this.#applied = read;
-    const members = names.map((k) => k.slice(keys.members().length)).sort();
+    this.#leases = this.#live(res.kvs);
+    const members = [...this.#leases.keys()].sort();
     if (members.join('\0') === this.#members.join('\0')) return;
     this.#members = members;
     this.options.log.info({ members }, 'cluster: members');
     this.emit('members', members);
+  }
+
+  /** The member keys that are members, with their leases; the others said once (`rejected`). */
+  #live(kvs: { key: Buffer; value: Buffer; lease: string }[]): Map<string, string> {
+    const { keys, rejected } = this.options;
+    const live = new Map<string, string>();
+    for (const kv of kvs) {
+      const key = kv.key.toString();
+      const name = key.slice(keys.members().length);
+      const value = kv.value.toString();
+      const record = parseJson(value, MemberSchema);
+      const why = !record.ok
+        ? record.reason
+        : record.value.name !== name
+          ? `registers "${record.value.name}" under the key of "${name}"`
+          : kv.lease === '0'
+            ? 'under no lease'
+            : undefined;
+      if (why) rejected.reject('member', key, value, why);
+      else {
+        rejected.clear(key);
+        live.set(name, kv.lease);
+      }
+    }
+    return live;
   }
 }

@@ -8,16 +8,13 @@
 // owned nodes then start driving at a bounded rate (`startRate`): taking 10,000 nodes never starts 10,000
 // machines, and their 10,000 first state writes, in one tick.
 
+import { type IKeyValue, Range } from 'etcd3';
 import type { NodeScope } from '../reconciler/node-scope.js';
 import { StartGate, type StartPace } from '../reconciler/start-gate.js';
 import type { ClusterContext } from './etcd.js';
+import { type OwnerRecord, OwnerSchema, parseJson } from './etcd-values.js';
 import { type Membership, within } from './membership.js';
 import { ownerOf } from './rendezvous.js';
-
-export interface OwnerRecord {
-  member: string;
-  lease: string;
-}
 
 /**
  * Keys taken per transaction. etcd refuses a transaction with more than `--max-txn-ops` (128 by default)
@@ -216,14 +213,23 @@ export class Ownership implements Omit<NodeScope, 'elsewhere'> {
     const me = membership.name;
     if (!lease) return this.#dropAll();
     const ttlMs = membership.options.ttlMs;
+    const range = Range.prefix(keys.owners());
+    const raw = await within(client.kv.range({ key: range.start, range_end: range.end }), ttlMs / 3, 'owners');
     // The members as etcd has them now, not as the last renewal read them (up to TTL/3 old): a member that
-    // took nodes on a stale view would take nodes hashed to a member that had already joined.
+    // took nodes on a stale view would take nodes hashed to a member that had already joined. Read after the
+    // owners: a member registers before it takes a key, and its key and its owner keys go with its lease at
+    // once, so an owner key read before naming no member read after was never a member's (or is gone now).
     await membership.readMembers();
     this.#stale = false;
-    const raw = await within(client.getAll().prefix(keys.owners()).strings(), ttlMs / 3, 'owners');
     const owners = new Map<string, OwnerRecord>();
-    for (const [key, value] of Object.entries(raw)) owners.set(key.slice(keys.owners().length), JSON.parse(value) as OwnerRecord);
+    const release: IKeyValue[] = [];
+    for (const kv of raw.kvs) {
+      const owner = this.#owner(kv);
+      if (owner) owners.set(kv.key.toString().slice(keys.owners().length), owner);
+      else release.push(kv);
+    }
     this.#owners = owners;
+    await this.#release(release);
     const changed: string[] = [];
     // A key this member held that is gone or under another lease: lost (its lease expired meanwhile).
     for (const node of [...this.#held]) {
@@ -294,6 +300,44 @@ export class Ownership implements Omit<NodeScope, 'elsewhere'> {
       this.#gate.add(taken, (n) => urgent.has(n));
       log.info({ nodes: taken.length, first: taken[0] }, 'cluster: nodes taken');
     }
+  }
+
+  /**
+   * An owner key as read, if it is one: a record that parses, under the lease it names, which is the lease of the
+   * member it names. Else undefined (said once): a planted or left-over key that would hold the node for nobody.
+   */
+  #owner(kv: IKeyValue): OwnerRecord | undefined {
+    const { rejected, membership } = this.options;
+    const key = kv.key.toString();
+    const value = kv.value.toString();
+    const record = parseJson(value, OwnerSchema);
+    const why = !record.ok
+      ? record.reason
+      : kv.lease !== record.value.lease
+        ? `not under the lease it names (${kv.lease === '0' ? 'no lease' : 'another lease'})`
+        : membership.leases.get(record.value.member) !== record.value.lease
+          ? `names no live member under that lease ("${record.value.member}")`
+          : undefined;
+    if (!why) {
+      rejected.clear(key);
+      return record.ok ? record.value : undefined;
+    }
+    rejected.reject('owner', key, value, why);
+    return undefined;
+  }
+
+  /** Deletes owner keys that hold their nodes for nobody (each only as it was read): the nodes are taken again. */
+  async #release(kvs: IKeyValue[]): Promise<void> {
+    const { client, membership, log } = this.options;
+    if (kvs.length === 0) return;
+    await within(
+      Promise.all(
+        kvs.map((kv) => client.if(kv.key.toString(), 'Mod', '==', kv.mod_revision).then(client.delete().key(kv.key.toString())).commit()),
+      ),
+      membership.options.ttlMs / 3,
+      'release owner keys',
+    );
+    log.info({ nodes: kvs.length }, 'cluster: owner keys that named no live member released');
   }
 
   /**

@@ -167,6 +167,10 @@ export class SharedDetails {
   async #read(key: string, name: string): Promise<DetailRead | null> {
     this.counts.read++;
     const text = await this.#reads.get(key);
-    return text === null ? null : decodeDetail(name, text);
+    if (text === null) return null;
+    const read = decodeDetail(name, text);
+    if ('unreadable' in read) this.options.rejected.reject('detail', key, text, read.unreadable);
+    else this.options.rejected.clear(key);
+    return read;
   }
 }

@@ -7,10 +7,15 @@
 // watch resumes from the last revision it saw when its stream reconnects; when etcd has compacted that revision
 // away it cancels the watch, and the whole prefix is read again (in pages, at one revision) and watched from
 // there. The same full read comes now and then (`fullEveryMs`) as a check that nothing was missed.
+//
+// Each value is checked as strictly as a repo file (etcd-values.ts): a record that does not parse, or that names
+// another node than its key, is skipped and never reaches the status store. Only nodes of the inventory this
+// member applies are shown; a status deleted in etcd is forgotten here too.
 
 import { type IKeyValue, Range, type Watcher } from 'etcd3';
 import type { NodeStatus, StatusStore } from '../reconciler/status-store.js';
 import type { ClusterContext } from './etcd.js';
+import { NODE_NAME, parseStatus } from './etcd-values.js';
 import type { FencedWrites } from './fenced-writes.js';
 import { within } from './membership.js';
 import type { Ownership } from './ownership.js';
@@ -19,6 +24,8 @@ export interface SharedStatusOptions extends ClusterContext {
   status: StatusStore;
   ownership: Ownership;
   writes: FencedWrites;
+  /** Whether the node is in the inventory this member applies: only those are shown (`inventoryChanged` when it changes). */
+  known: (node: string) => boolean;
   /** A node driven elsewhere became verified on its desired revision: nodes gated on it may go on. */
   onVerified: (node: string) => void;
   /** Keys in one page of the full read (each ~0.7 KiB). */
@@ -34,6 +41,7 @@ export function verifiedOnDesired(status: Pick<NodeStatus, 'state' | 'lastApplie
 
 /** NodeStatus's optional fields, unset: what a remote record does not carry is not shown. */
 const CLEARED: Partial<NodeStatus> = {
+  labels: undefined,
   phase: undefined,
   desiredRevision: undefined,
   lastAttemptedRevision: undefined,
@@ -46,6 +54,8 @@ const CLEARED: Partial<NodeStatus> = {
 export class SharedStatus {
   readonly #remote = new Map<string, NodeStatus>();
   readonly #seen = new Map<string, string>();
+  /** Nodes whose remote record this member put in its status store (and takes out again when it goes). */
+  readonly #shown = new Set<string>();
   #watcher: Watcher | undefined;
   #retry: NodeJS.Timeout | undefined;
   #full: NodeJS.Timeout | undefined;
@@ -88,9 +98,18 @@ export class SharedStatus {
     const text = this.#seen.get(node);
     if (known || text === undefined) return known;
     // Written while this member drove the node (kept as text, not parsed then): parsed once asked for.
-    const record = parse(text);
-    if (record) this.#remote.set(node, record);
-    return record;
+    const read = parseStatus(text);
+    if (!read.ok || read.status.name !== node) return undefined;
+    this.#remote.set(node, read.status);
+    return read.status;
+  }
+
+  /** The inventory this member applies changed: statuses of nodes now in it are shown, those no longer in it are not. */
+  inventoryChanged(): void {
+    const { known, ownership } = this.options;
+    for (const name of [...this.#shown]) if (!known(name)) this.#hide(name);
+    for (const [name, record] of this.#remote)
+      if (!this.#shown.has(name) && known(name) && !ownership.holds(name)) this.#show(name, record);
   }
 
   /** Reads every node's status from etcd into the local store (those this member drives excepted), then watches. */
@@ -176,48 +195,64 @@ export class SharedStatus {
 
   #event(kv: IKeyValue, deleted: boolean): void {
     this.counts.events++;
-    if (deleted) this.#forget(kv.key.toString().slice(this.options.keys.statuses().length));
-    else this.#apply(kv.key.toString(), kv.value.toString());
+    if (deleted) {
+      this.options.rejected.clear(kv.key.toString());
+      this.#forget(kv.key.toString().slice(this.options.keys.statuses().length));
+    } else this.#apply(kv.key.toString(), kv.value.toString());
   }
 
   #forget(name: string): void {
     this.#seen.delete(name);
     this.#remote.delete(name);
+    this.#hide(name);
   }
 
-  /** One record as read; returns the node's name. A record that does not parse is skipped (and logged). */
+  /** Takes a remote record out of the status store (a node this member drives keeps the reconciler's). */
+  #hide(name: string): void {
+    if (!this.#shown.delete(name) || this.options.ownership.holds(name)) return;
+    this.options.status.forget(name);
+  }
+
+  /** One record as read; returns the node's name. A record that does not parse is skipped (said once, counted). */
   #apply(key: string, text: string): string {
-    const { keys, status, ownership, log } = this.options;
+    const { keys, ownership, rejected, known } = this.options;
     const name = key.slice(keys.statuses().length);
     if (this.#seen.get(name) === text) return name;
     if (ownership.holds(name)) {
       // This member's own write coming back: its store has it already; parsed only if asked for once let go.
       this.#seen.set(name, text);
       this.#remote.delete(name);
+      this.#shown.delete(name);
       return name;
     }
-    const record = parse(text);
-    if (!record) {
-      log.warn({ node: name }, 'cluster: a node status in etcd is not a JSON object: skipped');
+    const read = NODE_NAME.test(name) ? parseStatus(text) : { ok: false as const, reason: 'the key names no node' };
+    const why = !read.ok
+      ? read.reason
+      : read.status.name !== name
+        ? `the status of "${read.status.name}" under the key of "${name}"`
+        : undefined;
+    if (why || !read.ok) {
+      // Skipped: what was shown for the node (its last good record, if any) stays until a good one or a delete.
+      rejected.reject('status', key, text, why ?? 'invalid');
       return name;
     }
+    rejected.clear(key);
+    const record = read.status;
     this.#seen.set(name, text);
     const before = this.#remote.get(name);
     this.#remote.set(name, record);
-    // The record whole: a field its owner cleared is absent from the JSON, and must not linger here. Its history
-    // is its owner's to keep (shared-details.ts): announced here, not kept.
-    status.update(name, { ...CLEARED, ...record }, undefined, { remote: true });
+    if (known(name)) this.#show(name, record);
+    else this.#hide(name);
     if (verifiedOnDesired(record) && !(before && verifiedOnDesired(before))) this.options.onVerified(name);
     return name;
   }
-}
 
-/** A status record as read from etcd, or undefined when it is not a JSON object (hostile or broken bytes). */
-function parse(text: string): NodeStatus | undefined {
-  try {
-    const record = JSON.parse(text) as unknown;
-    return typeof record === 'object' && record !== null && !Array.isArray(record) ? (record as NodeStatus) : undefined;
-  } catch {
-    return undefined;
+  /**
+   * The record whole into the status store: a field its owner cleared is absent from the JSON, and must not linger
+   * here. Its history is its owner's to keep (shared-details.ts): announced here, not kept.
+   */
+  #show(name: string, record: NodeStatus): void {
+    this.#shown.add(name);
+    this.options.status.update(name, { ...CLEARED, ...record }, undefined, { remote: true });
   }
 }

@@ -38,6 +38,18 @@ export interface RevisionFlow<R extends { sha: string } = Revision> {
   lookup(sha: string): Promise<R | undefined>;
   fetch(reason: string): Promise<unknown>;
   deliver(revision: R): Promise<unknown>;
+  /** Whether `sha` is `ancestor` or descends from it in this process's own clone; throws when it cannot tell. */
+  descends(sha: string, ancestor: string): Promise<boolean>;
+  /** The revision intake accepted last (its state directory), if any. */
+  lastGood(): string | undefined;
+  /** The branch's head as this process's source last found it. */
+  head(): string | undefined;
+  /** An operator allowed `sha` to leave the revision in force behind (`groundcrew source allow-rewind`). */
+  rewindAllowed(sha: string): boolean;
+  /** source.verify is on. */
+  readonly verify: boolean;
+  /** A head refused before intake (it does not descend from `from`, source.verify): recorded as intake records it. */
+  refuse(revision: R, from: string): void;
 }
 
 /** This member as /metrics shows it (cluster mode). */
@@ -47,6 +59,8 @@ export interface MemberProbe {
   ownedNodes: number;
   leaseAgeSeconds: number;
   waiting: boolean;
+  /** Values read from etcd that did not parse, by kind (each change of a key's value counted once). */
+  rejectedValues: Record<string, number>;
 }
 
 /** `R`: what the source hands on (a Revision; cluster/ knows it only by its sha). */

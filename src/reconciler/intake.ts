@@ -70,6 +70,28 @@ export class Intake {
     this.#rewindsAllowed.add(sha);
   }
 
+  /** An operator allowed `sha` and it was not accepted since (cluster mode asks before it applies a rewind). */
+  rewindAllowed(sha: string): boolean {
+    return this.#rewindsAllowed.has(sha);
+  }
+
+  /** A head refused before it reached intake, for the rewind `receive` refuses (cluster mode's leader, source.verify). */
+  refuseRewind(revision: Revision, from: string): void {
+    const { status, log } = this.options;
+    const reason = `not a descendant of ${from}: a rollback needs a new signed commit (git revert)`;
+    status.recordRevision({
+      sha: revision.sha,
+      subject: revision.subject,
+      accepted: false,
+      errors: [reason],
+      rewind: { from, allowed: false },
+    });
+    log.error(
+      { revision: revision.sha, code: errors.GC_REVISION_REJECTED.code, errors: [reason] },
+      `revision ${revision.sha.slice(0, 12)} rejected; nodes stay on the last good revision`,
+    );
+  }
+
   /** Validates a revision and puts it in force, or records why not. */
   async receive(revision: Revision, source?: SourceAccess): Promise<void> {
     const { status, log, reconciler } = this.options;
@@ -156,6 +178,12 @@ export class Intake {
     const descends = await source.descends(sha, lastGood).catch((err: Error) => err);
     if (descends === true) return undefined;
     return { from: lastGood, allowed, note: descends instanceof Error ? ` (cannot tell: ${descends.message.split('\n')[0]})` : '' };
+  }
+
+  /** The revision accepted last, as kept in the state directory (a full object name, or nothing). */
+  lastGood(): string | undefined {
+    const sha = this.#lastGood();
+    return sha && OBJECT_NAME.test(sha) ? sha : undefined;
   }
 
   #lastGood(): string | undefined {

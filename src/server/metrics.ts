@@ -20,6 +20,8 @@ export interface ClusterProbe {
   leaseAgeSeconds: number;
   /** Not on the revision in force (waiting to fetch it, or none written yet). */
   waiting: boolean;
+  /** Values read from etcd that did not parse, by kind. */
+  rejectedValues: Record<string, number>;
 }
 
 export class Metrics {
@@ -183,6 +185,18 @@ export class Metrics {
       help: 'Cluster mode: 1 while this member is not on the revision in force (not fetched yet, or none written)',
       registers: [this.registry],
       collect: cluster((c) => (c.waiting ? 1 : 0)),
+    });
+    new Counter({
+      name: 'groundcrew_etcd_rejected_values_total',
+      help: 'Cluster mode: values read from etcd that did not parse (skipped, never served), by kind; each change of a key counted once',
+      labelNames: ['kind'] as const,
+      registers: [this.registry],
+      collect() {
+        const counts = probes()?.cluster?.().rejectedValues;
+        if (!counts) return;
+        this.reset();
+        for (const [kind, n] of Object.entries(counts)) this.inc({ kind }, n);
+      },
     });
     status.on('change', (e) => {
       if (e.type === 'report') {

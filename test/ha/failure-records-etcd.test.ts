@@ -10,11 +10,15 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClusterKeys, etcdClient } from '../../src/cluster/etcd.js';
+import { RejectedValues } from '../../src/cluster/etcd-values.js';
 import type { FencedWrites } from '../../src/cluster/fenced-writes.js';
 import { desiredRevisions, GlobalFailures } from '../../src/cluster/global-failures.js';
 import { EtcdCluster } from './etcd-cluster.js';
 
 const log = pino({ level: 'silent' });
+/** Revisions as members write them: full object names (a record under another name is refused, etcd-values.ts). */
+const REV = { A: 'a'.repeat(40), B: 'b'.repeat(40), C: 'c'.repeat(40), OLD: 'd'.repeat(40) };
+const rejected = new RejectedValues(log);
 
 describe('failure records of old revisions on a real etcd', () => {
   const dir = mkdtempSync(join(tmpdir(), 'gc-fr-'));
@@ -40,10 +44,11 @@ describe('failure records of old revisions on a real etcd', () => {
       writes: {} as FencedWrites,
       timeoutMs: 2000,
       log,
+      rejected,
       onChange: () => undefined,
       retire: {
         leads: () => opts.leads ?? true,
-        inForce: () => 'rev-c',
+        inForce: () => REV.C,
         needed: () =>
           desiredRevisions([...desired.keys()], {
             get: (n) => (desired.get(n) ? ({ name: n, desiredRevision: desired.get(n) } as never) : undefined),
@@ -65,46 +70,46 @@ describe('failure records of old revisions on a real etcd', () => {
   }, async () => {
     const p = '/fr1/';
     for (const [r, n] of [
-      ['rev-a', 'x'],
-      ['rev-a', 'y'],
-      ['rev-b', 'z'],
-      ['rev-c', 'w'],
+      [REV.A, 'x'],
+      [REV.A, 'y'],
+      [REV.B, 'z'],
+      [REV.C, 'w'],
     ])
       await record(p, r as string, n as string);
     // n2 was not touched by rev-c: it is still on rev-b, whose rollout is halted by z's failure.
     const desired = new Map([
-      ['n1', 'rev-c'],
-      ['n2', 'rev-b'],
+      ['n1', REV.C],
+      ['n2', REV.B],
     ]);
     const { failures } = member(p, desired);
     await failures.refresh();
-    expect(await keysUnder(p)).toEqual([`${p}failures/rev-b/z`, `${p}failures/rev-c/w`]);
-    expect(failures.list('rev-a')).toEqual([]);
-    expect(failures.list('rev-b')).toEqual(['z']);
+    expect(await keysUnder(p)).toEqual([`${p}failures/${REV.B}/z`, `${p}failures/${REV.C}/w`]);
+    expect(failures.list(REV.A)).toEqual([]);
+    expect(failures.list(REV.B)).toEqual(['z']);
     expect(failures.retired).toBe(2);
     // n2 moves on to rev-c: rev-b is needed by nobody now.
-    desired.set('n2', 'rev-c');
+    desired.set('n2', REV.C);
     await failures.refresh();
-    expect(await keysUnder(p)).toEqual([`${p}failures/rev-c/w`]);
+    expect(await keysUnder(p)).toEqual([`${p}failures/${REV.C}/w`]);
   });
 
   it('deletes nothing when not leading, or while some node has no known revision, or before the grace', { timeout: 30_000 }, async () => {
     const p = '/fr2/';
-    await record(p, 'rev-a', 'x');
-    const desired = new Map<string, string | undefined>([['n1', 'rev-c']]);
+    await record(p, REV.A, 'x');
+    const desired = new Map<string, string | undefined>([['n1', REV.C]]);
     await member(p, desired, { leads: false }).failures.refresh();
     const unknown = new Map<string, string | undefined>([
-      ['n1', 'rev-c'],
+      ['n1', REV.C],
       ['n2', undefined],
     ]);
     await member(p, unknown).failures.refresh();
-    expect(await keysUnder(p)).toEqual([`${p}failures/rev-a/x`]);
+    expect(await keysUnder(p)).toEqual([`${p}failures/${REV.A}/x`]);
 
     const { failures, clock } = member(p, desired, { graceMs: 3000 });
     await failures.refresh();
     clock.now = 2999;
     await failures.refresh();
-    expect(await keysUnder(p)).toEqual([`${p}failures/rev-a/x`]);
+    expect(await keysUnder(p)).toEqual([`${p}failures/${REV.A}/x`]);
     clock.now = 3000;
     await failures.refresh();
     expect(await keysUnder(p)).toEqual([]);
@@ -112,8 +117,8 @@ describe('failure records of old revisions on a real etcd', () => {
 
   it('300 records of an old revision go in transactions of at most 64 deletes, none left', { timeout: 30_000 }, async () => {
     const p = '/fr3/';
-    await Promise.all(Array.from({ length: 300 }, (_, i) => record(p, 'rev-old', `node-${i}`)));
-    await record(p, 'rev-c', 'node-0');
+    await Promise.all(Array.from({ length: 300 }, (_, i) => record(p, REV.OLD, `node-${i}`)));
+    await record(p, REV.C, 'node-0');
     const txns: number[] = [];
     const spied = new Proxy(client, {
       get(target, prop, receiver) {
@@ -147,11 +152,12 @@ describe('failure records of old revisions on a real etcd', () => {
       writes: {} as FencedWrites,
       timeoutMs: 2000,
       log,
+      rejected,
       onChange: () => undefined,
-      retire: { leads: () => true, inForce: () => 'rev-c', needed: () => new Set(['rev-c']), graceMs: 0 },
+      retire: { leads: () => true, inForce: () => REV.C, needed: () => new Set([REV.C]), graceMs: 0 },
     });
     await failures.refresh();
-    expect(await keysUnder(p)).toEqual([`${p}failures/rev-c/node-0`]);
+    expect(await keysUnder(p)).toEqual([`${p}failures/${REV.C}/node-0`]);
     expect(failures.retired).toBe(300);
     expect(txns).toEqual([128, 128, 128, 128, 88]);
   });

@@ -5,12 +5,14 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ClusterKeys, etcdClient } from '../../src/cluster/etcd.js';
+import { RejectedValues } from '../../src/cluster/etcd-values.js';
 import { GlobalBudget } from '../../src/cluster/global-budget.js';
 import { LeaseRenewer } from '../../src/cluster/lease-renewer.js';
 import { Membership } from '../../src/cluster/membership.js';
 import { etcdSuite } from './etcd-suite.js';
 
 const log = pino({ level: 'silent' });
+const rejected = new RejectedValues(log);
 const TTL_MS = 3000;
 
 describe('global budget on a real etcd', () => {
@@ -20,9 +22,9 @@ describe('global budget on a real etcd', () => {
     const client = etcdClient({ endpoints: suite.etcd.endpoints }, 1000);
     const keys = new ClusterKeys(prefix);
     const renewer = new LeaseRenewer({ endpoints: suite.etcd.endpoints }, 300);
-    const membership = new Membership({ client, keys, member: 'm1', ttlMs: TTL_MS, renewer, log });
+    const membership = new Membership({ client, keys, member: 'm1', ttlMs: TTL_MS, renewer, log, rejected });
     await membership.start();
-    const budget = new GlobalBudget({ client, keys, membership, log, nodes: () => nodes, owned: () => true });
+    const budget = new GlobalBudget({ client, keys, membership, log, rejected, nodes: () => nodes, owned: () => true });
     const close = async () => {
       await membership.stop();
       client.close();

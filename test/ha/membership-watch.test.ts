@@ -6,6 +6,7 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ClusterKeys, etcdClient } from '../../src/cluster/etcd.js';
+import { RejectedValues } from '../../src/cluster/etcd-values.js';
 import { LeaseRenewer } from '../../src/cluster/lease-renewer.js';
 import { Membership } from '../../src/cluster/membership.js';
 import { etcdSuite } from './etcd-suite.js';
@@ -17,12 +18,13 @@ describe('cluster mode: the members as etcd has them, watched', () => {
 
   it('a member sees another join and leave when etcd says so, not at its next renewal', { timeout: 40_000 }, async () => {
     const log = pino({ level: 'silent' });
+    const rejected = new RejectedValues(log);
     const settings = { endpoints: suite.etcd.endpoints };
     const keys = new ClusterKeys('/gc-members/');
     const member = (name: string) => {
       const client = etcdClient(settings, 3000);
       const renewer = new LeaseRenewer(settings, 3000);
-      const membership = new Membership({ client, keys, member: name, ttlMs: TTL_MS, renewer, log });
+      const membership = new Membership({ client, keys, member: name, ttlMs: TTL_MS, renewer, log, rejected });
       return {
         membership,
         close: () => {

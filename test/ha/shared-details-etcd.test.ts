@@ -7,6 +7,7 @@ import { Etcd3 } from 'etcd3';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClusterKeys } from '../../src/cluster/etcd.js';
+import { RejectedValues } from '../../src/cluster/etcd-values.js';
 import { FencedWrites } from '../../src/cluster/fenced-writes.js';
 import { decodeDetail } from '../../src/cluster/node-detail.js';
 import { SharedDetails } from '../../src/cluster/shared-details.js';
@@ -17,6 +18,7 @@ import { waitUntil } from '../support/wait-until.js';
 import { etcdSuite } from './etcd-suite.js';
 
 const log = pino({ level: 'silent' });
+const rejected = new RejectedValues(log);
 const keys = new ClusterKeys('/sd/');
 const REV = 'd'.repeat(40);
 const phase = (name: string): PhaseReport => ({
@@ -61,7 +63,17 @@ class Member {
       timeoutMs: 2000,
       log,
     });
-    this.details = new SharedDetails({ client, keys, status: this.status, holds, writes: this.writes, timeoutMs: 2000, log, delayMs });
+    this.details = new SharedDetails({
+      client,
+      keys,
+      status: this.status,
+      holds,
+      writes: this.writes,
+      timeoutMs: 2000,
+      log,
+      rejected,
+      delayMs,
+    });
   }
 
   /** A pass on `node` as the reconciler records it: two transitions, a phase, and (`finish`) the end. */

@@ -7,6 +7,7 @@ import { Etcd3 } from 'etcd3';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClusterKeys } from '../../src/cluster/etcd.js';
+import { RejectedValues } from '../../src/cluster/etcd-values.js';
 import type { FencedWrites } from '../../src/cluster/fenced-writes.js';
 import type { Ownership } from '../../src/cluster/ownership.js';
 import { SharedStatus } from '../../src/cluster/shared-status.js';
@@ -15,11 +16,12 @@ import { waitUntil } from '../support/wait-until.js';
 import { etcdSuite } from './etcd-suite.js';
 
 const log = pino({ level: 'silent' });
+const rejected = new RejectedValues(log);
 const keys = new ClusterKeys('/st/');
 const COUNT = 10_000;
 
 /** A status record as an owner writes it, about 0.7 KiB. */
-function record(i: number, state = 'applying'): string {
+function record(i: number, state = 'converging'): string {
   return JSON.stringify({
     name: `node-${i}`,
     address: `10.0.${i >> 8}.${i & 255}`,
@@ -28,12 +30,16 @@ function record(i: number, state = 'applying'): string {
     state,
     phase: 'vrouter',
     phases: ['prepare', 'docker', 'vrouter', 'verify'],
-    mode: 'normal',
+    mode: 'autocorrect',
     desiredRevision: 'a'.repeat(40),
     lastAppliedRevision: state === 'verified' ? 'a'.repeat(40) : undefined,
     desiredVersions: { contrail: '2011.L3', docker: '19.03' },
     observedVersions: { contrail: '2011.L2', docker: '19.03' },
-    conditions: [{ type: 'Ready', status: 'False', reason: 'Applying', message: 'x'.repeat(280), at: new Date(0).toISOString() }],
+    conditions: [{ type: 'Ready', status: 'False', reason: 'Applying', message: 'x'.repeat(280) }],
+    rebootCount: 0,
+    drift: false,
+    since: new Date(0).toISOString(),
+    updatedAt: new Date(0).toISOString(),
   });
 }
 
@@ -117,6 +123,8 @@ describe('shared status on a real etcd', () => {
       writes: {} as FencedWrites,
       timeoutMs: 5000,
       log,
+      rejected,
+      known: () => true,
       onVerified: (n) => verified.push(n),
     });
     return { client, status, shared, verified };
@@ -150,7 +158,7 @@ describe('shared status on a real etcd', () => {
       await waitUntil('node-7 verified here', () => m.status.get('node-7')?.state === 'verified');
       expect(m.verified).toEqual(['node-7']);
       expect(m.shared.elsewhere('node-7')?.state).toBe('verified');
-      expect(m.status.get('node-8')?.state).toBe('applying');
+      expect(m.status.get('node-8')?.state).toBe('converging');
       // (Its own store is the reconciler's to fill: nothing read from etcd went into it.)
       expect(m.status.get('node-9')).toBeUndefined();
       expect(m.shared.elsewhere('node-9')).toBeUndefined();
@@ -179,14 +187,14 @@ describe('shared status on a real etcd', () => {
       await waitUntil('every status read', () => m.shared.counts.fullReads === 1);
       proxy.cut();
       await writer.put(keys.status('node-3')).value(record(3, 'verified'));
-      await writer.put(keys.status('node-4')).value(record(4, 'failed'));
+      await writer.put(keys.status('node-4')).value(record(4, 'stalled'));
       const rev = (await writer.get(keys.status('node-4')).exec()).header.revision;
       await suite.etcd.ctl(['compact', rev]);
       proxy.restore();
       // Not from the watch resuming (its revision was gone): from the whole read again, which must have ended.
       await waitUntil('a second whole read', () => m.shared.counts.fullReads === 2, { timeoutMs: 40_000 });
       expect(m.status.get('node-3')?.state).toBe('verified');
-      expect(m.status.get('node-4')?.state).toBe('failed');
+      expect(m.status.get('node-4')?.state).toBe('stalled');
       expect(m.verified).toContain('node-3');
       // And the new watch works: a change after the read again arrives.
       await writer.put(keys.status('node-5')).value(record(5, 'verified'));
