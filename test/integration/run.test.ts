@@ -86,7 +86,7 @@ describe('groundcrew run', () => {
       daemon?.kill('SIGKILL');
       notify.close();
     }
-  }, 60_000);
+  }, 120_000);
 
   it('rejects a bad config with file:line:col, and a did-you-mean for a misspelt key', async () => {
     const config = join(dir, 'bad.yaml');
