@@ -85,5 +85,12 @@ export function fakeEtcd(kv = new Map<string, string>()): FakeEtcd {
       return target[name as keyof typeof target];
     },
   }) as unknown as Etcd3;
-  return { kv, client, failNext: (count) => void (failing = count), calls: () => calls };
+  return {
+    kv,
+    client,
+    failNext: (count) => {
+      failing = count;
+    },
+    calls: () => calls,
+  };
 }
