@@ -20,7 +20,12 @@ export const KNOWN_CONFIG_KEYS = [
   'KEYSTONE_AUTH_ADMIN_PASSWORD',
   'KEYSTONE_AUTH_ADMIN_TENANT',
   'KEYSTONE_AUTH_URL_VERSION',
+  'KEYSTONE_AUTH_URL_TOKENS',
   'KEYSTONE_AUTH_PUBLIC_PORT',
+  'KEYSTONE_AUTH_PROTO',
+  'ANALYTICS_NODES',
+  'DNS_NODES',
+  'REGISTRY_PRIVATE_INSECURE',
   'PHYSICAL_INTERFACE',
   'VROUTER_GATEWAY',
   'WINDOWS_PHYSICAL_INTERFACE',
@@ -66,6 +71,23 @@ export function wrapSecrets(value: unknown, underSecretKey = false): unknown {
 const ENUMERATED: Record<string, readonly string[]> = {
   AUTH_MODE: ['keystone', 'noauth', 'rbac'],
   CLOUD_ORCHESTRATOR: ['openstack', 'kubernetes', 'vcenter', 'mesos', 'none'],
+  KEYSTONE_AUTH_PROTO: ['http', 'https'],
+  REGISTRY_PRIVATE_INSECURE: ['true', 'false', 'True', 'False', 'yes', 'no'],
+};
+
+/**
+ * Keys whose values land in a Windows config file or a URL (contrail-cnm-plugin.conf, the agent's and nodemgr's
+ * config): their form is checked, so no value can carry a line break or another key into those files.
+ */
+const FORMS: Record<string, { pattern: RegExp; expected: string }> = {
+  KEYSTONE_AUTH_URL_VERSION: { pattern: /^\/[A-Za-z0-9._-]+$/, expected: 'a path like /v2.0 or /v3' },
+  KEYSTONE_AUTH_URL_TOKENS: { pattern: /^(\/[A-Za-z0-9._-]+)+$/, expected: 'a path like /v2.0/tokens or /v3/auth/tokens' },
+  KEYSTONE_AUTH_PUBLIC_PORT: {
+    pattern: /^([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])$/,
+    expected: 'a port number',
+  },
+  ANALYTICS_NODES: { pattern: /^[A-Za-z0-9.:-]+([ ,]+[A-Za-z0-9.:-]+)*$/, expected: 'addresses separated by commas' },
+  DNS_NODES: { pattern: /^[A-Za-z0-9.:-]+([ ,]+[A-Za-z0-9.:-]+)*$/, expected: 'addresses separated by commas' },
 };
 
 /**
@@ -86,6 +108,10 @@ export function checkConfigMap(src: YamlSource, path: Path, config: Record<strin
     const allowed = ENUMERATED[key];
     if (allowed && text !== undefined && !allowed.includes(text)) {
       out.push(src.diagnostic(keyPath, 'error', `${key}: "${text}" is not one of ${allowed.join(', ')}${didYouMean(text, allowed)}`));
+    }
+    const form = FORMS[key];
+    if (form && text !== undefined && !form.pattern.test(text)) {
+      out.push(src.diagnostic(keyPath, 'error', `${key}: ${JSON.stringify(text)} is not ${form.expected}`));
     }
     if (key === 'CONTRAIL_VERSION' && text !== undefined) {
       const problem = versionProblem('contrail', text);

@@ -45,6 +45,8 @@ export interface NodeSpec {
   name: string;
   address: string;
   hostname: string;
+  /** provider_config's domainsuffix (c-a-d appends it to a Windows node's own host name for its virtual-router). */
+  domainSuffix?: string;
   provider: Provider;
   os: Os;
   roles: Role[];

@@ -1,6 +1,7 @@
 // instances.yaml, in the contrail-ansible-deployer format, read into one NodeSpec per instance.
 
 import { isIP } from 'node:net';
+import { cnmKeystoneProblem } from './cnm-keystone.js';
 import { checkConfigMap, configText, readConfigMap } from './configuration.js';
 import type { ConfigValue, Credentials, DesiredVersions, NodeSpec, Os, Provider } from './desired-state.js';
 import type { Diagnostic } from './diagnostic.js';
@@ -184,6 +185,8 @@ function readInstance(shared: Shared, name: string, raw: unknown): NodeSpec | un
       ),
     );
   }
+  const keystoneProblem = os === 'windows' ? cnmKeystoneProblem(name, roles, configuration) : undefined;
+  if (keystoneProblem) diags.push(src.diagnostic(path, 'warning', keystoneProblem, 'key'));
   const providerConfig = shared.top.provider_config?.[provider] ?? {};
   const setting = (key: string): string | undefined => {
     const own = src.scalarText([...path, key]);
@@ -196,6 +199,7 @@ function readInstance(shared: Shared, name: string, raw: unknown): NodeSpec | un
     name,
     address: inst.ip,
     hostname: suffix ? `${name}.${suffix}` : name,
+    ...(suffix ? { domainSuffix: suffix } : {}),
     provider,
     os,
     roles,

@@ -17,10 +17,16 @@ function keystoneFor(node: NodeSpec): KeystoneInput | undefined {
     : undefined;
   const target = node.keystone ?? own;
   if (!target) return undefined;
+  // c-a-d's contrail_configuration_default (playbooks/roles/contrail/defaults/main.yml): http, 5000, /v2.0, /v2.0/tokens.
+  const port = configText(c, 'KEYSTONE_AUTH_PUBLIC_PORT');
   return {
     address: target.address,
     source: target.source,
     ...(node.keystone?.hostNode ? { hostNode: node.keystone.hostNode } : {}),
+    ...(port ? { port: Number(port) } : {}),
+    proto: configText(c, 'KEYSTONE_AUTH_PROTO') === 'https' ? 'https' : 'http',
+    urlVersion: configText(c, 'KEYSTONE_AUTH_URL_VERSION') ?? '/v2.0',
+    urlTokens: configText(c, 'KEYSTONE_AUTH_URL_TOKENS') ?? '/v2.0/tokens',
     user: configText(c, 'KEYSTONE_AUTH_ADMIN_USER') ?? 'admin',
     password: configText(c, 'KEYSTONE_AUTH_ADMIN_PASSWORD') ?? '',
     project: configText(c, 'KEYSTONE_AUTH_ADMIN_TENANT') ?? 'admin',
@@ -32,6 +38,22 @@ function keystoneFor(node: NodeSpec): KeystoneInput | undefined {
 const configAddresses = crossNodeRead('config nodes', (state) =>
   state.nodes.filter((n) => n.roles.includes('config')).map((n) => n.address),
 );
+
+/** The addresses of the nodes with the analytics role. */
+const analyticsAddresses = crossNodeRead('analytics nodes', (state) =>
+  state.nodes.filter((n) => n.roles.includes('analytics')).map((n) => n.address),
+);
+
+/**
+ * nodemgr's collectors: ANALYTICS_NODES, else CONTROLLER_NODES (c-a-d common_Win32NT.yml "set ANALYTICS_NODES
+ * var"), else the nodes with the analytics role, else the controllers.
+ */
+function analytics(state: DesiredState, node: NodeSpec, control: string[]): string[] {
+  const listed = configText(node.configuration, 'ANALYTICS_NODES') ?? configText(node.configuration, 'CONTROLLER_NODES');
+  if (listed) return listed.split(/[\s,]+/).filter(Boolean);
+  const found = analyticsAddresses(state);
+  return found.length > 0 ? found : control;
+}
 
 /** The Contrail controllers: CONTROL_NODES, else CONTROLLER_NODES, else the nodes with the config role. */
 function controllers(state: DesiredState, node: NodeSpec): string[] {
@@ -126,6 +148,15 @@ export function roleInput(state: DesiredState, node: NodeSpec, env: RoleEnvironm
         ...(usesSignedVrouter(node) ? { signedVrouter: true } : {}),
         physicalInterface: configText(node.configuration, 'WINDOWS_PHYSICAL_INTERFACE') ?? '',
         controlNodes: control.join(','),
+        // c-a-d common_Win32NT.yml: DNS_NODES defaults to CONTROL_NODES.
+        dnsNodes: (
+          configText(node.configuration, 'DNS_NODES')
+            ?.split(/[\s,]+/)
+            .filter(Boolean) ?? control
+        ).join(','),
+        analyticsNodes: analytics(state, node, control).join(','),
+        ...(/^(true|yes)$/i.test(configText(node.configuration, 'REGISTRY_PRIVATE_INSECURE') ?? '') ? { registryInsecure: true } : {}),
+        ...(node.domainSuffix ? { domainSuffix: node.domainSuffix } : {}),
         address: node.address,
         ...(keystone ? { keystone } : {}),
         ...(control[0] ? { configApi: { address: control[0] } } : {}),

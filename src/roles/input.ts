@@ -8,6 +8,12 @@ export interface KeystoneInput {
   /** The inventory node that hosts Keystone, when it is one of ours: the openstack phase waits for it. */
   hostNode?: string;
   port?: number;
+  /** KEYSTONE_AUTH_PROTO (c-a-d's default http). */
+  proto?: 'http' | 'https';
+  /** KEYSTONE_AUTH_URL_VERSION: the path of the CNM plugin's Os_auth_url (c-a-d's default /v2.0). */
+  urlVersion?: string;
+  /** KEYSTONE_AUTH_URL_TOKENS: where a token is asked for (c-a-d's default /v2.0/tokens). */
+  urlTokens?: string;
   user: string;
   password: string;
   project: string;
@@ -74,6 +80,14 @@ export interface WindowsRoleInput {
   physicalInterface: string;
   /** Controllers the agent talks to (CONTROL_NODES, else CONTROLLER_NODES). */
   controlNodes: string;
+  /** The agent's [DNS] servers (c-a-d: DNS_NODES, else CONTROL_NODES); the control nodes when unset. */
+  dnsNodes?: string;
+  /** nodemgr's collectors (c-a-d: ANALYTICS_NODES, else CONTROLLER_NODES); the control nodes when unset. */
+  analyticsNodes?: string;
+  /** REGISTRY_PRIVATE_INSECURE: the registry is plain HTTP and goes into daemon.json's insecure-registries. */
+  registryInsecure?: boolean;
+  /** provider_config's domainsuffix: appended to the host's own name for its virtual-router (c-a-d). */
+  domainSuffix?: string;
   /** The node's own address, for its virtual-router object. */
   address?: string;
   keystone?: KeystoneInput;

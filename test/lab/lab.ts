@@ -2,7 +2,7 @@
 // bash (with shims for docker, systemctl and reboot); Windows hosts run the simulator as sshd's ForceCommand.
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
@@ -14,6 +14,7 @@ import { SimSocketServer } from '../../src/sim/transports/socket-server.js';
 import { WindowsHost } from '../../src/sim/windows/windows-host.js';
 import { WindowsShell } from '../../src/sim/windows/windows-shell.js';
 import type { FreshWindowsOptions, WindowsFaults } from '../../src/sim/windows/windows-state.js';
+import { compileSimClient } from '../support/sim-client.js';
 import { waitUntil } from '../support/wait-until.js';
 import { type HostPaths, hostPaths, PRIVATE_DIRS, passwordHash, sshdLaunch, writeHostFiles } from './host-files.js';
 import { freeSubnet, ipBatch, killAll, netnsList, sh, teardown } from './netns.js';
@@ -72,19 +73,7 @@ export interface LabHost {
 }
 
 async function compileClient(): Promise<string> {
-  const source = join(import.meta.dirname, 'client', 'gc-sim-client.c');
-  const hash = createHash('sha1')
-    .update(await readFile(source))
-    .digest('hex')
-    .slice(0, 12);
-  const binary = join(LAB_ROOT, 'bin', `gc-sim-client-${hash}`);
-  if (!existsSync(binary)) {
-    await mkdir(join(LAB_ROOT, 'bin'), { recursive: true });
-    const tmp = `${binary}.${process.pid}`;
-    await sh('cc', ['-O2', '-Wall', '-o', tmp, source]);
-    await sh('mv', [tmp, binary]);
-  }
-  return binary;
+  return compileSimClient(join(LAB_ROOT, 'bin'));
 }
 
 function alive(pid: number): boolean {

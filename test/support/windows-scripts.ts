@@ -4,7 +4,7 @@
 //
 // The matrix: both builds (Server 2016 = 14393, 2019 = 17763); one Contrail version per naming of the docker
 // driver (driver-names.ts); a plain input and one with every optional phase (overlay, Keystone, CNM plugin, debug
-// DLLs, kubelet). On each build and version a fresh host is converged (what a first pass sends), read for its boot
+// DLLs, kubelet) and value (an insecure registry, a domain suffix). On each build and version a fresh host is converged (what a first pass sends), read for its boot
 // id and readiness, given an older overlay, then each resource's set of every input is forced on that host's real
 // facts (a drifted host: restarts, stale routes, an MSI of the other version to replace), then deconfigured and
 // rebooted. Without a host, every phase's facts script (alone, and every phase's in one, as a re-verify reads
@@ -62,6 +62,8 @@ function inputs(contrailVersion: string): WindowsRoleInput[] {
       configApi: { address: '192.0.2.10' },
       debugDlls: [{ name: 'vRouter.pdb.dll', content: Buffer.from('dll') }],
       kubelet: kubeletInput('v1.29.4'),
+      registryInsecure: true,
+      domainSuffix: 'lab.example',
     }),
   ];
 }

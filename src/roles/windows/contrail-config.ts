@@ -3,9 +3,10 @@
 // contrail-windows-ci Configuration.ps1 New-CNMPluginConfigFile), contrail-vrouter-agent.conf
 // (c-a-d contrail_vrouter_windows/templates/contrail-vrouter-agent.conf.j2, with the adapters read from the
 // host as c-a-d's "fetch network adapters information" task does) and contrail-vrouter-nodemgr.conf
-// (c-a-d contrail-nodemgr-win.conf.j2).
+// (c-a-d contrail-nodemgr-win.conf.j2, with contrail-windows-ci New-NodeMgrConfigFile's [SANDESH] section).
 
 import type { WindowsRoleInput } from '../input.js';
+import { keystoneRoot } from '../keystone.js';
 
 const ETC = 'C:\\ProgramData\\Contrail\\etc\\contrail';
 export const CNM_CONFIG = `${ETC}\\contrail-cnm-plugin.conf`;
@@ -42,7 +43,9 @@ export function cnmConfig(input: WindowsRoleInput): string[] {
       ? [
           '',
           '[KEYSTONE]',
-          `Os_auth_url=http://${k.address}:${k.port ?? 5000}/v3`,
+          // c-a-d's template: KEYSTONE_AUTH_PROTO://KEYSTONE_AUTH_HOST:KEYSTONE_AUTH_PUBLIC_PORT KEYSTONE_AUTH_URL_VERSION. The
+          // plugin's client (contrail-go-api KeystoneClient.Authenticate) posts a v2.0 body to <Os_auth_url>/tokens.
+          `Os_auth_url=${keystoneRoot(k)}${k.urlVersion ?? '/v2.0'}`,
           `Os_username=${k.user}`,
           `Os_tenant_name=${k.project}`,
           `Os_password=${k.password}`,
@@ -61,19 +64,23 @@ export interface HostAdapters {
   gateway: string | null;
 }
 
-export function agentConfig(input: WindowsRoleInput, host: HostAdapters): string[] {
+/** `name` is the node's virtual-router name (router-name.ts): the agent must introduce itself by it. */
+export function agentConfig(input: WindowsRoleInput, host: HostAdapters, name: string): string[] {
   const control = nodes(input.controlNodes);
   return [
     '[DEFAULT]',
     'platform=windows',
-    `hostname=${input.node}`,
+    `hostname=${name}`,
     '',
     '[CONTROL-NODE]',
     `servers=${control.map((n) => `${n}:5269`).join(' ')}`,
     '',
     '[DNS]',
     `dns_client_port=${DNS_PORT}`,
-    `servers=${control.map((n) => `${n}:${DNS_PORT}`).join(' ')}`,
+    // c-a-d contrail_vrouter_windows "append dns client port to dns nodes ip's": DNS_NODES (default CONTROL_NODES).
+    `servers=${nodes(input.dnsNodes ?? input.controlNodes)
+      .map((n) => `${n}:${DNS_PORT}`)
+      .join(' ')}`,
     '',
     '[VIRTUAL-HOST-INTERFACE]',
     `name=${host.vhost}`,
@@ -92,8 +99,14 @@ export function nodemgrConfig(input: WindowsRoleInput): string[] {
     `hostip=${input.address ?? ''}`,
     '',
     '[COLLECTOR]',
-    `server_list=${nodes(input.controlNodes)
+    // c-a-d "append collector port to collector nodes ip's": ANALYTICS_NODES (default CONTROLLER_NODES).
+    `server_list=${nodes(input.analyticsNodes ?? input.controlNodes)
       .map((n) => `${n}:${COLLECTOR_PORT}`)
       .join(' ')}`,
+    '',
+    // contrail-windows-ci New-NodeMgrConfigFile: neither introspect nor Sandesh over SSL (no certificates on the node).
+    '[SANDESH]',
+    'introspect_ssl_enable=False',
+    'sandesh_ssl_enable=False',
   ];
 }

@@ -39,3 +39,9 @@ export function driverNames(contrailVersion: string): DriverNames {
 
 /** Every name a driver service has had: what deconfigure stops and removes. */
 export const DRIVER_SERVICES = [DOCKER_DRIVER.service, CNM_PLUGIN.service];
+
+/** The drivers of other Contrail versions than this one: on an upgrade across 5.0 and 5.1, the one to take off. */
+export function otherDrivers(contrailVersion: string): DriverNames[] {
+  const wanted = driverNames(contrailVersion);
+  return [DOCKER_DRIVER, CNM_PLUGIN].filter((d) => d !== wanted);
+}

@@ -7,9 +7,11 @@ import { compare, type Resource } from '../resource.js';
 import { ARTIFACTS, artifacts } from './artifacts.js';
 import { cnmPluginInitialized } from './cnm-init.js';
 import { AGENT_CONFIG, agentConfig, CNM_CONFIG, cnmConfig, type HostAdapters, LOG_DIR } from './contrail-config.js';
-import { driverNames } from './driver-names.js';
+import { driverNames, otherDrivers } from './driver-names.js';
 import { msiResource } from './msi-resource.js';
+import { otherDriverRemoved } from './other-driver-removed.js';
 import { serviceStatus } from './queries.js';
+import { HOST_NAME_FACT, routerName } from './router-name.js';
 import { configFile, nssmService } from './service-resources.js';
 import { hostAdaptersQuery } from './vhost-adapter.js';
 
@@ -31,7 +33,8 @@ export function cnmImage(input: WindowsRoleInput): string {
 
 /**
  * c-a-d contrail_cnm_windows/tasks/main.yml, in its order: MSI, config, NSSM service, start and pipe (as
- * contrail-windows-ci initializes the plugin: cnm-init.ts), agent config, agent.
+ * contrail-windows-ci initializes the plugin: cnm-init.ts), agent config, agent. Before them, the driver of the
+ * other Contrail generation taken off (other-driver-removed.ts): it would hold the switch the new one makes.
  */
 export function windowsDriver(input: WindowsRoleInput): Phase {
   const adapters = { id: 'host.adapters', ps: hostAdaptersQuery(input.physicalInterface, psQuote) };
@@ -39,6 +42,7 @@ export function windowsDriver(input: WindowsRoleInput): Phase {
   return {
     name: 'driver',
     resources: [
+      ...otherDrivers(input.contrailVersion).map((old) => otherDriverRemoved(old, input.physicalInterface)),
       artifacts('cnm-plugin', cnmImage(input), [names.msi]),
       msiResource({
         product: names.product,
@@ -55,10 +59,11 @@ export function windowsDriver(input: WindowsRoleInput): Phase {
         AGENT_CONFIG,
         (facts) => {
           const host = facts.get(adapters.id) as HostAdapters | null;
-          return host ? agentConfig(input, host) : undefined;
+          const name = routerName(facts, input.domainSuffix);
+          return host && name ? agentConfig(input, host, name) : undefined;
         },
         'contrail-vrouter-agent',
-        [adapters],
+        [adapters, HOST_NAME_FACT],
       ),
       serviceRunning('contrail-vrouter-agent'),
     ],

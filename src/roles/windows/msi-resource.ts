@@ -30,11 +30,12 @@ export function installed(facts: ReadonlyMap<string, unknown>, product: string):
  */
 export const MSI_RECORD_DIR = 'C:\\ProgramData\\Contrail\\var\\lib\\groundcrew\\msi';
 const slug = (product: string) => product.replace(/\W+/g, '-');
-const recordPath = (product: string) => `${MSI_RECORD_DIR}\\${slug(product)}.build`;
+/** The file holding the build groundcrew installed `product` from. */
+export const buildRecordPath = (product: string): string => `${MSI_RECORD_DIR}\\${slug(product)}.build`;
 
 /** The recorded build of `product`, or $null. */
 export function buildFact(product: string): FactQuery {
-  const path = psQuote(recordPath(product));
+  const path = psQuote(buildRecordPath(product));
   return {
     id: `msi.build.${slug(product)}`,
     ps: `if (Test-Path -LiteralPath ${path}) { (Get-Content -LiteralPath ${path} -Raw).Trim() } else { $null }`,
@@ -72,7 +73,7 @@ export function msiResource(m: MsiProduct): Resource {
         msiOutcome('install', out.exitCode, `installing ${m.product} ${m.version}`, out.logTail).rebootRequested || rebootRequested;
       const record = [
         `New-Item -ItemType Directory -Path ${psQuote(MSI_RECORD_DIR)} -Force | Out-Null`,
-        `Set-Content -LiteralPath ${psQuote(recordPath(m.product))} -Value ${psQuote(m.version)} -Encoding ASCII`,
+        `Set-Content -LiteralPath ${psQuote(buildRecordPath(m.product))} -Value ${psQuote(m.version)} -Encoding ASCII`,
       ].join('\n');
       await change(exec, record, `record ${m.product} ${m.version} as installed`, { signal });
       return { changed: true, rebootRequested };

@@ -7,7 +7,7 @@ import { errors } from '../../errors.js';
 import { asciiJson } from '../ascii-json.js';
 import { runsContrail, type WindowsRoleInput } from '../input.js';
 import { applied, change, type Phase } from '../phase.js';
-import { compare, NO_CHANGE, type Resource } from '../resource.js';
+import { compare, type Facts, NO_CHANGE, type Resource } from '../resource.js';
 import { HNS_NETWORKS, removeHnsNetworksOfType } from './hns-networks.js';
 import { windowsOverlayAbsent } from './overlay.js';
 import { chocolateyPackages, firewallOff } from './prereqs-tools.js';
@@ -115,14 +115,33 @@ function docker(input: WindowsRoleInput): Resource {
   };
 }
 
+/** The registry's host[:port]: what Docker's insecure-registries names (an image path after it is not part of it). */
+export const registryHost = (registry: string) => registry.split('/')[0] ?? registry;
+
 /**
- * daemon.json as dockerd reads it (Go's encoding/json: UTF-8, and no BOM before Docker 23.0, moby/moby#44770), in
- * the same bytes from Windows PowerShell 5.1 and 7: written -Encoding ASCII (5.1's default is the ANSI code page,
- * its UTF8 writes a BOM; 7's default is UTF-8) as ASCII JSON, so a value kept from the node's file survives whole.
- * Read back -Encoding UTF8, as dockerd reads it, and cast to [string]: what Get-Content returns carries PSPath and
- * other NoteProperties, which 5.1's ConvertTo-Json sends as an object (PowerShell/PowerShell#15665: 7.2 on, not).
+ * daemon.json: "bridge":"none" (c-a-d install_software_Win32NT.yml "disable the nat network in docker config") and,
+ * with REGISTRY_PRIVATE_INSECURE, the registry in insecure-registries (c-a-d docker/tasks/insecure_registry_Win32NT.yml:
+ * a plain-HTTP registry Docker otherwise refuses to pull from). Other keys are kept; Docker reads the file as it starts.
+ * As dockerd reads it (Go's encoding/json: UTF-8, and no BOM before Docker 23.0, moby/moby#44770), in the same bytes
+ * from Windows PowerShell 5.1 and 7: written -Encoding ASCII (5.1's default is the ANSI code page, its UTF8 writes a
+ * BOM; 7's default is UTF-8) as ASCII JSON, so a value kept from the node's file survives whole. Read back -Encoding
+ * UTF8, as dockerd reads it, and cast to [string]: what Get-Content returns carries PSPath and other NoteProperties,
+ * which 5.1's ConvertTo-Json sends as an object (PowerShell/PowerShell#15665: 7.2 on, not).
  */
-function daemonJson(): Resource {
+function daemonJson(input: WindowsRoleInput): Resource {
+  const insecure = input.registryInsecure ? registryHost(input.registry) : undefined;
+  const read = (facts: Facts): Record<string, unknown> | 'unreadable' => {
+    try {
+      const parsed: unknown = JSON.parse(String(facts.get('docker.daemonJson') ?? '{}'));
+      return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : 'unreadable';
+    } catch {
+      return 'unreadable';
+    }
+  };
+  const listed = (current: Record<string, unknown> | 'unreadable'): string[] => {
+    const list = current === 'unreadable' ? [] : current['insecure-registries'];
+    return Array.isArray(list) ? list.map(String) : [];
+  };
   return {
     name: 'docker/daemon.json',
     facts: [
@@ -133,22 +152,21 @@ function daemonJson(): Resource {
       { id: 'docker.status', ps: serviceStatus('docker') },
     ],
     test(facts) {
-      let bridge: unknown = null;
-      try {
-        bridge = (JSON.parse(String(facts.get('docker.daemonJson') ?? 'null')) as { bridge?: unknown } | null)?.bridge ?? null;
-      } catch {
-        bridge = 'unreadable';
-      }
-      return compare({ bridge: [bridge, 'none'] });
+      const current = read(facts);
+      return compare({
+        bridge: [current === 'unreadable' ? current : (current.bridge ?? null), 'none'],
+        ...(insecure ? { 'insecure-registries': [listed(current).includes(insecure), true] } : {}),
+      });
     },
     async set({ exec, facts, signal }) {
-      let current: Record<string, unknown> = {};
-      try {
-        current = (JSON.parse(String(facts.get('docker.daemonJson') ?? '{}')) as Record<string, unknown>) ?? {};
-      } catch {
-        current = {};
-      }
-      const content = asciiJson({ ...current, bridge: 'none' });
+      const current = read(facts);
+      const kept = current === 'unreadable' ? {} : current;
+      const registries = listed(current);
+      const content = asciiJson({
+        ...kept,
+        bridge: 'none',
+        ...(insecure && !registries.includes(insecure) ? { 'insecure-registries': [...registries, insecure] } : {}),
+      });
       const restart = facts.get('docker.status') === 'Running' ? "\nRestart-Service -Name 'docker' -Force" : '';
       return applied(
         exec,
@@ -258,7 +276,7 @@ export function windowsPrereqs(input: WindowsRoleInput): Phase {
       packageProvider('NuGet'),
       packageProvider('DockerMsftProvider'),
       docker(input),
-      daemonJson(),
+      daemonJson(input),
       dockerService(),
       winnat(),
       natNetworks(),

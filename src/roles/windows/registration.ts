@@ -3,9 +3,10 @@
 import { psQuote } from '../../dataplane/quote.js';
 import { errors } from '../../errors.js';
 import type { WindowsRoleInput } from '../input.js';
-import { keystoneUrl, tokenRequest } from '../keystone.js';
+import { identityApi, keystoneUrl, tokenRequest } from '../keystone.js';
 import { change } from '../phase.js';
 import { CHANGED, compare, type Resource } from '../resource.js';
+import { HOST_NAME_FACT, routerName } from './router-name.js';
 
 const MARKER = 'C:\\ProgramData\\Contrail\\var\\lib\\contrail\\virtual-router';
 
@@ -13,7 +14,7 @@ export function virtualRouterRegistered(input: WindowsRoleInput): Resource | und
   const api = input.configApi;
   if (!api) return undefined;
   const endpoint = `http://${api.address}:${api.port ?? 8082}`;
-  const record = `${endpoint} ${input.node}`;
+  const record = (name: string | undefined) => `${endpoint} ${name ?? '(the host has not said its name)'}`;
   return {
     name: 'config-api/virtual-router',
     facts: [
@@ -21,39 +22,48 @@ export function virtualRouterRegistered(input: WindowsRoleInput): Resource | und
         id: 'vr.marker',
         ps: `if (Test-Path -LiteralPath ${psQuote(MARKER)}) { (Get-Content -LiteralPath ${psQuote(MARKER)} -Raw).Trim() } else { $null }`,
       },
+      HOST_NAME_FACT,
     ],
-    test: (facts) => compare({ Registered: [facts.get('vr.marker'), record] }),
-    async set({ exec, signal }) {
+    test: (facts) => compare({ Registered: [facts.get('vr.marker'), record(routerName(facts, input.domainSuffix))] }),
+    async set({ exec, facts, signal }) {
+      const name = routerName(facts, input.domainSuffix);
+      if (!name) throw errors.GC_SET_FAILED('the host answered no name to `hostname`: its virtual-router cannot be named');
       const object = JSON.stringify({
         'virtual-router': {
-          fq_name: ['default-global-system-config', input.node],
+          fq_name: ['default-global-system-config', name],
           parent_type: 'global-system-config',
           virtual_router_ip_address: input.address ?? '',
         },
       });
       const lines = ['$h = @{}'];
       if (input.keystone) {
+        const url = psQuote(keystoneUrl(input.keystone));
         lines.push(
           '$auth = [Console]::In.ReadToEnd()',
-          `$r = Invoke-WebRequest -Uri ${psQuote(keystoneUrl(input.keystone))} -Method Post -Body $auth -ContentType 'application/json' -UseBasicParsing`,
-          "$h['X-Auth-Token'] = $r.Headers['X-Subject-Token']",
+          // v2.0 answers the token in the body (c-a-d: auth_token_response.json.access.token.id), v3 in a header.
+          ...(identityApi(input.keystone) === 'v2.0'
+            ? [
+                `$r = Invoke-RestMethod -Uri ${url} -Method Post -Body $auth -ContentType 'application/json' -UseBasicParsing`,
+                "$h['X-Auth-Token'] = $r.access.token.id",
+              ]
+            : [
+                `$r = Invoke-WebRequest -Uri ${url} -Method Post -Body $auth -ContentType 'application/json' -UseBasicParsing`,
+                "$h['X-Auth-Token'] = $r.Headers['X-Subject-Token']",
+              ]),
         );
       }
       lines.push(
         `try { $code = (Invoke-WebRequest -Uri ${psQuote(`${endpoint}/virtual-routers`)} -Method Post -Body ${psQuote(object)} -ContentType 'application/json' -Headers $h -UseBasicParsing).StatusCode } catch { if ($_.Exception.Message -match '\\(409\\)') { $code = 409 } else { throw } }`,
-        `Set-Content -LiteralPath ${psQuote(MARKER)} -Value ${psQuote(record)} -Encoding ASCII`,
+        `Set-Content -LiteralPath ${psQuote(MARKER)} -Value ${psQuote(record(name))} -Encoding ASCII`,
         '$code',
       );
       try {
-        await change(exec, lines.join('\n'), `register ${input.node} with the config API`, {
+        await change(exec, lines.join('\n'), `register ${name} with the config API`, {
           signal,
           ...(input.keystone ? { stdin: tokenRequest(input.keystone) } : {}),
         });
       } catch (err) {
-        throw errors.GC_CONFIG_API(
-          `the config API at ${endpoint} did not take virtual-router ${input.node}: ${(err as Error).message}`,
-          err,
-        );
+        throw errors.GC_CONFIG_API(`the config API at ${endpoint} did not take virtual-router ${name}: ${(err as Error).message}`, err);
       }
       return CHANGED;
     },

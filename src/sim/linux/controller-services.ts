@@ -19,17 +19,51 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
   body: JSON.stringify(body),
 });
 
+const unauthorized = () =>
+  json(401, { error: { code: 401, message: 'The request you have made requires authentication.', title: 'Unauthorized' } });
+
+/** The admin user's password checked against the digest, and the project (tenant) it is scoped to: admin. */
+function admits(k: NonNullable<ControllerState['keystone']>, user: unknown, password: unknown, project: unknown): boolean {
+  return user === k.user && typeof password === 'string' && passwordDigest(password) === k.passwordSha256 && project === 'admin';
+}
+
+/**
+ * Keystone as Ocata/Pike (what c-a-d's kolla-ansible deploys) serves both Identity APIs: v2.0 `POST /v2.0/tokens`
+ * (tenantName and passwordCredentials; 200 with access.token.id) and v3 `POST /v3/auth/tokens` (identity.password
+ * and a project scope; 201 with X-Subject-Token). Keystone's API references (identity v2.0 "Authenticate", v3
+ * "Password authentication with scoped authorization"). A body of the other API fails its schema (400); any
+ * other path, `/v3/tokens` among them, is 404.
+ */
 function keystone(k: NonNullable<ControllerState['keystone']>, request: HttpRequest, token: string): HttpResponse {
-  if (request.method !== 'POST' || request.path !== '/v3/auth/tokens') return json(404, { error: { code: 404, message: 'Not Found' } });
-  let body: { auth?: { identity?: { password?: { user?: { name?: string; password?: string } } } } };
+  const route = request.method === 'POST' ? request.path.replace(/\/$/, '') : '';
+  if (route !== '/v2.0/tokens' && route !== '/v3/auth/tokens') return json(404, { error: { code: 404, message: 'Not Found' } });
+  let body: { auth?: Record<string, unknown> };
   try {
     body = JSON.parse(request.body) as typeof body;
   } catch {
-    return json(400, { error: { code: 400, message: 'Malformed request body' } });
+    return json(400, { error: { code: 400, message: 'Malformed request body', title: 'Bad Request' } });
   }
-  const user = body.auth?.identity?.password?.user;
-  if (user?.name !== k.user || typeof user.password !== 'string' || passwordDigest(user.password) !== k.passwordSha256)
-    return json(401, { error: { code: 401, message: 'The request you have made requires authentication.', title: 'Unauthorized' } });
+  const auth = body?.auth ?? {};
+  if (route === '/v2.0/tokens') {
+    const credentials = auth.passwordCredentials as { username?: unknown; password?: unknown } | undefined;
+    if (!credentials)
+      return json(400, { error: { code: 400, message: 'Expecting to find passwordCredentials in auth', title: 'Bad Request' } });
+    if (!admits(k, credentials.username, credentials.password, auth.tenantName)) return unauthorized();
+    return json(200, {
+      access: {
+        token: { id: token, issued_at: '2019-04-19T10:00:00Z', expires: '2019-04-19T11:00:00Z', tenant: { name: 'admin' } },
+        user: { username: k.user },
+      },
+    });
+  }
+  const identity = auth.identity as { password?: { user?: { name?: unknown; password?: unknown } } } | undefined;
+  if (!identity)
+    return json(400, {
+      error: { code: 400, message: "Invalid input for field 'identity': 'identity' is a required property", title: 'Bad Request' },
+    });
+  const user = identity.password?.user;
+  const project = (auth.scope as { project?: { name?: unknown } } | undefined)?.project?.name;
+  if (!admits(k, user?.name, user?.password, project)) return unauthorized();
   return json(201, { token: { methods: ['password'], user: { name: k.user } } }, { 'x-subject-token': token });
 }
 

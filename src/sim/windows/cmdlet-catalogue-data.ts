@@ -259,6 +259,18 @@ export const GENERATED: Record<string, Entry> = {
     'SessionVariable=SV',
     false,
   ],
+  'Invoke-Expression': [
+    'MicrosoftDocs/PowerShell-Docs/reference/5.1/Microsoft.PowerShell.Utility/Invoke-Expression.md',
+    'Default:Command',
+    '',
+    false,
+  ],
+  'Set-ExecutionPolicy': [
+    'MicrosoftDocs/PowerShell-Docs/reference/5.1/Microsoft.PowerShell.Security/Set-ExecutionPolicy.md',
+    'Default:ExecutionPolicy,Scope,Force',
+    'Confirm=cf,WhatIf=wi',
+    true,
+  ],
   'Invoke-RestMethod': [
     'MicrosoftDocs/PowerShell-Docs/reference/5.1/Microsoft.PowerShell.Utility/Invoke-RestMethod.md',
     'Default:Method,UseBasicParsing,Uri,WebSession,SessionVariable,Credential,UseDefaultCredentials,CertificateThumbprint,Certificate,UserAgent,DisableKeepAlive,TimeoutSec,Headers,MaximumRedirection,Proxy,ProxyCredential,ProxyUseDefaultCredentials,Body,ContentType,TransferEncoding,InFile,OutFile,PassThru',

@@ -116,6 +116,18 @@ function pull(host: WindowsHost, image: string): NativeResult {
       stderr: `Error response from daemon: Get https://${registry}/v2/: dial tcp: lookup ${registry.replace(/:\d+$/, '')}: no such host\r\n`,
       exitCode: 1,
     };
+  // A registry without TLS: Docker tries HTTPS and is refused, unless daemon.json named it in insecure-registries
+  // when Docker started (or it is on 127.0.0.0/8). Docker docs, "Test an insecure registry" (its error text).
+  if (
+    host.state.catalog.plainHttpRegistries?.includes(registry) &&
+    !/^127\./.test(registry) &&
+    !host.state.docker?.insecureRegistries?.includes(registry)
+  )
+    return {
+      stdout: '',
+      stderr: `Error response from daemon: Get https://${registry}/v2/: http: server gave HTTP response to HTTPS client\r\n`,
+      exitCode: 1,
+    };
   const tag = image.includes(':') ? image.slice(image.lastIndexOf(':') + 1) : 'latest';
   if (!imageKind(image, host) || !host.state.catalog.contrailVersions.includes(tag)) {
     return {

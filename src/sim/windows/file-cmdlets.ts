@@ -2,7 +2,7 @@
 
 import { createHash } from 'node:crypto';
 import { type CmdletSpec, obj } from '../shells/powershell/commands.js';
-import { PsError } from '../shells/powershell/errors.js';
+import { PsError, PsUnmodelled } from '../shells/powershell/errors.js';
 import { toItems, toText } from '../shells/powershell/values.js';
 import { perPath } from './per-path.js';
 import type { WindowsHost } from './windows-host.js';
@@ -84,6 +84,7 @@ const setContent: Spec = {
   },
   supportsShouldProcess: true,
   run(host, args, input, ctx) {
+    if (toText(args.Encoding).toLowerCase() === 'byte') return setBytes(host, args, input, ctx);
     const lines = (args.Value !== undefined ? toItems(args.Value) : input).map(toText);
     // Set-Content writes each value followed by CRLF unless -NoNewline, like Windows PowerShell 5.1.
     const content = args.NoNewline ? lines.join('') : lines.map((l) => `${l}\r\n`).join('');
@@ -104,6 +105,32 @@ const setContent: Spec = {
     return [];
   },
 };
+
+/**
+ * Set-Content -Encoding Byte (Windows PowerShell 5.1): the bytes as they are. Like [IO.File]::WriteAllBytes on
+ * Windows, it cannot write the executable of a running service.
+ */
+function setBytes(host: WindowsHost, args: Record<string, unknown>, input: unknown[], ctx: Parameters<Spec['run']>[3]): unknown[] {
+  const given = args.Value !== undefined ? args.Value : input.length === 1 ? input[0] : input;
+  // -Value is Object[]: real binding hands the cmdlet a byte[]'s bytes one by one (the TypeScript interpreter keeps
+  // the byte[] whole).
+  const isByte = (b: unknown) => typeof b === 'number' && Number.isInteger(b) && b >= 0 && b <= 255;
+  const value = Array.isArray(given) && given.every(isByte) ? Buffer.from(given as number[]) : given;
+  if (!Buffer.isBuffer(value))
+    throw new PsUnmodelled(
+      'groundcrew sim: Set-Content -Encoding Byte of anything but bytes ([Convert]::FromBase64String) is not modelled',
+    );
+  for (const path of args.Path as string[]) {
+    const problem = host.writeBytes(path, value);
+    if (problem?.startsWith('Could not find a part of the path'))
+      ctx.error(
+        new PsError(problem, 'System.IO.DirectoryNotFoundException,Microsoft.PowerShell.Commands.SetContentCommand', 'ObjectNotFound'),
+      );
+    else if (problem)
+      ctx.error(new PsError(problem, 'System.IO.IOException,Microsoft.PowerShell.Commands.SetContentCommand', 'WriteError'));
+  }
+  return [];
+}
 
 const getContent: Spec = {
   name: 'Get-Content',

@@ -1,52 +1,13 @@
-// The tools Contrail's Windows deployment installs with and runs services through: choco (python2, nssm,
-// vcredist140, as c-a-d's install_software_Win32NT.yml uses win_chocolatey), nssm (services as
+// The tools Contrail's Windows deployment installs with and runs services through: choco (chocolatey.ts), nssm (services as
 // contrail-windows-ci's Service.ps1 creates them: install, set, remove; exit 5 when the service exists)
 // and pip (nodemgr from C:\Artifacts\nodemgr\*.tar.gz, Installation.ps1 Install-Nodemgr).
 
 import type { NativeResult, NativeSpec } from '../shells/powershell/commands.js';
+import { choco } from './chocolatey.js';
 import type { WindowsHost } from './windows-host.js';
-import { CHOCO_EXE, NODEMGR_EXE, NSSM_EXE, PIP_EXE, PYTHON_EXE } from './windows-paths.js';
-
-/** What each Chocolatey package leaves on disk (enough to tell it is there), and its version. */
-const CHOCO_PACKAGES: Record<string, { version: string; files: string[] }> = {
-  python2: { version: '2.7.13', files: [PYTHON_EXE, PIP_EXE] },
-  nssm: { version: '2.24.101', files: [NSSM_EXE] },
-  vcredist140: { version: '14.16.27027', files: ['C:\\Windows\\System32\\vcruntime140.dll'] },
-};
-const CHOCO_LIB = 'C:\\ProgramData\\chocolatey\\lib';
+import { NODEMGR_EXE, NSSM_EXE, PIP_EXE } from './windows-paths.js';
 
 const fail = (stderr: string, exitCode = 1): NativeResult => ({ stdout: '', stderr: `${stderr}\r\n`, exitCode });
-
-const choco: NativeSpec<WindowsHost> = {
-  names: ['choco', 'choco.exe'],
-  run(host, argv, ctx) {
-    if (!host.fs.isFile(CHOCO_EXE) || (ctx.command?.includes('\\') && !host.fs.isFile(ctx.command)))
-      return fail("choco : The term 'choco' is not recognized as the name of a cmdlet, function, script file, or operable program.");
-    const [verb, ...rest] = argv.map((a) => a.toLowerCase());
-    if (verb === 'list' && rest.includes('--local-only')) {
-      const lines = Object.entries(CHOCO_PACKAGES)
-        .filter(([name]) => host.fs.isFile(`${CHOCO_LIB}\\${name}\\${name}.nupkg`))
-        .map(([name, p]) => `${name}|${host.fs.read(`${CHOCO_LIB}\\${name}\\${name}.nupkg`) ?? p.version}`);
-      return { stdout: lines.map((l) => `${l}\r\n`).join(''), exitCode: 0 };
-    }
-    if (verb === 'install') {
-      const name = rest.find((a) => !a.startsWith('-') && !/^\d/.test(a));
-      const at = rest.findIndex((a) => a === '--version' || a.startsWith('--version='));
-      const version = at < 0 ? undefined : (rest[at]?.split('=')[1] ?? rest[at + 1]);
-      const pkg = name ? CHOCO_PACKAGES[name] : undefined;
-      if (!name || !pkg || (version && version !== pkg.version))
-        return fail(`${name ?? ''} not installed. The package was not found with the source(s) listed.`, 1);
-      if (!rest.includes('-y') && !rest.includes('--yes') && !rest.includes('--confirm'))
-        return fail('Chocolatey asks to confirm and cannot in a non-interactive session; pass -y.', 1);
-      if (!host.state.elevated) return fail('Chocolatey detected you are not running from an elevated command shell.', 1);
-      for (const f of pkg.files) host.fs.put(f, `${name} ${pkg.version}`);
-      host.fs.put(`${CHOCO_LIB}\\${name}\\${name}.nupkg`, pkg.version);
-      host.record(`choco-install ${name} ${pkg.version}`);
-      return { stdout: `Chocolatey installed 1/1 packages.\r\n`, exitCode: 0 };
-    }
-    return fail(`groundcrew sim: choco ${argv.join(' ')} is outside the simulated subset`);
-  },
-};
 
 const NSSM_PARAMETERS: Record<string, string | undefined> = {
   application: 'Application',
@@ -100,9 +61,7 @@ const nssm: NativeSpec<WindowsHost> = {
       }
       case 'remove': {
         if (!svc) return fail(`Can't open service!`, 3);
-        host.stopService(svc.name, true);
-        delete host.state.services[svc.name.toLowerCase()];
-        delete host.state.registry[nssmKey(name)];
+        host.deleteService(svc.name);
         host.record(`nssm-remove ${name}`);
         return { stdout: `Service "${name}" removed successfully!\r\n`, exitCode: 0 };
       }

@@ -221,8 +221,7 @@ const sc: NativeSpec<WindowsHost> = {
         exitCode: 1060,
       };
     if (verb?.toLowerCase() === 'delete') {
-      host.stopService(svc.name, true);
-      delete host.state.services[svc.name.toLowerCase()];
+      host.deleteService(svc.name);
       host.record(`delete-service ${svc.name}`);
       return { stdout: '[SC] DeleteService SUCCESS\r\n', exitCode: 0 };
     }

@@ -1,6 +1,7 @@
 // The rules Windows enforces on services: dependencies, disabled services, what each needs before it starts,
 // dependents on stop, and the NAT network Docker makes when it first starts.
 
+import { cnmKeystoneProblem } from './cnm-keystone-client.js';
 import { productCode } from './identifiers.js';
 import { nssmApplication, nssmParameters } from './installer-natives.js';
 import { kubeletStartProblem } from './kubelet-sim.js';
@@ -101,7 +102,7 @@ function cnmPluginProblem(host: WindowsHost): string | undefined {
   const auth = /^\s*AuthMethod\s*=\s*(\S+)/im.exec(config)?.[1];
   if (auth !== 'keystone' && auth !== 'noauth') return '[AUTH] AuthMethod must be keystone or noauth.';
   if (auth === 'keystone' && !/^\s*Os_password\s*=\s*\S/im.test(config)) return '[KEYSTONE] has no Os_password.';
-  return undefined;
+  return auth === 'keystone' ? cnmKeystoneProblem(config, host.network) : undefined;
 }
 
 /** The agent needs the vhost adapter, and its config's vhost ip=, physical_interface= and name= (the adapters' ifNames). */
@@ -143,11 +144,16 @@ export function stopService(host: WindowsHost, name: string, force: boolean): st
 function onDockerStarted(host: WindowsHost): void {
   const daemon = host.fs.read(DOCKER_DAEMON_JSON);
   let bridgeNone = false;
+  let insecure: unknown = [];
   try {
-    bridgeNone = daemon !== undefined && JSON.parse(daemon).bridge === 'none';
+    const parsed = daemon === undefined ? {} : JSON.parse(daemon);
+    bridgeNone = parsed.bridge === 'none';
+    insecure = parsed['insecure-registries'] ?? [];
   } catch {
     bridgeNone = false;
   }
+  // dockerd reads daemon.json once, at its start: a later edit counts only after a restart.
+  if (host.state.docker) host.state.docker.insecureRegistries = Array.isArray(insecure) ? insecure.map(String) : [];
   // Docker on Windows makes its default "nat" network (and a WinNAT instance) unless told bridge none.
   if (!bridgeNone && !host.state.hnsNetworks.some((n) => n.name === 'nat')) {
     host.state.hnsNetworks.push({

@@ -3,6 +3,7 @@
 import type { CmdletSpec } from '../shells/powershell/commands.js';
 import { PsTerminatingError } from '../shells/powershell/errors.js';
 import { fromJson, PsObject, toText } from '../shells/powershell/values.js';
+import { CHOCOLATEY_SITE, chocolateySite } from './chocolatey-install.js';
 import type { WindowsHost } from './windows-host.js';
 
 type Spec = CmdletSpec<WindowsHost>;
@@ -32,11 +33,15 @@ function send(host: WindowsHost, args: Record<string, unknown>, cmdlet: string) 
   const headers: Record<string, string> = {};
   if (args.Headers instanceof PsObject) for (const [k, v] of args.Headers.entries()) headers[k.toLowerCase()] = toText(v);
   if (args.ContentType !== undefined) headers['content-type'] = toText(args.ContentType);
-  const outcome = host.network?.request(uri, {
-    method: toText(args.Method ?? 'Get').toUpperCase(),
-    headers,
-    body: args.Body === undefined ? '' : toText(args.Body),
-  });
+  const site = URL.canParse(uri) ? new URL(uri) : undefined;
+  const outcome =
+    site?.hostname === CHOCOLATEY_SITE
+      ? { ...chocolateySite(host, site, cmdlet), headers: {} }
+      : host.network?.request(uri, {
+          method: toText(args.Method ?? 'Get').toUpperCase(),
+          headers,
+          body: args.Body === undefined ? '' : toText(args.Body),
+        });
   if (!outcome || 'error' in outcome) {
     throw new PsTerminatingError(
       'Unable to connect to the remote server',

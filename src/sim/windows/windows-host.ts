@@ -3,19 +3,12 @@
 
 import type { CommandResult } from '../command-result.js';
 import type { SimNetwork } from '../network.js';
+import { installChocolatey } from './chocolatey.js';
 import { productNames } from './msi-products.js';
 import { startService, stopService } from './service-rules.js';
 import { HYPERV_TOOLS, SERVER_FEATURES } from './windows-features.js';
 import { WindowsFs } from './windows-fs.js';
-import {
-  AGENT_PORT,
-  CHOCO_EXE,
-  CNM_CONFIG,
-  CONTAINERD_EXE,
-  HNS_TRANSPARENT_VNIC,
-  POWERSHELL_EXE,
-  TCPIP_PARAMETERS,
-} from './windows-paths.js';
+import { AGENT_PORT, CNM_CONFIG, CONTAINERD_EXE, HNS_TRANSPARENT_VNIC, POWERSHELL_EXE, TCPIP_PARAMETERS } from './windows-paths.js';
 import {
   DEFAULT_CATALOG,
   executableOf,
@@ -28,6 +21,9 @@ import {
   type StartType,
   type WindowsState,
 } from './windows-state.js';
+
+/** A fresh powershell.exe process's state (see WindowsHost.session). */
+export const newSession = () => ({ modules: new Set<string>(), securityProtocol: 240 });
 
 export class WindowsHost {
   readonly fs: WindowsFs;
@@ -46,8 +42,12 @@ export class WindowsHost {
    * Application is powershell.exe runs its script through it when it starts.
    */
   runProcess: ((commandLine: string) => CommandResult) | undefined;
-  /** What one powershell.exe process holds and loses when it ends: modules imported with Import-Module. */
-  session = { modules: new Set<string>() };
+  /**
+   * What one powershell.exe process holds and loses when it ends: modules imported with Import-Module, and
+   * [Net.ServicePointManager]::SecurityProtocol, Ssl3|Tls (240) as Windows PowerShell 5.1 starts without
+   * SchUseStrongCrypto (why Chocolatey's install command sets Tls12 first: docs.chocolatey.org/en-us/choco/setup).
+   */
+  session = newSession();
 
   constructor(readonly state: WindowsState) {
     this.fs = new WindowsFs(state.fs);
@@ -72,8 +72,9 @@ export class WindowsHost {
   static fresh(options: FreshWindowsOptions): WindowsHost {
     const host = WindowsHost.#fresh(options);
     if (options.containerd) host.fs.put(CONTAINERD_EXE, 'containerd.exe');
-    // The image has Chocolatey (contrail-windows-ci's templates; c-a-d's win_chocolatey bootstraps it).
-    if (options.chocolatey !== false) host.fs.put(CHOCO_EXE, 'chocolatey 0.10.11');
+    // The image has Chocolatey (contrail-windows-ci's templates) unless said; groundcrew installs it where missing.
+    const choco = options.chocolatey ?? true;
+    if (choco !== false) installChocolatey(host, choco === true ? '0.10.11' : choco.version, choco !== true && choco.enhancedExitCodes);
     return host;
   }
 
@@ -326,6 +327,17 @@ export class WindowsHost {
   /** Stops a service; with dependents running, only with force (which stops them too). */
   stopService(name: string, force: boolean): string | undefined {
     return stopService(this, name, force);
+  }
+
+  /**
+   * Deletes a service (stopped first): "The service control manager deletes the service by deleting the service
+   * key and its subkeys from the registry" (DeleteService, winsvc.h), NSSM's Parameters among them.
+   */
+  deleteService(name: string): void {
+    this.stopService(name, true);
+    delete this.state.services[name.toLowerCase()];
+    const key = `hklm:\\system\\currentcontrolset\\services\\${name.toLowerCase()}`;
+    for (const path of Object.keys(this.state.registry)) if (path === key || path.startsWith(`${key}\\`)) delete this.state.registry[path];
   }
 
   // ---- reboot ----

@@ -8,6 +8,7 @@ import { UTILITY_CMDLETS } from '../shells/powershell/utility-cmdlets.js';
 import { ParseCache } from '../shells/tree-sitter.js';
 import { AGENT_NATIVE } from './agent-native.js';
 import { catalogued } from './catalogued.js';
+import { CHOCOLATEY_INSTALL_CMDLETS } from './chocolatey-install.js';
 import { splitCommandLine } from './command-line.js';
 import { CONTAINER_CMDLETS } from './container-cmdlets.js';
 import { DOCKER_NATIVE } from './docker.js';
@@ -26,11 +27,12 @@ import { ROUTING_CMDLETS, ROUTING_NATIVES } from './routing-cmdlets.js';
 import { SERVICE_CMDLETS, SERVICE_NATIVES } from './service-cmdlets.js';
 import { SYSTEM_CMDLETS, SYSTEM_NATIVES } from './system-cmdlets.js';
 import { WEB_CMDLETS } from './web-cmdlets.js';
-import type { WindowsHost } from './windows-host.js';
+import { newSession, type WindowsHost } from './windows-host.js';
 
 type Parser = Awaited<ReturnType<typeof loadPowerShellParser>>;
 
-function registry(): Registry<WindowsHost> {
+/** Every Windows cmdlet and program the simulated host answers (the real-pwsh bridge serves the same ones). */
+export function windowsRegistry(): Registry<WindowsHost> {
   const cmdlets = new Map<string, CmdletSpec<WindowsHost>>();
   const natives = new Map<string, NativeSpec<WindowsHost>>();
   for (const c of [
@@ -43,6 +45,7 @@ function registry(): Registry<WindowsHost> {
     ...ROUTING_CMDLETS,
     ...REGISTRY_CMDLETS,
     ...WEB_CMDLETS,
+    ...CHOCOLATEY_INSTALL_CMDLETS,
     ...MODULE_CMDLETS,
     ...PROVIDER_CMDLETS,
     ...CONTAINER_CMDLETS,
@@ -78,7 +81,7 @@ const ENV = {
 };
 
 export class WindowsShell {
-  readonly #registry = registry();
+  readonly #registry = windowsRegistry();
 
   readonly #parsed: ParseCache;
 
@@ -95,7 +98,7 @@ export class WindowsShell {
     // A service the script starts may run a program of its own (an NSSM service's powershell.exe -File).
     host.runProcess ??= (commandLine) => this.runCommandLine(host, commandLine);
     // One script is one powershell.exe process: what it imported is gone when it ends.
-    host.session = { modules: new Set() };
+    host.session = newSession();
     const { tree, problem } = this.#parsed.parse(script);
     if (problem) {
       const line = script.split(/\r?\n/)[problem.line - 1] ?? '';

@@ -118,6 +118,10 @@ export interface SimCatalog {
    * Hub organisations such as `opencontrailnightly`). A pull from any other fails as Docker's does.
    */
   registries: string[];
+  /** Of those, the ones served over plain HTTP (a private registry without TLS): Docker pulls only if told they are insecure. */
+  plainHttpRegistries?: string[];
+  /** The Chocolatey release community.chocolatey.org's install.ps1 installs; unset, the host cannot reach the site. */
+  chocolatey?: string;
 }
 
 /** Windows Server 2016 (14393) and 2019 (17763): the builds Contrail's Windows compute supported. */
@@ -154,7 +158,8 @@ export interface WindowsState {
   bcdTestSigning: boolean;
   activeTestSigning: boolean;
   pending: { cbs: boolean; fileRename: boolean };
-  docker?: { version: string };
+  /** `insecureRegistries`: daemon.json's insecure-registries as Docker read them when it last started. */
+  docker?: { version: string; insecureRegistries?: string[] };
   images: string[];
   hnsNetworks: HnsNetwork[];
   /** The IPv4 route table (New-NetRoute writes both stores: the routes outlive a reboot). */
@@ -189,6 +194,7 @@ export const DEFAULT_CATALOG: SimCatalog = {
   dockerVersions: ['17.06', '18.09', '19.03'],
   signedVrouter: false,
   registries: ['docker.io'],
+  chocolatey: '2.2.2',
 };
 
 export interface FreshWindowsOptions {
@@ -200,8 +206,11 @@ export interface FreshWindowsOptions {
   firmware?: 'UEFI' | 'BIOS';
   /** true unless said: groundcrew's documented setup logs in as an administrator. */
   elevated?: boolean;
-  /** Chocolatey on the image (true unless said). */
-  chocolatey?: boolean;
+  /**
+   * Chocolatey on the image: 0.10.11 unless said (true), none (false), or a release (1.x, 2.x) with its
+   * useEnhancedExitCodes feature enabled or not (disabled unless said).
+   */
+  chocolatey?: boolean | { version: string; enhancedExitCodes?: boolean };
   /** The address of the management adapter Ethernet0 (the node's address in the inventory). */
   managementAddress?: string;
   /** Features already installed (a host prepared by hand). */

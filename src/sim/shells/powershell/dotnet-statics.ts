@@ -1,4 +1,5 @@
-// Static .NET members the role scripts use ([Convert], [IO.File], [Console]::In); anything else is outside the subset.
+// Static .NET members the role scripts use ([Convert], [IO.File], [Console]::In, [Net.ServicePointManager]::
+// SecurityProtocol); anything else is outside the subset.
 
 import { PsTerminatingError } from './errors.js';
 import type { Node } from './parser.js';
@@ -34,11 +35,38 @@ export function staticCall(host: unknown, type: Node, method: string, args: unkn
   throw unsupported(type);
 }
 
-/** Static members of .NET types: only [Console]::In (standard input, how secrets arrive) is simulated. */
-export function staticMember(stdin: string, type: Node, member: string): unknown {
+/**
+ * A host that keeps [Net.ServicePointManager]::SecurityProtocol for the running powershell.exe: the TLS versions
+ * its web requests offer (SecurityProtocolType flags: Ssl3 48, Tls 192, Tls11 768, Tls12 3072; 0 SystemDefault).
+ */
+interface TlsHost {
+  session?: { securityProtocol?: number };
+}
+
+const isSecurityProtocol = (name: string, member: string) =>
+  /^(system\.)?net\.servicepointmanager$/.test(name) && member.toLowerCase() === 'securityprotocol';
+
+/** Static members of .NET types: [Console]::In (standard input, how secrets arrive) and SecurityProtocol. */
+export function staticMember(host: unknown, stdin: string, type: Node, member: string): unknown {
   const name = type.text.replace(/^\[|\]$/g, '').toLowerCase();
   if ((name === 'console' || name === 'system.console') && member.toLowerCase() === 'in') {
     return new PsObject('System.IO.TextReader', [['ReadToEnd', { kind: 'method', call: () => stdin }]]);
   }
+  const session = (host as TlsHost).session;
+  if (isSecurityProtocol(name, member) && session?.securityProtocol !== undefined) return session.securityProtocol;
   throw unsupported(type);
+}
+
+/** `[Net.ServicePointManager]::SecurityProtocol = value` (a flags number); no other static property is settable here. */
+export function staticAssign(host: unknown, type: Node, member: string, value: unknown): void {
+  const name = type.text.replace(/^\[|\]$/g, '').toLowerCase();
+  const session = (host as TlsHost).session;
+  if (!isSecurityProtocol(name, member) || session?.securityProtocol === undefined) throw unsupported(type);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
+    throw new PsTerminatingError(
+      `Exception setting "SecurityProtocol": "Cannot convert value "${toText(value)}" to type "System.Net.SecurityProtocolType"."`,
+      'ExceptionWhenSetting',
+      'NotSpecified: (:) [], SetValueInvocationException',
+    );
+  session.securityProtocol = value;
 }

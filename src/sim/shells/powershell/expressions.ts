@@ -2,7 +2,7 @@
 
 import { cast } from './casts.js';
 import type { ScriptBlockValue } from './commands.js';
-import { staticCall, staticMember } from './dotnet-statics.js';
+import { staticAssign, staticCall, staticMember } from './dotnet-statics.js';
 import { PsTerminatingError } from './errors.js';
 import { callMethod, getMember } from './members.js';
 import { binaryOperator, unaryOperator } from './operators.js';
@@ -90,6 +90,8 @@ export abstract class PsExpressions<H> {
         container[key < 0 ? container.length + key : key] = result;
       } else if (container === null || container === undefined) throw nullIndex();
       else throw notModelled(`assigning to an element of ${toText(container)}`);
+    } else if (t.type === 'member_access' && unwrap(t.namedChild(0) as Node).type === 'type_literal') {
+      staticAssign(this.host, unwrap(t.namedChild(0) as Node), t.namedChild(1)?.text ?? '', result);
     } else if (t.type === 'member_access') {
       const container = this.expr(t.namedChild(0) as Node);
       const name = t.namedChild(1)?.text ?? '';
@@ -153,7 +155,8 @@ export abstract class PsExpressions<H> {
         return this.#cast(node);
       case 'member_access': {
         const target = node.namedChild(0) as Node;
-        if (target.type === 'type_literal') return staticMember(this.options.stdin ?? '', target, node.namedChild(1)?.text ?? '');
+        if (target.type === 'type_literal')
+          return staticMember(this.host, this.options.stdin ?? '', target, node.namedChild(1)?.text ?? '');
         return getMember(this.expr(target), node.namedChild(1)?.text ?? '');
       }
       case 'invokation_expression':

@@ -9,9 +9,12 @@ import type { WindowsRoleInput } from '../../../../src/roles/input.js';
 import { testPhase } from '../../../../src/roles/phase.js';
 import { windowsPlan } from '../../../../src/roles/windows/plan.js';
 import { windowsVerify } from '../../../../src/roles/windows/verify.js';
+import { LinuxHost } from '../../../../src/sim/linux/linux-host.js';
+import { SimNetwork } from '../../../../src/sim/network.js';
 import { WindowsHost } from '../../../../src/sim/windows/windows-host.js';
 import type { WindowsBuild, WindowsState } from '../../../../src/sim/windows/windows-state.js';
 import { convergePhases } from '../../../support/converge-phases.js';
+import { BREAKS } from '../../../support/diagnostic-breaks.js';
 import { windowsInput } from '../../../support/inputs.js';
 import { Recorder } from '../../../support/recorder.js';
 
@@ -35,6 +38,9 @@ const input = (version = '5.0.1'): WindowsRoleInput =>
 
 async function convergeFresh(build: WindowsBuild, version?: string): Promise<{ host: WindowsHost; scripts: string[] }> {
   const host = WindowsHost.fresh({ hostname: 'win1', build });
+  // The CNM plugin starts only with a token from Keystone (sim/windows/cnm-keystone-client.ts): the controller's.
+  host.network = new SimNetwork();
+  host.network.attach('192.0.2.10', LinuxHost.fresh('ctrl1', {}, { keystone: { password: PASSWORD } }));
   const exec = new Recorder(new SimExecutor({ host, shells }));
   const phases = () => windowsPlan(input(version)).phases.filter((p) => p.name !== 'openstack');
   await convergePhases(exec, phases, () => host.reboot(), { throwOnFailure: true });
@@ -77,7 +83,7 @@ describe('the diagnostic check on converged nodes', () => {
     const cnm = host.fs.read('C:\\ProgramData\\Contrail\\etc\\contrail\\contrail-cnm-plugin.conf') ?? '';
     expect(cnm).toMatch(/\[AUTH\]\r\nAuthMethod=keystone\r\n/);
     expect(cnm).toMatch(
-      /\[KEYSTONE\]\r\nOs_auth_url=http:\/\/192\.0\.2\.10:5000\/v3\r\nOs_username=admin\r\nOs_tenant_name=admin\r\nOs_password=cnm-s3cret-pw\r\n/,
+      /\[KEYSTONE\]\r\nOs_auth_url=http:\/\/192\.0\.2\.10:5000\/v2\.0\r\nOs_username=admin\r\nOs_tenant_name=admin\r\nOs_password=cnm-s3cret-pw\r\n/,
     );
     // The password went on stdin only: no script sent to the node holds it.
     expect(converged.get(17763)?.scripts.filter((s) => s.includes(PASSWORD))).toEqual([]);
@@ -102,212 +108,12 @@ describe('the diagnostic check on converged nodes', () => {
     expect(host.state.journal.filter((j) => j.startsWith('choco-install')).sort()).toEqual([
       'choco-install nssm 2.24.101',
       'choco-install python2 2.7.13',
+      'choco-install vcpython27 9.0.30729.6161',
       'choco-install vcredist140 14.16.27027',
+      'choco-install vcredist2013 12.0.40664',
     ]);
   });
 });
-
-const NAT = { name: 'nat', type: 'NAT', id: 'f00d', driver: 'nat' };
-const BREAKS: [item: string, breaks: (h: WindowsHost) => void, resource: string, property: string][] = [
-  [
-    'the extension is disabled',
-    (h) => {
-      h.state.faults.extensionDisabled = true;
-    },
-    'verify/vrouter-extension',
-    'Enabled',
-  ],
-  [
-    'the extension is not running (the switch is gone with the CNM plugin)',
-    (h) => h.stopService('contrail-docker-driver', true),
-    'verify/vrouter-extension',
-    'Running',
-  ],
-  [
-    'the vhost vif is missing',
-    (h) => {
-      h.state.faults.vifMissing = ['vhost'];
-    },
-    'verify/vifs',
-    'vhostVif',
-  ],
-  [
-    'the physical vif is missing',
-    (h) => {
-      h.state.faults.vifMissing = ['physical'];
-    },
-    'verify/vifs',
-    'physicalVif',
-  ],
-  [
-    'the pkt0 vif is missing',
-    (h) => {
-      h.state.faults.vifMissing = ['pkt0'];
-    },
-    'verify/vifs',
-    'pkt0Vif',
-  ],
-  [
-    'the flow device does not open',
-    (h) => {
-      h.state.faults.flowBroken = true;
-    },
-    'verify/vifs',
-    'flowDevice',
-  ],
-  ['the agent is stopped', (h) => h.stopService('contrail-vrouter-agent', true), 'verify/agent', 'Status'],
-  [
-    'the agent does not serve its API on TCP 9091 (a connect fails)',
-    (h) => {
-      h.state.faults.agentNotListening = true;
-    },
-    'verify/agent',
-    'ServesAgentApi',
-  ],
-  [
-    'the agent asserted (its log says "Assertion failed")',
-    (h) => {
-      h.fs.put(
-        'C:\\ProgramData\\Contrail\\var\\log\\contrail\\contrail-vrouter-agent.log',
-        'contrail-vrouter-agent.exe: Assertion failed: (vrf_ != NULL)',
-      );
-    },
-    'verify/agent',
-    'LogsWithAssertions',
-  ],
-  [
-    'the ksync device does not open (vif --list fails)',
-    (h) => {
-      h.state.faults.ksyncBroken = true;
-    },
-    'verify/vifs',
-    'ksyncDevice',
-  ],
-  [
-    'the bridge table device does not open (rt --dump 0 --family bridge fails)',
-    (h) => {
-      h.state.faults.bridgeTableBroken = true;
-    },
-    'verify/vifs',
-    'bridgeTableDevice',
-  ],
-  [
-    'the CNM plugin does not answer on its pipe (a connect times out)',
-    (h) => {
-      h.state.faults.pipeNotServing = true;
-    },
-    'verify/cnm-plugin',
-    'PipeServes',
-  ],
-  [
-    'the firewall is on for one profile',
-    (h) => {
-      h.state.firewall.Public = true;
-    },
-    'verify/compute-node',
-    'FirewallEnabledProfiles',
-  ],
-  [
-    'npcap is installed',
-    (h) => {
-      h.state.services.npcap = {
-        name: 'npcap',
-        displayName: 'Npcap Packet Driver (NPCAP)',
-        status: 'Running',
-        startType: 'Automatic',
-        binaryPath: 'System32\\drivers\\npcap.sys',
-        dependsOn: [],
-      };
-    },
-    'verify/compute-node',
-    'Npcap',
-  ],
-  [
-    'the kernel panicked (a MEMORY.DMP)',
-    (h) => {
-      h.fs.put('C:\\Windows\\MEMORY.DMP', 'dump');
-    },
-    'verify/compute-node',
-    'MemoryDump',
-  ],
-  [
-    'a minidump was written',
-    (h) => {
-      h.fs.put('C:\\Windows\\Minidump\\112626-01.dmp', 'dump');
-    },
-    'verify/compute-node',
-    'Minidumps',
-  ],
-  [
-    "an invalid 'Layered' HNS network (left after a reboot)",
-    (h) => {
-      h.state.hnsNetworks.push({ name: 'Layered Ethernet1', type: 'Transparent', id: '1a1a1a1a-0000-0000-0000-000000000001' });
-    },
-    'verify/docker',
-    'LayeredHnsNetworks',
-  ],
-  ['nodemgr is stopped', (h) => h.stopService('contrail-vrouter-nodemgr', true), 'verify/nodemgr', 'Status'],
-  ['the CNM plugin is stopped', (h) => h.stopService('contrail-docker-driver', true), 'verify/cnm-plugin', 'Status'],
-  ['the CNM plugin lost its pipe', (h) => h.stopService('contrail-docker-driver', true), 'verify/cnm-plugin', 'Pipe'],
-  [
-    'there is no ContrailRootNetwork',
-    (h) => {
-      h.state.faults.noRootNetwork = true;
-    },
-    'verify/cnm-plugin',
-    'ContrailRootNetwork',
-  ],
-  [
-    'WinNAT runs',
-    (h) => {
-      const s = h.service('winnat');
-      if (s) s.status = 'Running';
-    },
-    'verify/winnat',
-    'Status',
-  ],
-  [
-    'WinNAT starts automatically',
-    (h) => {
-      const s = h.service('winnat');
-      if (s) s.startType = 'Automatic';
-    },
-    'verify/winnat',
-    'StartType',
-  ],
-  [
-    'a NetNat exists',
-    (h) => {
-      h.state.netNats.push('nat');
-      h.state.hnsNetworks.push(NAT);
-    },
-    'verify/winnat',
-    'NetNat',
-  ],
-  ['Docker is stopped', (h) => h.stopService('docker', true), 'verify/docker', 'Status'],
-  [
-    'a Contrail network came back with the transparent driver',
-    (h) => {
-      h.state.hnsNetworks.push({
-        name: 'Contrail:0f1e2d3c4b5a69788796',
-        type: 'Transparent',
-        id: '0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0',
-        adapter: 'Ethernet1',
-        driver: 'transparent',
-      });
-    },
-    'verify/docker',
-    'ContrailNetworksWithTransparentDriver',
-  ],
-  [
-    'an orphaned Contrail HNS network (in HNS, not in Docker)',
-    (h) => {
-      h.state.hnsNetworks.push({ name: 'Contrail:a1b2c3d4e5f60718', type: 'Transparent', id: 'a1b2c3d4-e5f6-0718-293a-4b5c6d7e8f90' });
-    },
-    'verify/docker',
-    'OrphanedContrailHnsNetworks',
-  ],
-];
 
 describe.each([14393, 17763] as WindowsBuild[])('on Server build %i the diagnostic check fails when one component is broken', (build) => {
   it.each(BREAKS)('%s', async (_item, breakIt, resource, property) => {

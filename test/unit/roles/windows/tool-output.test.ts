@@ -138,25 +138,28 @@ describe('docker network ls, as the Docker CLI prints it', () => {
 
 describe('choco list --local-only --limit-output (name|version lines; no capture here, see ORIGIN.md)', () => {
   const choco = chocolateyPackages();
-  const read = (lines: string[]) => choco.test(new Map<string, unknown>([['choco.packages', lines]]));
+  const read = (packages: string[]) =>
+    choco.test(new Map<string, unknown>([['choco', { version: '0.10.11', packages, enhancedExitCodes: null }]]));
+  const others = ['nssm|2.24.101', 'vcredist2013|12.0.40664', 'vcredist140|14.16.27027', 'vcpython27|9.0.30729.6161'];
 
   it('a pinned package is compared by the version installed, the others by being there', () => {
-    expect(read(['python2|2.7.13', 'nssm|2.24.101', 'vcredist140|14.16.27027']).inDesiredState).toBe(true);
+    expect(read(['python2|2.7.13', ...others]).inDesiredState).toBe(true);
     // python2 3.x where c-a-d pins 2.7.13: a difference (it used to read as 2.7.13 whatever was installed).
-    expect(read(['python2|3.11.0', 'nssm|2.24.101', 'vcredist140|14.16.27027'])).toMatchObject({
+    expect(read(['python2|3.11.0', ...others])).toMatchObject({
       inDesiredState: false,
       differingProperties: ['python2'],
       actual: { python2: '3.11.0', nssm: 'any', vcredist140: 'any' },
     });
-    expect(read(['nssm|2.24.101']).differingProperties).toEqual(['python2', 'vcredist140']);
+    expect(read(['nssm|2.24.101']).differingProperties).toEqual(['python2', 'vcredist2013', 'vcredist140', 'vcpython27']);
   });
 
   it('what the simulator lists after the installs reads as installed', () => {
     const host = WindowsHost.fresh({ hostname: 'win1' });
-    host.fs.put('C:\\ProgramData\\chocolatey\\bin\\choco.exe', 'choco');
     run(host, "& 'C:\\ProgramData\\chocolatey\\bin\\choco.exe' install python2 -y --no-progress --version 2.7.13 | Out-Null");
     run(host, "& 'C:\\ProgramData\\chocolatey\\bin\\choco.exe' install nssm -y --no-progress | Out-Null");
     run(host, "& 'C:\\ProgramData\\chocolatey\\bin\\choco.exe' install vcredist140 -y --no-progress | Out-Null");
+    run(host, "& 'C:\\ProgramData\\chocolatey\\bin\\choco.exe' install vcredist2013 -y --no-progress | Out-Null");
+    run(host, "& 'C:\\ProgramData\\chocolatey\\bin\\choco.exe' install vcpython27 -y --no-progress | Out-Null");
     const listed = run(host, "& 'C:\\ProgramData\\chocolatey\\bin\\choco.exe' list --local-only --limit-output");
     expect(read(lines(listed).filter(Boolean)).inDesiredState).toBe(true);
   });

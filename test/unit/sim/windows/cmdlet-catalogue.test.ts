@@ -20,10 +20,12 @@ const COMMON = ['ErrorAction', 'WarningAction', 'Verbose', 'Debug', 'ErrorVariab
 const NATIVES: Record<string, string> = {
   bcdedit: 'bcdedit /enum, /set (learn.microsoft.com windows-hardware/drivers/devtest/bcdedit--set)',
   docker: 'docker CLI (pull, run, network create/rm/ls)',
+  hostname: 'hostname (learn.microsoft.com windows-server/administration/windows-commands/hostname; c-a-d "run hostname command")',
   flow: 'flow -l (Juniper contrail-vrouter utils: the flow table through \\\\.\\vrouterFlow)',
   rt: 'rt --dump 0 --family bridge (contrail-vrouter utils; contrail-windows-tools Invoke-DiagnosticCheck.ps1: the bridge table device)',
   nssm: 'nssm install/set (nssm.cc/usage; contrail-windows-ci Service.ps1)',
-  choco: 'choco list --local-only, install (docs.chocolatey.org; c-a-d win_chocolatey)',
+  choco:
+    'choco --version, list (--local-only before 2.0: docs.chocolatey.org "Upgrading to Chocolatey v2"), feature list/disable, install (c-a-d win_chocolatey, "disable enhanced exit codes")',
   pip: 'pip install (contrail-windows-ci Installation.ps1 Install-Nodemgr)',
   netsh: 'netsh interface portproxy (learn.microsoft.com windows-server/networking/technologies/netsh/netsh-interface-portproxy)',
   'sc.exe': 'sc.exe delete/qc/config/failure (learn.microsoft.com windows-server/administration/windows-commands/sc-*)',
