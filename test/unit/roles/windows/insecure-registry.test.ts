@@ -4,15 +4,15 @@
 // it the simulated Docker refuses the pull as Docker does ("http: server gave HTTP response to HTTPS client").
 
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
-import type { NodeSpec } from '../../../src/inventory/desired-state.js';
-import { roleInput } from '../../../src/reconciler/role-input.js';
-import type { WindowsRoleInput } from '../../../src/roles/input.js';
-import { applyPhase } from '../../../src/roles/phase.js';
-import { windowsPlan } from '../../../src/roles/windows/plan.js';
-import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
-import { windowsInput } from '../../support/inputs.js';
-import { errorsOf, parse, yaml } from '../inventory/helpers.js';
+import { SimExecutor, SimShells } from '../../../../src/dataplane/sim-executor.js';
+import type { NodeSpec } from '../../../../src/inventory/desired-state.js';
+import { roleInput } from '../../../../src/reconciler/role-input.js';
+import type { WindowsRoleInput } from '../../../../src/roles/input.js';
+import { applyPhase } from '../../../../src/roles/phase.js';
+import { windowsPlan } from '../../../../src/roles/windows/plan.js';
+import { WindowsHost } from '../../../../src/sim/windows/windows-host.js';
+import { windowsInput } from '../../../support/inputs.js';
+import { errorsOf, parse, yaml } from '../../inventory/helpers.js';
 
 let shells: SimShells;
 beforeAll(async () => {

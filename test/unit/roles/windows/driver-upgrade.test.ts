@@ -4,13 +4,13 @@
 // Contrail switch and the data adapter's address, and the new plugin's start waits for that address (cnm-init.ts).
 
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
-import type { WindowsRoleInput } from '../../../src/roles/input.js';
-import { type PhaseOutcome, passPhase } from '../../../src/roles/phase.js';
-import { windowsPlan } from '../../../src/roles/windows/plan.js';
-import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
-import type { WindowsBuild } from '../../../src/sim/windows/windows-state.js';
-import { windowsInput } from '../../support/inputs.js';
+import { SimExecutor, SimShells } from '../../../../src/dataplane/sim-executor.js';
+import type { WindowsRoleInput } from '../../../../src/roles/input.js';
+import { type PhaseOutcome, passPhase } from '../../../../src/roles/phase.js';
+import { windowsPlan } from '../../../../src/roles/windows/plan.js';
+import { WindowsHost } from '../../../../src/sim/windows/windows-host.js';
+import type { WindowsBuild } from '../../../../src/sim/windows/windows-state.js';
+import { windowsInput } from '../../../support/inputs.js';
 
 let shells: SimShells;
 beforeAll(async () => {

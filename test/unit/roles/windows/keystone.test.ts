@@ -5,18 +5,18 @@
 // groundcrew hard-coded before (http://<host>:5000/v3) it met 404 and never started.
 
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
-import type { KeystoneInput, WindowsRoleInput } from '../../../src/roles/input.js';
-import { linuxPlan } from '../../../src/roles/linux/plan.js';
-import { applyPhase, type PhaseOutcome } from '../../../src/roles/phase.js';
-import { cnmConfig } from '../../../src/roles/windows/contrail-config.js';
-import { windowsPlan } from '../../../src/roles/windows/plan.js';
-import { LinuxHost } from '../../../src/sim/linux/linux-host.js';
-import { SimNetwork } from '../../../src/sim/network.js';
-import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
-import { linuxComputeInput, windowsInput } from '../../support/inputs.js';
-import { Recorder } from '../../support/recorder.js';
-import { parse, warningsOf, yaml } from '../inventory/helpers.js';
+import { SimExecutor, SimShells } from '../../../../src/dataplane/sim-executor.js';
+import type { KeystoneInput, WindowsRoleInput } from '../../../../src/roles/input.js';
+import { linuxPlan } from '../../../../src/roles/linux/plan.js';
+import { applyPhase, type PhaseOutcome } from '../../../../src/roles/phase.js';
+import { cnmConfig } from '../../../../src/roles/windows/contrail-config.js';
+import { windowsPlan } from '../../../../src/roles/windows/plan.js';
+import { LinuxHost } from '../../../../src/sim/linux/linux-host.js';
+import { SimNetwork } from '../../../../src/sim/network.js';
+import { WindowsHost } from '../../../../src/sim/windows/windows-host.js';
+import { linuxComputeInput, windowsInput } from '../../../support/inputs.js';
+import { Recorder } from '../../../support/recorder.js';
+import { parse, warningsOf, yaml } from '../../inventory/helpers.js';
 
 let shells: SimShells;
 beforeAll(async () => {

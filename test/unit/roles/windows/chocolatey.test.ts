@@ -5,13 +5,13 @@
 // python2 2.7.13, nssm, vcredist2013, vcredist140 and vcpython27.
 
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
-import { applyPhase } from '../../../src/roles/phase.js';
-import { windowsPrereqs } from '../../../src/roles/windows/prereqs.js';
-import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
-import { WindowsShell } from '../../../src/sim/windows/windows-shell.js';
-import { windowsInput } from '../../support/inputs.js';
-import { Recorder } from '../../support/recorder.js';
+import { SimExecutor, SimShells } from '../../../../src/dataplane/sim-executor.js';
+import { applyPhase } from '../../../../src/roles/phase.js';
+import { windowsPrereqs } from '../../../../src/roles/windows/prereqs.js';
+import { WindowsHost } from '../../../../src/sim/windows/windows-host.js';
+import { WindowsShell } from '../../../../src/sim/windows/windows-shell.js';
+import { windowsInput } from '../../../support/inputs.js';
+import { Recorder } from '../../../support/recorder.js';
 
 let shells: SimShells;
 let shell: WindowsShell;

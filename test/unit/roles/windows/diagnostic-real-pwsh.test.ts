@@ -10,17 +10,17 @@
 // methods it fails here, and the item joins the others. The in-process check covers it (diagnostic-check.test.ts).
 
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
-import { POWERSHELL_PRELUDE } from '../../../src/dataplane/wire.js';
-import { oncePerId, windowsFactsScript } from '../../../src/roles/facts.js';
-import { applyPhase } from '../../../src/roles/phase.js';
-import { windowsPlan } from '../../../src/roles/windows/plan.js';
-import { windowsVerify } from '../../../src/roles/windows/verify.js';
-import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
-import type { WindowsBuild, WindowsState } from '../../../src/sim/windows/windows-state.js';
-import { BREAKS } from '../../support/diagnostic-breaks.js';
-import { windowsInput } from '../../support/inputs.js';
-import { runInRealPwsh } from '../../support/real-pwsh-host.js';
+import { SimExecutor, SimShells } from '../../../../src/dataplane/sim-executor.js';
+import { POWERSHELL_PRELUDE } from '../../../../src/dataplane/wire.js';
+import { oncePerId, windowsFactsScript } from '../../../../src/roles/facts.js';
+import { applyPhase } from '../../../../src/roles/phase.js';
+import { windowsPlan } from '../../../../src/roles/windows/plan.js';
+import { windowsVerify } from '../../../../src/roles/windows/verify.js';
+import { WindowsHost } from '../../../../src/sim/windows/windows-host.js';
+import type { WindowsBuild, WindowsState } from '../../../../src/sim/windows/windows-state.js';
+import { BREAKS } from '../../../support/diagnostic-breaks.js';
+import { windowsInput } from '../../../support/inputs.js';
+import { runInRealPwsh } from '../../../support/real-pwsh-host.js';
 
 const BUILDS: WindowsBuild[] = [14393, 17763];
 const input = windowsInput();
