@@ -13,11 +13,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { SimExecutor, SimShells } from '../../../../src/dataplane/sim-executor.js';
 import { POWERSHELL_PRELUDE } from '../../../../src/dataplane/wire.js';
 import { oncePerId, windowsFactsScript } from '../../../../src/roles/facts.js';
-import { applyPhase } from '../../../../src/roles/phase.js';
 import { windowsPlan } from '../../../../src/roles/windows/plan.js';
 import { windowsVerify } from '../../../../src/roles/windows/verify.js';
 import { WindowsHost } from '../../../../src/sim/windows/windows-host.js';
 import type { WindowsBuild, WindowsState } from '../../../../src/sim/windows/windows-state.js';
+import { convergePhases } from '../../../support/converge-phases.js';
 import { BREAKS } from '../../../support/diagnostic-breaks.js';
 import { windowsInput } from '../../../support/inputs.js';
 import { runInRealPwsh } from '../../../support/real-pwsh-host.js';
@@ -33,16 +33,13 @@ beforeAll(async () => {
   for (const build of BUILDS) {
     const host = WindowsHost.fresh({ hostname: 'win1', build });
     const exec = new SimExecutor({ host, shells });
-    for (let pass = 0; pass < 4 && !converged.has(build); pass++) {
-      let reboot = false;
-      for (const phase of windowsPlan(input).phases) {
-        reboot ||= (await applyPhase(exec, phase)).rebootRequested;
-        if (reboot && !phase.batchesReboot) break;
-      }
-      if (reboot) host.reboot();
-      else converged.set(build, JSON.stringify(host.state));
-    }
-    if (!converged.has(build)) throw new Error(`build ${build} did not converge`);
+    await convergePhases(
+      exec,
+      () => windowsPlan(input).phases,
+      () => host.reboot(),
+      { throwOnFailure: true },
+    );
+    converged.set(build, JSON.stringify(host.state));
   }
 }, 120_000);
 
