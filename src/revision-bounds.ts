@@ -3,7 +3,7 @@
 
 /** Errors kept per rejected revision (the count of all of them is kept beside). */
 export const ERRORS_KEPT = 100;
-/** Characters of a commit subject kept. */
+/** Characters of a commit subject (and of its author) kept. */
 export const SUBJECT_CHARS = 200;
 /** Characters of one error kept. */
 export const ERROR_CHARS = 500;

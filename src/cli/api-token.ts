@@ -4,9 +4,10 @@
 // `plan --url` look the URL up there. A flag, the environment or a config file say otherwise.
 
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, rmSync, type Stats, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { errors } from '../errors.js';
 import { ensurePrivateDir, writePrivateFileSync } from '../private-files.js';
 import { loadDaemonConfig } from './daemon-config.js';
 import { DEFAULT_CONFIG, DEFAULT_TOKEN_FILE, UNIT_RUNTIME_DIR } from './paths.js';
@@ -14,10 +15,35 @@ import { DEFAULT_CONFIG, DEFAULT_TOKEN_FILE, UNIT_RUNTIME_DIR } from './paths.js
 /** The configured token file, or `<stateDir>/api-token`, made with a fresh random token if it is not there. */
 export function ensureApiToken(stateDir: string, configured?: string): { token: string; file: string } {
   const file = configured ?? join(stateDir, 'api-token');
-  if (!configured && !existsSync(file)) writeFileSync(file, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
-  const token = readFileSync(file, 'utf8').trim();
+  if (!configured) ensureOwnToken(file);
+  const token = readTokenFile(file);
   if (token.length < 16) throw new Error(`${file}: the API token must be at least 16 characters, found ${token.length}`);
   return { token, file };
+}
+
+/**
+ * The token groundcrew makes for itself in its state directory: made when it is not there; a link (planted: groundcrew
+ * never makes one there) or anything but a regular file is refused by name.
+ */
+function ensureOwnToken(file: string): void {
+  let stat: Stats;
+  try {
+    stat = lstatSync(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    writePrivateFileSync(file, `${randomBytes(32).toString('hex')}\n`);
+    return;
+  }
+  if (stat.isSymbolicLink()) throw errors.GC_STATE_UNSAFE(`${file} is a symbolic link; groundcrew makes this file itself: remove the link`);
+  if (!stat.isFile()) throw errors.GC_STATE_UNSAFE(`${file} is not a regular file; groundcrew makes this file itself: remove it`);
+}
+
+/** A token file's text: a regular file only (a pipe would hold the start forever); a link to one is followed. */
+function readTokenFile(file: string): string {
+  const stat = statSync(file);
+  if (stat.isDirectory()) throw new Error(`${file}: a directory, not the API token file`);
+  if (!stat.isFile()) throw new Error(`${file}: not a regular file (a pipe or a device cannot be the API token file)`);
+  return readFileSync(file, 'utf8').trim();
 }
 
 /**

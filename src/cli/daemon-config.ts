@@ -7,8 +7,10 @@ import { z } from 'zod';
 import type { Diagnostic } from '../inventory/diagnostic.js';
 import { checkShape, rootMap } from '../inventory/shape.js';
 import { YamlSource } from '../inventory/yaml-source.js';
+import { branchNameProblem } from '../source/branch-name.js';
 import type { SignaturePolicy } from '../source/commit-signatures.js';
 import { sshPathProblem } from '../source/git-environment.js';
+import { fileProblemWords } from './file-problem.js';
 import { NotificationsSchema } from './notifications-config.js';
 
 /** "90s", "10m", "1h", "250ms", or a number of seconds. */
@@ -21,7 +23,13 @@ export const DaemonConfigSchema = z.strictObject({
   source: z.strictObject({
     url: z.string().optional(),
     path: z.string().optional(),
-    branch: z.string().default('main'),
+    branch: z
+      .string()
+      .superRefine((name, ctx) => {
+        const problem = branchNameProblem(name);
+        if (problem) ctx.addIssue({ code: 'custom', message: `not a branch name Git can have: ${problem}` });
+      })
+      .default('main'),
     dir: z.string().default('.'),
     pollInterval: Duration.default('60s'),
     /** A read-only deploy key for an ssh:// or scp-like URL, and the file of the Git server's host keys (docs/operations.md). */
@@ -206,14 +214,13 @@ export function loadDaemonConfig(file: string, env: NodeJS.ProcessEnv = process.
     text = readFileSync(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
+    const words = fileProblemWords(err) ?? (err as Error).message;
     const why =
       code === 'ENOENT'
-        ? 'no such file (give --config FILE or GROUNDCREW_CONFIG; systemd/groundcrew.example.yaml is a start)'
-        : code === 'EACCES'
-          ? 'permission denied (the daemon runs as its own user: check the file is readable by it)'
-          : code === 'EISDIR'
-            ? 'a directory, not a config file'
-            : (err as Error).message;
+        ? `${words} (give --config FILE or GROUNDCREW_CONFIG; systemd/groundcrew.example.yaml is a start)`
+        : code === 'EISDIR'
+          ? 'a directory, not a config file'
+          : words;
     return { ok: false, errors: [{ file, line: 0, col: 0, severity: 'error', message: why }] };
   }
   const src = new YamlSource(file, text);

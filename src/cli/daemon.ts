@@ -208,7 +208,8 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       if (fenced) return { ready: false, reason: fenced };
       const stalled = source.stalled?.();
       if (stalled) return { ready: false, reason: stalled };
-      return reconciler.revision ? { ready: true } : { ready: false, reason: 'no good revision of the inventory yet' };
+      if (reconciler.revision) return { ready: true };
+      return { ready: false, reason: intake.restoreFailure ?? 'no good revision of the inventory yet' };
     },
   });
   metrics.probe({

@@ -3,10 +3,10 @@
 
 import { GroundcrewError } from '../errors.js';
 import { redactUrls } from '../source/redact-url.js';
+import { fileProblem } from './file-problem.js';
 
 interface SystemError extends Error {
   code?: string;
-  path?: string;
   address?: string;
   port?: number;
   syscall?: string;
@@ -24,15 +24,8 @@ export function startupError(err: unknown): string {
           : 'is not an address of this host (check `listen` in the config)';
     return `cannot listen on ${where}: it ${why}`;
   }
-  if (e?.path && (e.code === 'ENOENT' || e.code === 'EACCES' || e.code === 'EISDIR' || e.code === 'ENOTDIR')) {
-    const why = {
-      ENOENT: 'no such file',
-      EACCES: 'permission denied (is it readable by the user groundcrew runs as?)',
-      EISDIR: 'a directory, not a file',
-      ENOTDIR: 'a part of the path is not a directory',
-    }[e.code];
-    return `${e.path}: ${why}`;
-  }
+  const file = fileProblem(err);
+  if (file) return file;
   // Credentials of a URL in a message (a Git remote's, a proxy's) are masked: stderr goes to the journal.
   if (err instanceof GroundcrewError) return redactUrls(`${err.message} (${err.code})`);
   const message = err instanceof Error ? err.message : String(err);

@@ -9,6 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { NodeSSH } from 'node-ssh';
 import type { ClientChannel } from 'ssh2';
 import { errors, GroundcrewError, markSent } from '../errors.js';
+import { stderrText } from './clixml.js';
 import { cancelled, commandName, startDeadline } from './deadline.js';
 import type { Command, CommandResult, Executor, ExecutorLog, NodeOs, RunOptions } from './executor.js';
 import { checkHostKey, fingerprint, type HostKeyVerdict, type PinStore } from './host-keys.js';
@@ -292,7 +293,7 @@ export class SshExecutor implements Executor {
           resolve({
             exitCode: code,
             stdout: Buffer.concat(stdout).toString('utf8'),
-            stderr: err.toString('utf8'),
+            stderr: stderrText(err.toString('utf8')),
             durationMs: performance.now() - started,
           });
         }

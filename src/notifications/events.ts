@@ -31,5 +31,10 @@ export interface NotificationEvent {
   url: string;
 }
 
-/** Two events with the same key say the same thing: a sink sends it once within its dedup window. */
-export const dedupKey = (e: NotificationEvent): string => `${e.kind}\u0000${e.revision ?? ''}\u0000${e.node ?? ''}`;
+/**
+ * Two events with the same key say the same thing: a sink sends it once within its dedup window. A rewind back to a
+ * revision already announced says something new (the commit it rewound from): a re-push of an earlier commit is
+ * never swallowed as a duplicate of its first acceptance.
+ */
+export const dedupKey = (e: NotificationEvent): string =>
+  [e.kind, e.revision ?? '', e.node ?? '', typeof e.details?.rewindFrom === 'string' ? e.details.rewindFrom : ''].join('\u0000');

@@ -1,6 +1,7 @@
 // Revision intake: each revision a source finds is validated whole (with the daemon's secrets merged in)
 // before any node sees it. A bad one is recorded and leaves the last good one in force; at start, with
-// nothing in force yet, the last good revision is read again from the source.
+// nothing in force yet, the last good revision is read again from the source's object database, as any revision
+// is (never a checkout: a .gitattributes would change the bytes read), and a failure to is said, not kept silent.
 
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,7 +14,7 @@ import { type InventoryFiles, parseInventory } from '../inventory/parse-inventor
 import { ParseMemo } from '../inventory/parse-memo.js';
 import { parseSecretsFile, withSecrets } from '../inventory/secrets-file.js';
 import { writePrivateFileSync } from '../private-files.js';
-import { cut, keptErrors, SUBJECT_CHARS } from '../revision-bounds.js';
+import { cut, ERROR_CHARS, keptErrors, SUBJECT_CHARS } from '../revision-bounds.js';
 import type { SignatureVerdict } from '../source/commit-signatures.js';
 import type { Revision, Source } from '../source/source.js';
 import type { Reconciler } from './reconciler.js';
@@ -23,7 +24,7 @@ export interface IntakeOptions {
   reconciler: Pick<Reconciler, 'apply' | 'revision'>;
   status: StatusStore;
   log: Logger;
-  /** Where the last good revision's sha is kept, and its working tree when it must be read again. */
+  /** Where the last good revision's sha is kept. */
   stateDir: string;
   /** The daemon's secrets file: read with every revision, so a rotated secret takes effect at the next one. */
   secretsFile?: string;
@@ -46,8 +47,8 @@ const DEFAULT_DEADLINE_MS = 30_000;
 
 type Read = { ok: true; state: DesiredState } | { ok: false; errors: string[] };
 
-/** What intake needs of the source: an older revision checked out again, and whether a head descends from another. */
-type SourceAccess = Pick<Source, 'checkoutAt' | 'descends'>;
+/** What intake needs of the source: an older revision read again, and whether a head descends from another. */
+type SourceAccess = Pick<Source, 'revision' | 'descends'>;
 
 /** A full object name: the only shape of a sha passed to git (the last good file is in a state dir, not trusted). */
 const OBJECT_NAME = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
@@ -60,6 +61,8 @@ export class Intake {
   #secrets?: { text: string; parsed: ReturnType<typeof parseSecretsFile> };
   /** Shas an operator allowed to rewind to (`groundcrew source allow-rewind`), until one is accepted. */
   readonly #rewindsAllowed = new Set<string>();
+  /** Why the last good revision could not be read again at start, until a revision is accepted. */
+  #restoreFailure?: string;
 
   constructor(private readonly options: IntakeOptions) {
     this.#lastGoodFile = join(options.stateDir, 'last-good-revision');
@@ -68,6 +71,11 @@ export class Intake {
   /** An operator allows the head `sha` although it does not descend from the revision in force (source.verify). */
   allowRewind(sha: string): void {
     this.#rewindsAllowed.add(sha);
+  }
+
+  /** Why the last good revision could not be read again at start (for /readyz), while nothing is in force. */
+  get restoreFailure(): string | undefined {
+    return this.#restoreFailure;
   }
 
   /** An operator allowed `sha` and it was not accepted since (cluster mode asks before it applies a rewind). */
@@ -137,6 +145,7 @@ export class Intake {
     }
     writePrivateFileSync(this.#lastGoodFile, `${revision.sha}\n`);
     this.#rewindsAllowed.delete(revision.sha);
+    this.#restoreFailure = undefined;
     status.recordRevision({ sha: revision.sha, subject: revision.subject, accepted: true, ...about });
     if (rewind)
       log.warn(
@@ -151,15 +160,38 @@ export class Intake {
     this.options.onAccepted?.(revision.sha, result.state.nodes.length);
   }
 
-  /** Bad at start, with nothing in force yet: the last good revision is read again from the source. */
+  /** Bad at start, with nothing in force yet: the last good revision is read again from the source, as intake reads any. */
   async #restoreLastGood(rejected: string, source?: SourceAccess): Promise<void> {
     const lastGood = this.#lastGood();
-    if (!lastGood || lastGood === rejected || !source?.checkoutAt) return;
-    const tree = join(this.options.stateDir, 'last-good');
-    const restored = await this.#readWithin(await source.checkoutAt(lastGood, tree), tree);
-    if (!restored.ok) return;
-    this.options.status.recordRevision({ sha: lastGood, subject: '(the last good revision, read again at start)', accepted: true });
-    this.options.reconciler.apply({ sha: lastGood, state: restored.state });
+    if (!lastGood || lastGood === rejected || !source?.revision) return;
+    const why = await this.#restore(lastGood, source.revision.bind(source));
+    if (!why) return;
+    this.#restoreFailure = `the last good revision ${lastGood.slice(0, 12)} could not be read again: ${why}`;
+    this.options.log.error({ revision: lastGood, file: this.#lastGoodFile }, `${this.#restoreFailure}; no revision is in force`);
+  }
+
+  /** Puts `sha` in force again if it still validates; else why not. */
+  async #restore(sha: string, revisionOf: NonNullable<SourceAccess['revision']>): Promise<string | undefined> {
+    if (!OBJECT_NAME.test(sha)) return `${this.#lastGoodFile} does not hold a full object name`;
+    const revision = await revisionOf(sha, 'the last good revision, read again at start').catch((err: Error) => err);
+    if (revision instanceof Error) return revision.message.split('\n')[0];
+    if (!revision) return 'the clone does not have that commit';
+    const restored = await this.#readWithin(revision.files ?? revision.dir, revision.root);
+    if (!restored.ok) {
+      const more = restored.errors.length > 1 ? ` (and ${restored.errors.length - 1} more)` : '';
+      return `${cut(restored.errors[0] ?? 'rejected', ERROR_CHARS)}${more}`;
+    }
+    this.#restoreFailure = undefined;
+    const { subject, author, committedAt } = revision;
+    this.options.status.recordRevision({
+      sha,
+      subject: `(read again at start) ${subject}`,
+      accepted: true,
+      ...(author ? { author } : {}),
+      ...(committedAt ? { committedAt } : {}),
+    });
+    this.options.reconciler.apply({ sha, state: restored.state });
+    return undefined;
   }
 
   /**

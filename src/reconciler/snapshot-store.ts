@@ -5,10 +5,10 @@
 // every command to the node waits for it (durable-executor.ts), so the state that decides after a crash (the
 // boot id read before a reboot) is on disk before the command it guards goes out.
 
-import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writePrivateFile } from '../private-files.js';
+import { writePrivateFile, writePrivateFileSync } from '../private-files.js';
 
 /**
  * Where node snapshots live: local files by default (SnapshotStore below); cluster mode puts them in etcd
@@ -171,7 +171,8 @@ export class SnapshotStore implements NodeSnapshots {
     const writes = this.#writes.get(node);
     if (writes) {
       // Saved by this process and maybe not on disk yet: what was saved is kept aside, the file goes after the writes.
-      writeFileSync(aside, writes.last ?? '', { mode: 0o600 });
+      // Its name is only as unpredictable as the clock: written the way every state file is, never through a link.
+      writePrivateFileSync(aside, writes.last ?? '');
       this.#enqueue(node, null);
     } else renameSync(file, aside);
     this.log(`snapshot of ${node} cannot be restored (${reason}); set aside as ${aside}, the node starts over from its facts`);

@@ -24,6 +24,8 @@ import { gitProblem, SourceOutage } from './source-outage.js';
 import { SpareFetch } from './spare-fetch.js';
 
 const run = promisify(execFile);
+/** git's words when the remote has no such branch: clone's, then fetch's. */
+const MISSING_BRANCH = /Remote branch .* not found in upstream|couldn't find remote ref refs\/heads\//;
 
 /** How many poll intervals a look may run before the source says it is stalled (and /readyz goes red). */
 const STALLED_POLLS = 3;
@@ -130,7 +132,7 @@ export class GitSource implements Source {
       await git(checkout).remote(['set-url', 'origin', url]);
     } else {
       await rm(checkout, { recursive: true, force: true });
-      // No working tree: revisions are read from the object database (checkoutAt makes one when asked).
+      // No working tree: every revision, the last good one at a restart too, is read from the object database.
       await git().clone(url, checkout, ['--branch', branch, '--single-branch', '--no-tags', '--no-checkout']);
     }
     // Stopped while the clone ran: no reader is started that stop() would not close.
@@ -186,18 +188,6 @@ export class GitSource implements Source {
     return `the source has not finished a look at ${this.options.branch} for ${Math.round(since / 1000)}s (more than ${STALLED_POLLS} poll intervals); newer commits are not being applied`;
   }
 
-  /** A separate working tree at `sha` (the last good revision, when HEAD is bad at start); its inventory dir. */
-  async checkoutAt(sha: string, tree: string): Promise<string> {
-    const git = this.#git;
-    if (!git) throw new Error('the source has not started');
-    await this.#catchUp();
-    await git.raw(['worktree', 'remove', '--force', tree]).catch(() => undefined);
-    await rm(tree, { recursive: true, force: true });
-    await git.raw(['worktree', 'prune']);
-    await git.raw(['worktree', 'add', '--force', '--detach', tree, sha]);
-    return this.options.path && this.options.path !== '.' ? join(tree, this.options.path) : tree;
-  }
-
   /** Commit `sha` as a revision, when the local remote or the clone has it; undefined when neither does. */
   async revision(sha: string, trigger: string): Promise<Revision | undefined> {
     for (const reader of [this.#local?.reader, this.#reader]) {
@@ -228,12 +218,13 @@ export class GitSource implements Source {
 
   async #revision(reader: GitInventoryReader, sha: string, trigger: string): Promise<Revision> {
     const { subject, author, committedAt } = await reader.commit(sha);
+    // Cut here, where they enter: whatever a commit holds, no later holder (intake, the coordination, the log) sees more.
     return {
       sha,
       dir: this.#inventoryDir(),
       root: this.options.checkout,
-      subject,
-      ...(author ? { author } : {}),
+      subject: cut(subject, SUBJECT_CHARS),
+      ...(author ? { author: cut(author, SUBJECT_CHARS) } : {}),
       ...(committedAt ? { committedAt } : {}),
       trigger,
       files: () => reader.files(sha),
@@ -348,10 +339,7 @@ export class GitSource implements Source {
     const previous = this.#head;
     const revision = await this.#revision(reader, sha, trigger);
     this.#head = sha;
-    log.info(
-      { sha, trigger, subject: cut(revision.subject, SUBJECT_CHARS), fetchMs, read: inPlace ? 'local remote' : 'fetch' },
-      'new head',
-    );
+    log.info({ sha, trigger, subject: revision.subject, fetchMs, read: inPlace ? 'local remote' : 'fetch' }, 'new head');
     await this.options.onRevision(revision);
     // After the revision is handed on: nothing on the hot path waits for a log line.
     if (previous) void this.#noteForcePush(previous, sha);
@@ -375,7 +363,10 @@ export class GitSource implements Source {
 
   /** A clone or fetch that failed: the outage recorded (said once per new error), credentials masked. */
   #failed(what: string, err: unknown, trigger: string): void {
-    const message = this.#redact(`${what} failed: ${gitProblem(err instanceof Error ? err.message : String(err))}`);
+    const said = gitProblem(err instanceof Error ? err.message : String(err));
+    // The branch not on the remote (not pushed yet, or deleted): said in the config's words, not git's.
+    const missing = MISSING_BRANCH.test(said) ? `the remote has no branch ${this.options.branch} (source.branch)` : undefined;
+    const message = this.#redact(missing ? `${what} failed: ${missing}` : `${what} failed: ${said}`);
     const news = this.#outage.failed(message);
     const failure = this.#outage.failure;
     const next = Math.round(this.#outage.delayMs(this.options.pollMs) / 1000);
@@ -390,7 +381,7 @@ export class GitSource implements Source {
     return { message: this.#redact(message), ...(typeof code === 'string' ? { code } : {}) };
   }
 
-  /** The clone fetched to the head last read in place: before the clone is read (checkoutAt, merge-base), and at polls. */
+  /** The clone fetched to the head last read in place: before the clone is read (merge-base), and at polls. */
   async #catchUp(): Promise<void> {
     const head = this.#head;
     if (!this.#local || !head || this.#cloned === head || this.#stopped) return;
@@ -406,7 +397,7 @@ export class GitSource implements Source {
     }
   }
 
-  /** One fetch at a time: a catch-up asked for outside a look (checkoutAt) never overlaps a look's. */
+  /** One fetch at a time: a catch-up asked for outside a look (descends) never overlaps a look's. */
   #fetchOnce(): Promise<void> {
     const fetch = this.#fetch;
     if (!fetch) return Promise.reject(new Error('the source has not started'));

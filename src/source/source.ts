@@ -30,8 +30,6 @@ export interface Source {
   readonly head: string | undefined;
   /** Why the source is stuck (a look that has not finished for several poll intervals), or undefined. */
   stalled?(): string | undefined;
-  /** A separate working tree at `sha`, for reading an older revision again (Git only); its inventory dir. */
-  checkoutAt?(sha: string, tree: string): Promise<string>;
   /** Commit `sha` as a revision if this source already has it (Git: in the clone), else undefined. */
   revision?(sha: string, trigger: string): Promise<Revision | undefined>;
   /**

@@ -75,7 +75,7 @@ ssh:
   keyFile: ${lab.privateKey}
 workers: 16
 resyncInterval: 1h
-reboot: { timeout: 20s, settle: 300ms, poll: 400ms }
+reboot: { timeout: 120s, settle: 300ms, poll: 400ms }
 log: { level: info }
 `,
       );
@@ -179,7 +179,7 @@ log: { level: info }
   }
 
   /** Polls the API until `check` holds for the nodes; the last answer is in the error otherwise. */
-  async waitFor(what: string, check: (nodes: NodeJson[]) => boolean, timeoutMs = 60_000): Promise<NodeJson[]> {
+  async waitFor(what: string, check: (nodes: NodeJson[]) => boolean, timeoutMs = 600_000): Promise<NodeJson[]> {
     let nodes: NodeJson[] = [];
     return waitUntil(
       () => `${what}:\n${describeNodes(nodes)}`,
@@ -192,7 +192,7 @@ log: { level: info }
   }
 
   /** Every listed node verified at its desired revision, with `sha` the revision in force. */
-  async converged(sha: string, names = [...LINUX, ...WINDOWS], timeoutMs = 90_000): Promise<NodeJson[]> {
+  async converged(sha: string, names = [...LINUX, ...WINDOWS], timeoutMs = 600_000): Promise<NodeJson[]> {
     await waitUntil(`revision ${sha} to arrive`, async () => (await this.revisions())[0]?.sha === sha, { timeoutMs });
     return this.waitFor(
       `${names.join(', ')} verified`,

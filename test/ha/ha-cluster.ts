@@ -94,7 +94,8 @@ export class HaCluster {
       made.dir = mkdtempSync(join(tmpdir(), 'gc-ha-'));
       made.etcd = new EtcdCluster(join(made.dir, 'etcd'), this.options.etcdPort);
       const [lab, etcd] = await Promise.allSettled([
-        Lab.start({ hosts: exampleHosts(), rebootMs: this.options.rebootMs ?? 1500, callers: this.options.members }),
+        // Cluster mode is what these tests are about: its Windows hosts stay on the TypeScript interpreter (fast, steady timing).
+        Lab.start({ hosts: exampleHosts(), rebootMs: this.options.rebootMs ?? 1500, callers: this.options.members, realPwsh: false }),
         made.etcd.start(),
       ]);
       if (lab.status === 'fulfilled') made.lab = lab.value;

@@ -55,7 +55,9 @@ const CASES = [
 ] as const;
 
 describe.each(CASES)('a file resource over %s to a %s host', (transport, os, dir) => {
-  it('test finds the difference, set fixes it, a second test finds none, and a converged pass changes nothing', async () => {
+  it('test finds the difference, set fixes it, a second test finds none, and a converged pass changes nothing', {
+    timeout: 240_000,
+  }, async () => {
     const executor = make(transport, os);
     const content = "KEY='it''s $(not) expanded'\nLINE=two";
     const resource = fileResource(executor, dir, 'common.env', content);

@@ -57,6 +57,14 @@ export async function passwordHash(password: string): Promise<string> {
   return (await sh('openssl', ['passwd', '-6', '-stdin'], `${password}\n`)).trim();
 }
 
+/** How a Windows host's sessions reach real pwsh (real-pwsh-env.ts): its environment and how pwsh starts. */
+export interface WindowsPwsh {
+  /** The environment, with `@WORK@` and `@SCRATCH@` where each session's own directories go. */
+  env: Record<string, string>;
+  /** The program and leading arguments that start pwsh (dotnet pwsh.dll). */
+  command: string[];
+}
+
 export interface HostFilesOptions {
   name: string;
   os: 'linux' | 'windows';
@@ -69,6 +77,8 @@ export interface HostFilesOptions {
   callers?: { name: string; publicKey: string }[];
   /** Linux: the host's /etc/os-release, and whether it has the standalone docker-compose (v1). */
   linux?: { osRelease: string; composeV1: boolean };
+  /** Windows: real pwsh for the account (else the TypeScript interpreter answers). */
+  windows?: WindowsPwsh;
 }
 
 /** `gc-exec`, sshd's ForceCommand on Linux hosts: records the command, applies faults, runs real bash. */
@@ -85,6 +95,64 @@ if [ -f '${p.faults}/drop_after_ms' ]; then
 fi
 if [ -z "$SSH_ORIGINAL_COMMAND" ]; then exec /bin/bash -l; fi
 exec /bin/bash -c "$SSH_ORIGINAL_COMMAND"
+`;
+}
+
+const shQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * `gc-windows-exec`, sshd's ForceCommand on Windows hosts: logs the command (the lab decodes -EncodedCommand and
+ * names the caller), applies injected faults, and runs it in real pwsh as Windows OpenSSH runs a command with
+ * DefaultShell = PowerShell (`pwsh -c <command line>`). groundcrew's `powershell.exe ... -EncodedCommand` line
+ * goes straight to one pwsh with the same arguments (the outer shell would only start the inner one: one pwsh
+ * start per command, not two). -NoProfile is dropped: the profile is what loads the host's Windows module, which a
+ * Windows install has whatever the flags. Each session gets an empty working directory and HOME; a script that
+ * writes there (a .NET static such as [IO.File]::WriteAllText on a Windows path, which never reaches the
+ * simulated host) fails with the files named. Output lines end CRLF, as a Windows console program's do (pwsh on
+ * Linux ends them LF). Afterwards the lab hears of the exit (a requested reboot).
+ */
+function windowsExecWrapper(p: HostPaths, o: HostFilesOptions, pwsh: WindowsPwsh): string {
+  const client = `${shQuote(o.clientBinary)} ${shQuote(o.socket)} ${shQuote(o.name)}`;
+  const exports = Object.entries(pwsh.env).map(([k, v]) => {
+    const value = v
+      .replace(/[\\"$`]/g, '\\$&')
+      .replace('@WORK@', '$work')
+      .replace('@SCRATCH@', '$scratch');
+    return `export ${k}="${value}"`;
+  });
+  return `#!/bin/sh
+# Lab Windows host: log, faults, then real pwsh (test/lab/host-files.ts says why each step is there).
+${client} windows-log || exit 255
+if [ -f '${p.faults}/slow_ms' ]; then read ms < '${p.faults}/slow_ms'; sleep "$(printf '%d.%03d' $((ms / 1000)) $((ms % 1000)))"; fi
+if [ -f '${p.faults}/drop_after_ms' ]; then
+  read ms < '${p.faults}/drop_after_ms'; rm -f '${p.faults}/drop_after_ms'
+  session=$PPID
+  ( sleep "$(printf '%d.%03d' $((ms / 1000)) $((ms % 1000)))"; kill -9 "$session" ) >/dev/null 2>&1 &
+fi
+work=$(/bin/mktemp -d '${p.dir}/work.XXXXXX') && scratch=$(/bin/mktemp -d '${p.dir}/scratch.XXXXXX') || exit 255
+${exports.join('\n')}
+cd "$work" || exit 255
+set -f
+set -- $SSH_ORIGINAL_COMMAND
+{
+  case "$1" in
+    powershell.exe|powershell|PowerShell.exe|POWERSHELL.EXE)
+      shift
+      for arg in "$@"; do shift; case "$arg" in -NoProfile|-noprofile|-nop) ;; *) set -- "$@" "$arg" ;; esac; done
+      ${pwsh.command.map(shQuote).join(' ')} -NoLogo "$@" ;;
+    *) ${pwsh.command.map(shQuote).join(' ')} -NoLogo -NonInteractive -Command "$SSH_ORIGINAL_COMMAND" ;;
+  esac
+  echo $? > "$scratch/rc"
+} | /bin/sed -u 's/\\r*$/\\r/'
+rc=$(/bin/cat "$scratch/rc")
+strays=$(/bin/ls -A "$work")
+if [ -n "$strays" ]; then
+  printf "groundcrew lab: the script wrote %s into pwsh's Linux working directory: a .NET static ([IO.File]::...) given a Windows path, which never reaches the simulated host\\n" "$strays" >&2
+  [ "$rc" -eq 0 ] && rc=1
+fi
+/bin/rm -rf "$work" "$scratch"
+${client} windows-exit
+exit $rc
 `;
 }
 
@@ -108,7 +176,12 @@ export async function writeHostFiles(p: HostPaths, o: HostFilesOptions): Promise
   await writeFile(p.shadow, `${shadow.join('\n')}\n`, { mode: 0o600 });
 
   await sh('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', o.name, '-f', p.hostKey]);
-  const forceCommand = o.os === 'windows' ? `${o.clientBinary} ${o.socket} ${o.name} windows` : join(p.dir, 'gc-exec');
+  const forceCommand =
+    o.os === 'linux'
+      ? join(p.dir, 'gc-exec')
+      : o.windows
+        ? join(p.dir, 'gc-windows-exec')
+        : `${o.clientBinary} ${o.socket} ${o.name} windows`;
   await writeFile(
     p.sshdConfig,
     [
@@ -130,6 +203,13 @@ export async function writeHostFiles(p: HostPaths, o: HostFilesOptions): Promise
       '',
     ].join('\n'),
   );
+  if (o.os === 'windows') {
+    // Without real pwsh the TypeScript interpreter answers the whole command line (the lab's older engine).
+    if (o.windows) {
+      await writeFile(join(p.dir, 'gc-windows-exec'), windowsExecWrapper(p, o, o.windows));
+      await chmod(join(p.dir, 'gc-windows-exec'), 0o755);
+    }
+  }
   if (o.os === 'linux') {
     await writeFile(join(p.dir, 'gc-exec'), execWrapper(p));
     await chmod(join(p.dir, 'gc-exec'), 0o755);

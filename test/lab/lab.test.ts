@@ -1,7 +1,8 @@
-// The lab over real SSH: Windows rules through sshd and the simulator, real bash on Linux hosts, reboots, faults.
+// The lab over real SSH: Windows hosts under real pwsh behind sshd, backed by the simulator, real bash on Linux hosts, reboots, faults.
 
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stderrText } from '../../src/dataplane/clixml.js';
 import type { LinuxHost } from '../../src/sim/linux/linux-host.js';
 import { WINDOWS_DOCKER_INSTALL } from '../support/inputs.js';
 import { waitUntil } from '../support/wait-until.js';
@@ -36,7 +37,8 @@ describe('the lab', () => {
     await lab?.stop();
   });
 
-  describe('Windows hosts over real SSH', () => {
+  // Each Windows command starts a real pwsh (a second or more on a busy machine).
+  describe('Windows hosts over real SSH', { timeout: 240_000 }, () => {
     it('run what groundcrew sends: powershell.exe -EncodedCommand, JSON back', async () => {
       const r = await powershell(
         lab,
@@ -50,15 +52,17 @@ describe('the lab', () => {
     it('reject what Windows rejects: unknown cmdlets, bad parameters, syntax errors, Unix commands', async () => {
       const unknown = await powershell(lab, 'win1', 'Get-Servic');
       expect(unknown.code).toBe(1);
-      expect(unknown.stderr).toMatch(/'Get-Servic' is not recognized as the name of a cmdlet/);
+      // pwsh 7's wording ("a name of a cmdlet"); Windows PowerShell 5.1 says "the name of a cmdlet".
+      expect(unknown.stderr).toMatch(/'Get-Servic' is not recognized as (a|the) name of a cmdlet/);
       const parameter = await powershell(lab, 'win1', 'Get-Service -Nmae x');
       expect(parameter.stderr).toMatch(/A parameter cannot be found that matches parameter name 'Nmae'/);
       const syntax = await powershell(lab, 'win1', "if ($true { 'x' }");
       expect(syntax.code).toBe(1);
       expect(syntax.stderr).toMatch(/ParserError/);
+      // A command line runs in PowerShell (Windows OpenSSH with DefaultShell = PowerShell), which has no uname.
       const unix = await ssh(lab, 'win1', 'uname -a');
       expect(unix.code).toBe(1);
-      expect(unix.stderr).toMatch(/'uname' is not recognized as an internal or external command/);
+      expect(stderrText(unix.stderr)).toMatch(/The term 'uname' is not recognized/);
     });
 
     it('test signing: the vRouter MSI fails with 1603 until a reboot, the reboot drops the session and changes the boot time, then it installs', async () => {

@@ -1,5 +1,6 @@
 // The lab: N hosts in network namespaces on one bridge, each a real OpenSSH sshd. Linux hosts run real
-// bash (with shims for docker, systemctl and reboot); Windows hosts run the simulator as sshd's ForceCommand.
+// bash (with shims for docker, systemctl and reboot); Windows hosts run real pwsh (gc-windows-exec), whose Windows
+// module and programs answer from the host's simulated state (src/sim/windows/real-pwsh/).
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -10,13 +11,16 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { type FreshLinuxOptions, LinuxHost } from '../../src/sim/linux/linux-host.js';
 import { SimNetwork } from '../../src/sim/network.js';
+import { PwshBridgeServer } from '../../src/sim/transports/pwsh-bridge-server.js';
 import { SimSocketServer } from '../../src/sim/transports/socket-server.js';
 import { WindowsHost } from '../../src/sim/windows/windows-host.js';
 import { WindowsShell } from '../../src/sim/windows/windows-shell.js';
 import type { FreshWindowsOptions, WindowsFaults } from '../../src/sim/windows/windows-state.js';
+import { pwshPath } from '../support/pwsh.js';
+import { realPwshCommand, realPwshEnv, writeRealPwshConfig } from '../support/real-pwsh-env.js';
 import { compileSimClient } from '../support/sim-client.js';
 import { waitUntil } from '../support/wait-until.js';
-import { type HostPaths, hostPaths, PRIVATE_DIRS, passwordHash, sshdLaunch, writeHostFiles } from './host-files.js';
+import { type HostPaths, hostPaths, PRIVATE_DIRS, passwordHash, sshdLaunch, type WindowsPwsh, writeHostFiles } from './host-files.js';
 import { freeSubnet, ipBatch, killAll, netnsList, sh, teardown } from './netns.js';
 import { handleSimRequest } from './sim-handler.js';
 
@@ -40,6 +44,11 @@ export interface LabOptions {
   rebootMs?: number;
   /** Callers with keys of their own (several daemons): the call log names which one sent each command. */
   callers?: string[];
+  /**
+   * Windows hosts run real pwsh (gc-windows-exec, the real-pwsh bridge: the default), or with `false` the
+   * TypeScript interpreter answers their command lines (the HA tests, whose subject is cluster mode, keep it).
+   */
+  realPwsh?: boolean;
 }
 
 export interface LabCall {
@@ -74,6 +83,34 @@ export interface LabHost {
 
 async function compileClient(): Promise<string> {
   return compileSimClient(join(LAB_ROOT, 'bin'));
+}
+
+/**
+ * Real pwsh for a Windows host's account: the module for the host's build (written once per lab and build), and the
+ * environment its sessions start with (gc-windows-exec puts each session's own directories in).
+ */
+async function windowsPwsh(
+  host: LabHost,
+  model: WindowsHost,
+  lab: { dir: string; socket: string; client: string; emptyPath: string; bridge: string },
+): Promise<WindowsPwsh> {
+  const build = model.state.build === 14393 ? 14393 : 17763;
+  const configHome = await writeRealPwshConfig(join(lab.dir, 'pwsh', host.name), build);
+  const pwsh = realPwshCommand(pwshPath());
+  return {
+    command: [pwsh.file, ...pwsh.args],
+    env: realPwshEnv({
+      configHome,
+      work: '@WORK@',
+      scratch: '@SCRATCH@',
+      emptyPath: lab.emptyPath,
+      bridgeSocket: lab.bridge,
+      nativeSocket: lab.socket,
+      simClient: lab.client,
+      hostName: host.name,
+      computerName: model.state.hostname,
+    }),
+  };
 }
 
 function alive(pid: number): boolean {
@@ -121,6 +158,7 @@ function accepts(address: string, port: number): Promise<boolean> {
 export class Lab {
   readonly hosts: LabHost[] = [];
   #server: SimSocketServer | undefined;
+  #pwsh: PwshBridgeServer | undefined;
   #http: Server | undefined;
   #stopped = false;
   /** Saves of host state so far: each writes a temporary file of its own. */
@@ -160,6 +198,18 @@ export class Lab {
     try {
       const socket = join(dir, 'sim.sock');
       lab.#server = await SimSocketServer.listen(socket, (request) => handleSimRequest(lab, request));
+      lab.#pwsh = await PwshBridgeServer.listen(join(dir, 'pwsh.sock'), {
+        hostOf: (name) => {
+          const model = lab.hosts.find((h) => h.name === name)?.model;
+          return model instanceof WindowsHost ? model : undefined;
+        },
+        answered: (name) => {
+          const host = lab.hosts.find((h) => h.name === name);
+          if (host) void lab.saveState(host);
+        },
+      });
+      const emptyPath = join(dir, 'empty-path');
+      await mkdir(emptyPath, { recursive: true });
       lab.#http = await lab.#listenHttp(join(dir, 'http.sock'));
       const bridge = `${prefix}-br`;
       const root: string[] = [`link add ${bridge} type bridge`, `addr add ${subnet}.1/24 dev ${bridge}`, `link set ${bridge} up`];
@@ -206,6 +256,9 @@ export class Lab {
             clientBinary: client,
             socket,
             callers,
+            ...(host.model instanceof WindowsHost && options.realPwsh !== false
+              ? { windows: await windowsPwsh(host, host.model, { dir, socket, client, emptyPath, bridge: join(dir, 'pwsh.sock') }) }
+              : {}),
             ...(host.model instanceof LinuxHost
               ? {
                   linux: {
@@ -471,6 +524,7 @@ export class Lab {
     if (this.#stopped) return;
     this.#stopped = true;
     await this.#server?.close();
+    await this.#pwsh?.close();
     this.#http?.close();
     await teardown(`${this.prefix}-`);
     await rm(this.dir, { recursive: true, force: true });

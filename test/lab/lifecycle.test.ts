@@ -21,7 +21,9 @@ async function nothingLeftOf(prefix: string, dir: string): Promise<void> {
 }
 
 describe('lab lifecycle', () => {
-  it('starts 20 hosts (10 Linux, 10 Windows), each answering over SSH, and stops leaving nothing behind', { timeout: 60_000 }, async () => {
+  it('starts 20 hosts (10 Linux, 10 Windows), each answering over SSH, and stops leaving nothing behind', {
+    timeout: 300_000,
+  }, async () => {
     const started = Date.now();
     const lab = await Lab.start({
       hosts: Array.from({ length: 20 }, (_, i) => ({ name: `h${i + 1}`, os: i % 2 === 0 ? ('linux' as const) : ('windows' as const) })),

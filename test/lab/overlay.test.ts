@@ -122,7 +122,7 @@ beforeAll(async () => {
   reconciler = new Reconciler({
     status,
     access: (spec) => ({ exec: executors.get(spec.name) as SshExecutor, poll: { initialMs: 50, maxMs: 200 } }),
-    limits: { settleMs: 50, rebootTimeoutMs: 10_000, backoffBaseMs: 50, backoffMaxMs: 500 },
+    limits: { settleMs: 50, rebootTimeoutMs: 120_000, backoffBaseMs: 50, backoffMaxMs: 500 },
     resyncMs: 0,
     roles: { kubeletBinary },
   });
@@ -148,7 +148,7 @@ afterAll(async () => {
 });
 
 describe('per-host-subnet overlay on lab Linux hosts', () => {
-  it('routes each labelled subnet through its node, so A reaches B over TCP', { timeout: 90_000 }, async () => {
+  it('routes each labelled subnet through its node, so A reaches B over TCP', { timeout: 600_000 }, async () => {
     await commit('r1', { oa: '10.42.1.0/24', ob: '10.42.2.0/24', [WINDOWS]: '10.42.7.0/24' });
     const [a, b, w] = [lab.host('oa').address, lab.host('ob').address, lab.host(WINDOWS).address];
     expect(await kernelRoutes('oa')).toEqual([
@@ -196,7 +196,7 @@ describe('per-host-subnet overlay on lab Linux hosts', () => {
   });
 
   it('a commit adding, then removing, a third subnet changes only the routes to it, on the labelled nodes only', {
-    timeout: 90_000,
+    timeout: 600_000,
   }, async () => {
     const c = lab.host('oc').address;
     const mark = async () => Object.fromEntries(await Promise.all(NAMES.map(async (n) => [n, (await lab.commandLog(n)).length] as const)));

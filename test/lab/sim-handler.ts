@@ -1,4 +1,5 @@
-// Answers gc-sim-client for lab hosts: Windows command lines, and the docker/systemctl/reboot shims of Linux hosts.
+// Answers gc-sim-client for lab hosts: Windows command lines for the TypeScript interpreter, or a real-pwsh
+// Windows session's start and end and the programs its pwsh runs; the docker/systemctl/reboot shims of Linux hosts.
 
 import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -6,8 +7,10 @@ import { compose } from '../../src/sim/linux/compose.js';
 import { docker } from '../../src/sim/linux/docker.js';
 import { LinuxHost } from '../../src/sim/linux/linux-host.js';
 import { systemctl } from '../../src/sim/linux/systemctl.js';
+import { answerNativeRequest } from '../../src/sim/transports/pwsh-bridge-server.js';
 import type { SimRequest, SimResponse } from '../../src/sim/transports/socket-server.js';
 import { splitCommandLine } from '../../src/sim/windows/command-line.js';
+import { WindowsHost } from '../../src/sim/windows/windows-host.js';
 import type { Lab, LabHost } from './lab.js';
 
 /** How long a Windows host takes from answering Restart-Computer to going down. */
@@ -83,6 +86,31 @@ export async function handleSimRequest(lab: Lab, request: SimRequest): Promise<S
     // (rebooting as soon as the answer left raced sshd forwarding it: the caller sometimes saw 255).
     const shutdown = () => setTimeout(() => void lab.reboot(host.name), WINDOWS_SHUTDOWN_DELAY_MS);
     return { ...result, ...(reboot ? { after: shutdown } : {}) };
+  }
+
+  if (host.os === 'windows' && host.model instanceof WindowsHost) {
+    const model = host.model;
+    // A session starts (gc-windows-exec): the call log gets the decoded script and the caller.
+    if (request.kind === 'windows-log') {
+      await lab.logCommand(host, decodedScript(request.command ?? ''), await callerOf(request));
+      return { stdout: '', stderr: '', exitCode: 0 };
+    }
+    // A program the script ran (sc.exe, C:\...\nssm.exe): the host answers it.
+    if (request.kind === 'native') {
+      const result = answerNativeRequest((name) => (name === host.name ? model : undefined), request);
+      await lab.saveState(host);
+      return result;
+    }
+    // The session's pwsh ended: Windows answers Restart-Computer and shuts down a moment later, so the session that
+    // asked gets its exit status (rebooting as soon as the answer left raced sshd forwarding it: the caller
+    // sometimes saw 255).
+    if (request.kind === 'windows-exit') {
+      const reboot = model.rebootRequested;
+      model.rebootRequested = false;
+      await lab.saveState(host);
+      const shutdown = () => setTimeout(() => void lab.reboot(host.name), WINDOWS_SHUTDOWN_DELAY_MS);
+      return { stdout: '', stderr: '', exitCode: 0, ...(reboot ? { after: shutdown } : {}) };
+    }
   }
 
   if (request.kind === 'shim' && host.model instanceof LinuxHost) {

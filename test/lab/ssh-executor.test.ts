@@ -27,6 +27,8 @@ function executor(name: string, overrides: Partial<SshTarget> = {}, hostKeys = n
 }
 
 const run = (e: SshExecutor, script: string, timeoutMs = 10_000) => e.run({ script }, { timeoutMs });
+/** A Windows host starts a real pwsh per command: a second or more on a busy machine. */
+const WINDOWS_MS = 60_000;
 
 beforeAll(async () => {
   lab = await Lab.start({
@@ -138,11 +140,11 @@ describe('SshExecutor', () => {
     expect(await readdir(dir)).toEqual(['known-hosts.json']);
   });
 
-  it('logs in with a password; a wrong one is GC_SSH_AUTH and terminal', async () => {
+  it('logs in with a password; a wrong one is GC_SSH_AUTH and terminal', { timeout: 180_000 }, async () => {
     const good = executor('w1', { privateKeyPath: undefined, password: LAB_PASSWORD });
-    expect((await run(good, '(Get-CimInstance -ClassName Win32_OperatingSystem).CSName')).stdout).toBe('w1\r\n');
+    expect((await run(good, '(Get-CimInstance -ClassName Win32_OperatingSystem).CSName', WINDOWS_MS)).stdout).toBe('w1\r\n');
     const bad = executor('w1', { privateKeyPath: undefined, password: 'wrong-password' });
-    await expect(run(bad, 'hostname')).rejects.toMatchObject({ code: 'GC_SSH_AUTH', retryable: false, sent: false });
+    await expect(run(bad, 'hostname', WINDOWS_MS)).rejects.toMatchObject({ code: 'GC_SSH_AUTH', retryable: false, sent: false });
   });
 
   it('holds to the global cap on open connections, and an idle connection gives its slot back', async () => {
@@ -221,11 +223,11 @@ describe('SshExecutor', () => {
     expect(logs.length).toBeGreaterThan(0);
   });
 
-  it('runs PowerShell on Windows hosts as -EncodedCommand with errors made terminating', async () => {
+  it('runs PowerShell on Windows hosts as -EncodedCommand with errors made terminating', { timeout: 180_000 }, async () => {
     const e = executor('w1');
-    const ok = await run(e, "Get-Service -Name 'winnat' | Select-Object -Property 'Name' | ConvertTo-Json -Compress");
+    const ok = await run(e, "Get-Service -Name 'winnat' | Select-Object -Property 'Name' | ConvertTo-Json -Compress", WINDOWS_MS);
     expect(ok).toMatchObject({ exitCode: 0, stdout: '{"Name":"winnat"}\r\n' });
-    const failed = await run(e, "Get-Service -Name 'nope'\n'not reached'");
+    const failed = await run(e, "Get-Service -Name 'nope'\n'not reached'", WINDOWS_MS);
     expect(failed.exitCode).toBe(1);
     expect(failed.stdout).toBe('');
     const lastScript = (await lab.commandLog('w1')).at(-1) ?? '';

@@ -3,6 +3,7 @@
 import { execFile } from 'node:child_process';
 import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { stderrText } from '../../src/dataplane/clixml.js';
 import { encodePowerShell } from '../../src/sim/windows/windows-shell.js';
 import type { Lab } from './lab.js';
 
@@ -29,9 +30,10 @@ export function ssh(
   });
 }
 
-/** Runs a PowerShell script on a Windows lab host exactly as groundcrew sends it. */
-export function powershell(lab: Lab, host: string, script: string): Promise<SshResult> {
-  return ssh(lab, host, encodePowerShell(`$ErrorActionPreference = 'Stop'\n${script}`));
+/** Runs a PowerShell script on a Windows lab host exactly as groundcrew sends it; stderr as groundcrew reads it. */
+export async function powershell(lab: Lab, host: string, script: string): Promise<SshResult> {
+  const r = await ssh(lab, host, encodePowerShell(`$ErrorActionPreference = 'Stop'\n${script}`));
+  return { ...r, stderr: stderrText(r.stderr) };
 }
 
 /** Logs in with a password (OpenSSH reads it from SSH_ASKPASS; nothing on any command line). */

@@ -37,8 +37,9 @@ export function exampleHosts(more: Record<string, Partial<LabHostSpec>> = {}): L
     { name: 'ctrl1', os: 'linux', linux: { configApi: true, keystone: { password: 'c0ntrail123' } } },
     { name: 'compute-l1', os: 'linux' },
     { name: 'compute-l2', os: 'linux' },
-    { name: 'win-compute-1', os: 'windows' },
-    { name: 'win-compute-2', os: 'windows' },
+    // Windows Server 2016 and 2019, each under real pwsh in the lab with its build's cmdlets.
+    { name: 'win-compute-1', os: 'windows', windows: { build: 14393 } },
+    { name: 'win-compute-2', os: 'windows', windows: { build: 17763 } },
     // Prepared by hand and on the signed vRouter: nothing to reboot for.
     { name: 'win-compute-3', os: 'windows', windows: { features: ['Containers', 'Hyper-V'], catalog: { signedVrouter: true } } },
   ];

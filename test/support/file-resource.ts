@@ -12,7 +12,8 @@ export interface FileResource {
 export function fileResource(executor: Executor, dir: string, name: string, content: string): FileResource {
   const linux = executor.os === 'linux';
   const path = linux ? `${dir}/${name}` : `${dir}\\${name}`;
-  const opts = { timeoutMs: 10_000 };
+  // A Windows lab host starts a real pwsh per command: a second or more on a busy machine.
+  const opts = { timeoutMs: linux ? 10_000 : 60_000 };
   const get = async () => {
     const script = linux
       ? `if [ -f ${bashQuote(path)} ]; then printf 'present\\n'; cat ${bashQuote(path)}; else printf 'absent\\n'; fi`

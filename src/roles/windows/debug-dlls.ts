@@ -5,6 +5,7 @@ import { psQuote } from '../../dataplane/quote.js';
 import type { WindowsRoleInput } from '../input.js';
 import { change } from '../phase.js';
 import { compare, type Resource } from '../resource.js';
+import { stdinOf, writeFromStdin } from './write-from-stdin.js';
 
 const SYSTEM32 = 'C:\\Windows\\System32';
 
@@ -27,12 +28,7 @@ export function debugDlls(input: WindowsRoleInput): Resource | undefined {
       for (const [i, d] of wanted.entries()) {
         if (facts.get(`dll.${i}`) === d.hash) continue;
         // The bytes travel base64 on stdin: a DLL does not fit on a command line.
-        await change(
-          exec,
-          `[IO.File]::WriteAllBytes(${psQuote(d.path)}, [Convert]::FromBase64String([Console]::In.ReadToEnd()))`,
-          `copy ${d.name} to System32`,
-          { stdin: d.content.toString('base64'), signal },
-        );
+        await change(exec, writeFromStdin(d.path), `copy ${d.name} to System32`, { stdin: stdinOf(d.content), signal });
       }
       return { changed: true, rebootRequested: false };
     },

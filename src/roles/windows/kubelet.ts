@@ -10,7 +10,7 @@ import { applied, type Phase } from '../phase.js';
 import { compare, type Facts, type Resource } from '../resource.js';
 import { parseScFailure, parseScQc } from './parsers.js';
 import { serviceStatus } from './queries.js';
-import { stdinBytes, writeStdinBytes } from './service-resources.js';
+import { stdinOf, writeFromStdin } from './write-from-stdin.js';
 
 export const KUBE_DIR = 'C:\\k';
 export const KUBELET_EXE = `${KUBE_DIR}\\kubelet.exe`;
@@ -115,12 +115,12 @@ function binary(input: KubeletInput): Resource {
         exec,
         [
           `New-Item -ItemType Directory -Force -Path ${psQuote(KUBE_DIR)} | Out-Null`,
-          `[IO.File]::WriteAllBytes(${psQuote(`${KUBELET_EXE}.new`)}, [Convert]::FromBase64String([Console]::In.ReadToEnd()))`,
+          writeFromStdin(`${KUBELET_EXE}.new`),
           STOP_KUBELET,
           `Move-Item -Force -Path ${psQuote(`${KUBELET_EXE}.new`)} -Destination ${psQuote(KUBELET_EXE)}`,
         ].join('\n'),
         `copy kubelet.exe ${input.version}`,
-        { stdin: bytes.toString('base64'), signal },
+        { stdin: stdinOf(bytes), signal },
       );
     },
   };
@@ -137,9 +137,9 @@ function file(name: string, path: string, content: string, missing?: string): Re
       if (missing) throw errors.GC_KUBERNETES_CONFIG(`${path}: ${missing}`);
       return applied(
         exec,
-        [`New-Item -ItemType Directory -Force -Path ${psQuote(KUBE_DIR)} | Out-Null`, STOP_KUBELET, writeStdinBytes(path)].join('\n'),
+        [`New-Item -ItemType Directory -Force -Path ${psQuote(KUBE_DIR)} | Out-Null`, STOP_KUBELET, writeFromStdin(path)].join('\n'),
         `write ${path}`,
-        { stdin: stdinBytes(content), signal },
+        { stdin: stdinOf(content), signal },
       );
     },
   };

@@ -8,18 +8,7 @@ import { errors } from '../../errors.js';
 import { applied } from '../phase.js';
 import { compare, type FactQuery, type Facts, type Resource } from '../resource.js';
 import { serviceStatus } from './queries.js';
-
-/**
- * Writes the bytes on stdin, sent as base64, to `path`: the file holds exactly the UTF-8 groundcrew hashed. Text read
- * with [Console]::In is decoded in the console's input code page, which on Windows PowerShell 5.1 is the node's OEM
- * page, not UTF-8 (.NET's Console.InputEncoding; gitlab-runner !3707 met it): anything past ASCII would arrive
- * changed, and its hash would never match. Base64 is ASCII in every code page.
- */
-export const writeStdinBytes = (path: string) =>
-  `[IO.File]::WriteAllBytes(${psQuote(path)}, [Convert]::FromBase64String([Console]::In.ReadToEnd()))`;
-
-/** What writeStdinBytes reads: the text's UTF-8, as base64. */
-export const stdinBytes = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+import { stdinOf, writeFromStdin } from './write-from-stdin.js';
 
 /** Chocolatey's nssm shim (c-a-d installs nssm with win_chocolatey). */
 export const NSSM = 'C:\\ProgramData\\chocolatey\\bin\\nssm.exe';
@@ -61,7 +50,7 @@ export function configFile(
       const text = wanted(facts);
       if (!text) throw errors.GC_STILL_DIFFERENT(`config/${name}: the host does not have yet what ${path} describes`);
       const restart = facts.get(`${id}.service`) === 'Running' ? `\nRestart-Service -Name ${psQuote(service)} -Force` : '';
-      return applied(exec, `${writeStdinBytes(path)}${restart}`, `write ${name} config`, { signal, stdin: stdinBytes(text) });
+      return applied(exec, `${writeFromStdin(path)}${restart}`, `write ${name} config`, { signal, stdin: stdinOf(text) });
     },
   };
 }

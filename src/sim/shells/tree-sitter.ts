@@ -40,10 +40,14 @@ export interface SyntaxProblem {
   token: string;
 }
 
-/** The first error or missing node of a tree, to report a syntax error the way the real shell would. */
-export function firstSyntaxProblem(tree: Tree): SyntaxProblem | undefined {
+/**
+ * The first error or missing node of a tree, to report a syntax error the way the real shell would. `tolerated`
+ * names missing nodes that are the grammar's gap rather than the script's (PowerShell's bareword lists).
+ */
+export function firstSyntaxProblem(tree: Tree, tolerated?: (node: Node) => boolean): SyntaxProblem | undefined {
   if (!tree.rootNode.hasError) return undefined;
   const visit = (node: Node): Node | undefined => {
+    if (tolerated?.(node)) return undefined;
     if (node.isError || node.isMissing) return node;
     for (const child of node.children) {
       if (child?.hasError || child?.isMissing) {
@@ -53,7 +57,9 @@ export function firstSyntaxProblem(tree: Tree): SyntaxProblem | undefined {
     }
     return undefined;
   };
-  const bad = visit(tree.rootNode) ?? tree.rootNode;
+  const found = visit(tree.rootNode);
+  if (!found && tolerated) return undefined;
+  const bad = found ?? tree.rootNode;
   return { line: bad.startPosition.row + 1, col: bad.startPosition.column + 1, token: bad.text.slice(0, 40) };
 }
 
@@ -69,6 +75,7 @@ export class ParseCache {
   constructor(
     private readonly parser: Parser,
     private readonly capacity = 512,
+    private readonly tolerated?: (node: Node) => boolean,
   ) {}
 
   parse(script: string): { tree: Tree; problem: SyntaxProblem | undefined } {
@@ -81,7 +88,7 @@ export class ParseCache {
     }
     const tree = this.parser.parse(script);
     if (!tree) throw new Error('tree-sitter returned no tree');
-    const entry = { tree, problem: firstSyntaxProblem(tree) };
+    const entry = { tree, problem: firstSyntaxProblem(tree, this.tolerated) };
     this.#entries.set(script, entry);
     if (this.#entries.size > this.capacity) {
       const [oldest, old] = this.#entries.entries().next().value as [string, { tree: Tree }];

@@ -19,6 +19,7 @@ export function typeFits(sim: string, documented: string): boolean {
   const base = type.replace(/\[\]$/, '');
   const integer = /^U?Int(16|32|64)$|^Byte$/.test(base);
   if (base === 'SwitchParameter') return sim === 'switch';
+  if (base === 'ScriptBlock') return sim === 'scriptblock' || sim === 'object';
   switch (sim) {
     case 'string[]':
       return array && !integer;
@@ -44,8 +45,16 @@ export function catalogued<H>(spec: CmdletSpec<H>): CmdletSpec<H> {
     if (documented && !typeFits(param.type, documented))
       throw new Error(`the simulated ${spec.name} declares -${name} as ${param.type}; its reference page has ${documented}`);
   }
+  const documented = new Set([
+    ...entry.parameters.keys(),
+    ...Object.values(entry.aliases).flatMap((list) => list.map((a) => a.toLowerCase())),
+    ...(entry.shouldProcess ? ['whatif', 'confirm', 'wi', 'cf'] : []),
+  ]);
   return {
     ...spec,
+    // The page says whether the cmdlet takes -WhatIf/-Confirm; the simulated spec cannot say otherwise.
+    supportsShouldProcess: entry.shouldProcess,
+    documented,
     run(host, args, input, ctx) {
       const problem = parameterSetProblem(spec.name, Object.keys(args));
       if (problem)

@@ -2,7 +2,7 @@
 
 import { type CmdletSpec, type NativeSpec, obj } from '../shells/powershell/commands.js';
 import { PsError, PsUnmodelled } from '../shells/powershell/errors.js';
-import { PsObject, toText } from '../shells/powershell/values.js';
+import { PsObject, toText, wildcardMatch } from '../shells/powershell/values.js';
 import type { WindowsHost } from './windows-host.js';
 import { FLOW_EXE, RT_EXE, VIF_EXE, VROUTER_EXTENSION } from './windows-paths.js';
 
@@ -98,6 +98,11 @@ const getNetAdapter: Spec = {
     if (!wanted) return all.map(view);
     const out = [];
     for (const name of wanted) {
+      // Wildcards match names (the page's examples 1 and 5: -Name *, -Name "E*2"), and matching none is no error.
+      if (/[*?[]/.test(name)) {
+        out.push(...all.filter((a) => wildcardMatch(a.name, name)).map(view));
+        continue;
+      }
       const found = all.find((a) => a.name.toLowerCase() === name.toLowerCase());
       if (found) out.push(view(found));
       else

@@ -11,12 +11,14 @@ import { DOCKER_EXE, DOCKERD_EXE } from './windows-paths.js';
 
 type Spec = CmdletSpec<WindowsHost>;
 
-/** `& msiexec ...` returns at once on Windows (msiexec is a GUI program): the install runs, the exit code is lost. */
+/**
+ * `& msiexec ...` returns at once on Windows (msiexec is a GUI program): the install runs, its exit code never
+ * reaches $LASTEXITCODE, which keeps its value ($null in a fresh powershell.exe).
+ */
 const msiexec: NativeSpec<WindowsHost> = {
   names: ['msiexec', 'msiexec.exe'],
   run(host, argv) {
-    runMsiexec(host, argv);
-    return { stdout: '', exitCode: 0 };
+    return { stdout: '', exitCode: runMsiexec(host, argv), background: true };
   },
 };
 

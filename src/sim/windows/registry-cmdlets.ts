@@ -2,7 +2,7 @@
 // Some values are derived from the host's state (boot options, pending reboots); the rest live in state.registry.
 
 import type { CmdletSpec } from '../shells/powershell/commands.js';
-import { PsError } from '../shells/powershell/errors.js';
+import { PsError, PsUnmodelled } from '../shells/powershell/errors.js';
 import { PsObject, toText } from '../shells/powershell/values.js';
 import { perPath } from './per-path.js';
 import type { WindowsHost } from './windows-host.js';
@@ -22,8 +22,23 @@ function regKey(path: string): string {
     .toLowerCase();
 }
 
+const SERVICE_PARAMETERS = /^hklm:\\system\\currentcontrolset\\services\\([^\\]+)\\parameters$/;
+
+/**
+ * Whether the simulator knows if this key exists: the keys it derives, those in the state, and the Parameters key
+ * of a service the host does not have (NSSM writes it when it creates the service). Any other key may exist on a
+ * real host, so asking for it is refused rather than answered "Cannot find path".
+ */
+function isModelledKey(host: WindowsHost, key: string): boolean {
+  if ([REG_CONTROL, REG_SESSION, REG_CBS_PENDING, REG_WU_PENDING].includes(key) || key in host.state.registry) return true;
+  const service = SERVICE_PARAMETERS.exec(key)?.[1];
+  return service !== undefined && host.service(service) === undefined;
+}
+
 /** Registry values the roles read, derived from the host's state. Undefined: no such key. */
 export function registryValues(host: WindowsHost, path: string): Record<string, unknown> | undefined {
+  if (!isModelledKey(host, regKey(path)))
+    throw new PsUnmodelled(`groundcrew sim: the registry key '${path}' is not modelled (docs/simulator.md)`);
   switch (regKey(path)) {
     case REG_CONTROL:
       return { SystemStartOptions: host.systemStartOptions(), CurrentUser: 'USERNAME' };
@@ -91,6 +106,8 @@ const setItemProperty: Spec = {
   run(host, args, _input, ctx) {
     const path = toText(args.Path);
     const key = path.replace(/\\+$/, '').toLowerCase();
+    if (!isModelledKey(host, regKey(path)))
+      throw new PsUnmodelled(`groundcrew sim: the registry key '${path}' is not modelled (docs/simulator.md)`, 'Set-ItemProperty');
     const values = host.state.registry[key];
     if (!values) {
       ctx.error(registryPathNotFound(path, 'SetItemProperty'));

@@ -1,7 +1,7 @@
 // Windows features, boot, BCD, and Test-Path (files, registry keys, certificates, pipes) in the simulator.
 
 import { type CmdletSpec, type NativeSpec, obj } from '../shells/powershell/commands.js';
-import { PsError, PsTerminatingError } from '../shells/powershell/errors.js';
+import { NOT_MODELLED_ID, PsError, PsTerminatingError, PsUnmodelled } from '../shells/powershell/errors.js';
 import { INSTALL_STATE, PsDate, psEnum, toText } from '../shells/powershell/values.js';
 import { registryValues } from './registry-cmdlets.js';
 import { HYPERV_TOOLS, NO_RESTART, SUB_FEATURES } from './windows-features.js';
@@ -25,11 +25,20 @@ function testPath(host: WindowsHost, path: string, pathType?: string): boolean {
   return host.fs.isFile(path) || host.fs.isDir(path);
 }
 
+const knownFeature = (host: WindowsHost, name: string) =>
+  Object.keys(host.state.features).find((f) => f.toLowerCase() === name.toLowerCase());
+
+/** What a cmdlet or program meets but the simulator does not model: ctx.error turns it into a refusal. */
+const notModelled = (what: string) => new PsError(`${what} is not modelled`, NOT_MODELLED_ID, 'NotImplemented');
+
 const getWindowsFeature: Spec = {
   name: 'Get-WindowsFeature',
   params: { Name: { type: 'string[]', position: 0 } },
-  run(host, args) {
+  run(host, args, _input, ctx) {
     const wanted = (args.Name as string[] | undefined)?.map((n) => n.toLowerCase());
+    // A real server lists some 270 features; the simulator holds the few the roles touch.
+    if (!wanted) ctx.error(notModelled('the full list of Windows features'));
+    for (const name of wanted ?? []) if (!knownFeature(host, name)) ctx.error(notModelled(`the Windows feature '${name}'`));
     return Object.entries(host.state.features)
       .filter(([name]) => !wanted || wanted.includes(name.toLowerCase()))
       .map(([name, state]) =>
@@ -65,16 +74,10 @@ const installWindowsFeature: Spec = {
         'PermissionDenied: (:) [Install-WindowsFeature], UnauthorizedAccessException',
         'Install-WindowsFeature',
       );
-    const known = (name: string) => Object.keys(host.state.features).find((f) => f.toLowerCase() === name.toLowerCase());
-    const unknown = (args.Name as string[]).find((n) => !known(n));
-    if (unknown)
-      throw new PsTerminatingError(
-        `ArgumentNotValid: The role, role service, or feature name is not valid: '${unknown}'. The name was not found.`,
-        'NameDoesNotExist,Microsoft.Windows.ServerManager.Commands.AddWindowsFeatureCommand',
-        `InvalidArgument: (${unknown}:String) [Install-WindowsFeature], Exception`,
-        'Install-WindowsFeature',
-      );
-    const names = (args.Name as string[]).map((n) => known(n) as string);
+    // A name the simulator does not hold may be a real feature it does not model: refused, not "not valid".
+    const unknown = (args.Name as string[]).find((n) => !knownFeature(host, n));
+    if (unknown) throw new PsUnmodelled(`groundcrew sim: the Windows feature '${unknown}' is not modelled`, 'Install-WindowsFeature');
+    const names = (args.Name as string[]).map((n) => knownFeature(host, n) as string);
     for (const name of [...names]) {
       names.push(...(SUB_FEATURES[name] ?? []));
       if (name === 'Hyper-V' && args.IncludeManagementTools) names.push(...HYPERV_TOOLS);
@@ -194,7 +197,7 @@ const BCD_DENIED = {
  */
 const bcdedit: NativeSpec<WindowsHost> = {
   names: ['bcdedit', 'bcdedit.exe'],
-  run(host, argv) {
+  run(host, argv, ctx) {
     // Only the option's own switch takes `-` for `/`: `bcdedit -set TESTSIGNING ON` (c-a-d).
     const verb = argv[0]?.toLowerCase().replace(/^-/, '/');
     const rest = argv.slice(1);
@@ -202,12 +205,16 @@ const bcdedit: NativeSpec<WindowsHost> = {
     const hasId = verb === '/set' ? rest.length >= 3 : rest.length >= 1;
     const id = hasId ? rest[0]?.toLowerCase() : undefined;
     const [setting, value] = rest.slice(hasId ? 1 : 0).map((a) => a.toLowerCase());
-    if (id !== undefined && id !== '{current}' && id !== '{default}')
+    // An identifier is in braces; anything else (an unquoted {current} reaches bcdedit as -encodedCommand) is not one.
+    if (id !== undefined && !/^\{.+\}$/.test(id))
       return {
         stdout: '',
         stderr: `The entry identifier '${rest[0]}' is not valid. Run "bcdedit /?" for command line assistance.\r\nThe parameter is incorrect.\r\n`,
         exitCode: 1,
       };
+    // Other entries ({bootmgr}, {memdiag}, GUIDs...) exist on a real host: the simulator holds only {current}.
+    if (id !== undefined && id !== '{current}' && id !== '{default}') ctx.error(notModelled(`the boot entry ${rest[0]}`));
+    if (verb !== '/enum' && verb !== '/set') ctx.error(notModelled(`the option ${argv[0] ?? '(none)'}`));
     if (!host.state.elevated && (verb === '/enum' || verb === '/set')) return BCD_DENIED;
     if (verb === '/enum') {
       const lines = [
@@ -240,7 +247,8 @@ const bcdedit: NativeSpec<WindowsHost> = {
       host.state.bcdTestSigning = on;
       return { stdout: BCD_OK, exitCode: 0 };
     }
-    return { stdout: '', stderr: 'The parameter is incorrect.\r\nRun "bcdedit /?" for command line assistance.\r\n', exitCode: 1 };
+    ctx.error(notModelled(`/set ${setting ?? ''} ${value ?? ''} (of the elements, testsigning on|off is modelled)`));
+    return { stdout: '', exitCode: 1 };
   },
 };
 

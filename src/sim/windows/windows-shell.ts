@@ -4,6 +4,7 @@ import type { CommandResult } from '../command-result.js';
 import type { CmdletSpec, NativeSpec, Registry } from '../shells/powershell/commands.js';
 import { Interpreter } from '../shells/powershell/interpreter.js';
 import { loadPowerShellParser } from '../shells/powershell/parser.js';
+import { isBarewordListGap, syntaxErrorResult } from '../shells/powershell/syntax-error.js';
 import { UTILITY_CMDLETS } from '../shells/powershell/utility-cmdlets.js';
 import { ParseCache } from '../shells/tree-sitter.js';
 import { AGENT_NATIVE } from './agent-native.js';
@@ -86,7 +87,7 @@ export class WindowsShell {
   readonly #parsed: ParseCache;
 
   private constructor(parser: Parser) {
-    this.#parsed = new ParseCache(parser);
+    this.#parsed = new ParseCache(parser, 512, isBarewordListGap);
   }
 
   static async create(): Promise<WindowsShell> {
@@ -100,14 +101,7 @@ export class WindowsShell {
     // One script is one powershell.exe process: what it imported is gone when it ends.
     host.session = newSession();
     const { tree, problem } = this.#parsed.parse(script);
-    if (problem) {
-      const line = script.split(/\r?\n/)[problem.line - 1] ?? '';
-      return {
-        stdout: '',
-        stderr: `At line:${problem.line} char:${problem.col}\r\n+ ${line}\r\n${problem.token ? `Unexpected token '${problem.token}' in expression or statement.` : 'Missing expression or closing token.'}\r\n    + CategoryInfo          : ParserError: (:) [], ParentContainsErrorRecordException\r\n    + FullyQualifiedErrorId : UnexpectedToken\r\n`,
-        exitCode: 1,
-      };
-    }
+    if (problem) return syntaxErrorResult(script, problem);
     return new Interpreter(host, this.#registry, { stdin, env: { ...ENV, COMPUTERNAME: host.state.hostname } }).run(tree, script);
   }
 

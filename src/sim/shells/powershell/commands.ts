@@ -1,6 +1,6 @@
 // Cmdlets and native programs the simulator knows, and how arguments bind to their parameters.
 
-import { type PsError, PsTerminatingError } from './errors.js';
+import { type PsError, PsTerminatingError, PsUnmodelled } from './errors.js';
 import { PsObject, toText } from './values.js';
 
 export type ParamType = 'string' | 'string[]' | 'switch' | 'int' | 'object' | 'scriptblock';
@@ -8,6 +8,8 @@ export type ParamType = 'string' | 'string[]' | 'switch' | 'int' | 'object' | 's
 export interface ParamSpec {
   type: ParamType;
   position?: number;
+  /** ValueFromRemainingArguments: the positional arguments left over, bound together as one array. */
+  remaining?: boolean;
   aliases?: string[];
   mandatory?: boolean;
   /** ValidateSet: the values PowerShell accepts (case-insensitive). */
@@ -39,6 +41,11 @@ export interface CmdletSpec<H> {
   name: string;
   params: Record<string, ParamSpec>;
   supportsShouldProcess?: boolean;
+  /**
+   * Every parameter name and alias the real cmdlet has (lower case), where known (the cmdlet catalogue): a call
+   * using one the simulator does not model is refused by name, not answered with "a parameter cannot be found".
+   */
+  documented?: ReadonlySet<string>;
   /** Whether this host has the cmdlet now (its module installed or imported); without it, "not recognized". */
   available?(host: H): boolean;
   run(host: H, args: BoundArgs, input: unknown[], ctx: CmdletContext): unknown[];
@@ -48,6 +55,11 @@ export interface NativeResult {
   stdout: string;
   stderr?: string;
   exitCode: number;
+  /**
+   * A GUI-subsystem program (msiexec): run as the last command of its pipeline, PowerShell starts it and does not
+   * wait, so $LASTEXITCODE and $? are left as they were (NativeCommandProcessor.cs, _isRunningInBackground).
+   */
+  background?: boolean;
 }
 
 export interface NativeSpec<H> {
@@ -164,6 +176,9 @@ export function bindArguments(spec: CmdletSpec<unknown>, raw: RawArgument[]): Bo
   const resolve = (given: string): string => {
     const name = matchParameterName(spec.name, names, given, (n) => params[n]?.aliases ?? []);
     if (name !== undefined) return name;
+    const lower = given.toLowerCase();
+    if (spec.documented && [...spec.documented].some((d) => d.startsWith(lower)))
+      throw new PsUnmodelled(`groundcrew sim: the parameter -${given} of ${spec.name} is outside the simulated subset`, spec.name);
     throw bindingError(spec.name, `A parameter cannot be found that matches parameter name '${given}'.`, 'NamedParameterNotFound');
   };
 
@@ -203,8 +218,12 @@ export function bindArguments(spec: CmdletSpec<unknown>, raw: RawArgument[]): Bo
   const byPosition = names
     .filter((n) => params[n]?.position !== undefined && !(n in bound))
     .sort((a, b) => (params[a]?.position ?? 0) - (params[b]?.position ?? 0));
-  for (const arg of positional) {
+  for (const [index, arg] of positional.entries()) {
     const name = byPosition.shift();
+    if (name && params[name]?.remaining && index < positional.length - 1) {
+      bound[name] = positional.slice(index).flatMap((a) => (Array.isArray(a.value) ? a.value : [a.value]));
+      break;
+    }
     if (!name)
       throw bindingError(
         spec.name,
@@ -240,7 +259,19 @@ export function bindArguments(spec: CmdletSpec<unknown>, raw: RawArgument[]): Bo
       bound[name] = Array.isArray(value) ? matches : matches[0];
     }
   }
+  refuseShouldProcess(spec.name, bound);
   return bound;
+}
+
+/**
+ * -WhatIf, and -Confirm asking for a prompt, change what a ShouldProcess cmdlet does (nothing, and a "What if:"
+ * line whose wording is the cmdlet's own; a prompt, which a -NonInteractive powershell.exe cannot show): the
+ * simulator models neither, so it refuses rather than make the change (about_CommonParameters).
+ */
+export function refuseShouldProcess(command: string, bound: BoundArgs): void {
+  for (const name of ['WhatIf', 'Confirm'])
+    if (bound[name] === true)
+      throw new PsUnmodelled(`groundcrew sim: -${name} on ${command} (ShouldProcess) is outside the simulated subset`, command);
 }
 
 /** Shorthand for cmdlets: a PSCustomObject from a plain record. */

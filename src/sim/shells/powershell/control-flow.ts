@@ -184,13 +184,15 @@ export abstract class PsControlFlow<H> extends PsPipelines<H> {
         if (original)
           throw new PsScriptError(original.message, original.errorId, original.category, original.source, original.exceptionType);
         const message = operand ? toText(value) : 'ScriptHalted';
-        throw new PsScriptError(
+        const thrown = new PsScriptError(
           message,
           message,
           `OperationStopped: (${message}:String) [], RuntimeException`,
           undefined,
           'System.Management.Automation.RuntimeException',
         );
+        thrown.targetObject = operand ? value : null;
+        throw thrown;
       }
       case 'return': {
         const signal = new ReturnSignal('return');

@@ -36,7 +36,7 @@ export function errorRecord(err: PsError, formatted: string): PsObject {
     ['Exception', exception],
     ['FullyQualifiedErrorId', err.errorId],
     ['CategoryInfo', categoryInfo],
-    ['TargetObject', null],
+    ...(err.targetObject === undefined ? [] : ([['TargetObject', err.targetObject]] as [string, unknown][])),
   ]);
   record.text = err.message;
   record.display = formatted.replace(/\r\n$/, '');

@@ -8,6 +8,8 @@ export class PsError extends Error {
   readonly exceptionType: string | undefined;
   /** Output written before the error, carried up to whoever handles it. */
   partial: unknown[] = [];
+  /** The ErrorRecord's TargetObject where the simulator knows it (what `throw` threw); unknown: reading it is refused. */
+  targetObject: unknown = undefined;
 
   constructor(
     message: string,

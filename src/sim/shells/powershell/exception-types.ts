@@ -26,6 +26,7 @@ const BASES: Record<string, string | undefined> = {
   [`${SMA}.RuntimeException`]: 'System.SystemException',
   [`${SMA}.CommandNotFoundException`]: `${SMA}.RuntimeException`,
   [`${SMA}.ParameterBindingException`]: `${SMA}.RuntimeException`,
+  [`${SMA}.ParameterBindingArgumentTransformationException`]: `${SMA}.ParameterBindingException`,
   [`${SMA}.ActionPreferenceStopException`]: `${SMA}.RuntimeException`,
   [`${SMA}.MethodException`]: `${SMA}.RuntimeException`,
   [`${SMA}.MethodInvocationException`]: `${SMA}.MethodException`,
@@ -36,6 +37,8 @@ const BASES: Record<string, string | undefined> = {
   [`${SMA}.PSInvalidCastException`]: 'System.InvalidCastException',
   [`${SMA}.RemoteException`]: `${SMA}.RuntimeException`,
   [`${SMA}.ParseException`]: `${SMA}.RuntimeException`,
+  [`${SMA}.MetadataException`]: `${SMA}.RuntimeException`,
+  [`${SMA}.ArgumentTransformationMetadataException`]: `${SMA}.MetadataException`,
 };
 
 const BY_SHORT_NAME = new Map(Object.keys(BASES).map((full) => [full.slice(full.lastIndexOf('.') + 1).toLowerCase(), full]));

@@ -3,7 +3,7 @@
 import { cast } from './casts.js';
 import type { ScriptBlockValue } from './commands.js';
 import { staticAssign, staticCall, staticMember } from './dotnet-statics.js';
-import { PsTerminatingError } from './errors.js';
+import { PsTerminatingError, PsUnmodelled } from './errors.js';
 import { callMethod, getMember } from './members.js';
 import { binaryOperator, unaryOperator } from './operators.js';
 import type { Node } from './parser.js';
@@ -56,22 +56,50 @@ export abstract class PsExpressions<H> {
   protected abstract scriptBlockBody(block: Node): unknown[];
   protected abstract pipeline(node: Node): unknown[];
 
-  protected assign(node: Node): void {
+  /** Stores the value and returns it: an assignment used as a value is what it assigned (`$a = $b = 4`). */
+  protected assign(node: Node): unknown {
     const [target, op, value] = [node.child(0), node.child(1), node.child(2)];
     if (!target || !op || !value) throw unsupported(node);
     let t = unwrap(target);
     let result = this.value(value);
-    // [int]$n = '5': the cast applies to what is stored.
+    // [int]$n = '5': the cast applies to what is stored, and to every later assignment in that scope.
+    let constraint: string | undefined;
     if (t.type === 'cast_expression') {
-      result = cast(t.namedChild(0)?.text.replace(/^\[|\]$/g, '') ?? '', result);
+      constraint = t.namedChild(0)?.text.replace(/^\[|\]$/g, '') ?? '';
       t = unwrap(t.namedChild(1) as Node);
+      if (t.type !== 'variable') throw unsupported(t, 'a cast on the left of an assignment to anything but a variable');
     }
     const compound = op.text.slice(0, -1);
     if (compound !== '') {
       if (!['+', '-', '*', '/', '%'].includes(compound)) throw unsupported(op, `the assignment operator ${op.text}`);
       result = binaryOperator(compound, this.expr(t), result);
     }
+    if (t.type === 'variable') {
+      const name = variableName(t);
+      if (constraint !== undefined) result = cast(constraint, result);
+      else result = this.#convertForConstraint(name, result);
+      if (constraint !== undefined) this.scopes.constrain(name, constraint);
+    }
     this.store(t, result);
+    return result;
+  }
+
+  /** An assignment to a variable declared `[T]$x` converts to T; a value that will not is a MetadataError (about_Variables). */
+  #convertForConstraint(name: string, value: unknown): unknown {
+    const type = this.scopes.constraint(name);
+    if (type === undefined) return value;
+    try {
+      return cast(type, value);
+    } catch (err) {
+      if (!(err instanceof PsTerminatingError) || err instanceof PsUnmodelled) throw err;
+      throw new PsTerminatingError(
+        err.message,
+        'RuntimeException',
+        'MetadataError: (:) [], ArgumentTransformationMetadataException',
+        undefined,
+        'System.Management.Automation.ArgumentTransformationMetadataException',
+      );
+    }
   }
 
   protected store(t: Node, result: unknown): void {
@@ -113,10 +141,7 @@ export abstract class PsExpressions<H> {
   protected value(node: Node): unknown {
     const n = unwrap(node);
     if (n.type === 'command' || n.type === 'pipeline_chain') return collapse(this.pipeline(n));
-    if (n.type === 'assignment_expression') {
-      this.assign(n);
-      return null;
-    }
+    if (n.type === 'assignment_expression') return this.assign(n);
     return this.expr(n);
   }
 

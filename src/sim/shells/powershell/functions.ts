@@ -4,7 +4,7 @@
 
 import { bindingError, matchParameterName, type RawArgument } from './commands.js';
 import type { Node } from './parser.js';
-import { unsupported, variableName } from './syntax.js';
+import { notModelled, unsupported, variableName } from './syntax.js';
 
 export interface FunctionParam {
   name: string;
@@ -95,8 +95,13 @@ export function bindFunction(def: FunctionDef, raw: RawArgument[]): { bound: Map
           `A parameter cannot be found that matches parameter name '${arg.parameter}'.`,
           'NamedParameterNotFound',
         );
-      // A simple function takes an unknown -Name as an argument in $args.
+      // A simple function takes an unknown -Name, and the argument after it, as arguments in $args.
       rest.push(arg.text);
+      const next = raw[i + 1];
+      if (!arg.colonBound && next && next.parameter === undefined) {
+        rest.push(next.value);
+        i++;
+      } else if (arg.colonBound) throw notModelled(`the unknown parameter -${arg.parameter}: of the simple function ${def.name}`);
       continue;
     }
     const param = def.params.find((p) => p.name === name);

@@ -17,7 +17,7 @@ import { type FunctionDef, functionDefinition } from './functions.js';
 import type { Node, Tree } from './parser.js';
 import { ReturnSignal } from './pipelines.js';
 import { BLOCKS, notModelled, unsupported, unwrap } from './syntax.js';
-import { formatOutput, toItems } from './values.js';
+import { formatOutput } from './values.js';
 import { PREFERENCE_DEFAULTS } from './variables.js';
 
 /** Unwinds the whole script after its error was written; carries the output written before it. */
@@ -59,7 +59,7 @@ export class Interpreter<H> extends PsControlFlow<H> {
   constructor(host: H, registry: Registry<H>, options: InterpreterOptions = {}) {
     super(host, registry, options);
     for (const [name, value] of Object.entries(PREFERENCE_DEFAULTS)) this.scopes.setAutomatic(name, value, true);
-    this.scopes.setAutomatic('LASTEXITCODE', 0, true);
+    // $LASTEXITCODE stays unset ($null) until a program runs or a script exits (about_Automatic_Variables).
     this.scopes.setAutomatic('?', true, true);
     this.scopes.setAutomatic('args', [], true);
   }
@@ -137,7 +137,12 @@ export class Interpreter<H> extends PsControlFlow<H> {
         );
         throw new ScriptTerminating(err);
       }
-      if (err instanceof PsTerminatingError && this.#tryDepth > 0) throw err;
+      if (err instanceof PsTerminatingError && this.#tryDepth > 0) {
+        // A catch that writes nothing leaves $? False, and so the script's exit code 1 (ConsoleHost.cs).
+        this.lastFailed = true;
+        this.scopes.setAutomatic('?', false);
+        throw err;
+      }
       if (err instanceof PsTerminatingError && !(err instanceof PsScriptError) && this.preference() !== 'Stop') {
         this.reportError(err, node);
         this.lastFailed = true;
@@ -191,7 +196,7 @@ export class Interpreter<H> extends PsControlFlow<H> {
           this.expr(node);
           return [];
         }
-        return toItems(this.expr(node));
+        return this.expressionItems(node);
     }
   }
 
@@ -201,7 +206,7 @@ export class Interpreter<H> extends PsControlFlow<H> {
     );
     const block = node.namedChildren.find((c) => c?.type === 'statement_block');
     if (condition && block && this.truthy(condition)) return this.statements(block);
-    // tree-sitter-powershell puts the elseif clauses under one elseif_clauses node.
+    // One elseif is a child of the if; several are grouped in elseif_clauses.
     const clauses = node.namedChildren.flatMap((c) => (c?.type === 'elseif_clauses' ? c.namedChildren : [c]));
     for (const clause of clauses) {
       if (clause?.type === 'elseif_clause') {

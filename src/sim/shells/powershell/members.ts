@@ -23,7 +23,8 @@ function typeName(value: unknown): string {
 
 export function getMember(target: unknown, name: string): unknown {
   const lower = name.toLowerCase();
-  if (target === null || target === undefined) return null;
+  // $null has a Count and a Length of 0 (about_Properties: every object has Count and Length since 3.0).
+  if (target === null || target === undefined) return lower === 'count' || lower === 'length' ? 0 : null;
   if (Array.isArray(target)) {
     if (lower === 'count' || lower === 'length') return target.length;
     // Member enumeration: the property of every element that has it.

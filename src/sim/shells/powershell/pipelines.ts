@@ -3,7 +3,15 @@
 // the output of 2>&1, nowhere for 2>$null).
 
 import { cast } from './casts.js';
-import { bindArguments, type CmdletContext, type CmdletSpec, isScriptBlock, type RawArgument, type Registry } from './commands.js';
+import {
+  bindArguments,
+  type CmdletContext,
+  type CmdletSpec,
+  isScriptBlock,
+  type RawArgument,
+  type Registry,
+  refuseShouldProcess,
+} from './commands.js';
 import { errorRecord } from './error-record.js';
 import {
   formatError,
@@ -27,6 +35,24 @@ import { formatOutput, isTruthy, toItems, toText } from './values.js';
 export type ErrorSink = { kind: 'console' } | { kind: 'discard' } | { kind: 'capture'; items: unknown[] };
 
 /** `return`: leaves a function or script block with what it wrote so far. */
+/** A typed parameter's argument that will not convert: the binder's error, which ends the statement (about_Functions). */
+function convertArgument(command: string, parameter: string, type: string, given: unknown): unknown {
+  try {
+    return cast(type, given);
+  } catch (err) {
+    if (!(err instanceof PsTerminatingError) || err instanceof PsUnmodelled) throw err;
+    throw new PsTerminatingError(
+      `Cannot process argument transformation on parameter '${parameter}'. ${err.message}`,
+      `ParameterArgumentTransformationError,${command}`,
+      `InvalidData: (:) [${command}], ParameterBindingArgumentTransformationException`,
+      command,
+      'System.Management.Automation.ParameterBindingArgumentTransformationException',
+    );
+  }
+}
+
+const NULL_SENDERS = new Set(['variable', 'member_access', 'element_access']);
+
 export class ReturnSignal extends Error {
   partial: unknown[] = [];
 }
@@ -68,8 +94,8 @@ export abstract class PsPipelines<H> extends PsExpressions<H> {
       let items: unknown[] = [];
       stages.forEach((stage, index) => {
         const s = unwrap(stage);
-        if (s.type === 'command') items = this.#command(s, items, index > 0);
-        else if (index === 0) items = toItems(this.expr(s));
+        if (s.type === 'command') items = this.#command(s, items, index > 0, index < stages.length - 1);
+        else if (index === 0) items = this.expressionItems(s);
         else
           throw new PsTerminatingError(
             'Expressions are only allowed as the first element of a pipeline.',
@@ -79,6 +105,17 @@ export abstract class PsPipelines<H> extends PsExpressions<H> {
       });
       return items;
     });
+  }
+
+  /**
+   * What an expression sends down the pipeline: its items. A variable, property or element that is $null sends
+   * one $null (`function f { 1; $null; 2 }` outputs three items, `$null | ForEach-Object` runs once); a method or
+   * a cmdlet that returns nothing sends nothing.
+   */
+  protected expressionItems(node: Node): unknown[] {
+    const value = this.expr(node);
+    if ((value === null || value === undefined) && NULL_SENDERS.has(unwrap(node).type)) return [null];
+    return toItems(value);
   }
 
   /** An error a command reported: into $Error, then to wherever errors go now, as PowerShell writes it. */
@@ -95,7 +132,7 @@ export abstract class PsPipelines<H> extends PsExpressions<H> {
     else if (this.errorSink.kind === 'capture') this.errorSink.items.push(record);
   }
 
-  #command(node: Node, input: unknown[], piped: boolean): unknown[] {
+  #command(node: Node, input: unknown[], piped: boolean, followed = false): unknown[] {
     const nameNode = node.namedChildren.find((c) => c?.type === 'command_name' || c?.type === 'command_name_expr');
     const invoked = node.namedChildren.find((c) => c?.type === 'command_invokation_operator');
     if (!nameNode) throw unsupported(node);
@@ -107,10 +144,10 @@ export abstract class PsPipelines<H> extends PsExpressions<H> {
     if (range && !elements && !invoked) return toItems(binaryOperator('..', Number(range[1]), Number(range[2])));
     const redirects: Redirect[] = [];
     const raw = elements ? this.#rawArguments(elements, redirects) : [];
-    return this.#redirected(redirects, () => this.#run(name, raw, input, piped));
+    return this.#redirected(redirects, () => this.#run(name, raw, input, piped, followed));
   }
 
-  #run(name: string, raw: RawArgument[], input: unknown[], piped: boolean): unknown[] {
+  #run(name: string, raw: RawArgument[], input: unknown[], piped: boolean, followed: boolean): unknown[] {
     const fn = this.functions.get(name.toLowerCase());
     if (fn) return this.#callFunction(fn, raw, piped ? input : []);
     const cmdlet = this.registry.cmdlets.get(name.toLowerCase());
@@ -118,15 +155,18 @@ export abstract class PsPipelines<H> extends PsExpressions<H> {
       // A cmdlet whose module this host lacks: not recognized, as a real (catchable) error.
       if (cmdlet.available && !cmdlet.available(this.host)) throw notRecognized(name);
       const args = bindArguments(cmdlet as CmdletSpec<unknown>, raw);
+      // $WhatIfPreference = $true makes every ShouldProcess cmdlet act as with -WhatIf (about_Preference_Variables).
+      if (cmdlet.supportsShouldProcess && isTruthy(this.get('WhatIfPreference')) && args.WhatIf === undefined)
+        refuseShouldProcess(cmdlet.name, { WhatIf: true });
       return cmdlet.run(this.host, args, piped ? input : [], this.#context(cmdlet.name, args));
     }
     const base = name.toLowerCase().replace(/^.*[\\/]/, '');
     const native = this.registry.natives.get(base) ?? this.registry.natives.get(base.replace(/\.exe$/, ''));
-    if (native) return this.#native(native, name, raw);
+    if (native) return this.#native(native, name, raw, followed);
     throw notModelledCommand(name);
   }
 
-  #native(native: NonNullable<ReturnType<Registry<H>['natives']['get']>>, name: string, raw: RawArgument[]): unknown[] {
+  #native(native: NonNullable<ReturnType<Registry<H>['natives']['get']>>, name: string, raw: RawArgument[], followed: boolean): unknown[] {
     const argv = raw.flatMap((a) => {
       if (a.parameter !== undefined) return [a.text];
       // A script block given to a program is passed as -encodedCommand ..., which is why '{current}' needs quotes.
@@ -135,8 +175,12 @@ export abstract class PsPipelines<H> extends PsExpressions<H> {
       return toItems(a.value).map(toText);
     });
     const result = native.run(this.host, argv, this.#context(name, {}));
-    this.scopes.setAutomatic('LASTEXITCODE', result.exitCode, true);
-    if (result.exitCode !== 0) this.lastFailed = true;
+    if (result.background && followed)
+      throw new PsUnmodelled(`groundcrew sim: the GUI program ${name} piped on (PowerShell then waits for it)`, name);
+    if (!result.background) {
+      this.scopes.setAutomatic('LASTEXITCODE', result.exitCode, true);
+      if (result.exitCode !== 0) this.lastFailed = true;
+    }
     const stdout = result.stdout === '' ? [] : result.stdout.replace(/\r?\n$/, '').split(/\r?\n/);
     if (result.stderr && this.errorSink.kind === 'console') this.stderr += result.stderr;
     else if (result.stderr) {
@@ -168,8 +212,15 @@ export abstract class PsPipelines<H> extends PsExpressions<H> {
             : p.defaultValue
               ? this.value(p.defaultValue)
               : null;
-        const value = p.type === 'switch' ? isTruthy(given) : p.type && (bound.has(p.name) || p.defaultValue) ? cast(p.type, given) : given;
+        const value =
+          p.type === 'switch'
+            ? isTruthy(given)
+            : p.type && (bound.has(p.name) || p.defaultValue)
+              ? convertArgument(def.name, p.name, p.type, given)
+              : given;
         this.scopes.setAutomatic(p.name, value);
+        // A typed parameter is a typed variable in the function: later assignments convert too.
+        if (p.type && p.type !== 'switch') this.scopes.constrain(p.name, p.type);
       }
       const action = bound.get('ErrorAction');
       if (action !== undefined) this.scopes.setAutomatic('ErrorActionPreference', toText(action));
@@ -201,6 +252,12 @@ export abstract class PsPipelines<H> extends PsExpressions<H> {
           const valueNode = children[++i];
           out.push({ parameter, colonBound: true, value: valueNode ? this.expr(unwrap(valueNode)) : undefined, text: child.text });
         } else out.push({ parameter, text: child.text });
+      } else if (child.type === 'generic_token' && child.text.startsWith(',')) {
+        // The next element of a bareword list (Domain,Public,Private: syntax-error.ts, isBarewordListGap).
+        const previous = out.at(-1);
+        if (!previous || previous.parameter !== undefined) throw unsupported(child, 'a bareword list that does not follow an argument');
+        const items = Array.isArray(previous.value) ? previous.value : [previous.value];
+        out[out.length - 1] = { value: [...items, child.text.slice(1)], text: `${previous.text}${child.text}` };
       } else if (child.type === 'generic_token') {
         out.push({ value: child.text, text: child.text });
       } else {

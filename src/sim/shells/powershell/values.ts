@@ -99,12 +99,16 @@ export function toText(value: unknown): string {
           .entries()
           .map(([k, v]) => `${k}=${toText(v)}`)
           .join('; ')}}`;
+  // A double prints with 15 significant digits, as PowerShell converts it (0.1 + 0.2 is 0.3).
+  if (typeof value === 'number' && !Number.isInteger(value) && Number.isFinite(value)) return String(Number(value.toPrecision(15)));
   return String(value);
 }
 
 /** PowerShell's -eq: strings compare case-insensitively, the right side converts to the left side's type. */
 export function looseEquals(left: unknown, right: unknown): boolean {
   if (left === null || left === undefined) return right === null || right === undefined;
+  // Only $null equals $null: '' -eq $null and 0 -eq $null are False.
+  if (right === null || right === undefined) return false;
   if (left instanceof PsEnum)
     return typeof right === 'number' ? left.value === right : left.name.toLowerCase() === toText(right).toLowerCase();
   if (typeof left === 'string') return left.toLowerCase() === toText(right).toLowerCase();
@@ -128,23 +132,31 @@ export function wildcardMatch(text: string, pattern: string, caseSensitive = fal
   return new RegExp(`^${escaped}$`, caseSensitive ? 's' : 'is').test(text);
 }
 
+/**
+ * A JSON string as 5.1's JavaScriptSerializer writes it: < > ' & escaped as \u003c \u003e \u0027 \u0026
+ * (PowerShell/PowerShell issue 7693; 6+ uses Newtonsoft.Json and leaves them).
+ */
+function jsonString(text: string): string {
+  return JSON.stringify(text).replace(/[<>'&]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** ConvertTo-Json as Windows PowerShell 5.1 writes it (compressed form). */
 export function toJson(value: unknown, depth: number, level = 0): string {
   if (value === null || value === undefined) return 'null';
-  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'string') return jsonString(value);
   if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'null';
   if (typeof value === 'boolean') return value ? 'true' : 'false';
-  if (value instanceof PsDate) return JSON.stringify(value.date.toISOString());
+  if (value instanceof PsDate) return jsonString(value.date.toISOString());
   if (value instanceof PsEnum) return String(value.value);
-  if (level > depth) return JSON.stringify(toText(value));
+  if (level > depth) return jsonString(toText(value));
   if (Array.isArray(value)) return `[${value.map((v) => toJson(v, depth, level + 1)).join(',')}]`;
   if (value instanceof PsObject) {
     return `{${value
       .entries()
-      .map(([k, v]) => `${JSON.stringify(k)}:${toJson(v, depth, level + 1)}`)
+      .map(([k, v]) => `${jsonString(k)}:${toJson(v, depth, level + 1)}`)
       .join(',')}}`;
   }
-  return JSON.stringify(String(value));
+  return jsonString(String(value));
 }
 
 /** ConvertFrom-Json: JSON objects become PSCustomObjects. */
@@ -159,21 +171,22 @@ export function fromJson(value: unknown): unknown {
   return value;
 }
 
-/** How the host prints pipeline output that was not converted to text: one line per value, objects as lists. */
+/**
+ * How the host prints pipeline output that was not converted to text: one line per value. Objects and hashtables
+ * go through PowerShell's formatter (a table up to four properties, a list from five, column widths from the
+ * data, format files per type), which the simulator does not model: printing one is refused.
+ */
 export function formatOutput(values: unknown[]): string {
   const lines: string[] = [];
   for (const value of values) {
-    if (value instanceof PsObject && value.display !== undefined) {
-      lines.push(value.display);
-    } else if (value instanceof PsObject && !value.isHashtable) {
-      const entries = value.entries();
-      const width = Math.max(0, ...entries.map(([k]) => k.length));
-      lines.push('', ...entries.map(([k, v]) => `${k.padEnd(width)} : ${toText(v)}`), '');
-    } else if (value instanceof PsObject) {
-      lines.push(...value.entries().map(([k, v]) => `${k} ${toText(v)}`));
-    } else {
-      lines.push(toText(value));
-    }
+    // Out-Default prints nothing for $null.
+    if (value === null || value === undefined) continue;
+    if (value instanceof PsObject && value.display !== undefined) lines.push(value.display);
+    else if (value instanceof PsObject)
+      throw new PsUnmodelled(
+        `groundcrew sim: printing a [${value.typeName}] (PowerShell's table and list formatting) is outside the simulated subset; convert it to text first`,
+      );
+    else lines.push(toText(value));
   }
   return lines.length > 0 ? `${lines.join('\r\n')}\r\n` : '';
 }

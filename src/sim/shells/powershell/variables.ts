@@ -58,17 +58,44 @@ export const PREFERENCE_DEFAULTS: Record<string, unknown> = {
 
 const READ_ONLY = new Set(['true', 'false', 'null', '?', 'error', 'psedition']);
 
+interface Scope {
+  values: Map<string, unknown>;
+  /** `[int]$n = 1` makes every later assignment to $n in this scope a conversion to [int] (about_Variables). */
+  types?: Map<string, string>;
+  /** `$private:x`: seen only in this scope, not in the scopes it calls (about_Scopes). */
+  hidden?: Set<string>;
+}
+
+const newScope = (): Scope => ({ values: new Map() });
+
 export class Scopes {
-  readonly #stack: Map<string, unknown>[] = [new Map()];
+  readonly #stack: Scope[] = [newScope()];
 
   /** Runs `body` in a new child scope (a function call, a script block), and drops the scope afterwards. */
   inChild<T>(body: () => T): T {
-    this.#stack.push(new Map());
+    this.#stack.push(newScope());
     try {
       return body();
     } finally {
       this.#stack.pop();
     }
+  }
+
+  #target(scope: 'outer' | 'local' | 'any'): Scope {
+    return (scope === 'outer' ? this.#stack[0] : this.#stack.at(-1)) as Scope;
+  }
+
+  /** The type an assignment to this variable converts to, where that assignment would write. */
+  constraint(name: string): string | undefined {
+    const { key, scope } = this.#split(name);
+    return this.#target(scope).types?.get(key);
+  }
+
+  constrain(name: string, type: string): void {
+    const { key, scope } = this.#split(name);
+    const target = this.#target(scope);
+    target.types ??= new Map();
+    target.types.set(key, type);
   }
 
   /** `$script:x` / `$global:x` -> the outermost scope; `$local:x` / `$private:x` -> this one. */
@@ -85,13 +112,14 @@ export class Scopes {
 
   has(name: string): boolean {
     const { key } = this.#split(name);
-    return this.#stack.some((s) => s.has(key));
+    return this.#stack.some((s) => s.values.has(key));
   }
 
   get(name: string): unknown {
     const { key, scope } = this.#split(name);
-    const scopes = scope === 'outer' ? [this.#stack[0]] : scope === 'local' ? [this.#stack.at(-1)] : [...this.#stack].reverse();
-    for (const s of scopes) if (s?.has(key)) return s.get(key);
+    const current = this.#stack.at(-1);
+    const scopes = scope === 'outer' ? [this.#stack[0]] : scope === 'local' ? [current] : [...this.#stack].reverse();
+    for (const s of scopes) if (s?.values.has(key) && (s === current || !s.hidden?.has(key))) return s.values.get(key);
     if (UNMODELLED_AUTOMATIC.has(key)) throw notModelled(`the automatic variable $${key}`);
     return null;
   }
@@ -104,13 +132,17 @@ export class Scopes {
         'VariableNotWritable',
         `WriteError: (${key}:String) [], SessionStateUnauthorizedAccessException`,
       );
-    (scope === 'outer' ? this.#stack[0] : this.#stack.at(-1))?.set(key, value);
+    const target = this.#target(scope);
+    target.values.set(key, value);
+    if (name.toLowerCase().startsWith('private:')) {
+      target.hidden ??= new Set();
+      target.hidden.add(key);
+    }
   }
 
   /** What the interpreter itself keeps up to date ($?, $Error, $Matches, $_): no read-only check. */
   setAutomatic(name: string, value: unknown, everywhere = false): void {
     const key = name.toLowerCase();
-    if (everywhere) this.#stack[0]?.set(key, value);
-    else this.#stack.at(-1)?.set(key, value);
+    this.#target(everywhere ? 'outer' : 'local').values.set(key, value);
   }
 }

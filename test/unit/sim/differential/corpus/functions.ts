@@ -1,0 +1,51 @@
+// Functions, parameter binding, scopes and script blocks (about_Functions*, about_Scopes, about_Script_Blocks).
+
+import { onPage } from './group.js';
+
+export const FUNCTIONS = [
+  ...onPage('about_Functions', [
+    ['function with param block', `function Add { param($a, $b) $a + $b }; Add 2 3`],
+    ['function with a parameter list', `function Add($a, $b) { $a + $b }; Add -b 1 -a 2`],
+    ['named parameter prefix', `function f { param($Name) "n=$Name" }; f -Na x`],
+    ['colon syntax', `function f { param([switch]$On) "on=$On" }; f -On:$false`],
+    ['switch parameter', `function f { param([switch]$Force) if ($Force) { 'forced' } else { 'gentle' } }; f; f -Force`],
+    ['default value', `function f { param($x = 'dflt') $x }; f; f 'given'`],
+    ['typed parameter converts', `function f { param([int]$n) $n + 1 }; f '41'`],
+    ['typed parameter refuses', `function f { param([int]$n) $n }; f 'abc'`],
+    ['unbound arguments in $args', `function f { $args.Count; $args[1] }; f a b c`],
+    ['$args with a param block', `function f { param($a) $args -join ',' }; f 1 2 3`],
+    ['unknown named parameter on a simple function', `function f { param($a) $a }; f -zz 1`],
+    ['mandatory missing', `function f { param([Parameter(Mandatory)]$x) $x }; f`],
+    ['mandatory given', `function f { param([Parameter(Mandatory=$true)][string]$x) $x }; f -x ok`],
+    ['return leaves with output', `function f { 'a'; return 'b'; 'c' }; f`],
+    ['return value collected', `function f { return 1, 2 }; (f).Count`],
+    ['output of every statement', `function f { 1; $null; 2 }; (f).Count`],
+    ['unknown named parameter with CmdletBinding', `function f { [CmdletBinding()] param($a) $a }; f -zz 1`],
+    ['positional binding with CmdletBinding', `function f { [CmdletBinding()] param($a, $b) "$a|$b" }; f 1 2`],
+    ['too many positional with CmdletBinding', `function f { [CmdletBinding()] param($a) $a }; f 1 2`],
+    ['ValueFromPipeline', `function f { param([Parameter(ValueFromPipeline)]$x) process { "got $x" } }; 1, 2 | f`],
+    ['begin process end', `function f { begin { 'b' } process { "p$_" } end { 'e' } }; 1, 2 | f`],
+    ['$input in a function', `function f { $input | ForEach-Object { $_ * 2 } }; 1, 2 | f`],
+    ['ValidateSet', `function f { param([ValidateSet('a','b')]$x) $x }; f c`],
+    ['function redefined', `function f { 1 }; function f { 2 }; f`],
+    ['filter', `filter double { $_ * 2 }; 1, 2 | double`],
+    ['string parameter of an array', `function f { param([string]$s) $s }; f (1, 2)`],
+  ]),
+  ...onPage('about_Scopes', [
+    ['function scope does not leak', `$x = 1; function f { $x = 2 }; f; $x`],
+    ['child reads parent', `$x = 'outer'; function f { $x }; f`],
+    ['script: writes outside', `$x = 1; function f { $script:x = 2 }; f; $x`],
+    ['global: writes outside', `function f { $global:g = 'set' }; f; $g`],
+    ['local: reads only local', `$x = 1; function f { $local:x }; $null -eq (f)`],
+    ['private: hides from children', `$private:p = 1; function f { $null -eq $p }; f`],
+    ['modifying a parent array in place', `$a = 1,2; function f { $a[0] = 9 }; f; $a[0]`],
+  ]),
+  ...onPage('about_Script_Blocks', [
+    ['invoke with &', `$sb = { 'ran' }; & $sb`],
+    ['script block with param', `$sb = { param($n) $n * 2 }; & $sb 4`],
+    ['Invoke method', `$sb = { 1 + 1 }; $sb.Invoke()`],
+    ['script block scope', `$x = 1; & { $x = 2 }; $x`],
+    ['dot-source a script block', `$x = 1; . { $x = 2 }; $x`],
+    ['script block as a string', `$sb = { a + b }; "$sb"`],
+  ]),
+];
