@@ -24,6 +24,7 @@ import {
   WINDOWS,
   writeVersion,
 } from '../support/example-lab.js';
+import { waitUntil } from '../support/wait-until.js';
 
 export { LINUX, sleep, WINDOWS };
 
@@ -179,23 +180,20 @@ log: { level: info }
 
   /** Polls the API until `check` holds for the nodes; the last answer is in the error otherwise. */
   async waitFor(what: string, check: (nodes: NodeJson[]) => boolean, timeoutMs = 600_000): Promise<NodeJson[]> {
-    const deadline = Date.now() + timeoutMs;
     let nodes: NodeJson[] = [];
-    for (;;) {
-      nodes = await this.nodes().catch(() => []);
-      if (nodes.length > 0 && check(nodes)) return nodes;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${describeNodes(nodes)}`);
-      await sleep(100);
-    }
+    return waitUntil(
+      () => `${what}:\n${describeNodes(nodes)}`,
+      async () => {
+        nodes = await this.nodes();
+        return nodes.length > 0 && check(nodes) && nodes;
+      },
+      { timeoutMs, intervalMs: 100 },
+    );
   }
 
   /** Every listed node verified at its desired revision, with `sha` the revision in force. */
   async converged(sha: string, names = [...LINUX, ...WINDOWS], timeoutMs = 600_000): Promise<NodeJson[]> {
-    const deadline = Date.now() + timeoutMs;
-    while ((await this.revisions().catch(() => []))[0]?.sha !== sha) {
-      if (Date.now() > deadline) throw new Error(`revision ${sha} never arrived`);
-      await sleep(50);
-    }
+    await waitUntil(`revision ${sha} to arrive`, async () => (await this.revisions())[0]?.sha === sha, { timeoutMs });
     return this.waitFor(
       `${names.join(', ')} verified`,
       (nodes) =>

@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { StatusStore } from '../../src/reconciler/status-store.js';
 import { launchBrowser } from '../browser/browser.js';
 import { listenOnLoopback, statusServer } from '../support/status-server.js';
+import { waitUntil } from '../support/wait-until.js';
 
 let browser: Browser;
 let server: FastifyInstance | undefined;
@@ -32,13 +33,6 @@ async function start(maxClients: number): Promise<{ status: StatusStore; url: st
 
 const openStreams = async (url: string) =>
   Number(/^groundcrew_event_streams (\d+)$/m.exec(await (await fetch(`${url}/metrics`)).text())?.[1]);
-async function until(what: string, check: () => Promise<boolean>): Promise<void> {
-  const end = Date.now() + 30_000;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 const stateOf = (page: Page, node: string) => page.locator(`#nodes tbody tr[data-node="${node}"]`).getAttribute('data-state');
 const isLive = (page: Page) =>
   page.waitForFunction(() => document.getElementById('live')?.textContent === 'live', undefined, { timeout: 30_000 });
@@ -52,9 +46,9 @@ describe('the page after its live stream was away', () => {
     expect(await stateOf(page, 'n1')).toBe('verified');
     // Every connection cut, as a stream dropped for falling behind is; the change comes while none is open.
     server?.server.closeAllConnections();
-    await until('no stream open', async () => (await openStreams(url)) === 0);
+    await waitUntil('no stream open', async () => (await openStreams(url)) === 0, { timeoutMs: 30_000 });
     status.update('n1', { name: 'n1', state: 'stalled', lastError: { code: 'GC_MSI_FAILED', message: 'msiexec 1603' } });
-    await until('the page shows n1 stalled', async () => (await stateOf(page, 'n1')) === 'stalled');
+    await waitUntil('the page shows n1 stalled', async () => (await stateOf(page, 'n1')) === 'stalled', { timeoutMs: 30_000 });
     await isLive(page);
     await page.close();
   }, 60_000);
@@ -71,7 +65,7 @@ describe('the page after its live stream was away', () => {
     await page.waitForFunction(() => document.getElementById('live')?.textContent === 'reconnecting…', undefined, { timeout: 30_000 });
     status.update('n2', { name: 'n2', state: 'unreachable' });
     holder.destroy();
-    await until('the page shows n2 unreachable', async () => (await stateOf(page, 'n2')) === 'unreachable');
+    await waitUntil('the page shows n2 unreachable', async () => (await stateOf(page, 'n2')) === 'unreachable', { timeoutMs: 30_000 });
     await isLive(page);
     await page.close();
   }, 60_000);

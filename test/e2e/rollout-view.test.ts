@@ -13,6 +13,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, SCREENSHOTS } from '../browser/browser.js';
 import { convergedAt, type SimDaemon, startSimDaemon } from '../support/sim-daemon.js';
+import { waitUntil } from '../support/wait-until.js';
 
 const WINDOWS = ['win-compute-1', 'win-compute-2', 'win-compute-3'];
 let d: SimDaemon;
@@ -114,7 +115,7 @@ describe('the rollout view', () => {
     await page.close();
 
     // The commit status of the bad revision: pending while it rolled, failure once halted, linking its page.
-    for (let i = 0; i < 100 && statuses.filter((x) => x.path.endsWith(bad)).length < 2; i++) await new Promise((r) => setTimeout(r, 25));
+    await waitUntil('two commit statuses of the bad revision', () => statuses.filter((x) => x.path.endsWith(bad)).length >= 2);
     const mine = statuses.filter((x) => x.path === `/api/v1/repos/ops/inventory/statuses/${bad}`).map((x) => x.body);
     expect(mine.map((x) => x.state)).toEqual(['pending', 'failure']);
     expect(mine[1]?.description).toContain(`halted: ${failed} failed on it`);

@@ -7,6 +7,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { LabHost } from '../lab/lab.js';
+import { waitUntil } from '../support/wait-until.js';
 import { callersByHost, sleep } from './ha-cluster.js';
 import { haSuite } from './ha-suite.js';
 
@@ -36,8 +37,11 @@ describe('cluster mode: a member stalled past TTL/2, within its TTL', () => {
       return log(host, command, caller);
     };
     const sha = ha.pushInventory();
-    for (const deadline = Date.now() + 90_000; !resumed; await sleep(50))
-      if (Date.now() > deadline) throw new Error(`${NODE} was never told to reboot\n${ha.logTails()}`);
+    await waitUntil(
+      () => `${NODE} told to reboot\n${ha.logTails()}`,
+      () => resumed !== undefined,
+      { timeoutMs: 90_000 },
+    );
     await resumed;
     const resumedAt = Date.now();
     await ha.converged(sha, 90_000);

@@ -10,8 +10,9 @@ import { join } from 'node:path';
 import { Etcd3 } from 'etcd3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClusterKeys } from '../../src/cluster/etcd.js';
+import { waitUntil } from '../support/wait-until.js';
 import { etcdSuite } from './etcd-suite.js';
-import { SimMembers, waitFor } from './sim-members.js';
+import { SimMembers } from './sim-members.js';
 
 const PREFIX = '/gc-rewind/';
 const keys = new ClusterKeys(PREFIX);
@@ -78,8 +79,10 @@ describe('cluster mode, source.verify: no rollback without a signature', () => {
     const follower = lead === 'm1' ? 'm2' : 'm1';
 
     members.git('push', '-q', '--force', 'origin', `${older}:refs/heads/main`);
-    await waitFor(`the leader ${lead} records ${older.slice(0, 12)} rejected`, 30_000, async () =>
-      (await revisions(lead)).some((r) => r.sha === older && !r.accepted),
+    await waitUntil(
+      `the leader ${lead} records ${older.slice(0, 12)} rejected`,
+      async () => (await revisions(lead)).some((r) => r.sha === older && !r.accepted),
+      { timeoutMs: 30_000 },
     );
     const refused = (await revisions(lead)).find((r) => r.sha === older && !r.accepted);
     expect(refused?.errors).toEqual([`not a descendant of ${newest}: a rollback needs a new signed commit (git revert)`]);
@@ -89,10 +92,14 @@ describe('cluster mode, source.verify: no rollback without a signature', () => {
 
     // Allowed on the leader: in force, applied there; the follower refuses it and says so until allowed there too.
     await allowRewind(lead, older);
-    await waitFor(`${older.slice(0, 12)} in force`, 30_000, async () => (await inForce()) === older);
-    await waitFor(`${lead} applies ${older.slice(0, 12)}`, 30_000, async () => (await members.accepted(lead))[0] === older);
-    await waitFor(`${follower} refuses it, on /readyz`, 30_000, async () =>
-      /does not descend from .*refused.*allow-rewind/.test((await members.get(follower, '/readyz')).body),
+    await waitUntil(`${older.slice(0, 12)} in force`, async () => (await inForce()) === older, { timeoutMs: 30_000 });
+    await waitUntil(`${lead} applies ${older.slice(0, 12)}`, async () => (await members.accepted(lead))[0] === older, {
+      timeoutMs: 30_000,
+    });
+    await waitUntil(
+      `${follower} refuses it, on /readyz`,
+      async () => /does not descend from .*refused.*allow-rewind/.test((await members.get(follower, '/readyz')).body),
+      { timeoutMs: 30_000 },
     );
     expect((await members.accepted(follower))[0]).toBe(newest);
     await allowRewind(follower, older);

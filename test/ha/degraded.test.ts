@@ -4,6 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { NodeStatus } from '../../src/reconciler/status-store.js';
+import { waitUntil } from '../support/wait-until.js';
 import { NODES, sleep } from './ha-cluster.js';
 import { haSuite } from './ha-suite.js';
 
@@ -39,17 +40,22 @@ describe('cluster mode: etcd degraded', () => {
     ha.setVersion(NODE, '5.0.2');
     const pushedAt = Date.now();
     const upgrade = ha.push(`${NODE} to 5.0.2`);
-    for (const deadline = Date.now() + 60_000; ; await sleep(20)) {
-      if ((await ha.lab.calls(NODE)).some((c) => c.at > pushedAt && c.caller !== '-')) break;
-      if (Date.now() > deadline) throw new Error(`${NODE} got no command for ${upgrade}\n${ha.logTails()}`);
-    }
+    await waitUntil(
+      () => `a command to ${NODE} for ${upgrade}\n${ha.logTails()}`,
+      async () => (await ha.lab.calls(NODE)).some((c) => c.at > pushedAt && c.caller !== '-'),
+      { timeoutMs: 60_000, intervalMs: 20 },
+    );
     await ha.etcd.kill('e2');
-    let fencedAt = 0;
-    for (const deadline = Date.now() + 4 * TTL_MS; !fencedAt; await sleep(100)) {
-      const answers = await Promise.all(urls().map(readyz));
-      if (answers.every((a) => a.status === 503 && /etcd/.test(a.reason ?? ''))) fencedAt = Date.now();
-      else if (Date.now() > deadline) throw new Error(`not all fenced: ${JSON.stringify(answers)}`);
-    }
+    let answers: { status: number; reason?: string }[] = [];
+    await waitUntil(
+      () => `every member fenced: ${JSON.stringify(answers)}`,
+      async () => {
+        answers = await Promise.all(urls().map(readyz));
+        return answers.every((a) => a.status === 503 && /etcd/.test(a.reason ?? ''));
+      },
+      { timeoutMs: 4 * TTL_MS, intervalMs: 100 },
+    );
+    const fencedAt = Date.now();
     // A commit that asks for more work arrives meanwhile.
     ha.setVersion('win-compute-2', '5.0.2');
     const sha = ha.push('win-compute-2 to 5.0.2, etcd without quorum');

@@ -4,6 +4,7 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { waitUntil } from '../support/wait-until.js';
 
 const ETCD = process.env.GC_ETCD ?? '/usr/bin/etcd';
 export const ETCDCTL = process.env.GC_ETCDCTL ?? '/usr/bin/etcdctl';
@@ -103,23 +104,21 @@ export class EtcdCluster {
 
   /** Waits until `count` members answer healthy (a quorum writes). */
   async waitHealthy(count: number, timeoutMs = 30_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const healthy = await Promise.all(
-        this.names.map((n) =>
-          this.ctl(['endpoint', 'health'], [n]).then(
-            () => true,
-            () => false,
+    await waitUntil(
+      () => `etcd: ${count} healthy members\n${this.names.map((n) => `${n}: ${this.log(n).slice(-2000)}`).join('\n')}`,
+      async () => {
+        const healthy = await Promise.all(
+          this.names.map((n) =>
+            this.ctl(['endpoint', 'health'], [n]).then(
+              () => true,
+              () => false,
+            ),
           ),
-        ),
-      );
-      if (healthy.filter(Boolean).length >= count) return;
-      if (Date.now() > deadline)
-        throw new Error(
-          `etcd: ${count} healthy members expected\n${this.names.map((n) => `${n}: ${this.log(n).slice(-2000)}`).join('\n')}`,
         );
-      await new Promise((r) => setTimeout(r, 200));
-    }
+        return healthy.filter(Boolean).length >= count;
+      },
+      { timeoutMs, intervalMs: 200 },
+    );
   }
 
   async stop(): Promise<void> {

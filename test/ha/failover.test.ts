@@ -5,7 +5,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { NodeDetail } from '../../src/reconciler/status-store.js';
-import { sleep } from './ha-cluster.js';
+import { waitUntil } from '../support/wait-until.js';
 import { haSuite } from './ha-suite.js';
 
 const MEMBERS = ['m1', 'm2', 'm3'];
@@ -20,8 +20,12 @@ describe('cluster mode: failover', () => {
     await ha.startMembers();
     const sha = ha.pushInventory();
     const host = ha.lab.host(NODE);
-    for (const deadline = Date.now() + 90_000; !host.rebooting; await sleep(20))
-      if (Date.now() > deadline) throw new Error(`${NODE} never rebooted\n${ha.logTails()}`);
+    // Looked at often: the kill must land inside the reboot.
+    await waitUntil(
+      () => `${NODE} rebooting\n${ha.logTails()}`,
+      () => host.rebooting,
+      { timeoutMs: 90_000, intervalMs: 20 },
+    );
     // The member driving the reboot is the one that sent it, as the host's own call log says.
     const owner = (await ha.lab.calls(NODE)).find((c) => REBOOT.test(c.command))?.caller;
     if (!owner || !ha.members.has(owner)) throw new Error(`${NODE} rebooted, asked by no member (${owner})`);

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { NodeStatus } from '../../src/reconciler/status-store.js';
 import type { WindowsHost } from '../../src/sim/windows/windows-host.js';
+import { waitUntil } from '../support/wait-until.js';
 import { NODES, sleep } from './ha-cluster.js';
 import { haSuite } from './ha-suite.js';
 
@@ -50,15 +51,17 @@ describe('cluster mode: the failure budget across members', () => {
     }
     const sha = ha.push('every Windows node to a vRouter build that fails');
     let nodes = new Map<string, NodeStatus>();
-    for (const deadline = Date.now() + 90_000; ; await sleep(250)) {
-      nodes = await ha.nodesByOwner();
-      const failed = WINDOWS.filter((w) => nodes.get(w)?.state === 'stalled');
-      const halted = WINDOWS.filter((w) => nodes.get(w)?.waiting?.includes('halted'));
-      if (failed.length === 1 && halted.length === 2) break;
-      if (failed.length > 1) break;
-      if (Date.now() > deadline)
-        throw new Error(`${WINDOWS.map((w) => `${w} ${nodes.get(w)?.state} ${nodes.get(w)?.waiting ?? ''}`).join('\n')}\n${ha.logTails()}`);
-    }
+    await waitUntil(
+      () =>
+        `one failure and two held, or more failures:\n${WINDOWS.map((w) => `${w} ${nodes.get(w)?.state} ${nodes.get(w)?.waiting ?? ''}`).join('\n')}\n${ha.logTails()}`,
+      async () => {
+        nodes = await ha.nodesByOwner();
+        const failed = WINDOWS.filter((w) => nodes.get(w)?.state === 'stalled');
+        const halted = WINDOWS.filter((w) => nodes.get(w)?.waiting?.includes('halted'));
+        return (failed.length === 1 && halted.length === 2) || failed.length > 1;
+      },
+      { timeoutMs: 90_000, intervalMs: 250 },
+    );
     // Give the halted nodes' members time to (wrongly) move on: they must not.
     await sleep(3 * TTL_MS);
     nodes = await ha.nodesByOwner();

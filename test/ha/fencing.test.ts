@@ -3,6 +3,7 @@
 // nodes and finish them, and once resumed it rejoins with a new lease, taking nodes only as they are handed over.
 
 import { describe, expect, it } from 'vitest';
+import { waitUntil } from '../support/wait-until.js';
 import { NODES, sleep } from './ha-cluster.js';
 import { haSuite } from './ha-suite.js';
 
@@ -18,11 +19,11 @@ describe('cluster mode: fencing', () => {
     await ha.startMembers();
     const sha = ha.pushInventory();
     // The member driving win-compute-1 (a reboot ahead of it) is paused as soon as it has sent it a command.
-    let paused: string | undefined;
-    for (const deadline = Date.now() + 60_000; !paused; await sleep(50)) {
-      if (Date.now() > deadline) throw new Error(`nobody drove win-compute-1\n${ha.logTails()}`);
-      paused = (await ha.lab.calls('win-compute-1')).find((c) => c.caller !== '-')?.caller;
-    }
+    const paused = await waitUntil(
+      () => `a member driving win-compute-1\n${ha.logTails()}`,
+      async () => (await ha.lab.calls('win-compute-1')).find((c) => c.caller !== '-')?.caller,
+      { timeoutMs: 60_000 },
+    );
     await ha.signal(paused, 'SIGSTOP');
     const stoppedAt = Date.now();
     await ha.converged(sha, 120_000);

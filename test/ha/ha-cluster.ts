@@ -17,11 +17,11 @@ import {
   NODES,
   servingUrl,
   signature,
-  sleep,
   spawnDaemon,
   stopProcess,
   writeVersion,
 } from '../support/example-lab.js';
+import { waitUntil } from '../support/wait-until.js';
 import { EtcdCluster } from './etcd-cluster.js';
 
 export { BIN, NODES, sleep } from '../support/example-lab.js';
@@ -209,14 +209,16 @@ cluster:
 
   /** Resolves once etcd lists these members (their leases live). */
   async registered(names: string[], timeoutMs = 20_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const out = await this.etcd.ctl(['get', '--prefix', '--keys-only', '/gc-test/members/']).catch(() => '');
-      const listed = out.split('\n').filter(Boolean);
-      if (names.every((n) => listed.includes(`/gc-test/members/${n}`))) return;
-      if (Date.now() > deadline) throw new Error(`members ${names.join(', ')} not registered: ${listed.join(', ')}`);
-      await sleep(100);
-    }
+    let listed: string[] = [];
+    await waitUntil(
+      () => `members ${names.join(', ')} registered (listed: ${listed.join(', ')})`,
+      async () => {
+        const out = await this.etcd.ctl(['get', '--prefix', '--keys-only', '/gc-test/members/']).catch(() => '');
+        listed = out.split('\n').filter(Boolean);
+        return names.every((n) => listed.includes(`/gc-test/members/${n}`));
+      },
+      { timeoutMs, intervalMs: 100 },
+    );
   }
 
   /** Owner of each node as etcd has it now. */
@@ -285,25 +287,29 @@ cluster:
 
   /** Waits until every live member has `sha` in force and every node is verified on its desired revision. */
   async converged(sha: string, timeoutMs = 120_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
     let seen: NodeStatus[] = [];
-    for (;;) {
-      const dead = [...this.members.values()].find((m) => (m.proc.exitCode !== null || m.proc.signalCode !== null) && !m.expectedExit);
-      if (dead) throw new Error(`member ${dead.name} exited (${dead.proc.exitCode ?? dead.proc.signalCode}):\n${this.logTails(40)}`);
-      const inForce = await this.revisions();
-      seen = await this.nodes();
-      const byOwner = await this.nodesByOwner().catch(() => new Map<string, NodeStatus>());
-      const ok =
-        inForce.every((r) => r === sha) &&
-        NODES.every((name) => {
-          const n = byOwner.get(name);
-          return n?.state === 'verified' && n.lastAppliedRevision !== undefined && n.lastAppliedRevision === n.desiredRevision;
-        });
-      if (ok) return;
-      if (Date.now() > deadline)
-        throw new Error(`not converged on ${sha} (in force: ${inForce.join(', ')}):\n${describeNodes(seen)}\n${this.logTails()}`);
-      await sleep(250);
-    }
+    let inForce: (string | undefined)[] = [];
+    let dead: string | undefined;
+    await waitUntil(
+      () => `converged on ${sha} (in force: ${inForce.join(', ')}):\n${describeNodes(seen)}\n${this.logTails()}`,
+      async () => {
+        const exited = [...this.members.values()].find((m) => (m.proc.exitCode !== null || m.proc.signalCode !== null) && !m.expectedExit);
+        if (exited) dead = `member ${exited.name} exited (${exited.proc.exitCode ?? exited.proc.signalCode}):\n${this.logTails(40)}`;
+        if (dead) return true;
+        inForce = await this.revisions();
+        seen = await this.nodes();
+        const byOwner = await this.nodesByOwner().catch(() => new Map<string, NodeStatus>());
+        return (
+          inForce.every((r) => r === sha) &&
+          NODES.every((name) => {
+            const n = byOwner.get(name);
+            return n?.state === 'verified' && n.lastAppliedRevision !== undefined && n.lastAppliedRevision === n.desiredRevision;
+          })
+        );
+      },
+      { timeoutMs, intervalMs: 250 },
+    );
+    if (dead) throw new Error(dead);
   }
 
   /** The end of each member's log, for a failure's message. */

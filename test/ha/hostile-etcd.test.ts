@@ -12,8 +12,9 @@ import { Etcd3 } from 'etcd3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClusterKeys } from '../../src/cluster/etcd.js';
 import { ownerOf } from '../../src/cluster/rendezvous.js';
+import { waitUntil } from '../support/wait-until.js';
 import { etcdSuite } from './etcd-suite.js';
-import { SimMembers, waitFor } from './sim-members.js';
+import { SimMembers } from './sim-members.js';
 
 const PREFIX = '/gc-hostile/';
 const keys = new ClusterKeys(PREFIX);
@@ -57,7 +58,7 @@ describe('etcd is a trust boundary: hostile values a probe planted', () => {
     try {
       for (const node of NODES) await probe.put(keys.status(node)).value(wrong(node));
       // Each member reads another's nodes' statuses: seen once each member says it skipped them.
-      await waitFor('every member skips the planted statuses', 20_000, async () => {
+      await waitUntil('every member skips the planted statuses', async () => {
         for (const name of MEMBERS) {
           if ((await members.get(name, '/')).status !== 200) return true;
           if (said(members, name, /status value in etcd refused/).length === 0) return false;
@@ -74,7 +75,7 @@ describe('etcd is a trust boundary: hostile values a probe planted', () => {
       // One line per key change: read again at every full read, not said again.
       expect(said(members, 'm1', /status value in etcd refused/).length).toBeLessThanOrEqual(NODES.length);
       for (const node of NODES) await probe.delete().key(keys.status(node));
-      await waitFor('the deleted statuses forgotten by the members that do not drive them', 20_000, async () => {
+      await waitUntil('the deleted statuses forgotten by the members that do not drive them', async () => {
         for (const name of MEMBERS) {
           const shown = (await members.nodes(name)).map((n) => n.name);
           if (NODES.some((node) => ownerOf(node, MEMBERS) !== name && shown.includes(node))) return false;
@@ -123,7 +124,7 @@ describe('etcd is a trust boundary: hostile values a probe planted', () => {
           })),
         ],
       });
-      await waitFor('every member read the marker', 20_000, async () => {
+      await waitUntil('every member read the marker', async () => {
         for (const name of MEMBERS)
           if ((await members.nodes(name)).find((n) => n.name === marked(name))?.waiting !== 'probe marker') return false;
         return true;
@@ -132,7 +133,7 @@ describe('etcd is a trust boundary: hostile values a probe planted', () => {
       // A status deleted in etcd: forgotten where it was shown (the member that does not drive the node).
       const node = marked('m1');
       await probe.delete().key(keys.status(node));
-      await waitFor(`${node} forgotten by m1`, 20_000, async () => !(await members.nodes('m1')).some((n) => n.name === node));
+      await waitUntil(`${node} forgotten by m1`, async () => !(await members.nodes('m1')).some((n) => n.name === node));
     } finally {
       await probe.delete().key(keys.status('ghost-1'));
       await probe.delete().key(keys.status('ghost-2'));
@@ -144,7 +145,7 @@ describe('etcd is a trust boundary: hostile values a probe planted', () => {
     const node = 'win-compute-3';
     await probe.put(keys.owner(node)).value(JSON.stringify({ member: 'ghost', lease: '12345' }));
     const owner = ownerOf(node, MEMBERS) as string;
-    await waitFor(`${node} owned again by ${owner}, under its lease`, 20_000, async () => {
+    await waitUntil(`${node} owned again by ${owner}, under its lease`, async () => {
       const res = await probe.get(keys.owner(node)).exec();
       const kv = res.kvs[0];
       if (!kv) return false;
@@ -162,7 +163,7 @@ describe('etcd is a trust boundary: hostile values a probe planted', () => {
     const taken = NODES.filter((n) => ownerOf(n, [...MEMBERS, ghost]) === ghost);
     await probe.put(keys.member(ghost)).value(JSON.stringify({ name: ghost, since: new Date().toISOString() }));
     try {
-      await waitFor('both members skipped the planted member key', 20_000, () =>
+      await waitUntil('both members skipped the planted member key', () =>
         MEMBERS.every((m) => said(members, m, /member value in etcd refused/).length > 0),
       );
       // A pass of each member's ownership after the read (every TTL/3), with the node settled: still owned.
@@ -185,11 +186,15 @@ describe('etcd is a trust boundary: hostile values a probe planted', () => {
    */
   async function plantRevision(value: string, seen: () => boolean): Promise<void> {
     const before = await acceptedCounts();
-    await waitFor('the planted revision seen by a follower', 30_000, async () => {
-      await probe.put(keys.inForce()).value(value);
-      await new Promise((r) => setTimeout(r, 300));
-      return seen() || (await acceptedCounts()).some((n, i) => n !== before[i]);
-    });
+    await waitUntil(
+      'the planted revision seen by a follower',
+      async () => {
+        await probe.put(keys.inForce()).value(value);
+        await new Promise((r) => setTimeout(r, 300));
+        return seen() || (await acceptedCounts()).some((n, i) => n !== before[i]);
+      },
+      { timeoutMs: 30_000 },
+    );
     expect(await acceptedCounts(), 'revisions accepted by each member').toEqual(before);
   }
 
@@ -204,9 +209,8 @@ describe('etcd is a trust boundary: hostile values a probe planted', () => {
       said(members, follower, /revision value in etcd refused/).some((l) => l.kind === 'revision'),
     );
     for (const name of MEMBERS) expect((await members.accepted(name))[0], name).toBe(head);
-    await waitFor(
+    await waitUntil(
       'the leader wrote the head back',
-      10_000,
       async () => JSON.parse((await probe.get(keys.inForce()).string()) ?? '{}').sha === head,
     );
   });
@@ -221,11 +225,10 @@ describe('etcd is a trust boundary: hostile values a probe planted', () => {
     await plantRevision(planted, () => said(members, follower, /does not descend from/).length > 0);
     for (const name of MEMBERS) expect((await members.accepted(name))[0], name).toBe(head);
     expect(said(members, follower, /does not descend from/)[0]?.msg).toMatch(/allow-rewind/);
-    await waitFor(
+    await waitUntil(
       'the leader wrote the head back',
-      10_000,
       async () => JSON.parse((await probe.get(keys.inForce()).string()) ?? '{}').sha === head,
     );
-    await waitFor(`${follower} ready again`, 10_000, async () => (await members.get(follower, '/readyz')).status === 200);
+    await waitUntil(`${follower} ready again`, async () => (await members.get(follower, '/readyz')).status === 200);
   });
 });

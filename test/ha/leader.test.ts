@@ -6,7 +6,8 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN, sleep } from './ha-cluster.js';
+import { waitUntil } from '../support/wait-until.js';
+import { BIN } from './ha-cluster.js';
 import { haSuite } from './ha-suite.js';
 
 const MEMBERS = ['m1', 'm2', 'm3'];
@@ -43,14 +44,19 @@ describe('cluster mode: the leader and the revision in force', () => {
     // (read after: a member seen on the new commit applied it before this leader was read).
     let elected: { at: number; name: string } | undefined;
     let applied: { at: number; leader: string | undefined } | undefined;
-    for (const deadline = Date.now() + 60_000; ; await sleep(100)) {
-      const inForce = await ha.revisions();
-      const now = await ha.leader();
-      if (!elected && now && now !== leader) elected = { at: Date.now(), name: now };
-      if (!applied && inForce.includes(second)) applied = { at: Date.now(), leader: now };
-      if (inForce.length === 2 && inForce.every((r) => r === second)) break;
-      if (Date.now() > deadline) throw new Error(`leader ${now}; in force ${inForce.join(', ')}\n${ha.logTails()}`);
-    }
+    let seen = '';
+    await waitUntil(
+      () => `the new commit in force on both members (${seen})\n${ha.logTails()}`,
+      async () => {
+        const inForce = await ha.revisions();
+        const now = await ha.leader();
+        seen = `leader ${now}; in force ${inForce.join(', ')}`;
+        if (!elected && now && now !== leader) elected = { at: Date.now(), name: now };
+        if (!applied && inForce.includes(second)) applied = { at: Date.now(), leader: now };
+        return inForce.length === 2 && inForce.every((r) => r === second);
+      },
+      { timeoutMs: 60_000, intervalMs: 100 },
+    );
     if (!elected || !applied) throw new Error('no new leader seen');
     expect(applied.leader).toBe(elected.name);
     expect(applied.at - killedAt).toBeGreaterThanOrEqual((TTL_MS * 2) / 3);

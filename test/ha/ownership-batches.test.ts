@@ -12,6 +12,7 @@ import { LeaseRenewer } from '../../src/cluster/lease-renewer.js';
 import { Membership } from '../../src/cluster/membership.js';
 import { Ownership } from '../../src/cluster/ownership.js';
 import { ownerOf } from '../../src/cluster/rendezvous.js';
+import { waitUntil } from '../support/wait-until.js';
 import { etcdSuite } from './etcd-suite.js';
 
 const TTL_MS = 10_000;
@@ -141,10 +142,8 @@ describe('cluster mode: owner keys taken in batches', () => {
         if (nodes?.includes('orphan-7')) waitingWhenStarted = ownership.waiting;
       },
     });
-    const until = async (test: () => boolean, what: string) => {
-      for (const deadline = Date.now() + 30_000; !test(); await new Promise((r) => setTimeout(r, 50)))
-        if (Date.now() > deadline) throw new Error(`${what} not seen within 30 s (started: ${started.length})`);
-    };
+    const until = (test: () => boolean, what: string) =>
+      waitUntil(() => `${what} (started: ${started.length})`, test, { timeoutMs: 30_000 });
     try {
       await membership.start();
       ownership.setNodes([...NODES, ...orphans]);

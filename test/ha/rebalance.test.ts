@@ -3,7 +3,8 @@
 // (hosts' call logs against an etcd watch of the owner keys), and the cluster stays converged.
 
 import { describe, expect, it } from 'vitest';
-import { NODES, sleep } from './ha-cluster.js';
+import { waitUntil } from '../support/wait-until.js';
+import { NODES } from './ha-cluster.js';
 import { haSuite } from './ha-suite.js';
 
 const TTL_MS = 3000;
@@ -22,15 +23,27 @@ describe('cluster mode: a member added', () => {
     await ha.startMember('m3');
     await ha.registered(['m1', 'm2', 'm3']);
     let after: Record<string, string> = {};
-    for (const deadline = Date.now() + 60_000; !Object.values(after).includes('m3'); await sleep(200)) {
-      if (Date.now() > deadline) throw new Error(`m3 took nothing: ${JSON.stringify(after)}\n${ha.logTails()}`);
+    const owners = async () => {
       after = await ha.owners();
-    }
+      return after;
+    };
+    await waitUntil(
+      () => `m3 to take a node: ${JSON.stringify(after)}\n${ha.logTails()}`,
+      async () => Object.values(await owners()).includes('m3'),
+      {
+        timeoutMs: 60_000,
+        intervalMs: 200,
+      },
+    );
     // Every node has an owner again (a moved node is without one only between its hand-over and the take).
-    for (const deadline = Date.now() + 30_000; Object.keys(after).length < NODES.length; await sleep(200)) {
-      if (Date.now() > deadline) throw new Error(`owners: ${JSON.stringify(after)}`);
-      after = await ha.owners();
-    }
+    await waitUntil(
+      () => `an owner for every node: ${JSON.stringify(after)}`,
+      async () => Object.keys(await owners()).length >= NODES.length,
+      {
+        timeoutMs: 30_000,
+        intervalMs: 200,
+      },
+    );
     await ha.converged(sha, 60_000);
 
     const moved = NODES.filter((n) => before[n] !== after[n]);

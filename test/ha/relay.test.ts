@@ -2,6 +2,7 @@
 // member, which would not look at Git for an hour, fetches the new commit too.
 
 import { describe, expect, it } from 'vitest';
+import { waitUntil } from '../support/wait-until.js';
 import { sleep } from './ha-cluster.js';
 import { haSuite } from './ha-suite.js';
 
@@ -11,22 +12,29 @@ describe('cluster mode: webhook relay', () => {
   it('a webhook to one member makes every member fetch', { timeout: 180_000 }, async () => {
     await ha.startMembers();
     // Both have read the first commit (their look at start) before the next is pushed.
-    for (const deadline = Date.now() + 20_000; ; await sleep(100)) {
-      const inForce = await ha.revisions();
-      if (inForce.length === 2 && inForce.every((r) => r !== undefined)) break;
-      if (Date.now() > deadline) throw new Error(`in force: ${inForce.join(', ')}`);
-    }
+    let inForce: (string | undefined)[] = [];
+    await waitUntil(
+      () => `a revision in force on both members: ${inForce.join(', ')}`,
+      async () => {
+        inForce = await ha.revisions();
+        return inForce.length === 2 && inForce.every((r) => r !== undefined);
+      },
+      { intervalMs: 100 },
+    );
     const sha = ha.pushInventory();
     await sleep(1500);
     // Neither has looked at Git since it started.
     expect(await ha.revisions()).not.toContain(sha);
     const sent = Date.now();
     expect(await ha.hook('m1')).toBe(202);
-    for (const deadline = Date.now() + 15_000; ; await sleep(100)) {
-      const inForce = await ha.revisions();
-      if (inForce.length === 2 && inForce.every((r) => r === sha)) break;
-      if (Date.now() > deadline) throw new Error(`in force: ${inForce.join(', ')}\n${ha.logTails()}`);
-    }
+    await waitUntil(
+      () => `${sha.slice(0, 12)} in force on both members: ${inForce.join(', ')}\n${ha.logTails()}`,
+      async () => {
+        inForce = await ha.revisions();
+        return inForce.length === 2 && inForce.every((r) => r === sha);
+      },
+      { intervalMs: 100 },
+    );
     console.log(`relay: both members on the new commit ${Date.now() - sent} ms after the webhook to m1`);
     expect(ha.members.get('m2')?.log).toContain('relayed by m1');
     await ha.converged(sha);

@@ -14,6 +14,7 @@ import { SharedDetails } from '../../src/cluster/shared-details.js';
 import type { NodeState } from '../../src/node-state.js';
 import { type PhaseReport, StatusStore } from '../../src/reconciler/status-store.js';
 import { listenOnLoopback, statusServer } from '../support/status-server.js';
+import { waitUntil } from '../support/wait-until.js';
 import { etcdSuite } from './etcd-suite.js';
 
 const log = pino({ level: 'silent' });
@@ -143,8 +144,7 @@ describe('node history and run reports through etcd', () => {
       await take(a, 'lin-1');
       for (let i = 0; i < 10; i++) a.pass('lin-1', [`phase-${i}`]);
       expect(a.details.counts.written).toBe(0);
-      const deadline = Date.now() + 10_000;
-      while ((await stored('lin-1')) === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      await waitUntil("lin-1's detail stored", async () => (await stored('lin-1')) !== null, { intervalMs: 100 });
       expect(await a.writes.flush('lin-1')).toBe(true);
       expect(a.details.counts.written).toBe(1);
       const detail = await stored('lin-1');
@@ -166,10 +166,9 @@ describe('node history and run reports through etcd', () => {
     // A is mid-pass (a reboot) when it stops: its running pass reaches etcd after the delay.
     a.pass('win-2', ['vrouter']);
     a.status.update('win-2', { name: 'win-2', state: 'rebooting', phase: 'vrouter' }, 'm1 reboot');
-    const deadline = Date.now() + 10_000;
-    while ((await stored('win-2'))?.history.at(-1)?.detail !== 'm1 reboot' && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitUntil("m1's reboot stored for win-2", async () => (await stored('win-2'))?.history.at(-1)?.detail === 'm1 reboot', {
+      intervalMs: 100,
+    });
     a.details.stop();
     expect(await a.writes.flush('win-2')).toBe(true);
 

@@ -12,6 +12,7 @@ import type { FencedWrites } from '../../src/cluster/fenced-writes.js';
 import type { Ownership } from '../../src/cluster/ownership.js';
 import { SharedStatus } from '../../src/cluster/shared-status.js';
 import { StatusStore } from '../../src/reconciler/status-store.js';
+import { waitUntil } from '../support/wait-until.js';
 import { etcdSuite } from './etcd-suite.js';
 
 const log = pino({ level: 'silent' });
@@ -94,12 +95,6 @@ class TcpRelay {
   }
 }
 
-async function waitFor(what: string, ok: () => boolean, ms = 20_000): Promise<void> {
-  for (const deadline = Date.now() + ms; !ok(); await new Promise((r) => setTimeout(r, 50))) {
-    if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${what}`);
-  }
-}
-
 describe('shared status on a real etcd', () => {
   const suite = etcdSuite(23930, 3);
   let writer: Etcd3;
@@ -140,7 +135,7 @@ describe('shared status on a real etcd', () => {
     try {
       await expect(m.client.getAll().prefix(keys.statuses()).strings()).rejects.toThrow(/max|larger|RESOURCE_EXHAUSTED/i);
       m.shared.start(1000);
-      await waitFor('every status read', () => m.shared.counts.fullReads === 1);
+      await waitUntil('every status read', () => m.shared.counts.fullReads === 1);
       expect(m.status.list()).toHaveLength(COUNT);
       expect(m.status.get('node-9999')?.address).toBe('10.0.39.15');
       expect(m.shared.counts.pages).toBe(COUNT / 500);
@@ -155,12 +150,12 @@ describe('shared status on a real etcd', () => {
     const m = member(suite.etcd.endpoints, held);
     try {
       m.shared.start(1000);
-      await waitFor('every status read', () => m.shared.counts.fullReads === 1);
+      await waitUntil('every status read', () => m.shared.counts.fullReads === 1);
       // node-9 is this member's: its own write coming back does not touch its store, nor count as elsewhere ...
       await writer.put(keys.status('node-9')).value(record(9, 'verified'));
       await writer.put(keys.status('node-7')).value(record(7, 'verified'));
       await writer.put(keys.status('node-8')).value('not json {');
-      await waitFor('node-7 verified here', () => m.status.get('node-7')?.state === 'verified');
+      await waitUntil('node-7 verified here', () => m.status.get('node-7')?.state === 'verified');
       expect(m.verified).toEqual(['node-7']);
       expect(m.shared.elsewhere('node-7')?.state).toBe('verified');
       expect(m.status.get('node-8')?.state).toBe('converging');
@@ -171,7 +166,7 @@ describe('shared status on a real etcd', () => {
       held.clear();
       expect(m.shared.elsewhere('node-9')?.state).toBe('verified');
       await writer.delete().key(keys.status('node-7'));
-      await waitFor('node-7 forgotten', () => m.shared.elsewhere('node-7') === undefined);
+      await waitUntil('node-7 forgotten', () => m.shared.elsewhere('node-7') === undefined);
       expect(m.shared.counts.fullReads).toBe(1);
       expect(m.shared.counts.events).toBe(4);
       await writer.put(keys.status('node-7')).value(record(7));
@@ -189,7 +184,7 @@ describe('shared status on a real etcd', () => {
     const m = member([proxy.url]);
     try {
       m.shared.start(500);
-      await waitFor('every status read', () => m.shared.counts.fullReads === 1);
+      await waitUntil('every status read', () => m.shared.counts.fullReads === 1);
       proxy.cut();
       await writer.put(keys.status('node-3')).value(record(3, 'verified'));
       await writer.put(keys.status('node-4')).value(record(4, 'stalled'));
@@ -197,13 +192,13 @@ describe('shared status on a real etcd', () => {
       await suite.etcd.ctl(['compact', rev]);
       proxy.restore();
       // Not from the watch resuming (its revision was gone): from the whole read again, which must have ended.
-      await waitFor('a second whole read', () => m.shared.counts.fullReads === 2, 40_000);
+      await waitUntil('a second whole read', () => m.shared.counts.fullReads === 2, { timeoutMs: 40_000 });
       expect(m.status.get('node-3')?.state).toBe('verified');
       expect(m.status.get('node-4')?.state).toBe('stalled');
       expect(m.verified).toContain('node-3');
       // And the new watch works: a change after the read again arrives.
       await writer.put(keys.status('node-5')).value(record(5, 'verified'));
-      await waitFor('node-5 verified here', () => m.status.get('node-5')?.state === 'verified');
+      await waitUntil('node-5 verified here', () => m.status.get('node-5')?.state === 'verified');
     } finally {
       m.shared.stop();
       m.client.close();

@@ -13,6 +13,7 @@ import { type Daemon, startDaemon } from '../../src/cli/daemon.js';
 import { DaemonConfigSchema } from '../../src/cli/daemon-config.js';
 import type { NodeStatus } from '../../src/reconciler/status-store.js';
 import { HostProcess } from '../../src/sim/transports/host-process.js';
+import { waitUntil } from '../support/wait-until.js';
 
 const EXAMPLE = join(import.meta.dirname, '..', '..', 'inventory-repo-example');
 
@@ -129,27 +130,29 @@ export class SimMembers {
   /** Resolves when every member has `sha` in force and every node it shows is verified on its desired revision. */
   async converged(sha: string, nodes: readonly string[], timeoutMs = 90_000): Promise<void> {
     let seen = '';
-    await waitFor(`every member on ${sha.slice(0, 12)}, every node verified`, timeoutMs, async () => {
-      const views: string[] = [];
-      let ok = true;
-      for (const name of this.members.keys()) {
-        const accepted = (await this.accepted(name))[0];
-        const shown = await this.nodes(name);
-        views.push(
-          `${name}: in force ${accepted?.slice(0, 12)}; ${shown.map((n) => `${n.name} ${n.state} ${n.waiting ?? ''}`).join(', ')}`,
-        );
-        ok &&=
-          accepted === sha &&
-          nodes.every((n) => {
-            const s = shown.find((x) => x.name === n);
-            return s?.state === 'verified' && s.lastAppliedRevision !== undefined && s.lastAppliedRevision === s.desiredRevision;
-          });
-      }
-      seen = views.join('\n');
-      return ok;
-    }).catch((err: Error) => {
-      throw new Error(`${err.message}\n${seen}\n${this.logTails()}`);
-    });
+    await waitUntil(
+      () => `every member on ${sha.slice(0, 12)}, every node verified:\n${seen}\n${this.logTails()}`,
+      async () => {
+        const views: string[] = [];
+        let ok = true;
+        for (const name of this.members.keys()) {
+          const accepted = (await this.accepted(name))[0];
+          const shown = await this.nodes(name);
+          views.push(
+            `${name}: in force ${accepted?.slice(0, 12)}; ${shown.map((n) => `${n.name} ${n.state} ${n.waiting ?? ''}`).join(', ')}`,
+          );
+          ok &&=
+            accepted === sha &&
+            nodes.every((n) => {
+              const s = shown.find((x) => x.name === n);
+              return s?.state === 'verified' && s.lastAppliedRevision !== undefined && s.lastAppliedRevision === s.desiredRevision;
+            });
+        }
+        seen = views.join('\n');
+        return ok;
+      },
+      { timeoutMs },
+    );
   }
 
   /** The last lines of each member's log, for a failure's message. */
@@ -166,15 +169,5 @@ export class SimMembers {
             .join('\n')}`,
       )
       .join('\n');
-  }
-}
-
-/** Polls `check` every 100 ms until it holds; throws with `what` once `timeoutMs` passed. */
-export async function waitFor(what: string, timeoutMs: number, check: () => boolean | Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -5,8 +5,8 @@
 // went with it, and another node rebooted at once: two down).
 
 import { describe, expect, it } from 'vitest';
+import { waitUntil } from '../support/wait-until.js';
 import { sampleDisruption } from './disruption.js';
-import { sleep } from './ha-cluster.js';
 import { haSuite } from './ha-suite.js';
 
 const MEMBERS = ['m1', 'm2', 'm3'];
@@ -21,11 +21,14 @@ describe('cluster mode: a disruption slot outlives the member that took it', () 
     const disruption = sampleDisruption(ha);
     try {
       const sha = ha.pushInventory();
-      let first: string | undefined;
-      for (const deadline = Date.now() + 90_000; !first; await sleep(20)) {
-        if (Date.now() > deadline) throw new Error(`no host rebooted\n${ha.logTails()}`);
-        first = ha.lab.hosts.find((h) => h.rebooting)?.name;
-      }
+      const first = await waitUntil(
+        () => `a host rebooting\n${ha.logTails()}`,
+        () => ha.lab.hosts.find((h) => h.rebooting)?.name,
+        {
+          timeoutMs: 90_000,
+          intervalMs: 20,
+        },
+      );
       const owner = (await ha.owners())[first];
       if (!owner) throw new Error(`${first} has no owner`);
       await ha.signal(owner, 'SIGKILL');

@@ -8,6 +8,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DaemonProcess, startDaemonProcess } from '../support/daemon-process.js';
+import { waitUntil } from '../support/wait-until.js';
 
 let daemon: DaemonProcess;
 interface NodeJson {
@@ -20,15 +21,6 @@ interface NodeJson {
 
 const nodes = async () => (await (await fetch(`${daemon.url}/api/nodes`)).json()) as NodeJson[];
 const node = async (name: string) => (await (await fetch(`${daemon.url}/api/nodes/${name}`)).json()) as NodeJson;
-async function until<T>(what: string, get: () => Promise<T>, check: (v: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await get();
-    if (check(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v).slice(0, 500)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 const settled = (ns: NodeJson[]) =>
   ns.length === 6 && ns.every((n) => n.state === 'verified' && n.lastAppliedRevision === n.desiredRevision);
 
@@ -50,7 +42,7 @@ function raw(path: string, headers: Record<string, string>, method = 'GET'): Pro
 
 beforeAll(async () => {
   daemon = await startDaemonProcess();
-  await until('the first convergence', nodes, settled);
+  await waitUntil('the first convergence', async () => settled(await nodes()), { timeoutMs: 30_000 });
 }, 60_000);
 afterAll(() => daemon?.stop());
 
@@ -80,10 +72,13 @@ describe('API access', () => {
     const ok = await daemon.cli('reconcile', 'ctrl1', '--url', daemon.url);
     expect(ok.stderr).toBe('');
     expect(ok.stdout.trim()).toBe('reconciling 1 node: ctrl1');
-    await until(
+    await waitUntil(
       'ctrl1 reconciled',
-      () => node('ctrl1'),
-      (n) => n.history.length > (before.get('ctrl1') ?? 0) && n.state === 'verified',
+      async () => {
+        const n = await node('ctrl1');
+        return n.history.length > (before.get('ctrl1') ?? 0) && n.state === 'verified';
+      },
+      { timeoutMs: 30_000 },
     );
     for (const n of await nodes()) if (n.name !== 'ctrl1') expect((await node(n.name)).history.length, n.name).toBe(before.get(n.name));
   });
@@ -127,7 +122,14 @@ describe('API access', () => {
   it('shows terminal escapes of a commit subject inert in `groundcrew status`', async () => {
     const sha = daemon.commit('\x1b]0;pwned\x07\x1b[2J\x9b31mred\u202eevil');
     const revisions = async () => (await (await fetch(`${daemon.url}/api/revisions`)).json()) as { sha: string; accepted: boolean }[];
-    await until('the commit', revisions, (rs) => rs[0]?.sha === sha && rs[0].accepted);
+    await waitUntil(
+      'the commit',
+      async () => {
+        const rs = await revisions();
+        return rs[0]?.sha === sha && rs[0].accepted;
+      },
+      { timeoutMs: 30_000 },
+    );
     const status = await daemon.cli('status', '--url', daemon.url);
     expect(status.status).toBe(0);
     expect(status.stdout).not.toContain('\x1b');

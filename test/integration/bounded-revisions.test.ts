@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CHARS, ERRORS_KEPT, SUBJECT_CHARS } from '../../src/revision-bounds.js';
 import { type DaemonProcess, startDaemonProcess } from '../support/daemon-process.js';
+import { waitUntil } from '../support/wait-until.js';
 
 interface Revision {
   sha: string;
@@ -28,23 +29,14 @@ const RECORD_BUDGET = ERRORS_KEPT * (ERROR_CHARS + 20) + 3 * SUBJECT_CHARS * 4 +
 /** A run of the long subject's or author's letter longer than anything kept: it must appear nowhere. */
 const LEAK = 'q'.repeat(SUBJECT_CHARS + 1);
 
-async function until<T>(get: () => Promise<T | undefined>, what: string, timeoutMs = 120_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await get().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
 function served(daemon: DaemonProcess) {
   const text = async (path: string) => (await fetch(`${daemon.url}${path}`)).text();
   const revisions = async () => JSON.parse(await text('/api/revisions')) as Revision[];
   return {
     text,
     revisions,
-    revision: (sha: string) => until(async () => (await revisions()).find((r) => r.sha === sha), `revision ${sha.slice(0, 12)}`),
+    revision: (sha: string) =>
+      waitUntil(`revision ${sha.slice(0, 12)}`, async () => (await revisions()).find((r) => r.sha === sha), { timeoutMs: 120_000 }),
   };
 }
 

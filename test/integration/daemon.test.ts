@@ -13,6 +13,7 @@ import { type Daemon, startDaemon } from '../../src/cli/daemon.js';
 import { DaemonConfigSchema } from '../../src/cli/daemon-config.js';
 import type { WindowsHost } from '../../src/sim/windows/windows-host.js';
 import { gitIn } from '../support/git.js';
+import { waitUntil } from '../support/wait-until.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -50,14 +51,6 @@ const pushBody = (ref = 'refs/heads/main') => JSON.stringify({ ref, after: git('
 
 function hook(kind: string, body: string, headers: Record<string, string>) {
   return fetch(`${daemon.url}/hooks/${kind}`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
-}
-
-async function until(check: () => boolean, timeoutMs = 20_000, what = 'condition'): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 beforeAll(async () => {
@@ -134,7 +127,7 @@ describe('the daemon with a real Git remote and webhooks', () => {
     expect(res.status).toBe(202);
     // No time asserted (issue 18: timing is the benchmark's, webhook-latency): with a 1 h poll and a 1 h resync,
     // a command within this test can only have come from the webhook.
-    await until(() => commands('win-compute-1') > before, 20_000, 'the first command on win-compute-1');
+    await waitUntil('the first command on win-compute-1', () => commands('win-compute-1') > before);
     await daemon.reconciler.settled();
     expect(vrouter('win-compute-1')).toBe('5.0.2');
     for (const [n, count] of others) expect([n, commands(n)]).toEqual([n, count]);
@@ -173,7 +166,7 @@ describe('the daemon with a real Git remote and webhooks', () => {
     // The real thing, over GitLab's token: now it moves.
     const res = await hook('gitlab', body, { 'x-gitlab-token': SECRET, 'x-gitlab-event-uuid': 'gl-1' });
     expect(res.status).toBe(202);
-    await until(() => daemon.status.current()?.sha === sha, 5_000, 'the new revision');
+    await waitUntil('the new revision', () => daemon.status.current()?.sha === sha);
     await daemon.reconciler.settled();
     expect(vrouter('win-compute-2')).toBe('5.0.2');
   }, 30_000);
@@ -189,7 +182,7 @@ describe('the daemon with a real Git remote and webhooks', () => {
     const counts = ['win-compute-3', 'ctrl1'].map((n) => commands(n));
     const body = pushBody();
     await hook('generic', body, { 'x-signature': `sha256=${sign(body)}`, 'x-delivery-id': 'bad-1' });
-    await until(() => daemon.status.revisions()[0]?.sha === bad, 5_000, 'the rejection');
+    await waitUntil('the rejection', () => daemon.status.revisions()[0]?.sha === bad);
     const revisions = (await (await fetch(`${daemon.url}/api/revisions`)).json()) as {
       sha: string;
       accepted: boolean;
@@ -211,7 +204,7 @@ describe('the daemon with a real Git remote and webhooks', () => {
     const fixed = commit('fix the role');
     const fix = pushBody();
     await hook('generic', fix, { 'x-signature': `sha256=${sign(fix)}`, 'x-delivery-id': 'fix-1' });
-    await until(() => daemon.status.current()?.sha === fixed, 5_000, 'the fix');
+    await waitUntil('the fix', () => daemon.status.current()?.sha === fixed);
     await daemon.reconciler.settled();
     expect(vrouter('win-compute-3')).toBe('5.0.2');
   }, 30_000);
@@ -222,7 +215,7 @@ describe('the daemon with a real Git remote and webhooks', () => {
     expect(readFileSync(join(work, 'nodes', 'win-compute-1.yaml'), 'utf8')).toContain('5.0.1');
     const body = pushBody();
     await hook('github', body, { 'x-hub-signature-256': `sha256=${sign(body)}`, 'x-github-delivery': 'revert-1' });
-    await until(() => daemon.status.current()?.sha === git('rev-parse', 'HEAD'), 5_000, 'the revert');
+    await waitUntil('the revert', () => daemon.status.current()?.sha === git('rev-parse', 'HEAD'));
     await daemon.reconciler.settled();
     expect(vrouter('win-compute-1')).toBe('5.0.1');
     expect(daemon.status.get('win-compute-1')).toMatchObject({ state: 'verified', observedVersions: { contrail: '5.0.1' } });

@@ -8,6 +8,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { waitUntil } from '../support/wait-until.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const BIN = join(ROOT, 'dist', 'src', 'cli', 'main.js');
@@ -27,14 +28,6 @@ interface Node {
   history: { event?: string; state: string; detail?: string }[];
 }
 
-async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 /** Starts the daemon; resolves with its URL and a reader of its JSON log records. */
 async function start(): Promise<{ url: string; records: () => { msg: string; node?: string; file?: string; reason?: string }[] }> {
   const child = spawn(process.execPath, [BIN, 'run', '--config', join(dir, 'groundcrew.yaml')], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -51,7 +44,7 @@ async function start(): Promise<{ url: string; records: () => { msg: string; nod
       .split('\n')
       .filter((l) => l.startsWith('{'))
       .map((l) => JSON.parse(l) as { msg: string; node?: string; url?: string });
-  await until(() => records().some((r) => r.url), 'the daemon to listen');
+  await waitUntil('the daemon to listen', () => records().some((r) => r.url), { timeoutMs: 30_000 });
   return { url: records().find((r) => r.url)?.url as string, records };
 }
 
@@ -86,7 +79,7 @@ describe('groundcrew run on damaged snapshots', () => {
       ].join('\n'),
     );
     const first = await start();
-    await until(() => allVerified(first.url), 'the first converge', 60_000);
+    await waitUntil('the first converge', () => allVerified(first.url), { timeoutMs: 150_000 });
     await stop();
     // Each fresh Windows node took its one reboot (features and test signing, batched); win-compute-3, on the
     // signed vRouter, needed none.
@@ -109,7 +102,7 @@ describe('groundcrew run on damaged snapshots', () => {
     for (const [name, text] of Object.entries(damaged)) writeFileSync(join(snapshots, `${name}.json`), text);
 
     const second = await start();
-    await until(() => allVerified(second.url), 'every node verified again', 60_000);
+    await waitUntil('every node verified again', () => allVerified(second.url), { timeoutMs: 150_000 });
     // Several resyncs (every 200 ms) later, it still runs, and every node comes back to verified. A resync
     // re-verifies every node (autocorrect): sampled at one instant, a node may be in its pass (one pass takes
     // 170 to 400 ms on a loaded 2-core machine), so the check waits for a moment they are all verified again.
@@ -118,7 +111,7 @@ describe('groundcrew run on damaged snapshots', () => {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(daemon?.exitCode).toBeNull();
     expect((await fetch(`${second.url}/healthz`)).status).toBe(200);
-    await until(() => allVerified(second.url), 'every node verified after the resyncs', 30_000);
+    await waitUntil('every node verified after the resyncs', () => allVerified(second.url), { timeoutMs: 30_000 });
 
     // Each damaged file set aside byte for byte, and a fresh snapshot in its place.
     const files = readdirSync(snapshots);
@@ -163,5 +156,5 @@ describe('groundcrew run on damaged snapshots', () => {
     // No Windows node rebooted again: phases found in their desired state need no reboot.
     for (const [name, count] of Object.entries(boots)) expect([name, bootCount(name)]).toEqual([name, count]);
     await stop();
-  }, 120_000);
+  }, 420_000);
 });

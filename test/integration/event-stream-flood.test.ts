@@ -9,6 +9,7 @@ import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitUntil } from '../support/wait-until.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const CLIENTS = 100;
@@ -28,6 +29,8 @@ interface Progress {
 let child: ChildProcess;
 let url: URL;
 let progress: Progress = { published: 0, connections: 0, rss: 0 };
+/** A condition's name with the server's progress, for a timeout's message. */
+const withProgress = (what: string) => () => `${what} (${JSON.stringify(progress)})`;
 const sockets = new Set<Socket>();
 let reports = 0;
 
@@ -57,14 +60,6 @@ async function droppedBehind(): Promise<number> {
   return Number(/groundcrew_event_streams_turned_away_total\{reason="behind"\} (\d+)/.exec(metrics)?.[1] ?? 0);
 }
 
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what} (${JSON.stringify(progress)})`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 beforeAll(async () => {
   // node itself with tsx's loader (the tsx command would put a process of its own between: its pid is not the server's).
   child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test', 'support', 'event-flood-server.ts')], {
@@ -88,14 +83,14 @@ afterAll(() => {
 describe('/api/events under 100 clients that never read', () => {
   it('keeps the server within its memory bound, and /healthz answers while they hang', async () => {
     for (let n = 0; n < CLIENTS; n++) hangingClient();
-    await until('100 connections', () => progress.connections >= CLIENTS);
+    await waitUntil(withProgress('100 connections'), () => progress.connections >= CLIENTS, { timeoutMs: 60_000 });
     const pid = child.pid as number;
     const before = rssOf(pid);
     child.stdin?.write('go\n');
     let peak = before;
     let checkedAt = 0;
-    await until(
-      `${PUBLISHED} bytes of events published`,
+    await waitUntil(
+      withProgress(`${PUBLISHED} bytes of events published`),
       async () => {
         peak = Math.max(peak, rssOf(pid));
         // Fail as soon as the bound is passed: an unbounded server would go on growing.
@@ -108,7 +103,7 @@ describe('/api/events under 100 clients that never read', () => {
         topUp();
         return progress.published >= PUBLISHED && (await droppedBehind()) >= DROPPED;
       },
-      180_000,
+      { timeoutMs: 180_000 },
     );
     expect(peak - before, `RSS grew from ${before} to ${peak}`).toBeLessThanOrEqual(GROWTH_BOUND);
     // They were dropped for falling behind (and others came), not left to hold what they never read.

@@ -8,13 +8,12 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SshSettings, sshCommand } from '../../src/source/git-environment.js';
-import { GitSource } from '../../src/source/git-source.js';
-import type { Revision } from '../../src/source/source.js';
-import { gitIn } from '../support/git.js';
+import { gitIn, pushComment } from '../support/git.js';
 import { type GitSshd, newKey, startGitSshd } from '../support/git-sshd.js';
+import { waitUntil } from '../support/wait-until.js';
+import { watchedSource } from '../support/watched-source.js';
 
 let dir: string;
 let keys: string;
@@ -27,34 +26,14 @@ let agent: ChildProcess | undefined;
 const pwned = () =>
   existsSync(join(process.cwd(), 'gc-pwned')) || readdirSync(dir, { recursive: true }).some((f) => String(f).endsWith('gc-pwned'));
 
-function commit(message: string): string {
-  const git = gitIn(work);
-  writeFileSync(join(work, 'instances.yaml'), `# ${message}\n`);
-  git('add', '.');
-  git('commit', '-qm', message);
-  git('push', '-q', 'origin', 'main');
-  return git('rev-parse', 'HEAD');
-}
-
 function source(name: string, ssh: SshSettings, environment: NodeJS.ProcessEnv = {}) {
-  const revisions: Revision[] = [];
-  const src = new GitSource({
+  return watchedSource({
     url: sshd.url(served),
-    branch: 'main',
-    path: '',
     checkout: join(dir, name, 'checkout'),
-    pollMs: 3_600_000,
-    // On a loaded machine a clone may take a while: start() waits for it (the daemon's bound is 30 s).
-    firstLookWaitMs: 100_000,
     ssh,
     // A home of its own: nothing of the test user's ~/.gitconfig; ssh reads known_hosts only where it is told.
     environment: { PATH: process.env.PATH, HOME: join(dir, 'home'), ...environment },
-    log: pino({ level: 'silent' }),
-    onRevision: async (r) => {
-      revisions.push(r);
-    },
   });
-  return { src, revisions };
 }
 
 beforeAll(async () => {
@@ -73,7 +52,7 @@ beforeAll(async () => {
   work = join(dir, 'work');
   execFileSync('git', ['init', '-q', '--initial-branch=main', work]);
   gitIn(work)('remote', 'add', 'origin', served);
-  commit('first');
+  pushComment(work, 'first');
   sshd = await startGitSshd(join(dir, 'sshd'), deployKey);
   writeFileSync(join(keys, 'known hosts'), `${sshd.knownHostsLine}\n`);
   writeFileSync(join(keys, 'empty known hosts'), '');
@@ -93,7 +72,7 @@ describe('a Git source over SSH with a deploy key', { timeout: 120_000 }, () => 
     try {
       expect(src.stalled()).toBeUndefined();
       expect(revisions.map((r) => r.sha)).toEqual([first]);
-      const second = commit('second');
+      const second = pushComment(work, 'second');
       await src.trigger('poll');
       expect(revisions.map((r) => r.sha)).toEqual([first, second]);
       expect(sshd.log()).toMatch(/Accepted publickey for \S+ from 127\.0\.0\.1 .* ED25519/);
@@ -141,8 +120,7 @@ describe('a Git source over SSH with a deploy key', { timeout: 120_000 }, () => 
     const socket = join(dir, 'agent.sock');
     agent = spawn('ssh-agent', ['-D', '-a', socket], { stdio: 'ignore' });
     try {
-      const end = Date.now() + 20_000;
-      while (!existsSync(socket) && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 50));
+      await waitUntil('the SSH agent socket', () => existsSync(socket));
       execFileSync('ssh-add', ['-q', join(keys, 'deploy key')], { env: { ...process.env, SSH_AUTH_SOCK: socket }, stdio: 'pipe' });
       const { src, revisions } = source('agent', { knownHostsFile: join(keys, 'known hosts') }, { SSH_AUTH_SOCK: socket });
       await src.start();

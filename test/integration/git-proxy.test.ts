@@ -4,16 +4,14 @@
 // HTTPS (a certificate of a private CA, made by openssl): through the proxy's CONNECT, trusted by GIT_SSL_CAINFO.
 
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GitSource } from '../../src/source/git-source.js';
-import type { Revision } from '../../src/source/source.js';
-import { gitIn } from '../support/git.js';
+import { gitIn, pushComment } from '../support/git.js';
 import { type GitHttpServer, startGitHttpServer } from '../support/git-http-server.js';
 import { startTinyproxy, type Tinyproxy } from '../support/tinyproxy.js';
+import { watchedSource } from '../support/watched-source.js';
 
 let dir: string;
 let work: string;
@@ -22,33 +20,8 @@ let https: GitHttpServer;
 let proxy: Tinyproxy;
 let caFile: string;
 
-function commit(message: string): string {
-  const git = gitIn(work);
-  writeFileSync(join(work, 'instances.yaml'), `# ${message}\n`);
-  git('add', '.');
-  git('commit', '-qm', message);
-  git('push', '-q', 'origin', 'main');
-  return git('rev-parse', 'HEAD');
-}
-
-function source(name: string, environment: NodeJS.ProcessEnv, server = http) {
-  const revisions: Revision[] = [];
-  const src = new GitSource({
-    url: `${server.base}/repo.git`,
-    branch: 'main',
-    path: '',
-    checkout: join(dir, name, 'checkout'),
-    pollMs: 3_600_000,
-    // On a loaded machine a clone may take a while: start() waits for it (the daemon's bound is 30 s).
-    firstLookWaitMs: 100_000,
-    environment,
-    log: pino({ level: 'silent' }),
-    onRevision: async (r) => {
-      revisions.push(r);
-    },
-  });
-  return { src, revisions };
-}
+const source = (name: string, environment: NodeJS.ProcessEnv, server = http) =>
+  watchedSource({ url: `${server.base}/repo.git`, checkout: join(dir, name, 'checkout'), environment });
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'gc-git-proxy-'));
@@ -58,7 +31,7 @@ beforeAll(async () => {
   work = join(dir, 'work');
   execFileSync('git', ['init', '-q', '--initial-branch=main', work]);
   gitIn(work)('remote', 'add', 'origin', join(served, 'repo.git'));
-  commit('first');
+  pushComment(work, 'first');
   http = await startGitHttpServer(served);
   // A self-signed certificate for 127.0.0.1 stands for a site's private CA: git trusts it only through GIT_SSL_CAINFO.
   caFile = join(dir, 'ca.pem');
@@ -103,7 +76,7 @@ describe('the Git source behind an HTTP proxy', { timeout: 120_000 }, () => {
       expect(revisions.map((r) => r.sha)).toEqual([first]);
       const cloned = proxied();
       expect(cloned).toBeGreaterThan(0);
-      const second = commit('second');
+      const second = pushComment(work, 'second');
       await src.trigger('poll');
       expect(revisions.map((r) => r.sha)).toEqual([first, second]);
       // The fetch went through the proxy too; and the server saw the proxy's Via header on every request.

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GitSource } from '../../src/source/git-source.js';
+import { waitUntil } from '../support/wait-until.js';
 
 let dir: string;
 let silent: Server;
@@ -45,8 +46,7 @@ describe('a Git server that never answers', () => {
     });
     await src.start();
     try {
-      const end = Date.now() + 20_000;
-      while (!src.stalled() && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 50));
+      await waitUntil('the source to say it is stalled', () => src.stalled());
       expect(src.stalled()).toMatch(/has not finished a look at main for \d+s/);
       // It is git waiting on this server: it connected, and was never answered.
       expect(sockets.length).toBeGreaterThan(0);

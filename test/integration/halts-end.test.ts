@@ -16,14 +16,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { simCluster } from '../../src/cli/sim-cluster.js';
 import { SimShells } from '../../src/dataplane/sim-executor.js';
 import { loadInventory } from '../../src/inventory/load-inventory.js';
 import type { WindowsState } from '../../src/sim/windows/windows-state.js';
+import { logSink } from '../support/log-sink.js';
 import { convergedAt, type SimDaemon, startSimDaemon } from '../support/sim-daemon.js';
+import { waitUntil } from '../support/wait-until.js';
 
 const BIN = join(import.meta.dirname, '..', '..', 'dist', 'src', 'cli', 'main.js');
 const EXAMPLE = join(import.meta.dirname, '..', '..', 'inventory-repo-example');
@@ -84,15 +85,6 @@ async function haltedGauge(d: SimDaemon): Promise<number> {
   return Number(line.split(' ')[1]);
 }
 
-/** Polls `check` until it holds, with a generous deadline (2 busy cores). */
-async function eventually(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 /** Waits for one Windows node of `sha` stalled and the other two held by its halt; returns them. */
 async function haltedWithTwoHeld(d: SimDaemon, sha: string): Promise<{ failed: string; held: string[] }> {
   await d.until('one failure and two held', () => {
@@ -105,8 +97,10 @@ async function haltedWithTwoHeld(d: SimDaemon, sha: string): Promise<{ failed: s
 
 /** Waits for `sha`'s rollout.finished; it came only once every node was on its desired revision. */
 async function finishedOnceAllApplied(received: Received[], sha: string): Promise<void> {
-  await eventually(`rollout.finished for ${sha.slice(0, 12)}`, () =>
-    received.some((e) => e.kind === 'rollout.finished' && e.revision === sha),
+  await waitUntil(
+    `rollout.finished for ${sha.slice(0, 12)}`,
+    () => received.some((e) => e.kind === 'rollout.finished' && e.revision === sha),
+    { timeoutMs: 60_000 },
   );
   const finished = received.find((e) => e.kind === 'rollout.finished' && e.revision === sha) as Received;
   expect(Object.entries(finished.applied).filter(([, applied]) => !applied)).toEqual([]);
@@ -128,14 +122,15 @@ describe('a halt ends', () => {
     });
     const { failed, held } = await haltedWithTwoHeld(d, c1);
     for (const w of held) d.windows(w).state.faults.failVersions = [];
-    await eventually('groundcrew_rollout_halted 1', async () => (await haltedGauge(d as SimDaemon)) === 1);
+    await waitUntil('groundcrew_rollout_halted 1', async () => (await haltedGauge(d as SimDaemon)) === 1, { timeoutMs: 60_000 });
 
     // C2 changes only the Linux node: it converges, the held two stay held, and the halt still stands.
     const c2 = await d.push('compute-l1 to 5.0.2', () => d?.setVersion('compute-l1', '5.0.2'));
     await d.until('compute-l1 applied C2', () => d?.daemon.status.get('compute-l1')?.lastAppliedRevision === c2);
-    await eventually(
+    await waitUntil(
       'C2 in force and the gauge still 1',
       async () => d?.daemon.status.current()?.sha === c2 && (await haltedGauge(d)) === 1,
+      { timeoutMs: 60_000 },
     );
     for (const w of held) expect(d.daemon.status.get(w)?.waiting).toContain(`rollout of ${c1.slice(0, 12)} halted`);
 
@@ -146,21 +141,13 @@ describe('a halt ends', () => {
     expect(d.daemon.status.get(failed)?.lastAppliedRevision).toBe(c3);
     await finishedOnceAllApplied(received, c3);
     expect(received.filter((e) => e.kind === 'rollout.finished' && e.revision === c2)).toEqual([]);
-    await eventually('groundcrew_rollout_halted 0', async () => (await haltedGauge(d as SimDaemon)) === 0);
+    await waitUntil('groundcrew_rollout_halted 0', async () => (await haltedGauge(d as SimDaemon)) === 0, { timeoutMs: 60_000 });
   }, 180_000);
 
   it('by `groundcrew rollout resume REV`: the held nodes go on, the failed one stays failed; logged and shown', async () => {
     const dir = tempDir();
-    const lines: string[] = [];
-    const log = pino(
-      { level: 'warn' },
-      new Writable({
-        write(chunk, _enc, done) {
-          lines.push(chunk.toString());
-          done();
-        },
-      }),
-    );
+    const sink = logSink();
+    const log = pino({ level: 'warn' }, sink.stream);
     const d = await startSimDaemon({}, log);
     daemons.push(d);
     await d.until('the first revision', () => d.daemon.status.current() !== undefined);
@@ -192,8 +179,8 @@ describe('a halt ends', () => {
 
     await d.until('the held two applied C1', () => held.every((w) => d.daemon.status.get(w)?.lastAppliedRevision === c1));
     expect(d.daemon.status.get(failed)?.state).toBe('stalled');
-    await eventually('groundcrew_rollout_halted 0', async () => (await haltedGauge(d)) === 0);
-    const logged = lines.map((l) => JSON.parse(l) as { msg: string; revision?: string; released?: string[] });
+    await waitUntil('groundcrew_rollout_halted 0', async () => (await haltedGauge(d)) === 0, { timeoutMs: 60_000 });
+    const logged = sink.records<{ msg: string; revision?: string; released?: string[] }>();
     expect(logged.find((l) => l.msg.startsWith('rollout halt released by an operator'))).toMatchObject({
       revision: c1,
       released: [failed],
@@ -228,12 +215,12 @@ describe('a halt ends', () => {
     const c1 = d.daemon.status.current()?.sha as string;
     const { failed, held } = await haltedWithTwoHeld(d, c1);
     for (const w of held) d.windows(w).state.faults.failVersions = [];
-    await eventually('groundcrew_rollout_halted 1', async () => (await haltedGauge(d as SimDaemon)) === 1);
+    await waitUntil('groundcrew_rollout_halted 1', async () => (await haltedGauge(d as SimDaemon)) === 1, { timeoutMs: 60_000 });
 
     const c2 = await d.push(`${failed} to 5.0.2`, () => d?.setVersion(failed, '5.0.2'));
     await convergedAt(d, c2);
     for (const w of held) expect(d.daemon.status.get(w)?.lastAppliedRevision).toBe(c1);
     await finishedOnceAllApplied(received, c2);
-    await eventually('groundcrew_rollout_halted 0', async () => (await haltedGauge(d as SimDaemon)) === 0);
+    await waitUntil('groundcrew_rollout_halted 0', async () => (await haltedGauge(d as SimDaemon)) === 0, { timeoutMs: 60_000 });
   }, 180_000);
 });

@@ -15,6 +15,7 @@ import { DaemonConfigSchema } from '../../src/cli/daemon-config.js';
 import type { WindowsHost } from '../../src/sim/windows/windows-host.js';
 import { gitIn } from '../support/git.js';
 import { kubernetesInstances } from '../support/inputs.js';
+import { waitUntil } from '../support/wait-until.js';
 
 const HOOK_SECRET = 'hook-secret-for-k8s-tests';
 const BOOTSTRAP_TOKEN = 'abcdef.k8s0secret0token0';
@@ -42,16 +43,8 @@ async function push(message: string): Promise<string> {
     headers: { 'content-type': 'application/json', 'x-signature': signature },
   });
   expect(res.status).toBe(202);
-  await until(() => daemon.status.revisions().some((r) => r.sha === sha), `revision ${sha}`);
+  await waitUntil(`revision ${sha}`, () => daemon.status.revisions().some((r) => r.sha === sha));
   return sha;
-}
-
-async function until(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 const allVerified = () => daemon.status.list().every((n) => n.state === 'verified');
@@ -121,7 +114,7 @@ describe('Windows Kubernetes workers from Git', () => {
       'labels: { per_host_subnet: 10.42.1.0/24 }\noverlay_interface: Ethernet1\nversions:\n  kubernetes: v1.29.6\n',
     );
     const up = await push('win-a to v1.29.6');
-    await until(() => daemon.status.get('win-a')?.lastAppliedRevision === up && allVerified(), 'the upgrade');
+    await waitUntil('the upgrade', () => daemon.status.get('win-a')?.lastAppliedRevision === up && allVerified());
     expect(host('win-a').fs.read('C:\\k\\kubelet.exe')).toBe('groundcrew-sim kubelet v1.29.6');
     expect(host('win-b').fs.read('C:\\k\\kubelet.exe')).toBe('groundcrew-sim kubelet v1.29.4');
 
@@ -143,7 +136,7 @@ describe('Windows Kubernetes workers from Git', () => {
       'labels: { per_host_subnet: 10.42.5.0/24 }\noverlay_interface: Ethernet1\nversions:\n  kubernetes: v1.29.6\n',
     );
     const moved = await push('win-a moves to 10.42.5.0/24');
-    await until(() => daemon.status.get('win-b')?.lastAppliedRevision === moved && allVerified(), 'the reroute');
+    await waitUntil('the reroute', () => daemon.status.get('win-b')?.lastAppliedRevision === moved && allVerified());
     const routesOfB = host('win-b').state.routes.map((r) => `${r.destinationPrefix} ${r.nextHop}`);
     expect(routesOfB).toContain('10.42.5.0/24 192.0.2.31');
     expect(routesOfB).not.toContain('10.42.1.0/24 192.0.2.31');

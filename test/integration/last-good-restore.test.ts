@@ -8,6 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DaemonProcess, startDaemonProcess } from '../support/daemon-process.js';
+import { waitUntil } from '../support/wait-until.js';
 
 interface Revision {
   sha: string;
@@ -15,21 +16,13 @@ interface Revision {
   subject?: string;
 }
 
-async function until<T>(get: () => Promise<T | undefined>, what: string, timeoutMs = 60_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await get().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 describe('the last good revision, read again at a restart', () => {
   let daemon: DaemonProcess;
   const revisions = async () => (await (await fetch(`${daemon.url}/api/revisions`)).json()) as Revision[];
   const revision = (sha: string, accepted: boolean) =>
-    until(async () => (await revisions()).find((r) => r.sha === sha && r.accepted === accepted), `${sha.slice(0, 12)} ${accepted}`);
+    waitUntil(`${sha.slice(0, 12)} ${accepted}`, async () => (await revisions()).find((r) => r.sha === sha && r.accepted === accepted), {
+      timeoutMs: 60_000,
+    });
   const desired = async () =>
     ((await (await fetch(`${daemon.url}/api/nodes/win-compute-1`)).json()) as { desiredVersions: { contrail: string } }).desiredVersions
       .contrail;
@@ -68,7 +61,9 @@ describe('the last good revision, read again at a restart', () => {
     expect(restored.subject).toBe('(read again at start) contrail 5.0.2, with a .gitattributes');
     expect((await revisions()).find((r) => r.sha === bad)?.accepted).toBe(false);
     expect(await desired()).toBe('5.0.2');
-    expect(await until(async () => ((await readyz()).status === 200 ? true : undefined), '/readyz 200')).toBe(true);
+    expect(await waitUntil('/readyz 200', async () => ((await readyz()).status === 200 ? true : undefined), { timeoutMs: 60_000 })).toBe(
+      true,
+    );
   }, 120_000);
 
   it('says a restore that cannot be done in the log and on /readyz', async () => {
@@ -79,10 +74,14 @@ describe('the last good revision, read again at a restart', () => {
     await daemon.restart();
     await revision(bad, false);
     const why = `the last good revision ${missing.slice(0, 12)} could not be read again: the clone does not have that commit`;
-    const ready = await until(async () => {
-      const r = await readyz();
-      return r.body.reason?.includes('could not be read again') ? r : undefined;
-    }, '/readyz naming the failed restore');
+    const ready = await waitUntil(
+      '/readyz naming the failed restore',
+      async () => {
+        const r = await readyz();
+        return r.body.reason?.includes('could not be read again') ? r : undefined;
+      },
+      { timeoutMs: 60_000 },
+    );
     expect(ready.status).toBe(503);
     expect(ready.body.reason).toBe(why);
     expect(daemon.output().slice(before)).toContain(why);

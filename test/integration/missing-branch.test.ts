@@ -7,16 +7,7 @@
 
 import { afterAll, describe, expect, it } from 'vitest';
 import { type DaemonProcess, startDaemonProcess } from '../support/daemon-process.js';
-
-async function until<T>(get: () => Promise<T | undefined>, what: string, timeoutMs = 60_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await get().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+import { waitUntil } from '../support/wait-until.js';
 
 describe('a source.branch the remote does not have', () => {
   let daemon: DaemonProcess;
@@ -28,10 +19,14 @@ describe('a source.branch the remote does not have', () => {
       const answer = await fetch(`${daemon.url}/readyz`);
       return { status: answer.status, body: (await answer.json()) as { ready: boolean; reason?: string } };
     };
-    const notReady = await until(async () => {
-      const r = await readyz();
-      return r.body.reason?.includes('source.branch') ? r : undefined;
-    }, '/readyz naming the branch');
+    const notReady = await waitUntil(
+      '/readyz naming the branch',
+      async () => {
+        const r = await readyz();
+        return r.body.reason?.includes('source.branch') ? r : undefined;
+      },
+      { timeoutMs: 60_000 },
+    );
     expect(notReady.status).toBe(503);
     expect(notReady.body.reason).toContain('the remote has no branch release (source.branch)');
     expect(daemon.output()).toContain('the remote has no branch release (source.branch)');
@@ -39,7 +34,7 @@ describe('a source.branch the remote does not have', () => {
     daemon.git('push', '-q', 'origin', 'main:release');
     const head = daemon.git('rev-parse', 'HEAD');
     // Backoff doubles from the poll interval: the next attempts come within seconds.
-    await until(async () => ((await readyz()).status === 200 ? true : undefined), '/readyz 200', 90_000);
+    await waitUntil('/readyz 200', async () => ((await readyz()).status === 200 ? true : undefined), { timeoutMs: 90_000 });
     const revisions = (await (await fetch(`${daemon.url}/api/revisions`)).json()) as { sha: string; accepted: boolean }[];
     expect(revisions[0]).toMatchObject({ sha: head, accepted: true });
   }, 150_000);

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Dispatcher, type Outcome } from '../../src/notifications/dispatcher.js';
 import { EVENT_KINDS, type NotificationEvent } from '../../src/notifications/events.js';
 import type { SinkSpec } from '../../src/notifications/sinks.js';
+import { waitUntil } from '../support/wait-until.js';
 
 interface Seen {
   method: string;
@@ -61,11 +62,10 @@ async function through(spec: Omit<SinkSpec, 'events'>, e: NotificationEvent, pol
     onOutcome: (_s, o) => outcomes.push(o),
   });
   d.publish(e);
-  const deadline = Date.now() + 5000;
-  while (seen.length - start < count || outcomes.length < count) {
-    if (Date.now() > deadline) throw new Error(`the server saw ${seen.length - start} requests`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await waitUntil(
+    () => `${count} requests and outcomes (the server saw ${seen.length - start}, outcomes ${outcomes.length})`,
+    () => seen.length - start >= count && outcomes.length >= count,
+  );
   return { requests: seen.slice(start), outcomes, dispatcher: d };
 }
 
@@ -195,7 +195,7 @@ describe('notification sinks, each checked by a loopback server as its provider 
     d.publish(event({ node: 'a', kind: 'node.stalled' }));
     d.publish(event({ node: 'b', kind: 'node.stalled' }));
     d.publish(event({ node: 'c', kind: 'node.stalled' }));
-    while (outcomes.length < 4) await new Promise((r) => setTimeout(r, 10));
+    await waitUntil('four outcomes', () => outcomes.length >= 4);
     expect(outcomes.sort()).toEqual(['duplicate', 'rate-limited', 'sent', 'sent']);
     expect(seen.slice(start).map((r) => r.path)).toEqual(['/lim', '/lim']);
   });

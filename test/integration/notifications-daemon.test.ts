@@ -7,11 +7,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { errors } from '../../src/errors.js';
+import { logSink } from '../support/log-sink.js';
 import { convergedAt, type SimDaemon, startSimDaemon } from '../support/sim-daemon.js';
+import { waitUntil } from '../support/wait-until.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
 const servers: Server[] = [];
@@ -45,16 +46,8 @@ describe('notifications from the daemon', () => {
     const stuck = await serve(() => {});
     const failing = await serve((_req, res) => res.writeHead(500).end('boom'));
     const github = await serve((_req, res) => res.writeHead(201, { 'content-type': 'application/json' }).end('{}'));
-    const lines: string[] = [];
-    const log = pino(
-      { level: 'warn' },
-      new Writable({
-        write(chunk, _enc, done) {
-          lines.push(chunk.toString());
-          done();
-        },
-      }),
-    );
+    const sink = logSink();
+    const log = pino({ level: 'warn' }, sink.stream);
     const dir = mkdtempSync(join(tmpdir(), 'gc-notify-'));
     const secret = join(dir, 'hook-secret');
     const token = join(dir, 'github-token');
@@ -83,8 +76,7 @@ describe('notifications from the daemon', () => {
     expect(JSON.parse(stuck.bodies[0]?.body ?? '{}').kind).toBe('revision.accepted');
     expect(rolloutMs).toBeLessThan(60_000);
 
-    for (let i = 0; i < 200 && !github.bodies.some((b) => JSON.parse(b.body).state === 'success'); i++)
-      await new Promise((r) => setTimeout(r, 25));
+    await waitUntil("GitHub's success status", () => github.bodies.some((b) => JSON.parse(b.body).state === 'success'));
     const statuses = github.bodies.map((b) => ({ path: b.path, ...JSON.parse(b.body) }));
     expect(statuses.map((s) => s.state)).toEqual(['pending', 'success']);
     for (const s of statuses) {
@@ -99,8 +91,10 @@ describe('notifications from the daemon', () => {
     expect(metrics).toMatch(/groundcrew_notifications_total\{sink="gh",type="github",result="sent"\} 2/);
     console.log(`rollout finished in ${rolloutMs} ms with the stuck sink holding a request`);
     rmSync(dir, { recursive: true, force: true });
-    const failures = lines.map((l) => JSON.parse(l)).filter((l) => l.sink === 'broken');
+    const failures = sink
+      .records<{ sink?: string; msg: string; err: { code: string; message: string } }>()
+      .filter((l) => l.sink === 'broken');
     expect(failures.some((l) => l.msg.includes('dropped after its last retry') && l.err.code === errors.GC_NOTIFY_FAILED.code)).toBe(true);
-    expect(failures[0].err.message).toContain('answered 500: boom');
+    expect(failures[0]?.err.message).toContain('answered 500: boom');
   }, 90_000);
 });

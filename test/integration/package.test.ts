@@ -11,6 +11,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitUntil } from '../support/wait-until.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const dir = mkdtempSync(join(tmpdir(), 'gc-package-'));
@@ -174,10 +175,7 @@ describe('the npm package', () => {
     const run = await startUntil(['run', '--config', config], /status page and API listening/);
     const url = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(run.output())?.[1];
     expect(url).toBeDefined();
-    for (let ready = false; !ready; ) {
-      ready = (await fetch(`${url}/readyz`)).status === 200;
-      if (!ready) await new Promise((r) => setTimeout(r, 200));
-    }
+    await waitUntil('/readyz to say ready', async () => (await fetch(`${url}/readyz`)).status === 200, { timeoutMs: 120_000 });
     expect(await stop(run.child)).toBe(0);
   }, 240_000);
 });

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type CaptureServer, captureServer } from '../support/capture-server.js';
 import { type SimDaemon, startSimDaemon } from '../support/sim-daemon.js';
+import { waitUntil } from '../support/wait-until.js';
 
 interface Delivered {
   kind: string;
@@ -50,8 +51,7 @@ describe('a rewind without source.verify', () => {
     await d.until('the rewind applied', () => daemon.status.current()?.sha === first);
     // Two deliveries about the first commit: when it first came (no rewind, info), and now.
     const about = () => (receiver?.requests ?? []).map((r) => JSON.parse(r.body) as Delivered).filter((e) => e.revision === first);
-    const end = Date.now() + 60_000;
-    while (about().length < 2 && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitUntil('two deliveries about the first commit', () => about().length >= 2, { timeoutMs: 60_000 });
     const [firstTime, rewound] = about();
     expect(firstTime).toMatchObject({ kind: 'revision.accepted', severity: 'info' });
     expect(firstTime?.details?.rewindFrom).toBeUndefined();

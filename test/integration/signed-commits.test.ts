@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CommitVerifier } from '../../src/source/commit-signatures.js';
 import { BIN, type DaemonProcess, startDaemonProcess } from '../support/daemon-process.js';
+import { waitUntil } from '../support/wait-until.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gc-signed-'));
 const work = join(dir, 'work');
@@ -56,16 +57,6 @@ function commitVersion(version: string, how: string[], message: string): string 
   return git(['rev-parse', 'HEAD']);
 }
 
-async function until<T>(get: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await get().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 let daemon: DaemonProcess | undefined;
 let url = '';
 let alice = '';
@@ -73,7 +64,8 @@ let mallory = '';
 let bob = '';
 let eve = '';
 const revisions = async () => (await (await fetch(`${url}/api/revisions`)).json()) as Revision[];
-const revision = (sha: string) => until(async () => (await revisions()).find((r) => r.sha === sha), `revision ${sha.slice(0, 12)}`);
+const revision = (sha: string) =>
+  waitUntil(`revision ${sha.slice(0, 12)}`, async () => (await revisions()).find((r) => r.sha === sha), { timeoutMs: 30_000 });
 
 beforeAll(async () => {
   mkdirSync(signerHome, { mode: 0o700 });
@@ -132,13 +124,17 @@ describe('source.verify: only commits signed by an allowed key reach a node', ()
   it("applies a commit signed by Bob's allowed SSH key, and the node follows it", async () => {
     const sha = commitVersion('5.0.2', sign.ssh(bob), 'bump to 5.0.2, signed by Bob');
     expect(await revision(sha)).toMatchObject({ accepted: true, signature: { ok: true, kind: 'ssh', signer: 'bob@example.org' } });
-    await until(async () => {
-      const node = (await (await fetch(`${url}/api/nodes/win-compute-1`)).json()) as {
-        desiredVersions: { contrail: string };
-        lastAppliedRevision?: string;
-      };
-      return node.desiredVersions.contrail === '5.0.2' && node.lastAppliedRevision === sha ? node : undefined;
-    }, 'win-compute-1 on 5.0.2');
+    await waitUntil(
+      'win-compute-1 on 5.0.2',
+      async () => {
+        const node = (await (await fetch(`${url}/api/nodes/win-compute-1`)).json()) as {
+          desiredVersions: { contrail: string };
+          lastAppliedRevision?: string;
+        };
+        return node.desiredVersions.contrail === '5.0.2' && node.lastAppliedRevision === sha ? node : undefined;
+      },
+      { timeoutMs: 30_000 },
+    );
   });
 
   it('groundcrew validate --verify checks the head of a local repo the same way', async () => {

@@ -10,22 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DaemonProcess, startDaemonProcess } from '../support/daemon-process.js';
+import { waitUntil } from '../support/wait-until.js';
 
 interface Revision {
   sha: string;
   accepted: boolean;
   errors?: string[];
   rewind?: { from: string; allowed: boolean };
-}
-
-async function until<T>(get: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await get().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /** What one daemon's API says: its revisions (newest first) and a node's desired contrail version. */
@@ -35,7 +26,9 @@ function api(daemon: DaemonProcess) {
     revisions,
     /** The newest record of `sha` that matches `accepted`, once there is one. */
     revision: (sha: string, accepted: boolean) =>
-      until(async () => (await revisions()).find((r) => r.sha === sha && r.accepted === accepted), `${sha.slice(0, 12)} ${accepted}`),
+      waitUntil(`${sha.slice(0, 12)} ${accepted}`, async () => (await revisions()).find((r) => r.sha === sha && r.accepted === accepted), {
+        timeoutMs: 30_000,
+      }),
     inForce: async () => (await revisions()).find((r) => r.accepted)?.sha,
     desired: async () =>
       ((await (await fetch(`${daemon.url}/api/nodes/win-compute-1`)).json()) as { desiredVersions: { contrail: string } }).desiredVersions
@@ -138,7 +131,7 @@ describe('source.verify: no rollback without a signature', () => {
     expect(allowed.stderr).toBe('');
     expect(allowed.stdout).toMatch(/allowed; it is the source's head and was handed to intake again/);
     expect(await revision(otherBranch, true)).toMatchObject({ rewind: { from: newest, allowed: true } });
-    await until(async () => ((await desired()) === '4.9.0' ? true : undefined), 'win-compute-1 on 4.9.0');
+    await waitUntil('win-compute-1 on 4.9.0', async () => ((await desired()) === '4.9.0' ? true : undefined), { timeoutMs: 30_000 });
     const page = await (await fetch(`${daemon.url}/revisions`)).text();
     expect(page).toContain(`rewind from ${newest.slice(0, 12)}, allowed by an operator`);
   });
@@ -158,9 +151,10 @@ describe('without source.verify: a rewind is applied and flagged', () => {
     expect((await revision(newer, true)).rewind).toBeUndefined();
     forcePush(daemon, first);
     // The first commit again, accepted this time as a rewind from the newer one.
-    const rewound = await until(
-      async () => ((await api(daemon).revisions())[0]?.sha === first ? (await api(daemon).revisions())[0] : undefined),
+    const rewound = await waitUntil(
       'the rewind',
+      async () => ((await api(daemon).revisions())[0]?.sha === first ? (await api(daemon).revisions())[0] : undefined),
+      { timeoutMs: 30_000 },
     );
     expect(rewound).toMatchObject({ accepted: true, rewind: { from: newer, allowed: false } });
     const page = await (await fetch(`${daemon.url}/revisions`)).text();

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DaemonProcess, startDaemonProcess } from '../support/daemon-process.js';
 import { freePort } from '../support/ports.js';
+import { waitUntil } from '../support/wait-until.js';
 
 const SECRET = 's3cr3t';
 let daemon: DaemonProcess;
@@ -33,12 +34,11 @@ describe('a source URL with credentials', () => {
   it('never shows them: not in the log, not in an error, not in /api, not on a page', { timeout: 180_000 }, async () => {
     const seen: string[] = [];
     // A few attempts (the first and a retry), or the daemon's end: the output is checked either way.
-    const end = Date.now() + 90_000;
-    for (;;) {
-      const ready = daemon.running() ? await get('/readyz').catch(() => '') : '';
-      if (!daemon.running() || /"reason":"cloning main of .* failed: .*\(2 attempts/.test(ready) || Date.now() > end) break;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    await waitUntil(
+      'a second attempt at the clone, or the daemon to end',
+      async () => !daemon.running() || /"reason":"cloning main of .* failed: .*\(2 attempts/.test(await get('/readyz')),
+      { timeoutMs: 90_000, intervalMs: 200 },
+    );
     expect(daemon.output()).not.toContain(SECRET);
     expect(daemon.running()).toBe(true);
 

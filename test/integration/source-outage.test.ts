@@ -9,21 +9,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DaemonProcess, startDaemonProcess } from '../support/daemon-process.js';
 import { type GitDaemon, gitDaemon } from '../support/git-daemon.js';
+import { waitUntil } from '../support/wait-until.js';
 
 let server: GitDaemon;
 let daemon: DaemonProcess;
+/** A condition's name with the daemon's last output, for a timeout's message. */
+const withLog = (what: string) => () => `${what}\n${daemon.output().slice(-3000)}`;
 
 async function get(path: string): Promise<{ status: number; text: string }> {
   const response = await fetch(`${daemon.url}${path}`);
   return { status: response.status, text: await response.text() };
-}
-
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check().catch(() => false))) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}\n${daemon.output().slice(-3000)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 const stalledMetric = async () => /^groundcrew_source_stalled (\d)$/m.exec((await get('/metrics')).text)?.[1];
@@ -47,12 +42,12 @@ afterAll(async () => {
 describe('a Git server that goes away', () => {
   it('leaves the daemon up, the revision in force, and says so on /readyz, the page and /metrics', { timeout: 240_000 }, async () => {
     const first = daemon.git('rev-parse', 'HEAD');
-    await until('the first revision in force', async () => (await get('/readyz')).status === 200);
+    await waitUntil(withLog('the first revision in force'), async () => (await get('/readyz')).status === 200, { timeoutMs: 60_000 });
     expect(await stalledMetric()).toBe('0');
 
     await server.stop();
     const reason = new RegExp(`fetching main from git://127\\.0\\.0\\.1:\\d+/origin\\.git failed: .*; staying on ${first.slice(0, 12)}`);
-    await until('the source stalled on /readyz', async () => reason.test((await get('/readyz')).text));
+    await waitUntil(withLog('the source stalled on /readyz'), async () => reason.test((await get('/readyz')).text), { timeoutMs: 60_000 });
     const ready = await get('/readyz');
     expect(ready.status).toBe(503);
     expect(JSON.parse(ready.text).reason).toMatch(/unable to connect|Connection refused/);
@@ -63,15 +58,15 @@ describe('a Git server that goes away', () => {
 
     // Restarted while the server is away: up, with the clone's last fetched head in force again.
     await daemon.restart();
-    await until('the source stalled after the restart', async () => (await stalledMetric()) === '1');
-    await until('the last head in force again', async () => (await accepted()).includes(first));
+    await waitUntil(withLog('the source stalled after the restart'), async () => (await stalledMetric()) === '1', { timeoutMs: 60_000 });
+    await waitUntil(withLog('the last head in force again'), async () => (await accepted()).includes(first), { timeoutMs: 60_000 });
     expect(JSON.parse((await get('/readyz')).text).reason).toMatch(reason);
     expect(daemon.running()).toBe(true);
 
     await server.start();
     const second = daemon.commit('after the outage');
-    await until('the next commit in force', async () => (await accepted()).includes(second));
-    await until('the source ready again', async () => (await get('/readyz')).status === 200);
+    await waitUntil(withLog('the next commit in force'), async () => (await accepted()).includes(second), { timeoutMs: 60_000 });
+    await waitUntil(withLog('the source ready again'), async () => (await get('/readyz')).status === 200, { timeoutMs: 60_000 });
     expect(await stalledMetric()).toBe('0');
     expect(daemon.output()).toMatch(/the source fetches main again/);
   });

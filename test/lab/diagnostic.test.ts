@@ -1,20 +1,21 @@
 // Contrail's diagnostic check (contrail-windows-tools Invoke-DiagnosticCheck.ps1) as the verify phase, over
 // real SSH: a Server 2016 and a Server 2019 host behind sshd, converged by the roles, hold every item; a
 // component broken on the host fails its item. The same check the in-process tests run
-// (test/unit/roles/diagnostic-check.test.ts), through the wire a real node is driven over.
+// (test/unit/roles/windows/diagnostic-check.test.ts), through the wire a real node is driven over.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HostKeyStore } from '../../src/dataplane/host-keys.js';
-import { Limiter } from '../../src/dataplane/limiter.js';
-import { SshExecutor } from '../../src/dataplane/ssh-executor.js';
-import { applyPhase, testPhase } from '../../src/roles/phase.js';
+import type { SshExecutor } from '../../src/dataplane/ssh-executor.js';
+import { testPhase } from '../../src/roles/phase.js';
 import { windowsPlan } from '../../src/roles/windows/plan.js';
 import { windowsVerify } from '../../src/roles/windows/verify.js';
+import { convergePhases } from '../support/converge-phases.js';
 import { windowsInput } from '../support/inputs.js';
+import { waitUntil } from '../support/wait-until.js';
 import { Lab } from './lab.js';
+import { LabExecutors } from './lab-executors.js';
 
 let lab: Lab;
-const executors: SshExecutor[] = [];
+const executors = new LabExecutors(() => lab);
 const HOSTS = [
   { name: 'd16', build: 14393 as const },
   { name: 'd19', build: 17763 as const },
@@ -27,46 +28,40 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  for (const e of executors) await e.close();
+  await executors.close();
   await lab?.stop();
 });
 
-function executor(name: string): SshExecutor {
-  const host = lab.host(name);
-  const e = new SshExecutor({
-    target: { os: host.os, host: host.address, username: host.user, privateKeyPath: lab.privateKey },
-    hostKeys: new HostKeyStore(null),
-    connections: new Limiter(10),
-  });
-  executors.push(e);
-  return e;
-}
+const executor = (name: string) => executors.of(name);
 
 const BOOT_TIME = "(Get-CimInstance -ClassName Win32_OperatingSystem).LastBootUpTime.ToString('o')";
 
 /** The node machine's order over SSH: phases in turn, the batched reboot taken and waited for (a new boot time). */
-async function converge(exec: SshExecutor, name: string): Promise<void> {
-  const input = windowsInput({ node: name });
-  for (let pass = 0; pass < 3; pass++) {
-    let reboot = false;
-    const phases = windowsPlan(input).phases;
-    for (const [i, phase] of phases.entries()) {
-      reboot ||= (await applyPhase(exec, phase)).rebootRequested;
-      if (reboot && !(phase.batchesReboot && phases[i + 1]?.batchesReboot)) break;
-    }
-    if (!reboot) return;
-    const before = (await exec.run({ script: BOOT_TIME }, { timeoutMs: 10_000 })).stdout;
-    await exec.run({ script: 'Restart-Computer -Force' }, { timeoutMs: 10_000 });
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const now = await exec.run({ script: BOOT_TIME }, { timeoutMs: 2000 }).catch(() => undefined);
-      if (now && now.exitCode === 0 && now.stdout !== before) break;
-      if (Date.now() > deadline) throw new Error(`${name} did not come back from its reboot`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  throw new Error(`${name} did not converge in 3 passes`);
+/** Restart-Computer over SSH, then wait for the host to answer with a new boot time. */
+async function rebootOverSsh(exec: SshExecutor, name: string): Promise<void> {
+  const before = (await exec.run({ script: BOOT_TIME }, { timeoutMs: 10_000 })).stdout;
+  await exec.run({ script: 'Restart-Computer -Force' }, { timeoutMs: 10_000 });
+  await waitUntil(
+    `${name} back from its reboot`,
+    async () => {
+      const now = await exec.run({ script: BOOT_TIME }, { timeoutMs: 2000 });
+      return now.exitCode === 0 && now.stdout !== before;
+    },
+    { timeoutMs: 60_000, intervalMs: 100 },
+  );
 }
+
+/** The node machine's order over SSH: phases in turn, the batched reboot taken and waited for. */
+const converge = (exec: SshExecutor, name: string) =>
+  convergePhases(
+    exec,
+    () => windowsPlan(windowsInput({ node: name })).phases,
+    () => rebootOverSsh(exec, name),
+    {
+      passes: 3,
+      throwOnFailure: true,
+    },
+  );
 
 async function diagnose(exec: SshExecutor, name: string) {
   const { results } = await testPhase(exec, windowsVerify(windowsInput({ node: name })));

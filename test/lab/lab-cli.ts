@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, openSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { waitUntil } from '../support/wait-until.js';
 import { LAB_PASSWORD, LAB_ROOT, Lab, type LabHostSpec, removeLeftovers } from './lab.js';
 
 const CURRENT = join(LAB_ROOT, 'current.json');
@@ -78,15 +79,13 @@ async function up(args: string[]): Promise<void> {
     },
   );
   child.unref();
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    const current = await readCurrent();
-    if (current) {
-      console.log(describe(current));
-      return;
-    }
-    if (child.exitCode !== null) break;
-    await new Promise((r) => setTimeout(r, 100));
+  const current = await waitUntil('the lab', async () => (await readCurrent()) ?? child.exitCode !== null, {
+    timeoutMs: 60_000,
+    intervalMs: 100,
+  }).catch(() => undefined);
+  if (current && current !== true) {
+    console.log(describe(current));
+    return;
   }
   console.error(`the lab did not come up; see ${join(LAB_ROOT, 'lab.log')}`);
   process.exit(1);
@@ -97,7 +96,7 @@ async function down(): Promise<void> {
   if (current) {
     try {
       process.kill(current.pid, 'SIGTERM');
-      for (let i = 0; i < 100 && existsSync(CURRENT); i++) await new Promise((r) => setTimeout(r, 100));
+      await waitUntil('the lab to stop', () => !existsSync(CURRENT), { timeoutMs: 10_000, intervalMs: 100 }).catch(() => undefined);
     } catch {
       // its process is already gone; removeLeftovers cleans up after it
     }

@@ -5,27 +5,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stderrText } from '../../src/dataplane/clixml.js';
 import type { LinuxHost } from '../../src/sim/linux/linux-host.js';
 import { WINDOWS_DOCKER_INSTALL } from '../support/inputs.js';
+import { waitUntil } from '../support/wait-until.js';
 import { LAB_PASSWORD, Lab } from './lab.js';
 import { linksWithPrefix, netnsList, sh } from './netns.js';
 import { powershell, ssh, sshWithPassword } from './ssh.js';
 
 const REBOOT_MS = 400;
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 const bootTime = async (lab: Lab, host: string) =>
   (await powershell(lab, host, "(Get-CimInstance -ClassName Win32_OperatingSystem).LastBootUpTime.ToString('o')")).stdout.trim();
 /** Up again: sshd answers and runs a command (255 is ssh's own failure: refused, reset, timed out). */
-const backUp = (lab: Lab, host: string) =>
-  waitFor(`${host} back from reboot`, async () => ((await ssh(lab, host, 'true')).code !== 255 ? true : undefined));
+const backUp = (lab: Lab, host: string) => waitUntil(`${host} back from reboot`, async () => (await ssh(lab, host, 'true')).code !== 255);
 const msiexec = (path: string) =>
   `$p = Start-Process -FilePath 'msiexec.exe' -ArgumentList @('/i', '${path}', '/qn', '/norestart', '/l*v', 'C:\\Windows\\Temp\\msi.log') -Wait -PassThru\n$p.ExitCode`;
 

@@ -19,6 +19,7 @@ import type { FreshWindowsOptions, WindowsFaults } from '../../src/sim/windows/w
 import { pwshPath } from '../support/pwsh.js';
 import { realPwshCommand, realPwshEnv, writeRealPwshConfig } from '../support/real-pwsh-env.js';
 import { compileSimClient } from '../support/sim-client.js';
+import { waitUntil } from '../support/wait-until.js';
 import { type HostPaths, hostPaths, PRIVATE_DIRS, passwordHash, sshdLaunch, type WindowsPwsh, writeHostFiles } from './host-files.js';
 import { freeSubnet, ipBatch, killAll, netnsList, sh, teardown } from './netns.js';
 import { handleSimRequest } from './sim-handler.js';
@@ -149,25 +150,20 @@ export async function removeLeftovers(): Promise<string[]> {
   return removed;
 }
 
-async function waitForPort(address: string, port: number, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const socket = connect({ host: address, port, timeout: 200 });
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
-      socket.once('timeout', () => {
-        socket.destroy();
-        resolve(false);
-      });
+/** Whether something accepts TCP connections at `address`:`port` now (a short connect timeout: a host coming up drops SYNs). */
+function accepts(address: string, port: number): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    const socket = connect({ host: address, port, timeout: 200 });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
     });
-    if (ok) return;
-    if (Date.now() > deadline) throw new Error(`lab: ${address}:${port} did not come up within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+  });
 }
 
 export class Lab {
@@ -395,7 +391,7 @@ export class Lab {
     });
     host.sshd = child;
     await Promise.race([
-      waitForPort(host.address, 22, 10_000),
+      waitUntil(`lab: sshd of ${host.name} at ${host.address}:22`, () => accepts(host.address, 22), { intervalMs: 20 }),
       new Promise((_, reject) =>
         child.once('exit', (code) => reject(new Error(`lab: sshd of ${host.name} exited (${code}): ${stderr.trim()}`))),
       ),

@@ -4,9 +4,6 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HostKeyStore } from '../../src/dataplane/host-keys.js';
-import { Limiter } from '../../src/dataplane/limiter.js';
-import { SshExecutor } from '../../src/dataplane/ssh-executor.js';
 import { gatherFacts } from '../../src/roles/facts.js';
 import { COMPOSE_CLI_FACT, COMPOSE_CLI_QUERY } from '../../src/roles/linux/compose-cli.js';
 import { fact } from '../../src/roles/linux/facts.js';
@@ -16,11 +13,12 @@ import { windowsPlan } from '../../src/roles/windows/plan.js';
 import { WindowsHost } from '../../src/sim/windows/windows-host.js';
 import { linuxComputeInput, windowsInput } from '../support/inputs.js';
 import { Lab } from './lab.js';
+import { LabExecutors } from './lab-executors.js';
 import { ssh } from './ssh.js';
 
 const KEYSTONE_PASSWORD = 'lab-keystone-s3cret';
 let lab: Lab;
-const executors: SshExecutor[] = [];
+const executors = new LabExecutors(() => lab);
 
 beforeAll(async () => {
   lab = await Lab.start({
@@ -35,20 +33,11 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  for (const e of executors) await e.close();
+  await executors.close();
   await lab?.stop();
 });
 
-function executor(name: string): SshExecutor {
-  const host = lab.host(name);
-  const e = new SshExecutor({
-    target: { os: host.os, host: host.address, username: host.user, privateKeyPath: lab.privateKey },
-    hostKeys: new HostKeyStore(null),
-    connections: new Limiter(10),
-  });
-  executors.push(e);
-  return e;
-}
+const executor = (name: string) => executors.of(name);
 
 describe('roles over SSH', () => {
   it('a Linux controller deploys nothing of OpenStack: its Keystone answers real curl with a token (password on stdin)', async () => {

@@ -2,6 +2,7 @@
 // answers each as the test says (200 by default), for the notification tests.
 
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import { waitUntil } from './wait-until.js';
 
 export interface Captured {
   method: string;
@@ -44,11 +45,10 @@ export async function captureServer(host = '127.0.0.1'): Promise<CaptureServer> 
     requests,
     answers,
     async received(count) {
-      const end = Date.now() + 20_000;
-      while (requests.length < count) {
-        if (Date.now() > end) throw new Error(`the capture server saw ${requests.length} requests, not ${count}`);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      await waitUntil(
+        () => `${count} requests (the capture server saw ${requests.length})`,
+        () => requests.length >= count,
+      );
       return requests;
     },
     close: () =>

@@ -6,6 +6,7 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gitIn } from './git.js';
+import { waitUntil } from './wait-until.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 export const BIN = join(ROOT, 'dist', 'src', 'cli', 'main.js');
@@ -91,13 +92,13 @@ export async function startDaemonProcess(options: DaemonProcessOptions = {}): Pr
     child.stderr?.on('data', (d: Buffer) => {
       stdout += d.toString();
     });
-    const end = Date.now() + 30_000;
-    for (;;) {
-      if (Date.now() > end || child.exitCode !== null) throw new Error(`the daemon did not start:\n${stdout.slice(from)}`);
-      const url = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(stdout.slice(from))?.[1];
-      if (url) return { child, url };
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    const url = await waitUntil(
+      () => `the daemon to start:\n${stdout.slice(from)}`,
+      () => /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(stdout.slice(from))?.[1] ?? (child.exitCode !== null && 'exited'),
+      { timeoutMs: 30_000 },
+    );
+    if (url === 'exited') throw new Error(`the daemon exited (${child.exitCode}) before it listened:\n${stdout.slice(from)}`);
+    return { child, url };
   };
   // SIGTERM, then SIGKILL past 30 s: these tests are not about shutdown (run.test and hostile-repo are). With
   // simulated hosts, process.exit waits for V8's background compile of the tree-sitter wasm (seen: 20-35 s on a

@@ -1,10 +1,11 @@
 // One Dispatcher over one sink, for the notification tests: publish events, wait for outcomes, read the log.
 
-import { Writable } from 'node:stream';
 import pino from 'pino';
 import { Dispatcher, type DispatcherOptions, type Outcome, type SinkPolicy } from '../../src/notifications/dispatcher.js';
 import { EVENT_KINDS } from '../../src/notifications/events.js';
 import type { SinkSpec } from '../../src/notifications/sinks.js';
+import { logSink } from './log-sink.js';
+import { waitUntil } from './wait-until.js';
 
 export interface Dispatch {
   dispatcher: Dispatcher;
@@ -17,28 +18,22 @@ export interface Dispatch {
 
 export function dispatch(spec: Omit<SinkSpec, 'events'>, policy: Partial<SinkPolicy> = {}, fetch?: DispatcherOptions['fetch']): Dispatch {
   const outcomes: Outcome[] = [];
-  const lines: string[] = [];
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(String(chunk));
-      done();
-    },
-  });
+  const sink = logSink();
   const dispatcher = new Dispatcher([{ spec: { ...spec, events: EVENT_KINDS }, policy: { backoffMs: 10, ...policy } }], {
-    log: pino({ level: 'warn' }, stream),
+    log: pino({ level: 'warn' }, sink.stream),
     onOutcome: (_s, o) => outcomes.push(o),
     ...(fetch ? { fetch } : {}),
   });
   return {
     dispatcher,
     outcomes,
-    log: () => lines.join(''),
+    log: sink.text,
     async finished(count = 1) {
-      const end = Date.now() + 30_000;
-      while (outcomes.filter((o) => o === 'sent' || o === 'failed').length < count) {
-        if (Date.now() > end) throw new Error(`outcomes so far: ${outcomes.join(', ')}`);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      await waitUntil(
+        () => `${count} sent or failed (outcomes so far: ${outcomes.join(', ')})`,
+        () => outcomes.filter((o) => o === 'sent' || o === 'failed').length >= count,
+        { timeoutMs: 30_000 },
+      );
       return outcomes;
     },
   };

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { NodeStatus } from '../../src/reconciler/status-store.js';
 import type { Lab, LabHostSpec } from '../lab/lab.js';
 import { gitIn } from './git.js';
+import { waitUntil } from './wait-until.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 export const BIN = join(ROOT, 'dist', 'src', 'cli', 'main.js');
@@ -104,13 +105,13 @@ export function spawnDaemon(config: string, output: (text: string) => void, env:
 
 /** The URL a daemon serves on, once its log (`log()`, since it started) names it; an error if it exits or takes 30 s. */
 export async function servingUrl(proc: ChildProcess, log: () => string, what: string): Promise<string> {
-  const deadline = Date.now() + SERVES_MS;
-  for (;;) {
-    const url = /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(log())?.[1];
-    if (url) return url;
-    if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`${what} did not start:\n${log()}`);
-    await sleep(20);
-  }
+  const url = await waitUntil(
+    () => `${what} to start:\n${log()}`,
+    () => /"url":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(log())?.[1] ?? (proc.exitCode !== null && 'exited'),
+    { timeoutMs: SERVES_MS },
+  );
+  if (url === 'exited') throw new Error(`${what} exited (${proc.exitCode}) before it listened:\n${log()}`);
+  return url;
 }
 
 /** Sends `signal` (SIGKILL, SIGTERM) to a process that still runs, and waits for its exit; its exit code. */

@@ -2,6 +2,7 @@
 
 import type { ChildProcess } from 'node:child_process';
 import { connect, createServer } from 'node:net';
+import { waitUntil } from './wait-until.js';
 
 /** A TCP port nobody listens on right now (taken and given back). */
 export function freePort(): Promise<number> {
@@ -15,21 +16,27 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** Whether something accepts TCP connections on loopback `port` now. */
+export function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
 /** Waits until something accepts connections on `port`, or `child` exits (its stderr in the error). */
 export async function untilListening(port: number, child: ChildProcess, stderr: () => string): Promise<void> {
-  const end = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${child.spawnfile} exited (${child.exitCode}): ${stderr().trim()}`);
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
-    });
-    if (open) return;
-    if (Date.now() > end) throw new Error(`${child.spawnfile} did not listen on ${port}: ${stderr().trim()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await waitUntil(
+    () => `${child.spawnfile} to listen on ${port}: ${stderr().trim()}`,
+    async () => {
+      if (child.exitCode !== null) return 'exited';
+      return accepts(port);
+    },
+    { timeoutMs: 30_000 },
+  );
+  if (child.exitCode !== null) throw new Error(`${child.spawnfile} exited (${child.exitCode}): ${stderr().trim()}`);
 }

@@ -10,6 +10,7 @@ import { type Daemon, startDaemon } from '../../src/cli/daemon.js';
 import { DaemonConfigSchema } from '../../src/cli/daemon-config.js';
 import type { SimExecutor } from '../../src/dataplane/sim-executor.js';
 import type { WindowsHost } from '../../src/sim/windows/windows-host.js';
+import { waitUntil } from './wait-until.js';
 
 const EXAMPLE = join(import.meta.dirname, '..', '..', 'inventory-repo-example');
 
@@ -21,7 +22,7 @@ export interface SimDaemon {
   push(message: string, change: () => void): Promise<string>;
   setVersion(node: string, version: string): void;
   windows(node: string): WindowsHost;
-  /** Resolves when `check` holds, looking after every status change. */
+  /** Resolves when `check` holds (60 s by default); on a timeout, says every node's state. */
   until(what: string, check: () => boolean, timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
@@ -55,22 +56,10 @@ export async function startSimDaemon(extra: Record<string, unknown> = {}, log?: 
     ...extra,
   });
   const daemon = await startDaemon(config, { log: log ?? pino({ level: 'silent' }) });
-  const until = (what: string, check: () => boolean, timeoutMs = 60_000) =>
-    new Promise<void>((resolve, reject) => {
-      if (check()) return resolve();
-      const timer = setTimeout(() => {
-        daemon.status.off('change', listener);
-        const states = daemon.status.list().map((n) => `${n.name} ${n.state} ${n.waiting ?? ''}`);
-        reject(new Error(`timed out waiting for ${what}:\n${states.join('\n')}`));
-      }, timeoutMs);
-      const listener = () => {
-        if (!check()) return;
-        clearTimeout(timer);
-        daemon.status.off('change', listener);
-        resolve();
-      };
-      daemon.status.on('change', listener);
-    });
+  const states = () => daemon.status.list().map((n) => `${n.name} ${n.state} ${n.waiting ?? ''}`);
+  const until = async (what: string, check: () => boolean, timeoutMs = 60_000) => {
+    await waitUntil(() => `${what}:\n${states().join('\n')}`, check, { timeoutMs });
+  };
   return {
     daemon,
     url: daemon.url,

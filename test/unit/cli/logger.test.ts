@@ -4,9 +4,9 @@
 import { closeSync, fstatSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type LogFormat, rootLogger } from '../../../src/cli/logger.js';
+import { logSink } from '../../support/log-sink.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gc-logger-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -65,15 +65,9 @@ describe('the root logger', () => {
 
   it('pretty lines are coloured unless NO_COLOR is set', () => {
     const pretty = (env: NodeJS.ProcessEnv) => {
-      const chunks: string[] = [];
-      const sink = new Writable({
-        write(chunk, _encoding, done) {
-          chunks.push(String(chunk));
-          done();
-        },
-      });
-      rootLogger('info', sink, 'pretty', env).error('broke');
-      return chunks.join('');
+      const sink = logSink();
+      rootLogger('info', sink.stream, 'pretty', env).error('broke');
+      return sink.text();
     };
     expect(pretty({})).toContain('\x1b[');
     const plain = pretty({ NO_COLOR: '1' });

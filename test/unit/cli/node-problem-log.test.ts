@@ -1,11 +1,11 @@
 // A node's trouble is logged once per change, not on every retry, and its recovery once (issue 29).
 
 import { EventEmitter } from 'node:events';
-import { Writable } from 'node:stream';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { logNodeProblems } from '../../../src/cli/node-problem-log.js';
 import type { NodeStatus, StatusEvent } from '../../../src/reconciler/status-store.js';
+import { logSink } from '../../support/log-sink.js';
 
 function node(state: string, error?: { code: string; message: string }): NodeStatus {
   return { name: 'win-1', state, ...(error ? { lastError: error } : {}) } as unknown as NodeStatus;
@@ -13,15 +13,10 @@ function node(state: string, error?: { code: string; message: string }): NodeSta
 
 describe('logNodeProblems', () => {
   it('says each change of trouble once: unreachable, the same again (nothing), another error, recovered', () => {
-    const lines: Record<string, unknown>[] = [];
-    const sink = new Writable({
-      write(chunk, _e, done) {
-        lines.push(JSON.parse(String(chunk)));
-        done();
-      },
-    });
+    const sink = logSink();
+    const lines = () => sink.records();
     const status = new EventEmitter<{ change: [StatusEvent] }>();
-    logNodeProblems(status, pino({ level: 'info' }, sink));
+    logNodeProblems(status, pino({ level: 'info' }, sink.stream));
     const refused = { code: 'GC_CONNECT', message: 'connect ECONNREFUSED 10.0.0.5:22' };
     for (const n of [
       node('converging'),
@@ -33,11 +28,11 @@ describe('logNodeProblems', () => {
       node('verified'),
     ])
       status.emit('change', { type: 'node', node: n });
-    expect(lines.map((l) => [l.msg, l.code ?? null])).toEqual([
+    expect(lines().map((l) => [l.msg, l.code ?? null])).toEqual([
       ['node unreachable', 'GC_CONNECT'],
       ['node unreachable', 'GC_SSH_AUTH'],
       ['node recovered', null],
     ]);
-    expect(lines[0]).toMatchObject({ node: 'win-1', reason: 'connect ECONNREFUSED 10.0.0.5:22', level: 50 });
+    expect(lines()[0]).toMatchObject({ node: 'win-1', reason: 'connect ECONNREFUSED 10.0.0.5:22', level: 50 });
   });
 });

@@ -2,38 +2,15 @@
 // it lands, so the node's commands (which wait for its state to be recorded) go out once the fence opens. A
 // write for a node this member no longer holds is not retried, and its commands stay refused.
 
-import type { Etcd3, ITxnRequest } from 'etcd3';
+import type { ITxnRequest } from 'etcd3';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ClusterKeys } from '../../../src/cluster/etcd.js';
 import { FencedWrites } from '../../../src/cluster/fenced-writes.js';
+import { type FakeEtcd, fakeEtcd } from '../../support/fake-etcd.js';
 
-/**
- * The one call FencedWrites makes (a KV txn) on a map, as etcd answers it: every compare must hold for the
- * success ops to apply, else the failure ops (owner key reads) run; `fail` makes the next N calls throw (etcd
- * past its deadline). The test on a real etcd is test/ha/fenced-writes-etcd.test.ts.
- */
-function fakeEtcd(owner: string) {
-  const kv = new Map<string, string>([['/p/owners/n1', owner]]);
-  let fail = 0;
-  let calls = 0;
-  const txn = async (req: ITxnRequest) => {
-    calls++;
-    if (fail > 0) {
-      fail--;
-      throw new Error('deadline exceeded');
-    }
-    const succeeded = (req.compare ?? []).every((c) => kv.get(String(c.key)) === String(c.value));
-    const responses = (succeeded ? req.success : req.failure)?.map((op) => {
-      if (op.request_put) kv.set(String(op.request_put.key), String(op.request_put.value));
-      if (op.request_delete_range) kv.delete(String(op.request_delete_range.key));
-      const read = op.request_range ? kv.get(String(op.request_range.key)) : undefined;
-      return { response_range: { kvs: read === undefined ? [] : [{ value: Buffer.from(read) }] } };
-    });
-    return { succeeded, responses };
-  };
-  return { kv, client: { kv: { txn } } as unknown as Etcd3, failNext: (n: number) => (fail = n), calls: () => calls };
-}
+/** The fake etcd with n1 owned by `owner`. */
+const etcdWith = (owner: string) => fakeEtcd(new Map([['/p/owners/n1', owner]]));
 
 const OWNER = JSON.stringify({ member: 'm1', lease: '7' });
 const log = pino({ level: 'silent' });
@@ -41,7 +18,7 @@ const log = pino({ level: 'silent' });
 type Options = ConstructorParameters<typeof FencedWrites>[0];
 
 /** FencedWrites on the fake etcd as this member m1: owner and holder of every node unless a test says otherwise. */
-function writesOn(etcd: ReturnType<typeof fakeEtcd>, options: Partial<Options> = {}): FencedWrites {
+function writesOn(etcd: FakeEtcd, options: Partial<Options> = {}): FencedWrites {
   return new FencedWrites({
     client: etcd.client,
     keys: new ClusterKeys('/p/'),
@@ -55,7 +32,7 @@ function writesOn(etcd: ReturnType<typeof fakeEtcd>, options: Partial<Options> =
 
 describe('fenced writes', () => {
   it('a write refused by a closed fence lands once the fence opens, and flush then says recorded', async () => {
-    const etcd = fakeEtcd(OWNER);
+    const etcd = etcdWith(OWNER);
     let fenced = true;
     const writes = writesOn(etcd, {
       ownerValue: () => {
@@ -71,7 +48,7 @@ describe('fenced writes', () => {
   });
 
   it('a write past etcd deadline is tried again; a newer value queued meanwhile wins', async () => {
-    const etcd = fakeEtcd(OWNER);
+    const etcd = etcdWith(OWNER);
     etcd.failNext(2);
     const writes = writesOn(etcd);
     writes.write('n1', '/p/snapshots/n1', 'a');
@@ -81,7 +58,7 @@ describe('fenced writes', () => {
   });
 
   it('a node this member no longer holds: not retried, not recorded', async () => {
-    const etcd = fakeEtcd(JSON.stringify({ member: 'm2', lease: '9' }));
+    const etcd = etcdWith(JSON.stringify({ member: 'm2', lease: '9' }));
     const writes = writesOn(etcd, {
       ownerValue: () => undefined,
       holds: () => false,
@@ -94,7 +71,7 @@ describe('fenced writes', () => {
 
 describe('fenced writes, batched', () => {
   it('the writes of many nodes queued together go in one transaction, one compare per node', async () => {
-    const etcd = fakeEtcd(OWNER);
+    const etcd = etcdWith(OWNER);
     const nodes = Array.from({ length: 40 }, (_, i) => `n${i + 1}`);
     for (const n of nodes) etcd.kv.set(`/p/owners/${n}`, OWNER);
     const writes = writesOn(etcd);
@@ -108,7 +85,7 @@ describe('fenced writes, batched', () => {
   });
 
   it('past etcd --max-txn-ops the writes are split: no transaction carries more than the limit', async () => {
-    const etcd = fakeEtcd(OWNER);
+    const etcd = etcdWith(OWNER);
     const seen: number[] = [];
     const txn = (etcd.client as unknown as { kv: { txn: (r: ITxnRequest) => Promise<unknown> } }).kv.txn;
     (etcd.client as unknown as { kv: { txn: (r: ITxnRequest) => Promise<unknown> } }).kv.txn = (r) => {
@@ -131,7 +108,7 @@ describe('fenced writes, batched', () => {
   });
 
   it('one node lost in a batch: the others land, the lost one is not written and its flush says so', async () => {
-    const etcd = fakeEtcd(OWNER);
+    const etcd = etcdWith(OWNER);
     for (const n of ['n2', 'n3']) etcd.kv.set(`/p/owners/${n}`, OWNER);
     // n2's key is another member's now; this member has not heard yet (it still holds it) until the failure.
     etcd.kv.set('/p/owners/n2', JSON.stringify({ member: 'm2', lease: '9' }));
@@ -152,7 +129,7 @@ describe('fenced writes, batched', () => {
     expect(etcd.kv.has('/p/status/n2')).toBe(false);
   });
   it('a value replaced before it was sent: a flush waiting on the node returns once the newer one landed', async () => {
-    const etcd = fakeEtcd(OWNER);
+    const etcd = etcdWith(OWNER);
     const writes = writesOn(etcd);
     writes.write('n1', '/p/status/n1', 'a');
     const flushed = writes.flush('n1');
@@ -162,7 +139,7 @@ describe('fenced writes, batched', () => {
     expect(etcd.calls()).toBe(1);
   });
   it('an etcd whose --max-txn-ops is below 128 refuses a batch: smaller batches follow and every write lands', async () => {
-    const etcd = fakeEtcd(OWNER);
+    const etcd = etcdWith(OWNER);
     const api = etcd.client as unknown as { kv: { txn: (r: ITxnRequest) => Promise<unknown> } };
     const txn = api.kv.txn;
     // The message a real etcd gives (test/ha/fenced-writes-etcd.test.ts sees it at 129 compares).

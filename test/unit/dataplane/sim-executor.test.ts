@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
 import { LinuxHost } from '../../../src/sim/linux/linux-host.js';
 import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
+import { waitUntil } from '../../support/wait-until.js';
 
 describe('SimExecutor', () => {
   let shells: SimShells;
@@ -22,8 +23,11 @@ describe('SimExecutor', () => {
       retryable: true,
       sent: false,
     });
-    await new Promise((r) => setTimeout(r, 150));
-    expect((await sim.run({ script: 'cat /proc/sys/kernel/random/boot_id' }, { timeoutMs: 1000 })).stdout).not.toBe(before);
+    // Back, with a new boot id (a command while it reboots is refused, and is tried again).
+    await waitUntil(
+      'the host back with a new boot id',
+      async () => (await sim.run({ script: 'cat /proc/sys/kernel/random/boot_id' }, { timeoutMs: 1000 })).stdout !== before,
+    );
     expect(sim.stats.reboots).toBe(1);
   });
 

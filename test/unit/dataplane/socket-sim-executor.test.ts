@@ -11,6 +11,7 @@ import { SimExecutor, SimShells, SocketSimExecutor } from '../../../src/dataplan
 import { LinuxHost } from '../../../src/sim/linux/linux-host.js';
 import { HostProcess } from '../../../src/sim/transports/host-process.js';
 import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
+import { waitUntil } from '../../support/wait-until.js';
 
 let dir: string;
 let hosts: HostProcess;
@@ -56,8 +57,7 @@ describe('SocketSimExecutor and the host process', () => {
     const before = await bootId();
     await remote.run({ script: 'reboot' }, { timeoutMs: 5000 });
     await expect(remote.run({ script: 'true' }, { timeoutMs: 5000 })).rejects.toMatchObject({ code: 'GC_CONNECT', retryable: true });
-    await new Promise((r) => setTimeout(r, 400));
-    expect(await bootId()).not.toBe(before);
+    await waitUntil('the host back with a new boot id', async () => (await bootId()) !== before);
   });
 
   it('a watched host is reported with each request and the pid of its sender; other hosts are not', async () => {
@@ -66,7 +66,7 @@ describe('SocketSimExecutor and the host process', () => {
     const before = Date.now();
     await linux('l7').run({ script: 'true' }, { timeoutMs: 5000 });
     await linux('l6').run({ script: 'true' }, { timeoutMs: 5000 });
-    for (let i = 0; i < 50 && calls.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    await waitUntil('a report of the watched host', () => calls.length > 0);
     expect(calls).toHaveLength(1);
     expect(calls[0]).toMatchObject({ host: 'l6', pid: process.pid });
     expect(calls[0]?.at).toBeGreaterThanOrEqual(before);

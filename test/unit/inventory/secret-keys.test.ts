@@ -4,11 +4,11 @@
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { rootLogger } from '../../../src/cli/logger.js';
 import { isSecretKey, redactSecrets } from '../../../src/inventory/secret.js';
+import { logSink } from '../../support/log-sink.js';
 
 const EXAMPLES = join(import.meta.dirname, '..', '..', 'fixtures', 'cad-examples');
 
@@ -115,15 +115,9 @@ describe("the redaction rules and the deployer's keys", () => {
       VROUTER_CERT_KEY: pem,
     };
     const json = JSON.stringify(redactSecrets(record));
-    let logged = '';
-    const sink = new Writable({
-      write(chunk, _enc, done) {
-        logged += chunk.toString();
-        done();
-      },
-    });
-    rootLogger('info', sink).info(record, 'a record with credentials');
-    for (const out of [json, logged]) {
+    const sink = logSink();
+    rootLogger('info', sink.stream).info(record, 'a record with credentials');
+    for (const out of [json, sink.text()]) {
       for (const pw of ['pw-ssh', 'pw-become', 'pw-keystone', 'pw-kolla', 'pw-list', 'b3BlbnNzaC1rZXktdjEAAAAA'])
         expect(out).not.toContain(pw);
       expect(out).toContain('192.0.2.9');

@@ -9,6 +9,7 @@ import { localCoordination } from '../../../src/reconciler/local-coordination.js
 import { Rollout } from '../../../src/reconciler/rollout.js';
 import { haltOf } from '../../../src/reconciler/rollout-view.js';
 import { StatusStore } from '../../../src/reconciler/status-store.js';
+import { waitUntil } from '../../support/wait-until.js';
 
 const stops: (() => void)[] = [];
 afterEach(() => {
@@ -33,6 +34,7 @@ function watched(halted: string[] = []) {
   return { status, events, kinds };
 }
 
+/** Time for the watcher's quiet timer (30 ms) to fire, before asserting that something did not come. */
 const settle = () => new Promise((r) => setTimeout(r, 300));
 
 describe('notification events from status changes', () => {
@@ -68,7 +70,7 @@ describe('notification events from status changes', () => {
     await settle();
     expect(kinds()).toEqual([['revision.accepted', 'r2']]);
     status.update('b', { name: 'b', state: 'verified', lastAppliedRevision: 'r2' });
-    await settle();
+    await waitUntil('rollout.finished for r2', () => kinds().length > 1);
     expect(kinds()).toEqual([
       ['revision.accepted', 'r2'],
       ['rollout.finished', 'r2'],
@@ -82,7 +84,7 @@ describe('notification events from status changes', () => {
     const { status, kinds } = watched(['bad']);
     status.update('a', { name: 'a', state: 'verified', desiredRevision: 'r1', lastAppliedRevision: 'r1' });
     status.recordRevision({ sha: 'r4', accepted: true });
-    await settle();
+    await waitUntil('rollout.finished for r4', () => kinds().length > 1);
     expect(kinds()).toEqual([
       ['revision.accepted', 'r4'],
       ['rollout.finished', 'r4'],
@@ -93,6 +95,8 @@ describe('notification events from status changes', () => {
     await settle();
     status.update('b', { name: 'b', state: 'pending', desiredRevision: 'bad', waiting: 'rollout of bad halted (still)' });
     status.update('a', { name: 'a', state: 'verified', desiredRevision: 'bad' });
+    await waitUntil('rollout.halted for bad', () => kinds().some(([kind]) => kind === 'rollout.halted'));
+    // Nothing after: the halt is told once, and no finish comes.
     await settle();
     expect(kinds().slice(2)).toEqual([
       ['revision.accepted', 'bad'],
@@ -117,8 +121,7 @@ describe('notification events from status changes', () => {
     expect(kinds().filter(([kind]) => kind === 'rollout.finished')).toEqual([]);
     status.update('held', { name: 'held', state: 'verified', desiredRevision: 'c1', lastAppliedRevision: 'c1' });
     const finished = () => kinds().filter(([kind]) => kind === 'rollout.finished');
-    for (const deadline = Date.now() + 30_000; finished().length === 0 && Date.now() < deadline; ) await settle();
-    expect(finished()).toEqual([['rollout.finished', 'c2']]);
+    expect(await waitUntil('rollout.finished', () => finished().length > 0 && finished())).toEqual([['rollout.finished', 'c2']]);
   });
 
   it('says a halt once: the summary is the rollout\'s own reason, not wrapped in a second "rollout of … halted"', async () => {

@@ -10,6 +10,7 @@ import type { NodeRecord, NodeSnapshot } from '../../../src/reconciler/node-reco
 import { where } from '../../../src/reconciler/node-status.js';
 import { StatusStore } from '../../../src/reconciler/status-store.js';
 import { type NodeMachineInput, nodeMachine } from '../../../src/state-machines/node-machine.js';
+import { waitUntil } from '../../support/wait-until.js';
 
 const input: NodeMachineInput = {
   node: 'node-1',
@@ -33,12 +34,8 @@ function machine(ran: string[]) {
   });
 }
 
-function settledIn(seen: NodeSnapshot[], state: string): Promise<void> {
-  return new Promise((resolve) => {
-    const look = () => (seen.some((s) => where(s).state === state) ? resolve() : setTimeout(look, 5));
-    look();
-  });
-}
+const settledIn = (seen: NodeSnapshot[], state: string) =>
+  waitUntil(`a snapshot in ${state}`, () => seen.some((s) => where(s).state === state));
 
 describe('restNode', () => {
   it('stops a settled actor, keeps its snapshot for every look, and wakes on the next event', async () => {

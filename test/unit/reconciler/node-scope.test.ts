@@ -14,6 +14,7 @@ import { localCoordination } from '../../../src/reconciler/local-coordination.js
 import type { NodeScope } from '../../../src/reconciler/node-scope.js';
 import { Reconciler } from '../../../src/reconciler/reconciler.js';
 import { StatusStore } from '../../../src/reconciler/status-store.js';
+import { waitUntil } from '../../support/wait-until.js';
 
 const EXAMPLE = join(import.meta.dirname, '..', '..', '..', 'inventory-repo-example');
 
@@ -68,10 +69,7 @@ describe('Reconciler with a NodeScope', () => {
       // One node in scope, named: only it is driven, to a settled state, and the scope hears of it.
       inScope.add(first);
       rescope([first]);
-      await new Promise<void>((resolve) => {
-        const look = () => (settled.includes(first) ? resolve() : setTimeout(look, 20));
-        look();
-      });
+      await waitUntil(`${first} settled`, () => settled.includes(first));
       expect(status.get(first)?.state).toBe('verified');
       expect(names.filter((n) => n !== first && status.get(n)?.state !== undefined)).toEqual([]);
       // The rest in scope, none named: every node is looked at, and each is reported settled.

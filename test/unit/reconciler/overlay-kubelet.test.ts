@@ -11,6 +11,7 @@ import type { LinuxHost } from '../../../src/sim/linux/linux-host.js';
 import type { WindowsHost } from '../../../src/sim/windows/windows-host.js';
 import { kubernetesInstances } from '../../support/inputs.js';
 import { simReconciler } from '../../support/sim-reconciler.js';
+import { waitUntil } from '../../support/wait-until.js';
 import { parse } from '../inventory/helpers.js';
 
 const INSTANCES = kubernetesInstances(
@@ -197,7 +198,8 @@ describe('a Windows Kubernetes worker (k8s_node)', () => {
     const { host, status, reconciler } = cluster({}, INSTANCES.replace('  KUBERNETES_BOOTSTRAP_TOKEN: abcdef.0123456789abcdef\n', ''));
     reconciler.apply({ sha: 'r1', state: state({}, INSTANCES.replace('  KUBERNETES_BOOTSTRAP_TOKEN: abcdef.0123456789abcdef\n', '')) });
     // The first failure halts the revision's rollout (failure budget 1): the other workers wait, unchanged.
-    await expect.poll(() => status.list().filter((n) => n.state === 'stalled').length, { timeout: 20_000 }).toBe(1);
+    await waitUntil('a worker stalled', () => status.list().some((n) => n.state === 'stalled'));
+    expect(status.list().filter((n) => n.state === 'stalled')).toHaveLength(1);
     const stalled = status.list().find((n) => n.state === 'stalled')?.name as string;
     expect(status.get(stalled)).toMatchObject({ state: 'stalled', lastError: { code: 'GC_KUBERNETES_CONFIG' } });
     expect(status.get(stalled)?.lastError?.message).toMatch(/not set: KUBERNETES_BOOTSTRAP_TOKEN \(in the daemon's secrets file\)/);
@@ -212,7 +214,7 @@ describe('a Windows Kubernetes worker (k8s_node)', () => {
     const a = host('win-a');
     expect(a.writeBytes('C:\\k\\kubelet.exe', Buffer.from('x'))).toMatch(/being used by another process/);
     await commit('missing', { 'nodes/win-a.yaml': 'versions:\n  kubernetes: v1.27.0\n' }).catch(() => undefined);
-    await expect.poll(() => status.get('win-a')?.lastError?.code, { timeout: 10_000 }).toBe('GC_ARTIFACT_MISSING');
+    await waitUntil('win-a to say the artifact is missing', () => status.get('win-a')?.lastError?.code === 'GC_ARTIFACT_MISSING');
     expect(status.get('win-a')?.lastError?.message).toMatch(/kubelet\.exe v1\.27\.0 is not on the control host/);
     expect(a.fs.read('C:\\k\\kubelet.exe')).toBe('groundcrew-sim kubelet v1.29.4');
     expect(a.state.services.kubelet?.status).toBe('Running');

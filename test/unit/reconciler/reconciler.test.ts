@@ -11,6 +11,7 @@ import { loadInventory } from '../../../src/inventory/load-inventory.js';
 import type { StatusStore } from '../../../src/reconciler/status-store.js';
 import type { WindowsHost } from '../../../src/sim/windows/windows-host.js';
 import { simReconciler } from '../../support/sim-reconciler.js';
+import { waitUntil } from '../../support/wait-until.js';
 
 const EXAMPLE = join(import.meta.dirname, '..', '..', '..', 'inventory-repo-example');
 const WINDOWS = ['win-compute-1', 'win-compute-2', 'win-compute-3'];
@@ -55,18 +56,6 @@ async function converged(r: ReturnType<typeof repo>) {
   c.reconciler.apply({ sha: 'r1', state });
   await done;
   return { r, ...c };
-}
-
-/** Resolves when `check` holds after a status change. */
-function whenStatus(status: StatusStore, check: () => boolean): Promise<void> {
-  return new Promise((resolve) => {
-    const listener = () => {
-      if (!check()) return;
-      status.off('change', listener);
-      resolve();
-    };
-    status.on('change', listener);
-  });
 }
 
 /** The most nodes that ever held the disruption budget at once, and how many disruptions there were. */
@@ -133,7 +122,7 @@ describe('the reconciler on the simulated example cluster', () => {
     }
     reconciler.apply({ sha: 'bad', state: await r.load() });
     // One node fails on the bad build; the other two wait in front of their vRouter install.
-    await whenStatus(status, () => {
+    await waitUntil('one Windows node stalled and two held', () => {
       const nodes = WINDOWS.map((w) => status.get(w));
       return nodes.filter((n) => n?.state === 'stalled').length === 1 && nodes.filter((n) => n?.waiting?.includes('halted')).length === 2;
     });
@@ -178,7 +167,10 @@ describe('the reconciler on the simulated example cluster', () => {
     const before = { one: finished('win-compute-1'), two: finished('win-compute-2') };
     reconciler.resync();
     const done = (w: string, n: number) => status.reports(w).length > n && status.reports(w).at(-1)?.finishedAt !== undefined;
-    await whenStatus(status, () => done('win-compute-1', before.one) && done('win-compute-2', before.two));
+    await waitUntil(
+      'a new finished report on win-compute-1 and 2',
+      () => done('win-compute-1', before.one) && done('win-compute-2', before.two),
+    );
     const fixed = status.reports('win-compute-1').at(-1);
     expect(fixed).toMatchObject({ revision: 'r1', corrective: true, result: 'verified' });
     expect(
@@ -212,15 +204,14 @@ describe('the reconciler on the simulated example cluster', () => {
     const journal = host('win-compute-3').state.journal.length;
     reconciler.apply({ sha: 'r2', state: await r.load() });
     await reconciler.settled();
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(status.get('win-compute-3')?.state).toBe('orphaned');
+    await waitUntil('win-compute-3 orphaned', () => status.get('win-compute-3')?.state === 'orphaned');
     expect(host('win-compute-3').state.journal.slice(journal)).toEqual([]);
 
     writeFileSync(instances, without('win-compute-2'));
     rmSync(join(r.dir, 'nodes', 'win-compute-2.yaml'));
     writeFileSync(join(r.dir, 'groundcrew.yaml'), 'rollout:\n  removalPolicy: deconfigure\n');
     reconciler.apply({ sha: 'r3', state: await r.load() });
-    await whenStatus(status, () => status.get('win-compute-2')?.state === 'removed');
+    await waitUntil('win-compute-2 removed', () => status.get('win-compute-2')?.state === 'removed');
     const h = host('win-compute-2');
     expect(Object.values(h.state.products).map((p) => p.name)).toEqual([]);
     expect(h.state.services['contrail-vrouter-agent']).toBeUndefined();

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { StatusStore } from '../../../src/reconciler/status-store.js';
 import { DEFAULT_EVENT_STREAM_LIMITS, EventStreams } from '../../../src/server/event-stream.js';
 import { listenOnLoopback, statusServer } from '../../support/status-server.js';
+import { waitUntil } from '../../support/wait-until.js';
 
 let server: FastifyInstance | undefined;
 const open: ClientRequest[] = [];
@@ -32,14 +33,6 @@ const turnedAway = async (base: string, reason: string) => {
   return Number(new RegExp(`groundcrew_event_streams_turned_away_total\\{reason="${reason}"\\} (\\d+)`).exec(text)?.[1] ?? 0);
 };
 
-async function until(what: string, check: () => Promise<boolean>): Promise<void> {
-  const end = Date.now() + 20_000;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 describe('/api/events', () => {
   it('answers 503 past its cap on clients, counts it, and takes a client again once one left', async () => {
     server = statusServer(new StatusStore(), { eventStreams: { maxClients: 2 } });
@@ -56,7 +49,7 @@ describe('/api/events', () => {
     expect(await turnedAway(base, 'full')).toBe(1);
     expect(await (await fetch(new URL('/metrics', base))).text()).toContain('groundcrew_event_streams 2');
     (open[0] as ClientRequest).destroy();
-    await until('a place again', async () => (await stream(base)).statusCode === 200);
+    await waitUntil('a place again', async () => (await stream(base)).statusCode === 200);
   });
 
   it("refuses a page of another origin, and takes the daemon's own", async () => {
@@ -81,7 +74,7 @@ describe('/api/events', () => {
       return () => text;
     });
     status.update('win-compute-1', { name: 'win-compute-1', state: 'converging' });
-    await until('every client has the event', async () => texts.every((t) => t().includes('event: node')));
+    await waitUntil('every client has the event', async () => texts.every((t) => t().includes('event: node')));
     const frames = texts.map((t) => t().slice(t().indexOf('event: node')));
     expect(frames[0]).toMatch(/^event: node\ndata: \{"node":\{"address":"".*"name":"win-compute-1".*\}\n\n$/s);
     expect(new Set(frames).size).toBe(1);

@@ -6,7 +6,6 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readInventoryFiles } from '../../../src/inventory/load-inventory.js';
@@ -14,6 +13,8 @@ import { GitInventoryReader } from '../../../src/source/git-inventory.js';
 import { commitFields, GitObjects } from '../../../src/source/git-objects.js';
 import { GitSource } from '../../../src/source/git-source.js';
 import type { Revision } from '../../../src/source/source.js';
+import { logSink } from '../../support/log-sink.js';
+import { waitUntil } from '../../support/wait-until.js';
 
 const EXAMPLE = join(import.meta.dirname, '..', '..', '..', 'inventory-repo-example');
 let dir: string;
@@ -123,15 +124,8 @@ describe('GitSource: revisions from the object database', () => {
     cpSync(EXAMPLE, join(work, 'deploy'), { recursive: true });
     const base = commit('the example again');
     git(work, 'push', '-q', '-f', 'origin', 'main');
-    const lines: string[] = [];
-    const log = pino(
-      new Writable({
-        write(chunk, _e, done) {
-          lines.push(String(chunk));
-          done();
-        },
-      }),
-    );
+    const sink = logSink();
+    const log = pino(sink.stream);
     const revisions: Revision[] = [];
     const checkout = join(dir, 'state', 'checkout');
     const source = new GitSource({
@@ -168,8 +162,9 @@ describe('GitSource: revisions from the object database', () => {
       git(work, 'push', '-q', '-f', 'origin', 'main');
       await source.trigger('webhook');
       expect(revisions.at(-1)?.sha).toBe(rewritten);
-      await expect.poll(() => lines.some((l) => l.includes('was force-pushed'))).toBe(true);
-      expect(lines.filter((l) => l.includes('was force-pushed'))).toHaveLength(1);
+      const forcePushes = () => sink.records<{ msg: string }>().filter((l) => l.msg.includes('was force-pushed'));
+      await waitUntil('the force-push logged', () => forcePushes().length > 0);
+      expect(forcePushes()).toHaveLength(1);
     } finally {
       await source.stop();
     }

@@ -1,19 +1,12 @@
 // The facts of a Server 2016 and a Server 2019 compute the simulator holds per build (issue 28), each with
 // the source that says so, and the refusals of what it does not model.
 
-import { beforeAll, describe, expect, it } from 'vitest';
-import { WindowsHost } from '../../../../src/sim/windows/windows-host.js';
-import { WindowsShell } from '../../../../src/sim/windows/windows-shell.js';
-import type { FreshWindowsOptions, WindowsBuild } from '../../../../src/sim/windows/windows-state.js';
+import { describe, expect, it } from 'vitest';
+import type { WindowsHost } from '../../../../src/sim/windows/windows-host.js';
+import type { WindowsBuild } from '../../../../src/sim/windows/windows-state.js';
+import { NOT_RECOGNIZED, simWindows } from '../../../support/sim-windows.js';
 
-let shell: WindowsShell;
-beforeAll(async () => {
-  shell = await WindowsShell.create();
-});
-
-const host = (options: Partial<FreshWindowsOptions> = {}) => WindowsHost.fresh({ hostname: 'win1', ...options });
-const run = (h: WindowsHost, script: string) => shell.runScript(h, script);
-const NOT_RECOGNIZED = /is not recognized as the name of a cmdlet, function, script file, or operable program/;
+const { host, run } = simWindows();
 
 /** A host with Containers and Hyper-V, Docker running and the CNM plugin running on Ethernet1 (its switch made). */
 function withSwitch(build: WindowsBuild): WindowsHost {

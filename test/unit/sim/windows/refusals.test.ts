@@ -1,20 +1,12 @@
 // The simulated Windows host refuses what Windows Server refuses and answers as it answers: one test per
 // behaviour issue 17 found the simulator getting wrong, each with the source of the fact.
 
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { catalogued } from '../../../../src/sim/windows/catalogued.js';
-import { WindowsHost } from '../../../../src/sim/windows/windows-host.js';
-import { WindowsShell } from '../../../../src/sim/windows/windows-shell.js';
-import type { FreshWindowsOptions } from '../../../../src/sim/windows/windows-state.js';
+import type { WindowsHost } from '../../../../src/sim/windows/windows-host.js';
+import { NOT_RECOGNIZED, simWindows } from '../../../support/sim-windows.js';
 
-let shell: WindowsShell;
-beforeAll(async () => {
-  shell = await WindowsShell.create();
-});
-
-const host = (options: Partial<FreshWindowsOptions> = {}) => WindowsHost.fresh({ hostname: 'win1', ...options });
-const run = (h: WindowsHost, script: string) => shell.runScript(h, script);
-const NOT_RECOGNIZED = /is not recognized as the name of a cmdlet, function, script file, or operable program/;
+const { host, run } = simWindows();
 const PROVIDERS =
   "Install-PackageProvider -Name 'NuGet' -MinimumVersion '2.8.5.201' -Force | Out-Null\nInstall-Module -Name 'DockerMsftProvider' -Repository 'PSGallery' -Force";
 

@@ -247,7 +247,7 @@ describe('driver, agent and the data plane', () => {
     expect(ps(host, "Test-Path -Path '\\\\.\\pipe\\pkt0'")).toBe('True');
     expect(ps(host, '(Get-NetTCPConnection -LocalPort 9091 -State Listen).LocalPort')).toBe('9091');
     expect(ps(host, 'vif --list')).toMatch(/vif0\/0 {6}OS: ethernet_32769[\s\S]*vif0\/1 {6}OS: ethernet_32777[\s\S]*vif0\/2 {6}OS: pkt0/);
-    // Read with the roles' parser, which test/unit/roles/parsers.test.ts runs on the real tool's output.
+    // Read with the roles' parser, which test/unit/roles/windows/parsers.test.ts runs on the real tool's output.
     expect(parseVifList(ps(host, 'vif --list'))).toEqual([
       { vif: 'vif0/0', attach: 'OS', name: 'ethernet_32769', type: 'Physical' },
       { vif: 'vif0/1', attach: 'OS', name: 'ethernet_32777', type: 'Host' },
