@@ -314,7 +314,8 @@ describe('an operator and groundcrew', () => {
       const nodes = await cluster.waitFor(
         'win-compute-1 to give up',
         (ns) => ns.some((n) => n.name === 'win-compute-1' && n.state === 'unreachable'),
-        90_000,
+        // A hang guard, not a bound: a fresh host's phases up to the reboot, under real pwsh, then reboot.timeout (120 s).
+        STORY_MS,
       );
       expect(byName(nodes)['win-compute-1']?.lastError?.code).toBe('GC_REBOOT_TIMEOUT');
       expect(byName(nodes)['win-compute-1']?.conditions.find((c) => c.type === 'Stalled')).toMatchObject({ status: 'True' });
