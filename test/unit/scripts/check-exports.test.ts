@@ -1,7 +1,8 @@
 // The unused-export check (knip.jsonc with scripts/check-exports.ts, run by `npm run lint`), on a small tree
-// made for the test with the repo's own knip.jsonc: a name only a test imports, a type nothing imports and a
-// file no program reaches are listed one a line and fail the check; a name a program imports, one its own
-// module uses, and one the lab (a package.json script under test/) imports pass.
+// made for the test with the repo's own knip.jsonc: a name only a test imports, a type nothing imports, an
+// export of the CLI's entry file and a file no program reaches are listed one a line and fail the check; a
+// name a program imports, one its own module uses, and one the lab (a package.json script under test/)
+// imports pass.
 
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -47,7 +48,7 @@ describe('check-exports', () => {
   it('lists each name nothing but tests use, and a file no program reaches, and fails', () => {
     const root = tree({
       'package.json': PACKAGE,
-      'src/main.ts': "import { used } from './lib.js';\n\nconsole.log(used());\n",
+      'src/main.ts': "import { used } from './lib.js';\n\nexport const fromMain = used();\n",
       'src/lib.ts': [
         'export type Unread = { a: number };',
         'export function used(): number {',
@@ -73,8 +74,9 @@ describe('check-exports', () => {
       lines: [
         'src/lib.ts: Unread',
         'src/lib.ts: testsOnly',
+        'src/main.ts: fromMain',
         'src/orphan.ts: (the whole file)',
-        'check-exports: 3 exported name(s) nothing but tests use (the rule: scripts/check-exports.ts)',
+        'check-exports: 4 exported name(s) nothing but tests use (the rule: scripts/check-exports.ts)',
       ],
     });
   });
