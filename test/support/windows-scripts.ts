@@ -15,12 +15,13 @@ import { SimExecutor, SimShells } from '../../src/dataplane/sim-executor.js';
 import { POWERSHELL_PRELUDE } from '../../src/dataplane/wire.js';
 import type { WindowsRoleInput } from '../../src/roles/input.js';
 import { checkReadiness, issueReboot, readBootId } from '../../src/roles/node-commands.js';
-import { applyPhase, type Phase, testPhase, testPhases } from '../../src/roles/phase.js';
+import { type Phase, testPhase, testPhases } from '../../src/roles/phase.js';
 import { windowsDeconfigure } from '../../src/roles/windows/deconfigure.js';
 import { driverNames } from '../../src/roles/windows/driver-names.js';
 import { windowsPlan } from '../../src/roles/windows/plan.js';
 import { WindowsHost } from '../../src/sim/windows/windows-host.js';
 import type { WindowsBuild } from '../../src/sim/windows/windows-state.js';
+import { applyPhase } from './apply-phase.js';
 import { kubeletInput, windowsInput } from './inputs.js';
 import { Recorder } from './recorder.js';
 

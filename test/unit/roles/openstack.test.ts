@@ -6,11 +6,11 @@ import type { Executor } from '../../../src/dataplane/executor.js';
 import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
 import type { KeystoneInput, LinuxRoleInput, WindowsRoleInput } from '../../../src/roles/input.js';
 import { linuxPlan } from '../../../src/roles/linux/plan.js';
-import { applyPhase } from '../../../src/roles/phase.js';
 import { windowsPlan } from '../../../src/roles/windows/plan.js';
 import { LinuxHost } from '../../../src/sim/linux/linux-host.js';
 import { SimNetwork } from '../../../src/sim/network.js';
 import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
+import { applyPhase } from '../../support/apply-phase.js';
 import { Recorder } from '../../support/recorder.js';
 
 let shells: SimShells;

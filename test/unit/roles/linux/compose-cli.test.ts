@@ -10,8 +10,8 @@ import { SimExecutor, SimShells } from '../../../../src/dataplane/sim-executor.j
 import { COMPOSE_CLI_FACT, COMPOSE_CLI_QUERY, composeCli } from '../../../../src/roles/linux/compose-cli.js';
 import { linuxFactsScript, readFactRecords } from '../../../../src/roles/linux/fact-records.js';
 import { linuxPlan } from '../../../../src/roles/linux/plan.js';
-import { applyPhase } from '../../../../src/roles/phase.js';
 import { LinuxHost } from '../../../../src/sim/linux/linux-host.js';
+import { applyPhase } from '../../../support/apply-phase.js';
 import { linuxComputeInput } from '../../../support/inputs.js';
 import { Recorder } from '../../../support/recorder.js';
 

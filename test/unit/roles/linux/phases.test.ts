@@ -4,9 +4,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { SimExecutor, SimShells } from '../../../../src/dataplane/sim-executor.js';
 import type { LinuxRoleInput } from '../../../../src/roles/input.js';
 import { linuxPlan } from '../../../../src/roles/linux/plan.js';
-import { applyPhase, testPhase } from '../../../../src/roles/phase.js';
+import { testPhase } from '../../../../src/roles/phase.js';
 import { LinuxHost } from '../../../../src/sim/linux/linux-host.js';
 import { SimNetwork } from '../../../../src/sim/network.js';
+import { applyPhase } from '../../../support/apply-phase.js';
 import { linuxComputeInput } from '../../../support/inputs.js';
 
 let shells: SimShells;

@@ -6,10 +6,10 @@
 
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SimExecutor, SimShells } from '../../../../src/dataplane/sim-executor.js';
-import { applyPhase } from '../../../../src/roles/phase.js';
 import { windowsPrereqs } from '../../../../src/roles/windows/prereqs.js';
 import { WindowsHost } from '../../../../src/sim/windows/windows-host.js';
 import { WindowsShell } from '../../../../src/sim/windows/windows-shell.js';
+import { applyPhase } from '../../../support/apply-phase.js';
 import { windowsInput } from '../../../support/inputs.js';
 import { Recorder } from '../../../support/recorder.js';
 

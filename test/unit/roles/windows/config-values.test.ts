@@ -8,12 +8,12 @@ import { SimExecutor, SimShells } from '../../../../src/dataplane/sim-executor.j
 import type { NodeSpec } from '../../../../src/inventory/desired-state.js';
 import { roleInput } from '../../../../src/reconciler/role-input.js';
 import type { WindowsRoleInput } from '../../../../src/roles/input.js';
-import { applyPhase } from '../../../../src/roles/phase.js';
 import { nodemgrConfig } from '../../../../src/roles/windows/contrail-config.js';
 import { windowsPlan } from '../../../../src/roles/windows/plan.js';
 import { LinuxHost } from '../../../../src/sim/linux/linux-host.js';
 import { SimNetwork } from '../../../../src/sim/network.js';
 import { WindowsHost } from '../../../../src/sim/windows/windows-host.js';
+import { applyPhase } from '../../../support/apply-phase.js';
 import { windowsInput } from '../../../support/inputs.js';
 import { errorsOf, parse, yaml } from '../../inventory/helpers.js';
 

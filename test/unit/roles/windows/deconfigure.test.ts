@@ -3,12 +3,12 @@
 
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SimExecutor, SimShells } from '../../../../src/dataplane/sim-executor.js';
-import { applyPhase } from '../../../../src/roles/phase.js';
 import { windowsDeconfigure } from '../../../../src/roles/windows/deconfigure.js';
 import { MSI_RECORD_DIR } from '../../../../src/roles/windows/msi-resource.js';
 import { OVERLAY_RECORD, windowsOverlayAbsent } from '../../../../src/roles/windows/overlay.js';
 import { windowsPlan } from '../../../../src/roles/windows/plan.js';
 import { WindowsHost } from '../../../../src/sim/windows/windows-host.js';
+import { applyPhase } from '../../../support/apply-phase.js';
 import { windowsInput } from '../../../support/inputs.js';
 
 let shells: SimShells;

@@ -8,9 +8,9 @@ import { SimExecutor, SimShells } from '../../../../src/dataplane/sim-executor.j
 import type { NodeSpec } from '../../../../src/inventory/desired-state.js';
 import { roleInput } from '../../../../src/reconciler/role-input.js';
 import type { WindowsRoleInput } from '../../../../src/roles/input.js';
-import { applyPhase } from '../../../../src/roles/phase.js';
 import { windowsPlan } from '../../../../src/roles/windows/plan.js';
 import { WindowsHost } from '../../../../src/sim/windows/windows-host.js';
+import { applyPhase } from '../../../support/apply-phase.js';
 import { windowsInput } from '../../../support/inputs.js';
 import { errorsOf, parse, yaml } from '../../inventory/helpers.js';
 

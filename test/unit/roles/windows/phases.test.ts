@@ -6,13 +6,14 @@ import { SimExecutor, SimShells } from '../../../../src/dataplane/sim-executor.j
 import { POWERSHELL_PRELUDE } from '../../../../src/dataplane/wire.js';
 import { windowsFactsScript } from '../../../../src/roles/facts.js';
 import type { WindowsRoleInput } from '../../../../src/roles/input.js';
-import { applyPhase, type Phase, passPhase } from '../../../../src/roles/phase.js';
+import { type Phase, passPhase } from '../../../../src/roles/phase.js';
 import { AGENT_MSI, CNM_PLUGIN_MSI, DOCKER_DRIVER_MSI, UTILS_MSI, VROUTER_MSI } from '../../../../src/roles/windows/msi-products.js';
 import { MSI_RECORD_DIR, UNKNOWN_BUILD } from '../../../../src/roles/windows/msi-resource.js';
 import { windowsPlan } from '../../../../src/roles/windows/plan.js';
 import { loadPowerShellParser } from '../../../../src/sim/shells/powershell/parser.js';
 import { MSI_PRODUCTS } from '../../../../src/sim/windows/msi-products.js';
 import { WindowsHost } from '../../../../src/sim/windows/windows-host.js';
+import { applyPhase } from '../../../support/apply-phase.js';
 import { convergePhases } from '../../../support/converge-phases.js';
 import { windowsInput } from '../../../support/inputs.js';
 import { Recorder } from '../../../support/recorder.js';

@@ -3,11 +3,11 @@
 // test signing turned off, as after a crash and a firmware reset). Each case gets its own clones of them.
 
 import { SimExecutor, type SimShells } from '../../../../src/dataplane/sim-executor.js';
-import { applyPhase } from '../../../../src/roles/phase.js';
 import { windowsPlan } from '../../../../src/roles/windows/plan.js';
 import { stopService } from '../../../../src/sim/windows/service-rules.js';
 import { WindowsHost } from '../../../../src/sim/windows/windows-host.js';
 import type { WindowsBuild, WindowsState } from '../../../../src/sim/windows/windows-state.js';
+import { applyPhase } from '../../../support/apply-phase.js';
 import { windowsInput } from '../../../support/inputs.js';
 
 export type HostKind = 'fresh' | 'drifted';
