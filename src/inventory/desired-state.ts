@@ -6,7 +6,6 @@ import type { Role } from './roles.js';
 import type { Mode, VersionComponent } from './schema.js';
 import type { Secret } from './secret.js';
 
-export type { Os };
 export type Provider = 'bms' | 'bms_win';
 
 /** Configuration values as the operator wrote them (`18.10` stays "18.10"); `null` means present but empty. */
