@@ -8,7 +8,7 @@ import type { HostKeyStore, PinStore } from '../dataplane/host-keys.js';
 import { errors } from '../errors.js';
 import type { Coordination, CoordinationListener, Fence, MemberProbe, RevisionFlow } from '../reconciler/coordination.js';
 import type { NodeScope } from '../reconciler/node-scope.js';
-import type { StartPace } from '../reconciler/start-gate.js';
+import type { StartPace } from '../reconciler/start-pacer.js';
 import type { StatusStore } from '../reconciler/status-store.js';
 import { type ClusterContext, ClusterKeys, type EtcdSettings, etcdClient } from './etcd.js';
 import { EtcdSnapshots } from './etcd-snapshots.js';
@@ -31,7 +31,7 @@ export interface ClusterSettings {
   ttlMs: number;
   prefix: string;
   etcd: EtcdSettings;
-  /** Newly owned nodes that start driving per second (and at most at once): the start gate (start-gate.ts). */
+  /** Newly owned nodes that start driving per second (and at most at once): the start pacer (start-pacer.ts). */
   startRate?: StartPace;
 }
 

@@ -85,7 +85,7 @@ export class Membership extends EventEmitter {
    * counts from `s`, read just before its request was written; etcd receives it at some r >= s and then keeps
    * the lease at least until r + TTL >= s + TTL (a new etcd leader only extends leases). This is true only
    * while now < s + TTL/2, and every write to a node's socket asks it synchronously just before the write
-   * (ssh-executor's `mayWrite`; cluster-member's `guard`, a gate before each command): whatever leaves, leaves at least TTL/2
+   * (ssh-executor's `mayWrite`; cluster-member's `guard`, the fence before each command): whatever leaves, leaves at least TTL/2
    * before etcd could let the lease go, which covers the bytes' way to the node and clock-rate differences.
    * An answer read late (a held event loop) leaves `s` as it was: the fence closes sooner, never later.
    */

@@ -111,7 +111,7 @@ describe('cluster mode: owner keys taken in batches', () => {
 
   // Issue 19's 49.2 s failover: the new owner had just taken back 1,000s of verified nodes (a rebalance) and was
   // still starting them at its start rate when its peer died; the node the peer left mid-work went to the end.
-  it('a node a dead member left mid-work starts ahead of the nodes already waiting at the start gate', { timeout: 60_000 }, async () => {
+  it('a node a dead member left mid-work starts ahead of the nodes already waiting at the start pacer', { timeout: 60_000 }, async () => {
     const log = pino({ level: 'silent' });
     const rejected = new RejectedValues(log);
     const settings = { endpoints: suite.etcd.endpoints };

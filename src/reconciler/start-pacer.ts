@@ -26,7 +26,7 @@ export interface StartPace {
   holdMs?: number;
 }
 
-export class StartGate {
+export class StartPacer {
   /** Waiting, in the order they go: the `first` lane, then the others, each in the order added. */
   readonly #first = new Set<string>();
   readonly #waiting = new Set<string>();
