@@ -107,7 +107,7 @@ export class ClusterMember<R extends Commit = Commit> implements Coordination<R>
       // Taken and started first: nodes whose last owner left them short of verified on their desired revision.
       // Not before the statuses were first read (a member just started knows nothing of any node): else every
       // node it takes back goes first, and a failover's node later waits behind them all (issue 19).
-      urgent: (node) => {
+      takeFirst: (node) => {
         if (this.shared.counts.fullReads === 0) return false;
         const record = this.shared.elsewhere(node);
         return record === undefined || !verifiedOnDesired(record);
@@ -184,11 +184,11 @@ export class ClusterMember<R extends Commit = Commit> implements Coordination<R>
       drives: (node) => ownership.drives(node),
       letGo: (node) => ownership.letGo(node),
       settled: (node) => ownership.settled(node),
-      urgent: (node) => ownership.urgent(node),
+      startsFirst: (node) => ownership.startsFirst(node),
       elsewhere: (node) => {
         // Held here, not started yet (no entry in the reconciler, so a gate asks): it goes first, and the node
         // gated on it is woken when it settles here.
-        if (ownership.holds(node)) ownership.hurry(node);
+        if (ownership.holds(node)) ownership.moveFirst(node);
         const record = shared.elsewhere(node);
         return record ? { state: record.state, onDesired: verifiedOnDesired(record) } : undefined;
       },

@@ -14,7 +14,7 @@ const EVERY_NODE: NodeScope = {
   drives: () => 'yes',
   letGo: () => undefined,
   settled: () => undefined,
-  urgent: () => false,
+  startsFirst: () => false,
   elsewhere: () => undefined,
 };
 

@@ -53,7 +53,7 @@ export function nodeRuntime(entry: NodeRecord, deps: RuntimeDeps): NodeRuntime {
     gate: (phase) => {
       const gates = entry.desired.phaseGates.get(phase) ?? [];
       // A node it waits for that waits for a place to run goes first (else the window could fill with its dependents).
-      for (const gate of gates) deps.window.urgent(gate.node);
+      for (const gate of gates) deps.window.startNow(gate.node);
       checkGates(gates, deps.entries, deps.scope);
     },
     beforeDisruptive: async (what, rev, signal) => {

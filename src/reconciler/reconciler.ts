@@ -207,7 +207,7 @@ export class Reconciler {
     if (decision.do === 'idle' || !revision) return;
     if (decision.do === 'take-place') {
       // Waits for a place unless one is free: shown pending (new) or with its new desired revision meanwhile.
-      if (!this.#window.enter(name, this.#coordination.scope.urgent(name))) {
+      if (!this.#window.enter(name, this.#coordination.scope.startsFirst(name))) {
         const { start, shownWaiting } = decision;
         if (shownWaiting) showWaiting(this.options.status, start.spec, shownWaiting === 'fresh', revision.sha, this.#window.counts);
         return;

@@ -54,8 +54,8 @@ export class RunWindow {
   }
 
   /** Others wait for `node` (a gate): if it waits for a place it goes now. */
-  urgent(node: string): void {
-    this.#pacer?.urgent(node);
+  startNow(node: string): void {
+    this.#pacer?.startNow(node);
   }
 
   remove(node: string): void {

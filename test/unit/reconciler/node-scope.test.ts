@@ -41,7 +41,7 @@ describe('Reconciler with a NodeScope', () => {
       drives: (node) => (inScope.has(node) ? 'yes' : 'no'),
       letGo: () => undefined,
       settled: (node) => void settled.push(node),
-      urgent: () => false,
+      startsFirst: () => false,
       elsewhere: () => undefined,
     };
     // The reconciler listens to its coordination: the scope's changes reach it as rescopes.

@@ -71,16 +71,16 @@ describe('StartPacer', () => {
     expect(pacer.size).toBe(1000 + 2 - 20);
   });
 
-  it('hurry moves a node waiting in the other lane to the first; one not waiting is left alone', () => {
+  it('moveFirst moves a node waiting in the other lane to the first; one not waiting is left alone', () => {
     // A node gated on a node this member holds but has not started (its Keystone host) would wait behind
-    // the whole queue: the gate's node is hurried.
+    // the whole queue: the gate's node is moved to the first lane.
     const started: string[] = [];
     const pacer = new StartPacer({ perSecond: 10, burst: 2 }, (nodes) => started.push(...nodes));
     pacer.add(['orphan', ...names(100)], (n) => n === 'orphan');
     expect(started).toEqual(['orphan', 'node-0']);
-    expect(pacer.hurry('node-80')).toBe(true);
-    expect(pacer.hurry('node-0')).toBe(false);
-    expect(pacer.hurry('elsewhere')).toBe(false);
+    expect(pacer.moveFirst('node-80')).toBe(true);
+    expect(pacer.moveFirst('node-0')).toBe(false);
+    expect(pacer.moveFirst('elsewhere')).toBe(false);
     vi.advanceTimersByTime(200);
     expect(started).toEqual(['orphan', 'node-0', 'node-80', 'node-1']);
     expect(pacer.size).toBe(97);
@@ -120,13 +120,13 @@ describe('StartPacer', () => {
     expect(pacer.size).toBe(2);
   });
 
-  it('urgent: a waiting node goes now, past a full window, and holds a place like the others', () => {
+  it('startNow: a waiting node goes now, past a full window, and holds a place like the others', () => {
     const started: string[] = [];
     const pacer = new StartPacer({ window: 1 }, (nodes) => started.push(...nodes));
     pacer.add(names(3));
     expect(started).toEqual(['node-0']);
-    pacer.urgent('node-2');
-    pacer.urgent('node-0');
+    pacer.startNow('node-2');
+    pacer.startNow('node-0');
     expect(started).toEqual(['node-0', 'node-2']);
     expect(pacer.active).toBe(2);
     pacer.done('node-0');
