@@ -48,9 +48,9 @@ export class Membership extends EventEmitter {
   /** The watch on the members' keys, while it runs (made again at the next renewal when it fails). */
   #watcher: Watcher | undefined;
   #watching = false;
-  /** Reads of the members started and applied: an answer older than one applied is dropped. */
+  /** Reads of the members started, and the newest one taken in: an answer older than that is dropped. */
   #reads = 0;
-  #applied = 0;
+  #newestRead = 0;
   readonly since = new Date().toISOString();
 
   constructor(readonly options: MembershipOptions) {
@@ -233,9 +233,9 @@ export class Membership extends EventEmitter {
     const { client, keys, ttlMs } = this.options;
     const read = ++this.#reads;
     const res = await within(client.getAll().prefix(keys.members()).exec(), ttlMs / 3, 'members');
-    // A read started before one already applied (the watch's and the renewal's can cross): older, dropped.
-    if (read < this.#applied) return;
-    this.#applied = read;
+    // A read started before one already taken in (the watch's and the renewal's can cross): older, dropped.
+    if (read < this.#newestRead) return;
+    this.#newestRead = read;
     this.#leases = this.#live(res.kvs);
     const members = [...this.#leases.keys()].sort();
     if (members.join('\0') === this.#members.join('\0')) return;

@@ -49,7 +49,7 @@ export interface NodeSpec {
   provider: Provider;
   os: Os;
   roles: Role[];
-  /** True when instances.yaml gave no roles and the deployer's defaults apply. */
+  /** True when instances.yaml gave no roles and the deployer's defaults are used. */
   rolesDefaulted: boolean;
   /** contrail_configuration < instance contrail_configuration < role-level dicts < nodes/<name>.yaml overrides. */
   configuration: Configuration;

@@ -211,7 +211,7 @@ export async function passPhase(executor: Executor, phase: Phase, opts: PhaseOpt
 }
 
 /** passPhase, throwing the failure: for callers that only need to know the phase is done. */
-export async function applyPhase(exec: Executor, phase: Phase, opts: PhaseOptions = {}): Promise<PhaseOutcome> {
+export async function passPhaseOrThrow(exec: Executor, phase: Phase, opts: PhaseOptions = {}): Promise<PhaseOutcome> {
   const outcome = await passPhase(exec, phase, opts);
   if (outcome.failure) throw outcome.failure;
   return outcome;
@@ -233,7 +233,7 @@ export async function change(
 }
 
 /** The usual end of a set: one command that changes the node, then "changed". */
-export async function applied(...args: Parameters<typeof change>): Promise<SetResult> {
+export async function setByCommand(...args: Parameters<typeof change>): Promise<SetResult> {
   await change(...args);
   return CHANGED;
 }

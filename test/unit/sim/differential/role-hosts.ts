@@ -3,7 +3,7 @@
 // test signing turned off, as after a crash and a firmware reset). Each case gets its own clones of them.
 
 import { SimExecutor, type SimShells } from '../../../../src/dataplane/sim-executor.js';
-import { applyPhase } from '../../../../src/roles/phase.js';
+import { passPhaseOrThrow } from '../../../../src/roles/phase.js';
 import { windowsPlan } from '../../../../src/roles/windows/plan.js';
 import { stopService } from '../../../../src/sim/windows/service-rules.js';
 import { WindowsHost } from '../../../../src/sim/windows/windows-host.js';
@@ -24,7 +24,7 @@ async function drifted(shells: SimShells, build: WindowsBuild): Promise<WindowsH
     for (const phase of phases) {
       // A phase that does not batch reboots waits for the one asked for (the controller reboots first).
       if (reboot && !phase.batchesReboot) break;
-      const applied = await applyPhase(exec, phase);
+      const applied = await passPhaseOrThrow(exec, phase);
       if (applied.resources.some((r) => r.status === 'failed')) throw new Error(`phase ${phase.name} failed: ${JSON.stringify(applied)}`);
       reboot ||= applied.rebootRequested;
     }
