@@ -6,7 +6,7 @@ import { EtcdAuthenticationFailedError, EtcdPermissionDeniedError } from 'etcd3'
 import type { Logger } from 'pino';
 import type { HostKeyStore, PinStore } from '../dataplane/host-keys.js';
 import { errors } from '../errors.js';
-import type { Coordination, CoordinationListener, Fence, MemberProbe, RevisionFlow } from '../reconciler/coordination.js';
+import type { Coordination, CoordinationListener, Fence, MemberProbe, SourceAndIntake } from '../reconciler/coordination.js';
 import type { NodeScope } from '../reconciler/node-scope.js';
 import type { StartPace } from '../reconciler/start-pacer.js';
 import type { StatusStore } from '../reconciler/status-store.js';
@@ -61,7 +61,7 @@ export class ClusterMember<R extends Commit = Commit> implements Coordination<R>
   readonly election: LeaderElection;
   /** The one revision every member applies: the leader writes it, each member reads it from its own clone. */
   readonly revisions: RevisionInForce<R>;
-  #flow: RevisionFlow<R> | undefined;
+  #flow: SourceAndIntake<R> | undefined;
   /** The failure budget's record, cluster-wide. */
   readonly failures: GlobalFailures;
   /** Node snapshots, in etcd: the reconciler's store in cluster mode. */
@@ -209,7 +209,7 @@ export class ClusterMember<R extends Commit = Commit> implements Coordination<R>
   }
 
   /** The source and intake: revisions reach intake only through the revision in force. */
-  flow(flow: RevisionFlow<R>): void {
+  flow(flow: SourceAndIntake<R>): void {
     this.#flow = flow;
   }
 
