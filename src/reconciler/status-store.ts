@@ -57,7 +57,7 @@ export interface TransitionRecord {
   at: string;
   /** Set on records that are not a change of state: the node took or gave back a disruption budget slot. */
   event?: 'disruption.started' | 'disruption.ended' | 'snapshot.set-aside';
-  state: string;
+  state: NodeState;
   phase?: string;
   reboot?: string;
   revision?: string;

@@ -33,7 +33,7 @@ async function otherMember(client: Etcd3, keys: ClusterKeys, name: string) {
 }
 
 describe('cluster mode: owner keys taken in batches', () => {
-  const suite = etcdSuite(23910);
+  const suite = etcdSuite(24070);
 
   it('takes absent keys by batches, leaves those another member holds, starts nodes at the rate', { timeout: 60_000 }, async () => {
     const log = pino({ level: 'silent' });

@@ -4,7 +4,7 @@
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
@@ -139,10 +139,12 @@ export async function removeLeftovers(): Promise<string[]> {
   const dirs = existsSync(LAB_ROOT) ? (await readdir(LAB_ROOT)).filter((d) => d.startsWith(LAB_PREFIX)) : [];
   const owners = new Map<string, number>();
   for (const d of dirs) owners.set(d, Number(await readFile(join(LAB_ROOT, d, 'owner.pid'), 'utf8').catch(() => '0')));
+  // A lab another test file is starting this moment has its directory a moment before its owner.pid.
+  const young = (d: string) => Date.now() - (statSync(join(LAB_ROOT, d), { throwIfNoEntry: false })?.mtimeMs ?? 0) < 60_000;
   const prefixes = new Set([...dirs, ...(await netnsList()).filter((n) => n.startsWith(LAB_PREFIX)).map((n) => n.slice(0, 6))]);
   for (const prefix of prefixes) {
     const owner = owners.get(prefix) ?? 0;
-    if (owner && alive(owner)) continue;
+    if (owner ? alive(owner) : owners.has(prefix) && young(prefix)) continue;
     await teardown(`${prefix}-`);
     await rm(join(LAB_ROOT, prefix), { recursive: true, force: true });
     removed.push(prefix);

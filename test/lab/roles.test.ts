@@ -1,5 +1,6 @@
 // The roles over real SSH: Linux phases against real bash (with the docker shim), Windows phases against
-// the simulator behind sshd. The same code as on the in-process simulator, unchanged.
+// the simulator behind sshd (under real pwsh). The same code as on the in-process simulator, unchanged. The
+// Windows verify phase is Contrail's diagnostic check: converged hosts hold every item, a broken component fails its own.
 
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -8,8 +9,9 @@ import { gatherFacts } from '../../src/roles/facts.js';
 import { COMPOSE_CLI_FACT, COMPOSE_CLI_QUERY } from '../../src/roles/linux/compose-cli.js';
 import { fact } from '../../src/roles/linux/facts.js';
 import { linuxPlan } from '../../src/roles/linux/plan.js';
-import { type PhaseOutcome, passPhaseOrThrow } from '../../src/roles/phase.js';
+import { type PhaseOutcome, passPhaseOrThrow, testPhase } from '../../src/roles/phase.js';
 import { windowsPlan } from '../../src/roles/windows/plan.js';
+import { windowsVerify } from '../../src/roles/windows/verify.js';
 import { WindowsHost } from '../../src/sim/windows/windows-host.js';
 import { linuxComputeInput, windowsInput } from '../support/inputs.js';
 import { Lab } from './lab.js';
@@ -132,7 +134,7 @@ describe('roles over SSH', () => {
     ['Server 2016', 14393],
     ['Server 2019', 17763],
   ] as const)(
-    'a Windows compute (%s) converges through sshd under real pwsh with one reboot, then a full pass only reads',
+    'a Windows compute (%s) converges through sshd under real pwsh with one reboot, then a full pass only reads; a broken component fails its diagnostic item',
     { retry: 1, timeout: 900_000 },
     async (_name, build) => {
       lab.replaceModel('rw', WindowsHost.fresh({ hostname: 'rw', build }));
@@ -192,6 +194,19 @@ describe('roles over SSH', () => {
         expect([outcome.phase, outcome.commands, outcome.inDesiredState]).toEqual([phase.name, 1, true]);
       }
       expect(lab.windows('rw').state.journal.slice(journal)).toEqual([]);
+      // The verify phase is Contrail's diagnostic check (contrail-windows-tools Invoke-DiagnosticCheck.ps1): every
+      // item held above; a component broken on the host fails its own item, read over the same wire.
+      const faults = lab.windows('rw').state.faults;
+      faults.bridgeTableBroken = true;
+      faults.pipeNotServing = true;
+      lab.windows('rw').state.firewall.Domain = true;
+      const { results } = await testPhase(exec, windowsVerify(input));
+      const failing = Object.fromEntries([...results].filter(([, r]) => !r.inDesiredState).map(([n, r]) => [n, r.differingProperties]));
+      expect(failing).toEqual({
+        'verify/vifs': ['bridgeTableDevice'],
+        'verify/cnm-plugin': ['PipeServes'],
+        'verify/compute-node': ['FirewallEnabledProfiles'],
+      });
       // Keystone answered from the Windows node, and its virtual router is in the controller's config API.
       expect(lab.linux('rc').state.controller?.configApi?.virtualRouters).toEqual({ rw: { ip: lab.host('rw').address } });
       expect((await lab.commandLog('rw')).join('\n')).not.toContain(KEYSTONE_PASSWORD);

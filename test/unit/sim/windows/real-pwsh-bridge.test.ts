@@ -158,7 +158,7 @@ describe('real pwsh over a simulated Windows host', () => {
     ].join('\n');
     const host = WindowsHost.fresh({ hostname: 'w' });
     const absent = await runInRealPwsh(host, script);
-    // (A served pipe's Connect returns: the lab's diagnostic test and the e2e stories' verify phase need it.)
+    // (A served pipe's Connect returns: the lab's roles test and the e2e stories' verify phase need it.)
     expect([absent.stderr, ...lines(absent.stdout)]).toEqual([
       '',
       'System.IO.Pipes.NamedPipeClientStream',
