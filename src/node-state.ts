@@ -52,7 +52,3 @@ export const REBOOT_STEPS = [
 ] as const;
 
 export type RebootStep = (typeof REBOOT_STEPS)[number];
-
-export function isNodeState(value: string): value is NodeState {
-  return (NODE_STATES as readonly string[]).includes(value);
-}

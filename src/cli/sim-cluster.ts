@@ -6,7 +6,7 @@
 import type { Executor } from '../dataplane/executor.js';
 import { SimExecutor, type SimShells, SocketSimExecutor } from '../dataplane/sim-executor.js';
 import { configText } from '../inventory/configuration.js';
-import type { DesiredState, NodeSpec } from '../inventory/desired-state.js';
+import type { NodeSpec } from '../inventory/desired-state.js';
 import { usesSignedVrouter } from '../reconciler/role-input.js';
 import { type HostDescription, type Publishes, publish, SimHosts } from '../sim/cluster.js';
 import type { HostProcess } from '../sim/transports/host-process.js';
@@ -137,11 +137,4 @@ export class SimCluster {
     this.executors.set(node.name, exec);
     return exec;
   }
-}
-
-/** Every node of a desired state on its simulated host. */
-export function simCluster(state: DesiredState, options: SimClusterOptions): Map<string, SimExecutor> {
-  const cluster = new SimCluster(options);
-  for (const node of state.nodes) cluster.executor(node);
-  return cluster.executors;
 }

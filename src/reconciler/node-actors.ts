@@ -32,11 +32,6 @@ export interface NodeRuntime {
   onPhase?: (outcome: PhaseOutcome, input: RunPhaseInput) => void;
 }
 
-/** The actors of one node's machine (tests drive a single node with them). */
-export function nodeActors(rt: NodeRuntime) {
-  return sharedNodeActors(() => rt);
-}
-
 export function sharedNodeActors(runtimeOf: (node: string) => NodeRuntime) {
   return {
     runPhase: fromPromise<PhaseResult, RunPhaseInput>(async ({ input, signal }) => {

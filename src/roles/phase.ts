@@ -210,13 +210,6 @@ export async function passPhase(executor: Executor, phase: Phase, opts: PhaseOpt
   return ended();
 }
 
-/** passPhase, throwing the failure: for callers that only need to know the phase is done. */
-export async function passPhaseOrThrow(exec: Executor, phase: Phase, opts: PhaseOptions = {}): Promise<PhaseOutcome> {
-  const outcome = await passPhase(exec, phase, opts);
-  if (outcome.failure) throw outcome.failure;
-  return outcome;
-}
-
 /** Runs a command that changes the node; a non-zero exit is GC_SET_FAILED with what it said. */
 export async function change(
   exec: Executor,

@@ -6,17 +6,12 @@ import { asErrorInfo, DEFAULT_LIMITS, nodeSetup, phase } from './node-setup.js';
 import { rebootingState } from './reboot-states.js';
 
 export type {
-  Desired,
-  ErrorInfo,
   Limits,
-  Mode,
-  NodeContext,
   NodeEvent,
   NodeMachineInput,
   PhaseResult,
   RunPhaseInput,
 } from './node-setup.js';
-export { asErrorInfo, DEFAULT_LIMITS } from './node-setup.js';
 
 export const nodeMachine = nodeSetup.createMachine({
   id: 'node',

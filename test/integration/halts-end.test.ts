@@ -18,11 +18,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { simCluster } from '../../src/cli/sim-cluster.js';
 import { SimShells } from '../../src/dataplane/sim-executor.js';
 import { loadInventory } from '../../src/inventory/load-inventory.js';
 import type { WindowsState } from '../../src/sim/windows/windows-state.js';
 import { logSink } from '../support/log-sink.js';
+import { simCluster } from '../support/sim-cluster.js';
 import { convergedAt, type SimDaemon, startSimDaemon } from '../support/sim-daemon.js';
 import { waitUntil } from '../support/wait-until.js';
 

@@ -9,10 +9,11 @@ import { gatherFacts } from '../../src/roles/facts.js';
 import { COMPOSE_CLI_FACT, COMPOSE_CLI_QUERY } from '../../src/roles/linux/compose-cli.js';
 import { fact } from '../../src/roles/linux/facts.js';
 import { linuxPlan } from '../../src/roles/linux/plan.js';
-import { type PhaseOutcome, passPhaseOrThrow, testPhase } from '../../src/roles/phase.js';
+import { type PhaseOutcome, testPhase } from '../../src/roles/phase.js';
 import { windowsPlan } from '../../src/roles/windows/plan.js';
 import { windowsVerify } from '../../src/roles/windows/verify.js';
 import { WindowsHost } from '../../src/sim/windows/windows-host.js';
+import { applyPhase } from '../support/apply-phase.js';
 import { linuxComputeInput, windowsInput } from '../support/inputs.js';
 import { Lab } from './lab.js';
 import { LabExecutors } from './lab-executors.js';
@@ -63,10 +64,10 @@ describe('roles over SSH', () => {
       keystone,
     };
     expect(linuxPlan(input).phases.map((p) => p.name)).toEqual(['prereqs', 'openstack', 'verify']);
-    for (const phase of linuxPlan(input).phases) expect((await passPhaseOrThrow(exec, phase)).inDesiredState, phase.name).toBe(true);
+    for (const phase of linuxPlan(input).phases) expect((await applyPhase(exec, phase)).inDesiredState, phase.name).toBe(true);
     expect(lab.linux('rc').state.containers).toEqual({});
     const wrong = linuxPlan({ ...input, keystone: { ...keystone, password: 'not-it' } }).phases[1];
-    await expect(passPhaseOrThrow(exec, wrong as never)).rejects.toMatchObject({ code: 'GC_KEYSTONE_AUTH' });
+    await expect(applyPhase(exec, wrong as never)).rejects.toMatchObject({ code: 'GC_KEYSTONE_AUTH' });
     expect((await lab.commandLog('rc')).join('\n')).not.toContain(KEYSTONE_PASSWORD);
   });
 
@@ -80,7 +81,7 @@ describe('roles over SSH', () => {
         node: name,
         environment: { CONTROLLER_NODES: '192.0.2.10', PHYSICAL_INTERFACE: 'eth0', KEYSTONE_AUTH_ADMIN_PASSWORD: 'lab-s3cret' },
       });
-      for (const phase of linuxPlan(input).phases) expect((await passPhaseOrThrow(exec, phase)).inDesiredState, phase.name).toBe(true);
+      for (const phase of linuxPlan(input).phases) expect((await applyPhase(exec, phase)).inDesiredState, phase.name).toBe(true);
       const env = await ssh(
         lab,
         name,
@@ -93,7 +94,7 @@ describe('roles over SSH', () => {
       const journal = lab.linux(name).state.journal.length;
       const logBefore = (await lab.commandLog(name)).length;
       const pass: PhaseOutcome[] = [];
-      for (const phase of linuxPlan(input).phases) pass.push(await passPhaseOrThrow(exec, phase));
+      for (const phase of linuxPlan(input).phases) pass.push(await applyPhase(exec, phase));
       expect(pass.map((o) => [o.phase, o.commands, o.resources.every((r) => r.status === 'ok')])).toEqual([
         ['prereqs', 1, true],
         ['vrouter', 1, true],
@@ -159,7 +160,7 @@ describe('roles over SSH', () => {
         let reboot = false;
         const phases = windowsPlan(input).phases;
         for (const [i, phase] of phases.entries()) {
-          const outcome = await passPhaseOrThrow(exec, phase);
+          const outcome = await applyPhase(exec, phase);
           if (outcome.rebootRequested)
             lab.windows('rw').record(
               `test: pass ${pass} ${phase.name} asks for a reboot (${outcome.resources
@@ -190,7 +191,7 @@ describe('roles over SSH', () => {
       expect(reboots, lab.windows('rw').state.journal.join('\n')).toBe(1);
       const journal = lab.windows('rw').state.journal.length;
       for (const phase of windowsPlan(input).phases) {
-        const outcome = await passPhaseOrThrow(exec, phase);
+        const outcome = await applyPhase(exec, phase);
         expect([outcome.phase, outcome.commands, outcome.inDesiredState]).toEqual([phase.name, 1, true]);
       }
       expect(lab.windows('rw').state.journal.slice(journal)).toEqual([]);

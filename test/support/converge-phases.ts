@@ -19,7 +19,7 @@ export interface Converged {
 export interface ConvergeOptions {
   /** How many passes before it counts as not converging (default 4). */
   passes?: number;
-  /** A failed phase's error is thrown (as passPhaseOrThrow does) rather than returned as the last outcome. */
+  /** A failed phase's error is thrown (as test/support/apply-phase.ts does) rather than returned as the last outcome. */
   throwOnFailure?: boolean;
 }
 

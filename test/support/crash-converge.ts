@@ -2,11 +2,11 @@
 // like every machine's snapshot, is kept in STATE_DIR. The test kills it with SIGKILL and starts it again.
 
 import { join } from 'node:path';
-import { simCluster } from '../../src/cli/sim-cluster.js';
 import { SimShells } from '../../src/dataplane/sim-executor.js';
 import { loadInventory } from '../../src/inventory/load-inventory.js';
 import { convergeCluster } from '../../src/reconciler/converge.js';
 import { SnapshotStore } from '../../src/reconciler/snapshot-store.js';
+import { simCluster } from './sim-cluster.js';
 
 const stateDir = process.argv[2] as string;
 const { result } = await loadInventory(join(import.meta.dirname, '..', '..', 'inventory-repo-example'));

@@ -1,12 +1,12 @@
 // The reconciler in the test's process over simulated hosts made for a desired state, with limits short enough
 // for unit tests (settle 20 ms, backoff 20-200 ms) and no simulated latency: what the reconciler tests drive.
 
-import { simCluster } from '../../src/cli/sim-cluster.js';
 import type { SimExecutor, SimShells } from '../../src/dataplane/sim-executor.js';
 import type { DesiredState } from '../../src/inventory/desired-state.js';
 import { Reconciler, type ReconcilerOptions } from '../../src/reconciler/reconciler.js';
 import { StatusStore } from '../../src/reconciler/status-store.js';
 import type { WindowsHost } from '../../src/sim/windows/windows-host.js';
+import { simCluster } from './sim-cluster.js';
 
 const LIMITS = { settleMs: 20, rebootTimeoutMs: 10_000, backoffBaseMs: 20, backoffMaxMs: 200 };
 

@@ -15,12 +15,13 @@ import { SimExecutor, SimShells } from '../../src/dataplane/sim-executor.js';
 import { POWERSHELL_PRELUDE } from '../../src/dataplane/wire.js';
 import type { WindowsRoleInput } from '../../src/roles/input.js';
 import { checkReadiness, issueReboot, readBootId } from '../../src/roles/node-commands.js';
-import { type Phase, passPhaseOrThrow, testPhase, testPhases } from '../../src/roles/phase.js';
+import { type Phase, testPhase, testPhases } from '../../src/roles/phase.js';
 import { windowsDeconfigure } from '../../src/roles/windows/deconfigure.js';
 import { driverNames } from '../../src/roles/windows/driver-names.js';
 import { windowsPlan } from '../../src/roles/windows/plan.js';
 import { WindowsHost } from '../../src/sim/windows/windows-host.js';
 import type { WindowsBuild } from '../../src/sim/windows/windows-state.js';
+import { applyPhase } from './apply-phase.js';
 import { kubeletInput, windowsInput } from './inputs.js';
 import { Recorder } from './recorder.js';
 
@@ -104,7 +105,7 @@ async function hostScripts(shells: SimShells, build: WindowsBuild, contrailVersi
   for (let pass = 0; pass < 3; pass++) {
     let reboot = false;
     for (const phase of windowsPlan(input).phases) {
-      reboot ||= (await passPhaseOrThrow(exec, phase)).rebootRequested;
+      reboot ||= (await applyPhase(exec, phase)).rebootRequested;
       if (reboot && !phase.batchesReboot) break;
     }
     if (!reboot) break;
@@ -114,10 +115,10 @@ async function hostScripts(shells: SimShells, build: WindowsBuild, contrailVersi
   await checkReadiness(exec, 'ready');
   const old = windowsPlan(windowsInput({ contrailVersion, overlay: OLD_OVERLAY })).phases.find((p) => p.name === 'overlay');
   if (!old) throw new Error('no overlay phase for an input with an overlay');
-  const passed = await passPhaseOrThrow(exec, old);
-  if (passed.resources.some((r) => r.status === 'failed')) throw new Error(`the older overlay did not pass: ${JSON.stringify(passed)}`);
+  const applied = await applyPhase(exec, old);
+  if (applied.resources.some((r) => r.status === 'failed')) throw new Error(`the older overlay did not apply: ${JSON.stringify(applied)}`);
   await driftedSets(exec, accepting, everyWindowsPhase());
-  await passPhaseOrThrow(exec, windowsDeconfigure());
+  await applyPhase(exec, windowsDeconfigure());
   await issueReboot(exec);
   return [...exec.scripts, ...accepting.scripts];
 }

@@ -8,7 +8,6 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { simCluster } from '../../../src/cli/sim-cluster.js';
 import type { Command, CommandResult, Executor } from '../../../src/dataplane/executor.js';
 import { FencedExecutor } from '../../../src/dataplane/fenced-executor.js';
 import { type SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
@@ -16,6 +15,7 @@ import { loadInventory } from '../../../src/inventory/load-inventory.js';
 import { convergeCluster } from '../../../src/reconciler/converge.js';
 import { localCoordination } from '../../../src/reconciler/local-coordination.js';
 import { SnapshotStore } from '../../../src/reconciler/snapshot-store.js';
+import { simCluster } from '../../support/sim-cluster.js';
 
 const EXAMPLE = join(import.meta.dirname, '..', '..', '..', 'inventory-repo-example');
 const OK: CommandResult = { exitCode: 0, stdout: '', stderr: '', durationMs: 0 };

@@ -5,7 +5,7 @@ import { createActor, waitFor } from 'xstate';
 import type { Command, RunOptions } from '../../../src/dataplane/executor.js';
 import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
 import { errors, markSent } from '../../../src/errors.js';
-import { type NodeRuntime, nodeActors } from '../../../src/reconciler/node-actors.js';
+import { type NodeRuntime, sharedNodeActors } from '../../../src/reconciler/node-actors.js';
 import { linuxPlan } from '../../../src/roles/linux/plan.js';
 import { testPhases } from '../../../src/roles/phase.js';
 import { type NodePlan, planOrder } from '../../../src/roles/plan.js';
@@ -25,7 +25,7 @@ const LIMITS = { settleMs: 50, rebootTimeoutMs: 5_000, backoffBaseMs: 50, backof
 /** The machine steps through the plan's phases, as the reconciler drives it. */
 function drive(exec: SimExecutor, plan: NodePlan, runtime: Partial<NodeRuntime> = {}) {
   const machine = nodeMachine.provide({
-    actors: nodeActors({ exec, plan: () => plan, poll: { initialMs: 20, maxMs: 100 }, ...runtime }),
+    actors: sharedNodeActors(() => ({ exec, plan: () => plan, poll: { initialMs: 20, maxMs: 100 }, ...runtime })),
   });
   const actor = createActor(machine, {
     input: { node: exec.host.state.hostname, revision: 'r1', ...planOrder(plan), mode: 'autocorrect', paused: false, limits: LIMITS },
@@ -96,7 +96,9 @@ describe('a node converged by its machine', () => {
     exec.neverReturnFromReboot = true;
     const input = windowsInput({ node: 'win2', dockerVersion: undefined, testSigning: false });
     const plan = windowsPlan(input);
-    const machine = nodeMachine.provide({ actors: nodeActors({ exec, plan: () => plan, poll: { initialMs: 20, maxMs: 50 } }) });
+    const machine = nodeMachine.provide({
+      actors: sharedNodeActors(() => ({ exec, plan: () => plan, poll: { initialMs: 20, maxMs: 50 } })),
+    });
     const actor = createActor(machine, {
       input: {
         node: 'win2',

@@ -6,7 +6,6 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { simCluster } from '../../../src/cli/sim-cluster.js';
 import { type SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
 import { loadInventory } from '../../../src/inventory/load-inventory.js';
 import type { CoordinationListener } from '../../../src/reconciler/coordination.js';
@@ -14,6 +13,7 @@ import { localCoordination } from '../../../src/reconciler/local-coordination.js
 import type { NodeScope } from '../../../src/reconciler/node-scope.js';
 import { Reconciler } from '../../../src/reconciler/reconciler.js';
 import { StatusStore } from '../../../src/reconciler/status-store.js';
+import { simCluster } from '../../support/sim-cluster.js';
 import { waitUntil } from '../../support/wait-until.js';
 
 const EXAMPLE = join(import.meta.dirname, '..', '..', '..', 'inventory-repo-example');

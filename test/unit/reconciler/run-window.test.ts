@@ -6,13 +6,13 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { simCluster } from '../../../src/cli/sim-cluster.js';
 import { type SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
 import type { DesiredState } from '../../../src/inventory/desired-state.js';
 import { loadInventory } from '../../../src/inventory/load-inventory.js';
 import { Reconciler } from '../../../src/reconciler/reconciler.js';
 import { RunWindow } from '../../../src/reconciler/run-window.js';
 import { StatusStore } from '../../../src/reconciler/status-store.js';
+import { simCluster } from '../../support/sim-cluster.js';
 
 const EXAMPLE = join(import.meta.dirname, '..', '..', '..', 'inventory-repo-example');
 const RUNNING = new Set(['converging', 'rebooting', 'backoff']);

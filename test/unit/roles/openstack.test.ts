@@ -6,11 +6,11 @@ import type { Executor } from '../../../src/dataplane/executor.js';
 import { SimExecutor, SimShells } from '../../../src/dataplane/sim-executor.js';
 import type { KeystoneInput, LinuxRoleInput, WindowsRoleInput } from '../../../src/roles/input.js';
 import { linuxPlan } from '../../../src/roles/linux/plan.js';
-import { passPhaseOrThrow } from '../../../src/roles/phase.js';
 import { windowsPlan } from '../../../src/roles/windows/plan.js';
 import { LinuxHost } from '../../../src/sim/linux/linux-host.js';
 import { SimNetwork } from '../../../src/sim/network.js';
 import { WindowsHost } from '../../../src/sim/windows/windows-host.js';
+import { applyPhase } from '../../support/apply-phase.js';
 import { Recorder } from '../../support/recorder.js';
 
 let shells: SimShells;
@@ -80,7 +80,7 @@ const ctrlInput = linuxInput({
 
 async function converge(exec: Executor, phases: { name: string; resources: unknown[] }[]) {
   const outcomes = [];
-  for (const phase of phases) outcomes.push(await passPhaseOrThrow(exec, phase as never));
+  for (const phase of phases) outcomes.push(await applyPhase(exec, phase as never));
   return outcomes;
 }
 

@@ -117,13 +117,6 @@ export function looseEquals(left: unknown, right: unknown): boolean {
   return left === right;
 }
 
-export function compare(left: unknown, right: unknown): number {
-  if (typeof left === 'number') return left - Number(right);
-  const a = toText(left).toLowerCase();
-  const b = toText(right).toLowerCase();
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
 export function wildcardMatch(text: string, pattern: string, caseSensitive = false): boolean {
   const escaped = pattern
     .replace(/[.+^${}()|\\]/g, '\\$&')

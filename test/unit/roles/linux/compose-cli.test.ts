@@ -10,8 +10,8 @@ import { SimExecutor, SimShells } from '../../../../src/dataplane/sim-executor.j
 import { COMPOSE_CLI_FACT, COMPOSE_CLI_QUERY, composeCli } from '../../../../src/roles/linux/compose-cli.js';
 import { linuxFactsScript, readFactRecords } from '../../../../src/roles/linux/fact-records.js';
 import { linuxPlan } from '../../../../src/roles/linux/plan.js';
-import { passPhaseOrThrow } from '../../../../src/roles/phase.js';
 import { LinuxHost } from '../../../../src/sim/linux/linux-host.js';
+import { applyPhase } from '../../../support/apply-phase.js';
 import { linuxComputeInput } from '../../../support/inputs.js';
 import { Recorder } from '../../../support/recorder.js';
 
@@ -25,7 +25,7 @@ const input = linuxComputeInput({ environment: { CONTROLLER_NODES: '192.0.2.10',
 async function converge(host: LinuxHost) {
   const exec = new Recorder(new SimExecutor({ host, shells }));
   const outcomes = [];
-  for (const phase of linuxPlan(input).phases) outcomes.push(await passPhaseOrThrow(exec, phase));
+  for (const phase of linuxPlan(input).phases) outcomes.push(await applyPhase(exec, phase));
   return { exec, outcomes };
 }
 
@@ -86,7 +86,7 @@ describe('docker compose (v2) and docker-compose (v1)', () => {
     delete host.state.composeVersion;
     const exec = new SimExecutor({ host, shells });
     const prereqs = linuxPlan(input).phases[0];
-    await expect(passPhaseOrThrow(exec, prereqs as never)).rejects.toMatchObject({
+    await expect(applyPhase(exec, prereqs as never)).rejects.toMatchObject({
       code: 'GC_SET_FAILED',
       message: expect.stringMatching(/neither `docker compose` \(the v2 plugin\) nor `docker-compose` \(v1\) is installed/),
     });

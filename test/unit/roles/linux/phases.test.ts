@@ -4,9 +4,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { SimExecutor, SimShells } from '../../../../src/dataplane/sim-executor.js';
 import type { LinuxRoleInput } from '../../../../src/roles/input.js';
 import { linuxPlan } from '../../../../src/roles/linux/plan.js';
-import { passPhaseOrThrow, testPhase } from '../../../../src/roles/phase.js';
+import { testPhase } from '../../../../src/roles/phase.js';
 import { LinuxHost } from '../../../../src/sim/linux/linux-host.js';
 import { SimNetwork } from '../../../../src/sim/network.js';
+import { applyPhase } from '../../../support/apply-phase.js';
 import { linuxComputeInput } from '../../../support/inputs.js';
 
 let shells: SimShells;
@@ -27,7 +28,7 @@ const compute = (overrides: Partial<LinuxRoleInput> = {}): LinuxRoleInput =>
 
 async function convergeAll(exec: SimExecutor, input: LinuxRoleInput) {
   const outcomes = [];
-  for (const phase of linuxPlan(input).phases) outcomes.push(await passPhaseOrThrow(exec, phase));
+  for (const phase of linuxPlan(input).phases) outcomes.push(await applyPhase(exec, phase));
   return outcomes;
 }
 
@@ -42,7 +43,7 @@ describe('Linux phases on a simulated host', () => {
           [...before.results.values()].some((r) => !r.inDesiredState),
           phase.name,
         ).toBe(true);
-      const outcome = await passPhaseOrThrow(exec, phase);
+      const outcome = await applyPhase(exec, phase);
       expect(outcome.inDesiredState, phase.name).toBe(true);
       const after = await testPhase(exec, phase);
       expect(
@@ -152,7 +153,7 @@ describe('Linux phases on a simulated host', () => {
     await exec.run({ script: `docker compose -p vrouter -f ${path} up -d` }, { timeoutMs: 5000 });
     expect(host.state.containers['vrouter-vrouter-agent-1']).toMatchObject({ state: 'restarting', exitCode: 1 });
     const verified = linuxPlan(compute()).phases.at(-1);
-    await expect(passPhaseOrThrow(exec, verified as never)).rejects.toMatchObject({ code: 'GC_STILL_DIFFERENT' });
+    await expect(applyPhase(exec, verified as never)).rejects.toMatchObject({ code: 'GC_STILL_DIFFERENT' });
     // The vrouter phase puts c-a-d's file back: kernel-init installs the module, the agent comes up.
     const outcomes = await convergeAll(exec, compute());
     expect(outcomes.every((o) => o.inDesiredState)).toBe(true);
@@ -164,8 +165,8 @@ describe('Linux phases on a simulated host', () => {
     host.fs.write('/etc/os-release', 'NAME="Alpine Linux"\nID=alpine\n');
     const exec = new SimExecutor({ host, shells });
     const [prereqs, vrouter] = linuxPlan(compute()).phases;
-    expect((await passPhaseOrThrow(exec, prereqs as never)).inDesiredState).toBe(true);
-    await expect(passPhaseOrThrow(exec, vrouter as never)).rejects.toMatchObject({
+    expect((await applyPhase(exec, prereqs as never)).inDesiredState).toBe(true);
+    await expect(applyPhase(exec, vrouter as never)).rejects.toMatchObject({
       code: 'GC_SET_FAILED',
       message: expect.stringMatching(/not one contrail-ansible-deployer deploys the vRouter on \(RedHat or Debian\): ID=alpine/),
     });

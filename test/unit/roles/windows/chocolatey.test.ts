@@ -6,10 +6,10 @@
 
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SimExecutor, SimShells } from '../../../../src/dataplane/sim-executor.js';
-import { passPhaseOrThrow } from '../../../../src/roles/phase.js';
 import { windowsPrereqs } from '../../../../src/roles/windows/prereqs.js';
 import { WindowsHost } from '../../../../src/sim/windows/windows-host.js';
 import { WindowsShell } from '../../../../src/sim/windows/windows-shell.js';
+import { applyPhase } from '../../../support/apply-phase.js';
 import { windowsInput } from '../../../support/inputs.js';
 import { Recorder } from '../../../support/recorder.js';
 
@@ -41,7 +41,7 @@ describe('Chocolatey on the node', () => {
         chocolatey: { version: r.version, enhancedExitCodes: enhanced },
       });
       const exec = new Recorder(new SimExecutor({ host, shells }));
-      const first = await passPhaseOrThrow(exec, windowsPrereqs(windowsInput()));
+      const first = await applyPhase(exec, windowsPrereqs(windowsInput()));
       expect(first.failure).toBeUndefined();
       expect(host.state.journal.filter((j) => j.startsWith('choco-'))).toEqual([
         ...(enhanced ? ['choco-feature-disable useEnhancedExitCodes'] : []),
@@ -54,7 +54,7 @@ describe('Chocolatey on the node', () => {
       const listed = exec.scripts.join('\n');
       expect(listed).toContain(r.version.startsWith('2.') ? 'list --limit-output' : 'list --local-only --limit-output');
       const journal = host.state.journal.length;
-      const again = await passPhaseOrThrow(exec, windowsPrereqs(windowsInput()));
+      const again = await applyPhase(exec, windowsPrereqs(windowsInput()));
       expect(again.resources.find((x) => x.resource === 'chocolatey/packages')?.status).toBe('ok');
       expect(host.state.journal.slice(journal)).toEqual([]);
     });
@@ -71,7 +71,7 @@ describe('Chocolatey missing', () => {
         features: ['Containers', 'NET-Framework-Features', 'Hyper-V'],
       });
       const exec = new SimExecutor({ host, shells });
-      const outcome = await passPhaseOrThrow(exec, windowsPrereqs(windowsInput()));
+      const outcome = await applyPhase(exec, windowsPrereqs(windowsInput()));
       expect(outcome.failure).toBeUndefined();
       expect(host.state.journal.filter((j) => j.startsWith('choco')).slice(0, 2)).toEqual([
         'chocolatey-install 2.2.2',
@@ -89,7 +89,7 @@ describe('Chocolatey missing', () => {
       catalog: { chocolatey: undefined },
       features: ['Containers', 'NET-Framework-Features', 'Hyper-V'],
     });
-    await expect(passPhaseOrThrow(new SimExecutor({ host, shells }), windowsPrereqs(windowsInput()))).rejects.toThrow(
+    await expect(applyPhase(new SimExecutor({ host, shells }), windowsPrereqs(windowsInput()))).rejects.toThrow(
       /The remote name could not be resolved: 'community\.chocolatey\.org'/,
     );
   });

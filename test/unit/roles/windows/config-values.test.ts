@@ -8,12 +8,12 @@ import { SimExecutor, SimShells } from '../../../../src/dataplane/sim-executor.j
 import type { NodeSpec } from '../../../../src/inventory/desired-state.js';
 import { roleInput } from '../../../../src/reconciler/role-input.js';
 import type { WindowsRoleInput } from '../../../../src/roles/input.js';
-import { passPhaseOrThrow } from '../../../../src/roles/phase.js';
 import { nodemgrConfig } from '../../../../src/roles/windows/contrail-config.js';
 import { windowsPlan } from '../../../../src/roles/windows/plan.js';
 import { LinuxHost } from '../../../../src/sim/linux/linux-host.js';
 import { SimNetwork } from '../../../../src/sim/network.js';
 import { WindowsHost } from '../../../../src/sim/windows/windows-host.js';
+import { applyPhase } from '../../../support/apply-phase.js';
 import { windowsInput } from '../../../support/inputs.js';
 import { errorsOf, parse, yaml } from '../../inventory/helpers.js';
 
@@ -103,7 +103,7 @@ describe('the virtual-router and the agent', () => {
       const input = { ...windowsNode('  DNS_NODES: 10.0.0.53'), testSigning: false, signedVrouter: true, contrailVersion: '5.1.0' };
       expect(input.domainSuffix).toBe('lab.example');
       const exec = new SimExecutor({ host, shells });
-      for (const phase of windowsPlan(input).phases) expect((await passPhaseOrThrow(exec, phase)).inDesiredState).toBe(true);
+      for (const phase of windowsPlan(input).phases) expect((await applyPhase(exec, phase)).inDesiredState).toBe(true);
       expect(Object.keys(controller.state.controller?.configApi?.virtualRouters ?? {})).toEqual(['WinCompute1.lab.example']);
       const agent = host.fs.read('C:\\ProgramData\\Contrail\\etc\\contrail\\contrail-vrouter-agent.conf') ?? '';
       expect(agent).toContain('[DEFAULT]\r\nplatform=windows\r\nhostname=WinCompute1.lab.example\r\n');

@@ -3,12 +3,12 @@
 
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SimExecutor, SimShells } from '../../../../src/dataplane/sim-executor.js';
-import { passPhaseOrThrow } from '../../../../src/roles/phase.js';
 import { windowsDeconfigure } from '../../../../src/roles/windows/deconfigure.js';
 import { MSI_RECORD_DIR } from '../../../../src/roles/windows/msi-resource.js';
 import { OVERLAY_RECORD, windowsOverlayAbsent } from '../../../../src/roles/windows/overlay.js';
 import { windowsPlan } from '../../../../src/roles/windows/plan.js';
 import { WindowsHost } from '../../../../src/sim/windows/windows-host.js';
+import { applyPhase } from '../../../support/apply-phase.js';
 import { windowsInput } from '../../../support/inputs.js';
 
 let shells: SimShells;
@@ -22,20 +22,20 @@ describe('Windows deconfigure', () => {
   it('takes the services and MSIs off a converged node that never had a kubelet (the last service it looks for)', async () => {
     const host = WindowsHost.fresh({ hostname: 'win1', features: ['Containers', 'Hyper-V'], catalog: { signedVrouter: true } });
     const exec = new SimExecutor({ host, shells });
-    for (const phase of windowsPlan(windowsInput({ testSigning: false, signedVrouter: true })).phases) await passPhaseOrThrow(exec, phase);
+    for (const phase of windowsPlan(windowsInput({ testSigning: false, signedVrouter: true })).phases) await applyPhase(exec, phase);
     const present = () => CONTRAIL_SERVICES.filter((s) => host.service(s));
     expect(present().length).toBeGreaterThan(0);
     expect(host.service('kubelet')).toBeUndefined();
     // The builds the MSIs were installed from are recorded (msi-resource.ts), and go with them.
     expect(host.fs.read(`${MSI_RECORD_DIR}\\vRouter.build`)?.trim()).toBe('5.0.1');
 
-    const outcome = await passPhaseOrThrow(exec, windowsDeconfigure());
+    const outcome = await applyPhase(exec, windowsDeconfigure());
     expect(outcome.inDesiredState).toBe(true);
     expect(present()).toEqual([]);
     expect(Object.values(host.state.products).map((p) => p.name)).toEqual([]);
     expect(host.fs.isDir(MSI_RECORD_DIR)).toBe(false);
     // Once more: nothing left to take off, one read and nothing set.
-    expect(await passPhaseOrThrow(exec, windowsDeconfigure())).toMatchObject({ inDesiredState: true, commands: 1 });
+    expect(await applyPhase(exec, windowsDeconfigure())).toMatchObject({ inDesiredState: true, commands: 1 });
   });
 
   it("takes off the overlay's routes and port proxies the record lists, and those already gone are no failure", async () => {
@@ -58,7 +58,7 @@ describe('Windows deconfigure', () => {
     expect(host.state.routes.some((r) => r.destinationPrefix === '10.244.2.0/24')).toBe(true);
 
     const phase = { name: 'deconfigure', resources: [windowsOverlayAbsent()] };
-    expect(await passPhaseOrThrow(exec, phase)).toMatchObject({ inDesiredState: true });
+    expect(await applyPhase(exec, phase)).toMatchObject({ inDesiredState: true });
     expect(host.state.routes.filter((r) => r.destinationPrefix.startsWith('10.244.'))).toEqual([]);
     expect(host.state.portProxies).toEqual([]);
     expect(host.fs.read(OVERLAY_RECORD)).toBeUndefined();

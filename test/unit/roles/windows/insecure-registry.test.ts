@@ -8,9 +8,9 @@ import { SimExecutor, SimShells } from '../../../../src/dataplane/sim-executor.j
 import type { NodeSpec } from '../../../../src/inventory/desired-state.js';
 import { roleInput } from '../../../../src/reconciler/role-input.js';
 import type { WindowsRoleInput } from '../../../../src/roles/input.js';
-import { passPhaseOrThrow } from '../../../../src/roles/phase.js';
 import { windowsPlan } from '../../../../src/roles/windows/plan.js';
 import { WindowsHost } from '../../../../src/sim/windows/windows-host.js';
+import { applyPhase } from '../../../support/apply-phase.js';
 import { windowsInput } from '../../../support/inputs.js';
 import { errorsOf, parse, yaml } from '../../inventory/helpers.js';
 
@@ -32,7 +32,7 @@ function host(build: 14393 | 17763) {
 
 async function converge(h: WindowsHost, input: WindowsRoleInput) {
   const exec = new SimExecutor({ host: h, shells });
-  for (const phase of windowsPlan(input).phases) await passPhaseOrThrow(exec, phase);
+  for (const phase of windowsPlan(input).phases) await applyPhase(exec, phase);
 }
 
 const input = (registryInsecure: boolean) =>

@@ -8,12 +8,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { SimExecutor, SimShells } from '../../../../src/dataplane/sim-executor.js';
 import type { KeystoneInput, WindowsRoleInput } from '../../../../src/roles/input.js';
 import { linuxPlan } from '../../../../src/roles/linux/plan.js';
-import { type PhaseOutcome, passPhaseOrThrow } from '../../../../src/roles/phase.js';
+import type { PhaseOutcome } from '../../../../src/roles/phase.js';
 import { cnmConfig } from '../../../../src/roles/windows/contrail-config.js';
 import { windowsPlan } from '../../../../src/roles/windows/plan.js';
 import { LinuxHost } from '../../../../src/sim/linux/linux-host.js';
 import { SimNetwork } from '../../../../src/sim/network.js';
 import { WindowsHost } from '../../../../src/sim/windows/windows-host.js';
+import { applyPhase } from '../../../support/apply-phase.js';
 import { linuxComputeInput, windowsInput } from '../../../support/inputs.js';
 import { Recorder } from '../../../support/recorder.js';
 import { parse, warningsOf, yaml } from '../../inventory/helpers.js';
@@ -49,7 +50,7 @@ function cluster(build: 14393 | 17763) {
 
 async function converge(exec: Recorder, input: WindowsRoleInput): Promise<PhaseOutcome[]> {
   const outcomes: PhaseOutcome[] = [];
-  for (const phase of windowsPlan(input).phases) outcomes.push(await passPhaseOrThrow(exec, phase));
+  for (const phase of windowsPlan(input).phases) outcomes.push(await applyPhase(exec, phase));
   return outcomes;
 }
 
@@ -126,7 +127,7 @@ describe("the openstack phase's token check", () => {
     for (const urlTokens of ['/v2.0/tokens', '/v3/auth/tokens']) {
       const exec = new Recorder(new SimExecutor({ host: compute, shells }));
       const phase = linuxPlan(linuxComputeInput({ keystone: keystone({ urlTokens }) })).phases.find((p) => p.name === 'openstack');
-      const outcome = await passPhaseOrThrow(exec, phase as never);
+      const outcome = await applyPhase(exec, phase as never);
       expect(outcome.inDesiredState).toBe(true);
       expect(exec.scripts.join('\n')).toContain(`http://192.0.2.10:5000${urlTokens}`);
     }
@@ -135,7 +136,7 @@ describe("the openstack phase's token check", () => {
     const phase = linuxPlan(linuxComputeInput({ keystone: keystone({ urlTokens: '/v3/tokens' }) })).phases.find(
       (p) => p.name === 'openstack',
     );
-    await expect(passPhaseOrThrow(exec, phase as never)).rejects.toThrow(/does not serve that path \(404\): KEYSTONE_AUTH_URL_TOKENS/);
+    await expect(applyPhase(exec, phase as never)).rejects.toThrow(/does not serve that path \(404\): KEYSTONE_AUTH_URL_TOKENS/);
   });
 });
 

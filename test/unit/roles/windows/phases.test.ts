@@ -6,13 +6,14 @@ import { SimExecutor, SimShells } from '../../../../src/dataplane/sim-executor.j
 import { POWERSHELL_PRELUDE } from '../../../../src/dataplane/wire.js';
 import { windowsFactsScript } from '../../../../src/roles/facts.js';
 import type { WindowsRoleInput } from '../../../../src/roles/input.js';
-import { type Phase, passPhase, passPhaseOrThrow } from '../../../../src/roles/phase.js';
+import { type Phase, passPhase } from '../../../../src/roles/phase.js';
 import { AGENT_MSI, CNM_PLUGIN_MSI, DOCKER_DRIVER_MSI, UTILS_MSI, VROUTER_MSI } from '../../../../src/roles/windows/msi-products.js';
 import { MSI_RECORD_DIR, UNKNOWN_BUILD } from '../../../../src/roles/windows/msi-resource.js';
 import { windowsPlan } from '../../../../src/roles/windows/plan.js';
 import { loadPowerShellParser } from '../../../../src/sim/shells/powershell/parser.js';
 import { MSI_PRODUCTS } from '../../../../src/sim/windows/msi-products.js';
 import { WindowsHost } from '../../../../src/sim/windows/windows-host.js';
+import { applyPhase } from '../../../support/apply-phase.js';
 import { convergePhases } from '../../../support/converge-phases.js';
 import { windowsInput } from '../../../support/inputs.js';
 import { Recorder } from '../../../support/recorder.js';
@@ -75,7 +76,7 @@ describe('Windows phases on a simulated host', () => {
     await converge(host, exec, input());
     const journal = host.state.journal.length;
     for (const phase of windowsPlan(input()).phases) {
-      const outcome = await passPhaseOrThrow(exec, phase);
+      const outcome = await applyPhase(exec, phase);
       expect(
         outcome.resources.every((r) => r.status === 'ok'),
         phase.name,
@@ -98,11 +99,11 @@ describe('Windows phases on a simulated host', () => {
     const { host, exec } = simHost({ features: ['Containers', 'Hyper-V'] });
     const [, testSigning] = windowsPlan(input()).phases;
     if (!testSigning) throw new Error('no testSigning phase');
-    const first = await passPhaseOrThrow(exec, testSigning);
+    const first = await applyPhase(exec, testSigning);
     expect(first).toMatchObject({ rebootRequested: true, inDesiredState: false });
     expect(first.resources[0]).toMatchObject({ status: 'changed', before: { differingProperties: ['Configured', 'Active'] } });
     host.reboot();
-    const second = await passPhaseOrThrow(exec, testSigning);
+    const second = await applyPhase(exec, testSigning);
     expect(second).toMatchObject({ rebootRequested: false, inDesiredState: true, commands: 1 });
   });
 
@@ -149,7 +150,7 @@ describe('Windows phases on a simulated host', () => {
     host.fs.remove(`${MSI_RECORD_DIR}\\vRouter-utilities.build`, false);
     const vrouter = windowsPlan(input({ testSigning: false, signedVrouter: true })).phases.find((p) => p.name === 'vrouter') as Phase;
     const journal = host.state.journal.length;
-    const outcome = await passPhaseOrThrow(exec, vrouter);
+    const outcome = await applyPhase(exec, vrouter);
     expect(outcome.resources.find((r) => r.resource === 'msi/utils')).toMatchObject({
       status: 'changed',
       before: { actual: { Build: UNKNOWN_BUILD }, desired: { Build: '5.0.1' } },
@@ -158,7 +159,7 @@ describe('Windows phases on a simulated host', () => {
       'msi-uninstall vRouter utilities 5.0.1',
       'msi-install vRouter utilities 5.0.1',
     ]);
-    expect((await passPhaseOrThrow(exec, vrouter)).inDesiredState).toBe(true);
+    expect((await applyPhase(exec, vrouter)).inDesiredState).toBe(true);
   });
 
   it('MSI 1603 is GC_MSI_FAILED, terminal, with the tail of the MSI log', async () => {
@@ -224,7 +225,7 @@ describe('each Windows phase, one at a time', () => {
           [...before.results.values()].some((r) => !r.inDesiredState),
           `${phase.name} before`,
         ).toBe(true);
-      const outcome = await passPhaseOrThrow(exec, phase);
+      const outcome = await applyPhase(exec, phase);
       expect(outcome.inDesiredState, phase.name).toBe(true);
       const after = await testPhase(exec, phase);
       expect(

@@ -3,11 +3,11 @@
 // test signing turned off, as after a crash and a firmware reset). Each case gets its own clones of them.
 
 import { SimExecutor, type SimShells } from '../../../../src/dataplane/sim-executor.js';
-import { passPhaseOrThrow } from '../../../../src/roles/phase.js';
 import { windowsPlan } from '../../../../src/roles/windows/plan.js';
 import { stopService } from '../../../../src/sim/windows/service-rules.js';
 import { WindowsHost } from '../../../../src/sim/windows/windows-host.js';
 import type { WindowsBuild, WindowsState } from '../../../../src/sim/windows/windows-state.js';
+import { applyPhase } from '../../../support/apply-phase.js';
 import { windowsInput } from '../../../support/inputs.js';
 
 export type HostKind = 'fresh' | 'drifted';
@@ -24,7 +24,7 @@ async function drifted(shells: SimShells, build: WindowsBuild): Promise<WindowsH
     for (const phase of phases) {
       // A phase that does not batch reboots waits for the one asked for (the controller reboots first).
       if (reboot && !phase.batchesReboot) break;
-      const applied = await passPhaseOrThrow(exec, phase);
+      const applied = await applyPhase(exec, phase);
       if (applied.resources.some((r) => r.status === 'failed')) throw new Error(`phase ${phase.name} failed: ${JSON.stringify(applied)}`);
       reboot ||= applied.rebootRequested;
     }
