@@ -230,7 +230,7 @@ export class Reconciler {
         this.#leave(name, decision.entry, decision.scope);
         break;
       case 'remove':
-        this.#remove(decision.entry, decision.policy);
+        this.#remove(decision.entry, decision.policy, revision.sha);
         break;
       case 'orphan':
         this.#orphan(name, 'before it started here');
@@ -325,12 +325,12 @@ export class Reconciler {
     this.#observe(entry, actor.getSnapshot());
   }
 
-  #remove(entry: NodeRecord, policy: 'orphan' | 'deconfigure'): void {
+  #remove(entry: NodeRecord, policy: 'orphan' | 'deconfigure', sha: string): void {
     const name = entry.name;
     if (policy === 'deconfigure') {
       if (!entry.actor.getSnapshot().matches('removing')) {
         entry.log.info('removed from the inventory: deconfiguring');
-        entry.actor.send({ type: 'node.removed', deconfigure: true });
+        entry.actor.send({ type: 'node.removed', deconfigure: true, revision: sha });
       }
       return;
     }
