@@ -83,9 +83,9 @@ export const RULES: Rule[] = [
   },
   {
     from: 'cluster/',
-    may: ['cluster/', '*.ts', 'reconciler/start-gate.ts', 'dataplane/host-keys.ts', 'npm'],
+    may: ['cluster/', '*.ts', 'reconciler/start-pacer.ts', 'dataplane/host-keys.ts', 'npm'],
     mayType: ['reconciler/', 'dataplane/executor.ts'],
-    why: "cluster mode shares nodes through etcd: it hands the reconciler a scope and a fence for each command (its guard, put before the executor by cli/), and never drives a node itself (the start gate, which paces its takes, is the reconciler's run window too); it keeps the SSH host key pins every member shares, in the pin format and store contract of dataplane/host-keys.ts",
+    why: "cluster mode shares nodes through etcd: it hands the reconciler a scope and a fence for each command (its guard, put before the executor by cli/), and never drives a node itself (the start pacer, which paces its takes, is the reconciler's run window too); it keeps the SSH host key pins every member shares, in the pin format and store contract of dataplane/host-keys.ts",
   },
   {
     package: 'etcd3',

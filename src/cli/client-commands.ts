@@ -1,7 +1,7 @@
 // `groundcrew status`, `reconcile`, `rollout resume` and `history`: the daemon's JSON API, read in a terminal.
 
 import { SETTLED } from '../node-state.js';
-import type { NodeStatus, RevisionStatus, TransitionRecord } from '../reconciler/status-store.js';
+import type { IntakeVerdict, NodeStatus, TransitionRecord } from '../reconciler/status-store.js';
 import { inert, inertJson } from './inert-text.js';
 import type { Output } from './inventory-commands.js';
 
@@ -57,7 +57,7 @@ function reason(n: NodeStatus): string {
 }
 
 /** The table `status` prints: one line per node, the reason of a stuck node on its line. */
-export function renderStatus(nodes: NodeStatus[], revisions: RevisionStatus[], now = Date.now()): string {
+export function renderStatus(nodes: NodeStatus[], revisions: IntakeVerdict[], now = Date.now()): string {
   const lines: string[] = [];
   const current = revisions.find((r) => r.accepted);
   lines.push(current ? `revision ${short(current.sha)}  ${inert(current.subject)}`.trimEnd() : 'no good revision yet');
@@ -104,7 +104,7 @@ export async function statusCommand(options: ClientOptions & { json?: boolean; w
   const once = async () => {
     const [nodes, revisions] = await Promise.all([
       call<NodeStatus[]>(options, '/api/nodes'),
-      call<RevisionStatus[]>(options, '/api/revisions'),
+      call<IntakeVerdict[]>(options, '/api/revisions'),
     ]);
     return options.json ? inertJson(JSON.stringify(nodes, null, 2)) : renderStatus(nodes, revisions);
   };

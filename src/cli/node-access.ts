@@ -9,7 +9,7 @@ import type { Limiter } from '../dataplane/limiter.js';
 import { SshExecutor } from '../dataplane/ssh-executor.js';
 import type { NodeSpec } from '../inventory/desired-state.js';
 import type { Fence } from '../reconciler/coordination.js';
-import type { NodeAccess } from '../reconciler/reconciler.js';
+import type { NodeAccess } from '../reconciler/node-record.js';
 import type { Metrics } from '../server/metrics.js';
 import { type DaemonConfig, durationMs } from './daemon-config.js';
 import type { SimCluster } from './sim-cluster.js';

@@ -2,7 +2,7 @@
 // `groundcrew explain NODE` (its state, why, since when, the last error and what to do, and the commit
 // that asked for the work it is doing).
 
-import type { Condition, NodeStatus, RevisionStatus, TransitionRecord } from '../reconciler/status-store.js';
+import type { Condition, IntakeVerdict, NodeStatus, TransitionRecord } from '../reconciler/status-store.js';
 import { type ClientOptions, call, callWithHeaders, renderTable, short, since } from './client-commands.js';
 import { inert, inertJson } from './inert-text.js';
 import type { Output } from './inventory-commands.js';
@@ -58,7 +58,7 @@ type NodeDetail = NodeStatus & { history: TransitionRecord[]; help: { meaning: s
 const condition = (c: Condition) => `${c.type}=${c.status} (${inert(c.reason)})${c.message ? `: ${inert(c.message.split('\n')[0])}` : ''}`;
 
 /** A node explained in words, for a person at a terminal. */
-export function renderExplain(n: NodeDetail, revisions: RevisionStatus[], now = Date.now()): string {
+export function renderExplain(n: NodeDetail, revisions: IntakeVerdict[], now = Date.now()): string {
   const lines: string[] = [];
   const subject = (sha?: string) => {
     const r = sha ? revisions.find((x) => x.sha === sha) : undefined;
@@ -104,7 +104,7 @@ export function renderExplain(n: NodeDetail, revisions: RevisionStatus[], now = 
 export async function explainCommand(node: string, options: ClientOptions & { json?: boolean }, io: Output): Promise<number> {
   const [n, revisions] = await Promise.all([
     call<NodeDetail>(options, `/api/nodes/${encodeURIComponent(node)}`),
-    call<RevisionStatus[]>(options, '/api/revisions'),
+    call<IntakeVerdict[]>(options, '/api/revisions'),
   ]);
   io.out(options.json ? inertJson(JSON.stringify(n, null, 2)) : renderExplain(n, revisions));
   return 0;

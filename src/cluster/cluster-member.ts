@@ -6,9 +6,9 @@ import { EtcdAuthenticationFailedError, EtcdPermissionDeniedError } from 'etcd3'
 import type { Logger } from 'pino';
 import type { HostKeyStore, PinStore } from '../dataplane/host-keys.js';
 import { errors } from '../errors.js';
-import type { Coordination, CoordinationListener, Fence, MemberProbe, RevisionFlow } from '../reconciler/coordination.js';
+import type { Coordination, CoordinationListener, Fence, MemberProbe, SourceAndIntake } from '../reconciler/coordination.js';
 import type { NodeScope } from '../reconciler/node-scope.js';
-import type { StartPace } from '../reconciler/start-gate.js';
+import type { StartPace } from '../reconciler/start-pacer.js';
 import type { StatusStore } from '../reconciler/status-store.js';
 import { type ClusterContext, ClusterKeys, type EtcdSettings, etcdClient } from './etcd.js';
 import { EtcdSnapshots } from './etcd-snapshots.js';
@@ -31,7 +31,7 @@ export interface ClusterSettings {
   ttlMs: number;
   prefix: string;
   etcd: EtcdSettings;
-  /** Newly owned nodes that start driving per second (and at most at once): the start gate (start-gate.ts). */
+  /** Newly owned nodes that start driving per second (and at most at once): the start pacer (start-pacer.ts). */
   startRate?: StartPace;
 }
 
@@ -61,7 +61,7 @@ export class ClusterMember<R extends Commit = Commit> implements Coordination<R>
   readonly election: LeaderElection;
   /** The one revision every member applies: the leader writes it, each member reads it from its own clone. */
   readonly revisions: RevisionInForce<R>;
-  #flow: RevisionFlow<R> | undefined;
+  #flow: SourceAndIntake<R> | undefined;
   /** The failure budget's record, cluster-wide. */
   readonly failures: GlobalFailures;
   /** Node snapshots, in etcd: the reconciler's store in cluster mode. */
@@ -107,7 +107,7 @@ export class ClusterMember<R extends Commit = Commit> implements Coordination<R>
       // Taken and started first: nodes whose last owner left them short of verified on their desired revision.
       // Not before the statuses were first read (a member just started knows nothing of any node): else every
       // node it takes back goes first, and a failover's node later waits behind them all (issue 19).
-      urgent: (node) => {
+      takeFirst: (node) => {
         if (this.shared.counts.fullReads === 0) return false;
         const record = this.shared.elsewhere(node);
         return record === undefined || !verifiedOnDesired(record);
@@ -184,11 +184,11 @@ export class ClusterMember<R extends Commit = Commit> implements Coordination<R>
       drives: (node) => ownership.drives(node),
       letGo: (node) => ownership.letGo(node),
       settled: (node) => ownership.settled(node),
-      urgent: (node) => ownership.urgent(node),
+      startsFirst: (node) => ownership.startsFirst(node),
       elsewhere: (node) => {
         // Held here, not started yet (no entry in the reconciler, so a gate asks): it goes first, and the node
         // gated on it is woken when it settles here.
-        if (ownership.holds(node)) ownership.hurry(node);
+        if (ownership.holds(node)) ownership.moveFirst(node);
         const record = shared.elsewhere(node);
         return record ? { state: record.state, onDesired: verifiedOnDesired(record) } : undefined;
       },
@@ -209,7 +209,7 @@ export class ClusterMember<R extends Commit = Commit> implements Coordination<R>
   }
 
   /** The source and intake: revisions reach intake only through the revision in force. */
-  flow(flow: RevisionFlow<R>): void {
+  flow(flow: SourceAndIntake<R>): void {
     this.#flow = flow;
   }
 

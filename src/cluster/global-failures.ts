@@ -49,7 +49,7 @@ export interface Retire {
 }
 
 export class GlobalFailures implements SharedFailures {
-  /** Failed nodes by revision, as last read (with this member's own records and clears applied at once). */
+  /** Failed nodes by revision, as last read (with this member's own records and clears in it at once). */
   #failed = new Map<string, Set<string>>();
   #timer: NodeJS.Timeout | undefined;
 

@@ -48,9 +48,9 @@ export class Membership extends EventEmitter {
   /** The watch on the members' keys, while it runs (made again at the next renewal when it fails). */
   #watcher: Watcher | undefined;
   #watching = false;
-  /** Reads of the members started and applied: an answer older than one applied is dropped. */
+  /** Reads of the members started, and the newest one taken in: an answer older than that is dropped. */
   #reads = 0;
-  #applied = 0;
+  #newestRead = 0;
   readonly since = new Date().toISOString();
 
   constructor(readonly options: MembershipOptions) {
@@ -85,7 +85,7 @@ export class Membership extends EventEmitter {
    * counts from `s`, read just before its request was written; etcd receives it at some r >= s and then keeps
    * the lease at least until r + TTL >= s + TTL (a new etcd leader only extends leases). This is true only
    * while now < s + TTL/2, and every write to a node's socket asks it synchronously just before the write
-   * (ssh-executor's `mayWrite`; cluster-member's `guard`, a gate before each command): whatever leaves, leaves at least TTL/2
+   * (ssh-executor's `mayWrite`; cluster-member's `guard`, the fence before each command): whatever leaves, leaves at least TTL/2
    * before etcd could let the lease go, which covers the bytes' way to the node and clock-rate differences.
    * An answer read late (a held event loop) leaves `s` as it was: the fence closes sooner, never later.
    */
@@ -233,9 +233,9 @@ export class Membership extends EventEmitter {
     const { client, keys, ttlMs } = this.options;
     const read = ++this.#reads;
     const res = await within(client.getAll().prefix(keys.members()).exec(), ttlMs / 3, 'members');
-    // A read started before one already applied (the watch's and the renewal's can cross): older, dropped.
-    if (read < this.#applied) return;
-    this.#applied = read;
+    // A read started before one already taken in (the watch's and the renewal's can cross): older, dropped.
+    if (read < this.#newestRead) return;
+    this.#newestRead = read;
     this.#leases = this.#live(res.kvs);
     const members = [...this.#leases.keys()].sort();
     if (members.join('\0') === this.#members.join('\0')) return;

@@ -10,7 +10,7 @@
 
 import { type IKeyValue, Range } from 'etcd3';
 import type { NodeScope } from '../reconciler/node-scope.js';
-import { StartGate, type StartPace } from '../reconciler/start-gate.js';
+import { type StartPace, StartPacer } from '../reconciler/start-pacer.js';
 import type { ClusterContext } from './etcd.js';
 import { type OwnerRecord, OwnerSchema, parseJson } from './etcd-values.js';
 import { type Membership, within } from './membership.js';
@@ -29,10 +29,10 @@ export interface OwnershipOptions extends Omit<ClusterContext, 'timeoutMs'> {
   prepare?: (nodes: string[]) => Promise<void>;
   /** The set of nodes this member drives, or should hand over, changed: these nodes, or (none named) any. */
   onChange: (nodes?: readonly string[]) => void;
-  /** How fast newly owned nodes may start driving (start-gate.ts); unbounded when not given. */
+  /** How fast newly owned nodes may start driving (start-pacer.ts); unbounded when not given. */
   startRate?: StartPace;
   /** Nodes to take and start first (a failover: the dead member's nodes that were mid-work); others keep their order. */
-  urgent?: (node: string) => boolean;
+  takeFirst?: (node: string) => boolean;
   /** Keys per take transaction (TAKE_BATCH). */
   batch?: number;
 }
@@ -41,12 +41,12 @@ export class Ownership implements Omit<NodeScope, 'elsewhere'> {
   #nodes: string[] = [];
   /** Nodes whose owner key this member created under its current lease and still holds. */
   readonly #held = new Set<string>();
-  /** Held and prepared, and let through the start gate: the reconciler may drive them. */
+  /** Held and prepared, and let through the start pacer: the reconciler may drive them. */
   readonly #ready = new Set<string>();
-  /** Held and prepared, waiting for the start gate. */
-  readonly #gate: StartGate;
-  /** Let through the gate's first lane and not settled here yet: they go first at the run window too. */
-  readonly #urgent = new Set<string>();
+  /** Held and prepared, waiting for the start pacer. */
+  readonly #pacer: StartPacer;
+  /** Let through the pacer's first lane and not settled here yet: they go first at the run window too. */
+  readonly #wentFirst = new Set<string>();
   #owners = new Map<string, OwnerRecord>();
   #running: Promise<void> | undefined;
   #again = false;
@@ -56,7 +56,7 @@ export class Ownership implements Omit<NodeScope, 'elsewhere'> {
 
   constructor(private readonly options: OwnershipOptions) {
     const { membership } = options;
-    this.#gate = new StartGate(options.startRate, (nodes, first) => this.#start(nodes, first));
+    this.#pacer = new StartPacer(options.startRate, (nodes, first) => this.#start(nodes, first));
     membership.on('lost', () => this.#dropAll());
     membership.on('joined', () => this.#restale());
     membership.on('members', () => this.#restale());
@@ -71,7 +71,7 @@ export class Ownership implements Omit<NodeScope, 'elsewhere'> {
 
   stop(): void {
     if (this.#timer) clearInterval(this.#timer);
-    this.#gate.clear();
+    this.#pacer.clear();
   }
 
   /** The nodes of the revision in force. */
@@ -84,9 +84,9 @@ export class Ownership implements Omit<NodeScope, 'elsewhere'> {
     return this.#owners;
   }
 
-  /** Nodes held and prepared but not yet let through the start gate. */
+  /** Nodes held and prepared but not yet let through the start pacer. */
   get waiting(): number {
-    return this.#gate.size;
+    return this.#pacer.size;
   }
 
   /** The owner key's value while this member owns `node` and may write (not fenced); else undefined. */
@@ -107,18 +107,18 @@ export class Ownership implements Omit<NodeScope, 'elsewhere'> {
   }
 
   /**
-   * A node held here and still waiting at the start gate, which another node's gate waits for (a compute's
+   * A node held here and still waiting at the start pacer, which another node's gate waits for (a compute's
    * Keystone host): it starts ahead of the others waiting. Else the node left mid-work that went first waits on
    * it at the end of the queue (issue 19: behind 3,000 nodes a restarted member was still starting).
    */
-  hurry(node: string): void {
-    if (this.#gate.hurry(node)) this.options.log.info({ node }, 'cluster: a node another waits for starts first');
+  moveFirst(node: string): void {
+    if (this.#pacer.moveFirst(node)) this.options.log.info({ node }, 'cluster: a node another waits for starts first');
   }
 
   /** The reconciler saw `node` settle: its place in the start window goes to the next. */
   settled(node: string): void {
-    this.#urgent.delete(node);
-    this.#gate.done(node);
+    this.#wentFirst.delete(node);
+    this.#pacer.done(node);
   }
 
   /**
@@ -126,15 +126,15 @@ export class Ownership implements Omit<NodeScope, 'elsewhere'> {
    * not settled here yet: the reconciler's run window lets it in ahead of the nodes waiting there too (a
    * periodic resync can queue thousands).
    */
-  urgent(node: string): boolean {
-    return this.#urgent.has(node) && this.#held.has(node);
+  startsFirst(node: string): boolean {
+    return this.#wentFirst.has(node) && this.#held.has(node);
   }
 
   letGo(node: string): void {
     if (!this.#held.delete(node)) return;
     this.#ready.delete(node);
-    this.#urgent.delete(node);
-    this.#gate.remove(node);
+    this.#wentFirst.delete(node);
+    this.#pacer.remove(node);
     this.options.log.info({ node }, 'cluster: node handed over');
     void this.#giveBack([node])
       .then(() => this.kick())
@@ -172,15 +172,15 @@ export class Ownership implements Omit<NodeScope, 'elsewhere'> {
     const started = nodes.filter((n) => this.#held.has(n));
     for (const node of started) this.#ready.add(node);
     if (started.length === 0) return;
-    for (const node of nodes.slice(0, first)) if (this.#held.has(node)) this.#urgent.add(node);
+    for (const node of nodes.slice(0, first)) if (this.#held.has(node)) this.#wentFirst.add(node);
     // Said when nodes a dead member left mid-work start (the failover's timeline), not for every batch.
-    if (first > 0) this.options.log.info({ nodes: nodes.slice(0, first), waiting: this.#gate.size }, 'cluster: urgent nodes started');
+    if (first > 0) this.options.log.info({ nodes: nodes.slice(0, first), waiting: this.#pacer.size }, 'cluster: first-lane nodes started');
     this.options.onChange(started);
   }
 
   #dropAll(): void {
-    this.#gate.clear();
-    this.#urgent.clear();
+    this.#pacer.clear();
+    this.#wentFirst.clear();
     if (this.#held.size === 0) return;
     this.#held.clear();
     this.#ready.clear();
@@ -236,9 +236,9 @@ export class Ownership implements Omit<NodeScope, 'elsewhere'> {
       const owner = owners.get(node);
       if (owner?.member === me && owner.lease === lease) continue;
       this.#held.delete(node);
-      this.#urgent.delete(node);
+      this.#wentFirst.delete(node);
       if (this.#ready.delete(node)) changed.push(node);
-      this.#gate.remove(node);
+      this.#pacer.remove(node);
       log.warn({ node }, 'cluster: owner key lost');
     }
     // Take what hashing gives this member, only where nobody holds it; never while fenced.
@@ -257,8 +257,8 @@ export class Ownership implements Omit<NodeScope, 'elsewhere'> {
         // Held, never started, and hashed elsewhere now: given back at once (the reconciler never had it).
         if (!hashed && !this.#ready.has(node)) {
           this.#held.delete(node);
-          this.#urgent.delete(node);
-          this.#gate.remove(node);
+          this.#wentFirst.delete(node);
+          this.#pacer.remove(node);
           giveBack.push(node);
         }
         continue;
@@ -276,11 +276,11 @@ export class Ownership implements Omit<NodeScope, 'elsewhere'> {
     // Held but hashed elsewhere now, and driven: the reconciler hands it over once it settles.
     for (const node of this.#ready) if (this.#target(node) !== me) changed.push(node);
     if (changed.length > 0) this.options.onChange(changed);
-    // Urgent nodes are taken first, and go through the start gate ahead of every node already waiting there
+    // Nodes to take first are taken first, and go through the start pacer ahead of every node already waiting there
     // (judged now: once held, a node's shared status is this member's own and says nothing of its last owner).
-    const urgent = new Set(this.options.urgent ? take.filter((n) => this.options.urgent?.(n)) : []);
-    take.sort((a, b) => Number(urgent.has(b)) - Number(urgent.has(a)));
-    if (take.length > 0) log.info({ nodes: take.length, first: take[0], urgent: urgent.size }, 'cluster: taking nodes');
+    const goFirst = new Set(this.options.takeFirst ? take.filter((n) => this.options.takeFirst?.(n)) : []);
+    take.sort((a, b) => Number(goFirst.has(b)) - Number(goFirst.has(a)));
+    if (take.length > 0) log.info({ nodes: take.length, first: take[0], goFirst: goFirst.size }, 'cluster: taking nodes');
     const size = this.options.batch ?? TAKE_BATCH;
     for (let i = 0; i < take.length; i += size) {
       // The lease changed, the fence closed or the members changed since the pass began: stop here, the
@@ -297,7 +297,7 @@ export class Ownership implements Omit<NodeScope, 'elsewhere'> {
       // Lost meanwhile (the lease expired while preparing): not held, not started.
       if (membership.leaseId !== lease) return;
       for (const node of taken) this.#held.add(node);
-      this.#gate.add(taken, (n) => urgent.has(n));
+      this.#pacer.add(taken, (n) => goFirst.has(n));
       log.info({ nodes: taken.length, first: taken[0] }, 'cluster: nodes taken');
     }
   }

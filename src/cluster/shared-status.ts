@@ -64,7 +64,7 @@ export class SharedStatus {
   #again = false;
   #stopped = false;
   #everyMs = 1000;
-  /** Full reads done and the pages they took, watch events applied (for tests and the benchmark). */
+  /** Full reads done and the pages they took, watch events taken in (for tests and the benchmark). */
   readonly counts = { fullReads: 0, pages: 0, events: 0 };
 
   constructor(private readonly options: SharedStatusOptions) {
@@ -182,7 +182,7 @@ export class SharedStatus {
       );
       this.counts.pages++;
       revision ??= page.header.revision;
-      for (const kv of page.kvs) found.add(this.#apply(kv.key.toString(), kv.value.toString()));
+      for (const kv of page.kvs) found.add(this.#take(kv.key.toString(), kv.value.toString()));
       const last = page.kvs.at(-1);
       if (!page.more || !last) break;
       // The next page starts just after the last key read.
@@ -199,7 +199,7 @@ export class SharedStatus {
     if (deleted) {
       this.options.rejected.clear(kv.key.toString());
       this.#forget(kv.key.toString().slice(this.options.keys.statuses().length));
-    } else this.#apply(kv.key.toString(), kv.value.toString());
+    } else this.#take(kv.key.toString(), kv.value.toString());
   }
 
   #forget(name: string): void {
@@ -215,7 +215,7 @@ export class SharedStatus {
   }
 
   /** One record as read; returns the node's name. A record that does not parse is skipped (said once, counted). */
-  #apply(key: string, text: string): string {
+  #take(key: string, text: string): string {
     const { keys, ownership, rejected, known } = this.options;
     const name = key.slice(keys.statuses().length);
     if (this.#seen.get(name) === text) return name;

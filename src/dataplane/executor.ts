@@ -1,6 +1,6 @@
 // How groundcrew touches a node: one interface, several transports (ssh, powershell, local, sim).
 
-export type NodeOs = 'linux' | 'windows';
+import type { Os } from '../os.js';
 
 export interface Command {
   /** A bash script (Linux) or a PowerShell script (Windows), built with bashQuote/psQuote only. */
@@ -24,7 +24,7 @@ export interface CommandResult {
 }
 
 export interface Executor {
-  readonly os: NodeOs;
+  readonly os: Os;
   run(cmd: Command, opts: RunOptions): Promise<CommandResult>;
   close(): Promise<void>;
 }

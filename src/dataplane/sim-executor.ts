@@ -6,6 +6,7 @@ import { connect } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { errors, markSent } from '../errors.js';
+import type { Os } from '../os.js';
 import type { HostDescription } from '../sim/cluster.js';
 import { LinuxHost } from '../sim/linux/linux-host.js';
 import { LinuxShell } from '../sim/linux/linux-shell.js';
@@ -13,7 +14,7 @@ import { frame } from '../sim/transports/socket-server.js';
 import type { WindowsHost } from '../sim/windows/windows-host.js';
 import { WindowsShell } from '../sim/windows/windows-shell.js';
 import { commandName, startDeadline } from './deadline.js';
-import type { Command, CommandResult, Executor, NodeOs, RunOptions } from './executor.js';
+import type { Command, CommandResult, Executor, RunOptions } from './executor.js';
 import { powershellCommandLine } from './wire.js';
 
 /** The two simulated shells, loaded once (each parses with a tree-sitter grammar). */
@@ -41,7 +42,7 @@ export interface SimExecutorOptions {
 }
 
 export class SimExecutor implements Executor {
-  readonly os: NodeOs;
+  readonly os: Os;
   readonly stats = { commands: 0, reboots: 0 };
   /** After a dropped connection: connects fail until then (ms since the epoch). */
   #unreachableUntil = 0;
@@ -147,7 +148,7 @@ interface Answer {
 
 /** A simulated host in another process: one connection per command, as an SSH session per command would be. */
 export class SocketSimExecutor implements Executor {
-  readonly os: NodeOs;
+  readonly os: Os;
   readonly stats = { commands: 0, reboots: 0 };
 
   constructor(private readonly options: SocketSimExecutorOptions) {

@@ -9,15 +9,16 @@ import { performance } from 'node:perf_hooks';
 import { NodeSSH } from 'node-ssh';
 import type { ClientChannel } from 'ssh2';
 import { errors, GroundcrewError, markSent } from '../errors.js';
+import type { Os } from '../os.js';
 import { stderrText } from './clixml.js';
 import { cancelled, commandName, startDeadline } from './deadline.js';
-import type { Command, CommandResult, Executor, ExecutorLog, NodeOs, RunOptions } from './executor.js';
+import type { Command, CommandResult, Executor, ExecutorLog, RunOptions } from './executor.js';
 import { checkHostKey, fingerprint, type HostKeyVerdict, type PinStore } from './host-keys.js';
 import { Limiter } from './limiter.js';
 import { wireCommand } from './wire.js';
 
 export interface SshTarget {
-  os: NodeOs;
+  os: Os;
   host: string;
   port?: number;
   username: string;
@@ -75,7 +76,7 @@ function refusedBeforeExec(err: Error | undefined): boolean {
 }
 
 export class SshExecutor implements Executor {
-  readonly os: NodeOs;
+  readonly os: Os;
   readonly stats = { connects: 0, commands: 0 };
   readonly #channels: Limiter;
   #ssh: NodeSSH | undefined;

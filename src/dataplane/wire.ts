@@ -2,7 +2,7 @@
 // powershell.exe -EncodedCommand, with errors made terminating so a failure is an exit code.
 
 import { errors, markSent } from '../errors.js';
-import type { NodeOs } from './executor.js';
+import type { Os } from '../os.js';
 
 /** Prepended to every Windows script: stop at the first error; no progress bars in the output. */
 export const POWERSHELL_PRELUDE = "$ErrorActionPreference = 'Stop'\n$ProgressPreference = 'SilentlyContinue'\n";
@@ -22,6 +22,6 @@ export function powershellCommandLine(script: string): string {
   return line;
 }
 
-export function wireCommand(os: NodeOs, script: string): string {
+export function wireCommand(os: Os, script: string): string {
   return os === 'windows' ? powershellCommandLine(script) : script;
 }

@@ -6,7 +6,6 @@ import type { Role } from './roles.js';
 import type { Mode, VersionComponent } from './schema.js';
 import type { Secret } from './secret.js';
 
-export type { Os };
 export type Provider = 'bms' | 'bms_win';
 
 /** Configuration values as the operator wrote them (`18.10` stays "18.10"); `null` means present but empty. */
@@ -50,7 +49,7 @@ export interface NodeSpec {
   provider: Provider;
   os: Os;
   roles: Role[];
-  /** True when instances.yaml gave no roles and the deployer's defaults apply. */
+  /** True when instances.yaml gave no roles and the deployer's defaults are used. */
   rolesDefaulted: boolean;
   /** contrail_configuration < instance contrail_configuration < role-level dicts < nodes/<name>.yaml overrides. */
   configuration: Configuration;

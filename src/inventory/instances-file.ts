@@ -1,9 +1,10 @@
 // instances.yaml, in the contrail-ansible-deployer format, read into one NodeSpec per instance.
 
 import { isIP } from 'node:net';
+import type { Os } from '../os.js';
 import { cnmKeystoneProblem } from './cnm-keystone.js';
 import { checkConfigMap, configText, readConfigMap } from './configuration.js';
-import type { ConfigValue, Credentials, DesiredVersions, NodeSpec, Os, Provider } from './desired-state.js';
+import type { ConfigValue, Credentials, DesiredVersions, NodeSpec, Provider } from './desired-state.js';
 import type { Diagnostic } from './diagnostic.js';
 import { closest, didYouMean } from './did-you-mean.js';
 import type { NodeFileSettings } from './node-file.js';

@@ -3,7 +3,7 @@
 // compares and hands events on (synchronously): nothing here waits on a sink.
 
 import { type RolloutHalt, rollingElsewhere, rolloutOf } from '../reconciler/rollout-view.js';
-import type { NodeStatus, RevisionStatus, StatusEvent, StatusStore } from '../reconciler/status-store.js';
+import type { IntakeVerdict, NodeStatus, StatusEvent, StatusStore } from '../reconciler/status-store.js';
 import type { NotificationEvent } from './events.js';
 
 export interface WatchOptions {
@@ -25,7 +25,7 @@ export function watchStatus(status: StatusStore, emit: (e: NotificationEvent) =>
   const seen = new Map<string, { state: string; drift: boolean }>();
   for (const n of status.list()) seen.set(n.name, { state: n.state, drift: n.drift });
   /** Accepted revisions whose rollout has not ended, and those that ended (finished or halted once). */
-  const open = new Map<string, RevisionStatus>();
+  const open = new Map<string, IntakeVerdict>();
   const halted = new Set<string>();
   let quiet: NodeJS.Timeout | undefined;
   let check: NodeJS.Timeout | undefined;
@@ -84,7 +84,7 @@ export function watchStatus(status: StatusStore, emit: (e: NotificationEvent) =>
     check.unref?.();
   };
 
-  const onRevision = (r: RevisionStatus) => {
+  const onRevision = (r: IntakeVerdict) => {
     if (!r.accepted) {
       event({
         kind: 'revision.rejected',

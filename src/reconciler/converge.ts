@@ -5,7 +5,8 @@ import type { Logger } from 'pino';
 import type { DesiredState } from '../inventory/desired-state.js';
 import type { Limits } from '../state-machines/node-machine.js';
 import { localCoordination } from './local-coordination.js';
-import { type NodeAccess, Reconciler } from './reconciler.js';
+import type { NodeAccess } from './node-record.js';
+import { Reconciler } from './reconciler.js';
 import type { SnapshotStore } from './snapshot-store.js';
 import { StatusStore, type TransitionRecord } from './status-store.js';
 

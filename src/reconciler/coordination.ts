@@ -34,7 +34,7 @@ export interface Fence {
 }
 
 /** Where revisions come from and go: the source (a commit by its sha, a fetch) and intake. */
-export interface RevisionFlow<R extends { sha: string } = Revision> {
+export interface SourceAndIntake<R extends { sha: string } = Revision> {
   lookup(sha: string): Promise<R | undefined>;
   fetch(reason: string): Promise<unknown>;
   deliver(revision: R): Promise<unknown>;
@@ -83,7 +83,7 @@ export interface Coordination<R extends { sha: string } = Revision> {
   /** The reconciler listens (once, as it is built). */
   listen(listener: CoordinationListener): void;
   /** The source and intake, once the daemon has built them. */
-  flow(flow: RevisionFlow<R>): void;
+  flow(flow: SourceAndIntake<R>): void;
   /** A head the source found: delivered to intake now, or once it is the revision in force. */
   offer(revision: R): Promise<void>;
   /** The nodes of the revision the reconciler now applies. */

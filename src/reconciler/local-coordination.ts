@@ -4,7 +4,7 @@
 
 import { errors } from '../errors.js';
 import type { Revision } from '../source/source.js';
-import type { Coordination, Fence, RevisionFlow } from './coordination.js';
+import type { Coordination, Fence, SourceAndIntake } from './coordination.js';
 import type { NodeScope } from './node-scope.js';
 import type { SharedFailures, SharedSlots } from './rollout.js';
 import type { NodeSnapshots } from './snapshot-store.js';
@@ -14,7 +14,7 @@ const EVERY_NODE: NodeScope = {
   drives: () => 'yes',
   letGo: () => undefined,
   settled: () => undefined,
-  urgent: () => false,
+  startsFirst: () => false,
   elsewhere: () => undefined,
 };
 
@@ -59,7 +59,7 @@ function durableFence(snapshots: NodeSnapshots): Fence {
 /** One process, every node: `snapshots` where node machines are saved (none: not kept). */
 export function localCoordination(options: { snapshots?: NodeSnapshots & { flushAll?(): Promise<void> } } = {}): Coordination {
   const snapshots = options.snapshots ?? UNSAVED;
-  let revisionFlow: RevisionFlow | undefined;
+  let sourceAndIntake: SourceAndIntake | undefined;
   return {
     scope: EVERY_NODE,
     slots: NO_OTHER_SLOTS,
@@ -69,11 +69,11 @@ export function localCoordination(options: { snapshots?: NodeSnapshots & { flush
     pins: (file) => file,
     listen: () => undefined,
     flow: (flow) => {
-      revisionFlow = flow;
+      sourceAndIntake = flow;
     },
     offer: async (revision: Revision) => {
-      if (!revisionFlow) throw new Error(`revision ${revision.sha}: found before intake was connected`);
-      await revisionFlow.deliver(revision);
+      if (!sourceAndIntake) throw new Error(`revision ${revision.sha}: found before intake was connected`);
+      await sourceAndIntake.deliver(revision);
     },
     applying: () => undefined,
     announce: () => undefined,

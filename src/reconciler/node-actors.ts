@@ -87,7 +87,7 @@ export function sharedNodeActors(runtimeOf: (node: string) => NodeRuntime) {
         if (id !== undefined && id !== input.previousBootId) return id;
       }
     }),
-    deconfigure: fromPromise<void, { node: string }>(async ({ input, signal }) => {
+    deconfigure: fromPromise<void, { node: string; revision: string }>(async ({ input, signal }) => {
       const rt = runtimeOf(input.node);
       if (!rt.deconfigure) return;
       const outcome = await passPhase(rt.exec, rt.deconfigure, { signal }).catch((err: Error) => err);
@@ -95,7 +95,7 @@ export function sharedNodeActors(runtimeOf: (node: string) => NodeRuntime) {
         const e = (outcome instanceof Error ? outcome : outcome.failure) as { code?: string; message?: string };
         throw errors.GC_DECONFIGURE_FAILED(`${input.node}: ${e.code ?? 'error'}: ${e.message ?? String(e)}`, e);
       }
-      rt.onPhase?.(outcome, { node: input.node, revision: 'removed', phase: 'deconfigure', dryRun: false, corrective: false });
+      rt.onPhase?.(outcome, { node: input.node, revision: input.revision, phase: 'deconfigure', dryRun: false, corrective: false });
     }),
     checkReadiness: fromPromise<void, { node: string; nonce: string }>(({ input, signal }) =>
       checkReadiness(runtimeOf(input.node).exec, input.nonce, signal),

@@ -21,13 +21,13 @@ export interface NodeHandle {
 }
 
 /** How a node is reached: its executor (durable, kept while the node is known) and its boot-id polling. */
-export type NodeReach = Pick<NodeRuntime, 'exec' | 'poll'>;
+export type NodeAccess = Pick<NodeRuntime, 'exec' | 'poll'>;
 
 export interface NodeRecord {
   readonly name: string;
   /** What the node is asked to be, replaced as a unit when that changes. */
   readonly desired: DesiredNode;
-  readonly reach: NodeReach;
+  readonly access: NodeAccess;
   readonly log: Logger;
   /** Its machine: the live actor, or the snapshot of a rested one (dormant-node.ts). */
   readonly actor: NodeHandle;
@@ -51,7 +51,7 @@ function unlaunched(name: string): NodeHandle {
 export function newRecord(fields: {
   name: string;
   desired: DesiredNode;
-  reach: NodeReach;
+  access: NodeAccess;
   log: Logger;
   observed?: Record<string, string>;
 }): NodeRecord {

@@ -10,7 +10,7 @@ import { windowsDeconfigure } from '../roles/windows/deconfigure.js';
 import type { Fence } from './coordination.js';
 import { checkGates } from './gates.js';
 import type { NodeRuntime } from './node-actors.js';
-import type { NodeReach, NodeRecord } from './node-record.js';
+import type { NodeAccess, NodeRecord } from './node-record.js';
 import type { NodeScope } from './node-scope.js';
 import { recordPhase } from './node-status.js';
 import type { Rollout } from './rollout.js';
@@ -34,9 +34,9 @@ export interface RuntimeDeps {
  * How `spec`'s node is reached: every command passes the fence first (coordination.ts), the one place it is
  * checked before a command; a refusal is a command never sent.
  */
-export function nodeReach(spec: NodeSpec, access: (node: NodeSpec) => NodeReach, fence: Fence): NodeReach {
-  const reached = access(spec);
-  return { ...reached, exec: new FencedExecutor(reached.exec, () => fence.guard(spec.name)) };
+export function fencedAccess(spec: NodeSpec, access: (node: NodeSpec) => NodeAccess, fence: Fence): NodeAccess {
+  const transport = access(spec);
+  return { ...transport, exec: new FencedExecutor(transport.exec, () => fence.guard(spec.name)) };
 }
 
 /**
@@ -46,14 +46,14 @@ export function nodeReach(spec: NodeSpec, access: (node: NodeSpec) => NodeReach,
 export function nodeRuntime(entry: NodeRecord, deps: RuntimeDeps): NodeRuntime {
   const { name, log } = entry;
   return {
-    ...entry.reach,
+    ...entry.access,
     // The plan: built for each phase run, never kept.
     plan: () => planNode(entry.desired.role),
     deconfigure: entry.desired.spec.os === 'windows' ? WINDOWS_DECONFIGURE : LINUX_DECONFIGURE,
     gate: (phase) => {
       const gates = entry.desired.phaseGates.get(phase) ?? [];
       // A node it waits for that waits for a place to run goes first (else the window could fill with its dependents).
-      for (const gate of gates) deps.window.urgent(gate.node);
+      for (const gate of gates) deps.window.startNow(gate.node);
       checkGates(gates, deps.entries, deps.scope);
     },
     beforeDisruptive: async (what, rev, signal) => {

@@ -10,8 +10,8 @@ export interface NodeScope {
   letGo(node: string): void;
   /** The node is in a settled state here (said on every look; cluster mode paces new nodes' starts by it). */
   settled(node: string): void;
-  /** A node to start before the nodes waiting for a place in the run window (cluster mode: a failover's). */
-  urgent(node: string): boolean;
+  /** A node that starts first: ahead of the nodes waiting for a place in the run window (cluster mode: a failover's). */
+  startsFirst(node: string): boolean;
   /** A node another process drives: its state, and whether it is verified on its desired revision (for gates). */
   elsewhere(node: string): { state: string; onDesired: boolean } | undefined;
 }

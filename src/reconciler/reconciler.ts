@@ -16,8 +16,8 @@ import { GATE_CODES, wakeDependents } from './gates.js';
 import { localCoordination } from './local-coordination.js';
 import { type NodeRuntime, sharedNodeActors } from './node-actors.js';
 import { type LaunchHooks, launchNode, restoreNode } from './node-launch.js';
-import { desire, type NodeRecord, type NodeSnapshot, newRecord, runtimeOf } from './node-record.js';
-import { nodeReach, nodeRuntime } from './node-runtime.js';
+import { desire, type NodeAccess, type NodeRecord, type NodeSnapshot, newRecord, runtimeOf } from './node-record.js';
+import { fencedAccess, nodeRuntime } from './node-runtime.js';
 import { projectNode, resyncs, running } from './node-status.js';
 import { type ObservedPlan, observePlans } from './observed-plan.js';
 import { inputDigest, type RoleEnvironment, roleInput, touched } from './role-input.js';
@@ -33,9 +33,6 @@ const NO_GATES: ReadonlySet<string> = new Set();
 
 /** A validated revision: the commit and what it asks of every node. */
 type InForce = { sha: string; state: DesiredState };
-
-/** How to reach a node: its executor and, for tests and the demo, faster boot-id polling. */
-export type NodeAccess = Pick<NodeRuntime, 'exec' | 'poll'>;
 
 export interface ReconcilerOptions {
   status: StatusStore;
@@ -142,12 +139,12 @@ export class Reconciler {
    */
   async plan(nodes: string[] = []): Promise<ObservedPlan[]> {
     if (!this.#revision) return [];
-    const reach = (name: string) => {
+    const accessOf = (name: string) => {
       const [entry, spec] = [this.#entries.get(name), this.#specs.get(name)];
-      return entry && spec ? { spec, exec: entry.reach.exec } : undefined;
+      return entry && spec ? { spec, exec: entry.access.exec } : undefined;
     };
     const names = nodes.length > 0 ? nodes : [...this.#specs.keys()];
-    return observePlans(names, reach, this.#revision.state, this.#workers, this.options.roles);
+    return observePlans(names, accessOf, this.#revision.state, this.#workers, this.options.roles);
   }
 
   /** The periodic check: settled nodes test again (and, per their mode, correct drift or retry), through the run window. */
@@ -184,7 +181,7 @@ export class Reconciler {
     await this.#queue.stop();
     this.#window.clear();
     for (const entry of this.#entries.values()) entry.actor.stop();
-    await Promise.all([...this.#entries.values()].map((e) => e.reach.exec.close()));
+    await Promise.all([...this.#entries.values()].map((e) => e.access.exec.close()));
   }
 
   /** The scope changed: these nodes (none named: every node) are looked at again. */
@@ -215,7 +212,7 @@ export class Reconciler {
     if (decision.do === 'idle' || !revision) return;
     if (decision.do === 'take-place') {
       // Waits for a place unless one is free: shown pending (new) or with its new desired revision meanwhile.
-      if (!this.#window.enter(name, this.#coordination.scope.urgent(name))) {
+      if (!this.#window.enter(name, this.#coordination.scope.startsFirst(name))) {
         const { start, shownWaiting } = decision;
         if (shownWaiting) showWaiting(this.options.status, start.spec, shownWaiting === 'fresh', revision.sha, this.#window.counts);
         return;
@@ -238,7 +235,7 @@ export class Reconciler {
         this.#leave(name, decision.entry, decision.scope);
         break;
       case 'remove':
-        this.#remove(decision.entry, decision.policy);
+        this.#remove(decision.entry, decision.policy, revision.sha);
         break;
       case 'orphan':
         this.#orphan(name, 'before it started here');
@@ -312,7 +309,7 @@ export class Reconciler {
     const name = spec.name;
     const log = this.#log.child({ node: name });
     const { snapshots, fence } = this.#coordination;
-    const reach = nodeReach(spec, this.options.access, fence);
+    const access = fencedAccess(spec, this.options.access, fence);
     const { saved, setAside }: Restore = loadSaved(snapshots, name, this.#machine);
     // Restored on the same digest: still asked by the commit that asked it before the restart.
     const desired = desiredNode(spec, role, digest, saved?.digest === digest ? saved.revision : revision.sha);
@@ -320,7 +317,7 @@ export class Reconciler {
     const input = { node: name, revision: desired.revision, ...desired.order, mode, paused, limits: this.options.limits ?? {} };
     // Its actor comes from #launch below, before anything reads the entry (an actor made only to be replaced
     // would resolve the machine's initial state once more per node at start).
-    const entry = newRecord({ name, desired, reach, log, ...(saved?.observed ? { observed: saved.observed } : {}) });
+    const entry = newRecord({ name, desired, access, log, ...(saved?.observed ? { observed: saved.observed } : {}) });
     if (saved?.observed) this.options.status.update(name, { name, observedVersions: saved.observed });
     this.#entries.set(name, entry);
     this.#dependents.note(name, NO_GATES, desired.gates);
@@ -341,12 +338,12 @@ export class Reconciler {
     this.#observe(entry, actor.getSnapshot());
   }
 
-  #remove(entry: NodeRecord, policy: 'orphan' | 'deconfigure'): void {
+  #remove(entry: NodeRecord, policy: 'orphan' | 'deconfigure', sha: string): void {
     const name = entry.name;
     if (policy === 'deconfigure') {
       if (!entry.actor.getSnapshot().matches('removing')) {
         entry.log.info('removed from the inventory: deconfiguring');
-        entry.actor.send({ type: 'node.removed', deconfigure: true });
+        entry.actor.send({ type: 'node.removed', deconfigure: true, revision: sha });
       }
       return;
     }
@@ -379,7 +376,7 @@ export class Reconciler {
       // Gone from the inventory: its failures halt no rollout any more.
       this.#rollout.recovered(name);
     }
-    void entry.reach.exec.close();
+    void entry.access.exec.close();
   }
 
   /**

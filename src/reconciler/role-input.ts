@@ -196,7 +196,7 @@ export function inputDigest(role: RoleInput): string {
 }
 
 /** What a revision holds for telling which nodes it touches: its specs, and cross-node.ts `sharedInputs`. */
-export interface RevisionInputs {
+export interface TouchInputs {
   specs: ReadonlyMap<string, NodeSpec>;
   shared?: string;
 }
@@ -206,7 +206,7 @@ export interface RevisionInputs {
  * parse memo keeps a node whose files did not change) and nothing it reads from other nodes changed. A k8s_node
  * is always looked at: its kubelet comes from the control host, not from the repo.
  */
-export function touched(name: string, before: RevisionInputs, now: RevisionInputs): boolean {
+export function touched(name: string, before: TouchInputs, now: TouchInputs): boolean {
   const spec = now.specs.get(name);
   if (spec === undefined || before.shared === undefined || before.shared !== now.shared) return true;
   return before.specs.get(name) !== spec || spec.roles.includes('k8s_node');

@@ -5,21 +5,21 @@
 // peak RSS twice the target); the workers serve only `concurrency` at a time anyway.
 
 import type { NodeSpec } from '../inventory/desired-state.js';
-import { StartGate } from './start-gate.js';
+import { StartPacer } from './start-pacer.js';
 import type { StatusStore } from './status-store.js';
 
 /** How long a node keeps its place without settling (a node waiting out a gate or a budget frees it then). */
 export const RUN_HOLD_MS = 300_000;
 
 export class RunWindow {
-  readonly #gate: StartGate | undefined;
+  readonly #pacer: StartPacer | undefined;
   /** Let through and not yet synced: their next sync may start them. */
   readonly #admitted = new Set<string>();
 
   /** `size` places (none: unbounded); `admit` is called with each node let through, to sync it. */
   constructor(size: number | undefined, admit: (node: string) => void, holdMs = RUN_HOLD_MS) {
     if (!size) return;
-    this.#gate = new StartGate({ window: size, holdMs }, (nodes) => {
+    this.#pacer = new StartPacer({ window: size, holdMs }, (nodes) => {
       for (const node of nodes) {
         this.#admitted.add(node);
         admit(node);
@@ -32,50 +32,50 @@ export class RunWindow {
    * waits ahead of every node that is not.
    */
   enter(node: string, first = false): boolean {
-    if (!this.#gate || this.#admitted.has(node)) return true;
-    this.#gate.add([node], () => first);
+    if (!this.#pacer || this.#admitted.has(node)) return true;
+    this.#pacer.add([node], () => first);
     // A free place lets it through at once (and queues a sync it will not need).
     return this.#admitted.has(node);
   }
 
   /** Whether `node` waits for a place. */
   waiting(node: string): boolean {
-    return this.#gate?.has(node) ?? false;
+    return this.#pacer?.has(node) ?? false;
   }
 
   /** An admitted node's sync ended: it keeps its place while it runs, and gives it back if it did not start. */
   synced(node: string, running: boolean): void {
-    if (this.#admitted.delete(node) && !running) this.#gate?.done(node);
+    if (this.#admitted.delete(node) && !running) this.#pacer?.done(node);
   }
 
   /** The node is in a settled state: its place goes to the next. */
   settled(node: string): void {
-    this.#gate?.done(node);
+    this.#pacer?.done(node);
   }
 
   /** Others wait for `node` (a gate): if it waits for a place it goes now. */
-  urgent(node: string): void {
-    this.#gate?.urgent(node);
+  startNow(node: string): void {
+    this.#pacer?.startNow(node);
   }
 
   remove(node: string): void {
     this.#admitted.delete(node);
-    this.#gate?.remove(node);
+    this.#pacer?.remove(node);
   }
 
   /** Nodes waiting for a place, or let through and not yet synced: the revision has not settled. */
   get starting(): boolean {
-    return (this.#gate?.size ?? 0) > 0 || this.#admitted.size > 0;
+    return (this.#pacer?.size ?? 0) > 0 || this.#admitted.size > 0;
   }
 
   /** Running nodes holding a place, and nodes waiting for one. */
   get counts(): { running: number; waiting: number } {
-    return { running: this.#gate?.active ?? 0, waiting: this.#gate?.size ?? 0 };
+    return { running: this.#pacer?.active ?? 0, waiting: this.#pacer?.size ?? 0 };
   }
 
   clear(): void {
     this.#admitted.clear();
-    this.#gate?.clear();
+    this.#pacer?.clear();
   }
 }
 

@@ -65,7 +65,7 @@ export interface TransitionRecord {
 }
 
 /** What became of a revision: accepted, or rejected with its problems. */
-export interface RevisionStatus {
+export interface IntakeVerdict {
   sha: string;
   at: string;
   accepted: boolean;
@@ -108,7 +108,7 @@ export type NodeDetailSource = (name: string) => Promise<NodeDetail | { unreadab
 
 export type StatusEvent =
   | { type: 'node'; node: NodeStatus; transition?: TransitionRecord }
-  | { type: 'revision'; revision: RevisionStatus }
+  | { type: 'revision'; revision: IntakeVerdict }
   | { type: 'report'; report: RunReport };
 
 const REVISIONS_LIMIT = 100;
@@ -117,7 +117,7 @@ export class StatusStore extends EventEmitter<{ change: [StatusEvent] }> {
   readonly #nodes = new Map<string, NodeStatus>();
   readonly #history = new NodeHistory();
   readonly #reports = new RunReports();
-  readonly #revisions: RevisionStatus[] = [];
+  readonly #revisions: IntakeVerdict[] = [];
   #seq = 0;
   #sorted: string[] | undefined;
 
@@ -174,12 +174,12 @@ export class StatusStore extends EventEmitter<{ change: [StatusEvent] }> {
     this.#reports.forget(name);
   }
 
-  revisions(): RevisionStatus[] {
+  revisions(): IntakeVerdict[] {
     return [...this.#revisions];
   }
 
   /** The revision in force: the newest accepted one. */
-  current(): RevisionStatus | undefined {
+  current(): IntakeVerdict | undefined {
     return this.#revisions.find((r) => r.accepted);
   }
 
@@ -274,9 +274,9 @@ export class StatusStore extends EventEmitter<{ change: [StatusEvent] }> {
     if (report) this.emit('change', { type: 'report', report });
   }
 
-  recordRevision(revision: Omit<RevisionStatus, 'at'>): RevisionStatus {
+  recordRevision(revision: Omit<IntakeVerdict, 'at'>): IntakeVerdict {
     // Bounded whatever the commit held: the subject cut, the first errors kept and counted.
-    const record: RevisionStatus = {
+    const record: IntakeVerdict = {
       ...revision,
       ...(revision.subject !== undefined ? { subject: cut(revision.subject, SUBJECT_CHARS) } : {}),
       ...(revision.errors ? keptErrors(revision.errors) : {}),

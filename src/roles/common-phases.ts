@@ -1,4 +1,4 @@
-// What both OSes plan alike: why the overlay and openstack phases apply, and the Keystone gate.
+// What both OSes plan alike: why the overlay and openstack phases are planned, and the Keystone gate.
 
 import type { KeystoneInput, OverlayInput } from './input.js';
 import type { Gate } from './plan.js';

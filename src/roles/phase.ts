@@ -226,7 +226,7 @@ export async function change(
 }
 
 /** The usual end of a set: one command that changes the node, then "changed". */
-export async function applied(...args: Parameters<typeof change>): Promise<SetResult> {
+export async function setByCommand(...args: Parameters<typeof change>): Promise<SetResult> {
   await change(...args);
   return CHANGED;
 }

@@ -1,4 +1,4 @@
-// A node's plan: its phases in order, why each applies, what each waits for, and where reboots batch.
+// A node's plan: its phases in order, why each is planned, what each waits for, and where reboots batch.
 // The one place phases are chosen: `plan`, `plan --json`, the digest and the node machine all read it.
 
 import type { Os } from '../os.js';

@@ -2,7 +2,7 @@
 // one page of them at a time, with counts by state (each a filter), filters, search, sort and paging kept
 // in the URL. The script (page-script.ts) re-reads the live regions from /fragments/overview on events.
 
-import type { NodeStatus, RevisionStatus } from '../reconciler/status-store.js';
+import type { IntakeVerdict, NodeStatus } from '../reconciler/status-store.js';
 import { ago, esc, groupOf, groupOfState, shell, short, topBar } from './html.js';
 import { countByState, type NodePage, type NodeQuery, queryString, reasonOf, type SortKey } from './node-query.js';
 
@@ -12,7 +12,7 @@ export interface OverviewInput {
   all: readonly NodeStatus[];
   page: NodePage;
   query: NodeQuery;
-  revisions: readonly RevisionStatus[];
+  revisions: readonly IntakeVerdict[];
   ready: { ready: true } | { ready: false; reason: string };
   now?: number;
 }
@@ -81,7 +81,7 @@ function summary(all: readonly NodeStatus[], query: NodeQuery): string {
   );
 }
 
-function banners(revisions: readonly RevisionStatus[], ready: OverviewInput['ready']): string {
+function banners(revisions: readonly IntakeVerdict[], ready: OverviewInput['ready']): string {
   const current = revisions.find((r) => r.accepted);
   const newest = revisions[0];
   const notReady = ready.ready ? '' : `<div class="rejected" id="not-ready"><b>Not ready:</b> ${esc(ready.reason)}</div>`;
@@ -92,7 +92,7 @@ function banners(revisions: readonly RevisionStatus[], ready: OverviewInput['rea
   return notReady + rejected;
 }
 
-function revisionLine(revisions: readonly RevisionStatus[]): string {
+function revisionLine(revisions: readonly IntakeVerdict[]): string {
   const current = revisions.find((r) => r.accepted);
   if (!current) return 'no good revision yet';
   const signer = current.signature ? ` <span class="signer">${esc(current.signature.reason)}</span>` : '';

@@ -2,30 +2,30 @@
 // revision's page with its rollout. Rendered on the server; the script re-reads the live regions on events.
 
 import type { RolloutView } from '../reconciler/rollout-view.js';
-import type { RevisionStatus } from '../reconciler/status-store.js';
+import type { IntakeVerdict } from '../reconciler/status-store.js';
 import { esc, shell, short, topBar } from './html.js';
 
 const nodeLink = (name: string) => `<a href="/nodes/${encodeURIComponent(name)}">${esc(name)}</a>`;
 
-function verdict(r: RevisionStatus): string {
+function verdict(r: IntakeVerdict): string {
   return r.accepted ? '<span class="badge healthy">accepted</span>' : '<span class="badge stuck">rejected</span>';
 }
 
 /** A head that left the revision in force behind: refused under source.verify unless allowed, else applied and flagged. */
-function rewound(r: RevisionStatus): string {
+function rewound(r: IntakeVerdict): string {
   if (!r.rewind) return '';
   const how = r.rewind.allowed ? 'allowed by an operator' : r.accepted ? 'applied: source.verify is off' : 'refused';
   return `<span class="badge stuck rewind" data-rewind-from="${esc(r.rewind.from)}">rewind from ${esc(short(r.rewind.from))}, ${how}</span>`;
 }
 
 /** A rejected revision's errors as kept, and how many more it had. */
-function errorText(r: RevisionStatus): string {
+function errorText(r: IntakeVerdict): string {
   const kept = r.errors ?? [];
   const more = (r.errorCount ?? kept.length) - kept.length;
   return esc([...kept, ...(more > 0 ? [`… and ${more} more (${r.errorCount} in all)`] : [])].join('\n'));
 }
 
-function signer(r: RevisionStatus): string {
+function signer(r: IntakeVerdict): string {
   if (!r.signature) return '';
   return `<span class="${r.signature.ok ? 'signer' : 'reason'}">${esc(r.signature.reason)}</span>`;
 }
@@ -40,7 +40,7 @@ function progress(v: RolloutView | undefined): string {
   return `${state} ${v.applied.length} of ${v.nodes} applied${v.failed.length ? `, ${v.failed.length} failed` : ''}`;
 }
 
-export function revisionsRegions(revisions: readonly RevisionStatus[], rollout: (sha: string) => RolloutView): Record<string, string> {
+export function revisionsRegions(revisions: readonly IntakeVerdict[], rollout: (sha: string) => RolloutView): Record<string, string> {
   const rows = revisions
     .map(
       (r) =>
@@ -52,7 +52,7 @@ export function revisionsRegions(revisions: readonly RevisionStatus[], rollout: 
   return { rows: rows || '<tr><td colspan="6" class="muted">no revision yet</td></tr>' };
 }
 
-export function revisionsPage(revisions: readonly RevisionStatus[], rollout: (sha: string) => RolloutView): string {
+export function revisionsPage(revisions: readonly IntakeVerdict[], rollout: (sha: string) => RolloutView): string {
   const r = revisionsRegions(revisions, rollout);
   return shell(
     'revisions: groundcrew',
@@ -71,7 +71,7 @@ function list(title: string, cls: string, items: string[]): string {
   return `<section class="bucket ${cls}" data-bucket="${cls}"><h3>${esc(title)} (${items.length})</h3><ul>${items.map((i) => `<li>${i}</li>`).join('')}</ul></section>`;
 }
 
-export function rolloutRegions(revision: RevisionStatus | undefined, v: RolloutView): Record<string, string> {
+export function rolloutRegions(revision: IntakeVerdict | undefined, v: RolloutView): Record<string, string> {
   const head = revision
     ? `<p><code>${esc(revision.sha)}</code> ${esc(revision.subject ?? '')}</p><p class="muted">${esc(revision.author ? `by ${revision.author}, ` : '')}${esc(revision.committedAt ?? '')} offered ${esc(revision.at)} ${rewound(revision)} ${signer(revision)}</p>`
     : `<p><code>${esc(v.sha)}</code> <span class="muted">(not among the recent revisions)</span></p>`;
@@ -113,7 +113,7 @@ ${list('applied', 'applied', v.applied.map(nodeLink))}`,
   };
 }
 
-export function rolloutPage(revision: RevisionStatus | undefined, v: RolloutView): string {
+export function rolloutPage(revision: IntakeVerdict | undefined, v: RolloutView): string {
   const r = rolloutRegions(revision, v);
   return shell(
     `${short(v.sha)}: groundcrew`,

@@ -37,7 +37,10 @@ export const nodeMachine = nodeSetup.createMachine({
   on: {
     'desired.changed': { target: '.pending', actions: 'adoptDesired' },
     pause: { target: '.paused', actions: assign({ paused: true }) },
-    'node.removed': [{ guard: ({ event }) => event.deconfigure, target: '.removing' }, { target: '.removed' }],
+    'node.removed': [
+      { guard: ({ event }) => event.deconfigure, target: '.removing', actions: assign({ revision: ({ event }) => event.revision }) },
+      { target: '.removed' },
+    ],
   },
   states: {
     pending: {
@@ -139,7 +142,7 @@ export const nodeMachine = nodeSetup.createMachine({
     removing: {
       invoke: {
         src: 'deconfigure',
-        input: ({ context }) => ({ node: context.node }),
+        input: ({ context }) => ({ node: context.node, revision: context.revision }),
         onDone: 'removed',
         onError: { target: 'stalled', actions: { type: 'failWith', params: ({ event }) => ({ error: asErrorInfo(event.error) }) } },
       },

@@ -95,7 +95,8 @@ export type NodeEvent =
   | { type: 'reconcile.requested' }
   | { type: 'pause' }
   | { type: 'resume' }
-  | { type: 'node.removed'; deconfigure: boolean };
+  /** `revision`: the commit whose inventory no longer has the node (a deconfigure pass is reported under it). */
+  | { type: 'node.removed'; deconfigure: boolean; revision: string };
 
 export function asErrorInfo(error: unknown): ErrorInfo {
   const e = error as Partial<ErrorInfo> & { message?: string };
@@ -133,7 +134,7 @@ export const nodeSetup = setup({
     checkReadiness: fromPromise<void, { node: string; nonce: string }>(async () => {
       throw new Error('checkReadiness not provided');
     }),
-    deconfigure: fromPromise<void, { node: string }>(async () => {
+    deconfigure: fromPromise<void, { node: string; revision: string }>(async () => {
       throw new Error('deconfigure not provided');
     }),
   },

@@ -10,7 +10,7 @@ type ErrorEvent = { error: unknown };
 const failWith = { type: 'failWith', params: ({ event }: { event: ErrorEvent }) => ({ error: asErrorInfo(event.error) }) } as const;
 
 /**
- * A reboot that provably never went out (no connection, a gate refused it), or the boot id read before its
+ * A reboot that provably never went out (no connection, the fence refused it), or the boot id read before its
  * retry failing: the phase's rules (node-machine.ts `running`), kept inside the reboot so it stays counted once.
  * Too many connection failures in a row is unreachable, a retryable error backs off and tries again, anything
  * else stalls; giving up takes the reboot back (`takeBackReboot`).

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { NodeStatus, RevisionStatus } from '../../src/reconciler/status-store.js';
+import type { IntakeVerdict, NodeStatus } from '../../src/reconciler/status-store.js';
 import { Lab } from '../lab/lab.js';
 import {
   BIN,
@@ -165,8 +165,8 @@ log: { level: info }
     return this.api<NodeJson>(`/api/nodes/${name}`);
   }
 
-  revisions(): Promise<RevisionStatus[]> {
-    return this.api<RevisionStatus[]>('/api/revisions');
+  revisions(): Promise<IntakeVerdict[]> {
+    return this.api<IntakeVerdict[]>('/api/revisions');
   }
 
   async reconcile(nodes: string[] = []): Promise<void> {

@@ -62,8 +62,8 @@ describe('cluster mode: owner keys taken in batches', () => {
       log,
       rejected,
       batch: 100,
-      // The last node in order, marked urgent (a failover's node left mid-work): taken and started first.
-      urgent: (node) => node === LAST,
+      // The last node in order, to take first (a failover's node left mid-work): taken and started first.
+      takeFirst: (node) => node === LAST,
       startRate: { perSecond: 400, burst: 40 },
       prepare: async (nodes) => {
         prepared.push(nodes);
@@ -111,7 +111,7 @@ describe('cluster mode: owner keys taken in batches', () => {
 
   // Issue 19's 49.2 s failover: the new owner had just taken back 1,000s of verified nodes (a rebalance) and was
   // still starting them at its start rate when its peer died; the node the peer left mid-work went to the end.
-  it('a node a dead member left mid-work starts ahead of the nodes already waiting at the start gate', { timeout: 60_000 }, async () => {
+  it('a node a dead member left mid-work starts ahead of the nodes already waiting at the start pacer', { timeout: 60_000 }, async () => {
     const log = pino({ level: 'silent' });
     const rejected = new RejectedValues(log);
     const settings = { endpoints: suite.etcd.endpoints };
@@ -134,7 +134,7 @@ describe('cluster mode: owner keys taken in batches', () => {
       log,
       rejected,
       // orphan-7 was mid-reboot at the dead member (its status short of verified); the rest are verified.
-      urgent: (node) => node === 'orphan-7',
+      takeFirst: (node) => node === 'orphan-7',
       // Slow enough that the own nodes are still waiting long after the orphans are taken.
       startRate: { perSecond: 2, burst: 2 },
       onChange: (nodes) => {
@@ -158,10 +158,10 @@ describe('cluster mode: owner keys taken in batches', () => {
       expect(started.filter((n) => n.startsWith('orphan-'))).toEqual(['orphan-7']);
       expect(ownership.drives('orphan-7')).toBe('yes');
       // It goes first at the reconciler's run window too, until it settles here; a node started in its turn does not.
-      expect(ownership.urgent('orphan-7')).toBe(true);
-      expect(ownership.urgent(started[0] as string)).toBe(false);
+      expect(ownership.startsFirst('orphan-7')).toBe(true);
+      expect(ownership.startsFirst(started[0] as string)).toBe(false);
       ownership.settled('orphan-7');
-      expect(ownership.urgent('orphan-7')).toBe(false);
+      expect(ownership.startsFirst('orphan-7')).toBe(false);
     } finally {
       ownership.stop();
       await membership.stop();

@@ -39,7 +39,7 @@ interface Record_ {
   sha?: string;
   revision?: string;
 }
-interface RevisionStatus {
+interface IntakeVerdict {
   sha: string;
   accepted: boolean;
   errors?: string[];
@@ -76,7 +76,7 @@ async function stop(child: ChildProcess | undefined): Promise<number | null> {
   return new Promise((resolve) => child.once('exit', resolve));
 }
 
-const revisionsAt = async (url: string) => (await (await fetch(`${url}/api/revisions`)).json()) as RevisionStatus[];
+const revisionsAt = async (url: string) => (await (await fetch(`${url}/api/revisions`)).json()) as IntakeVerdict[];
 const revisionOf = (url: string, sha: string) =>
   waitUntil(`revision ${sha}`, async () => (await revisionsAt(url)).find((r) => r.sha === sha), { timeoutMs: 30_000 });
 

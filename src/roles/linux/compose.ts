@@ -6,7 +6,7 @@
 import { stringify } from 'yaml';
 import { bashQuote } from '../../dataplane/quote.js';
 import { errors } from '../../errors.js';
-import { applied } from '../phase.js';
+import { setByCommand } from '../phase.js';
 import { compare, type FactQuery, type Facts, type Resource } from '../resource.js';
 import { COMPOSE_CLI_QUERY, requireComposeCli } from './compose-cli.js';
 import { fact, fileContent, fileFact } from './facts.js';
@@ -72,7 +72,7 @@ export function composeFileResource(project: string, path: string, desired: Desi
     async set({ exec, facts, signal }) {
       const text = composeFile(servicesOrFail(desired, facts));
       const dir = path.slice(0, path.lastIndexOf('/'));
-      return applied(exec, `mkdir -p ${bashQuote(dir)} && cat > ${bashQuote(path)}`, `write ${path}`, { stdin: text, signal });
+      return setByCommand(exec, `mkdir -p ${bashQuote(dir)} && cat > ${bashQuote(path)}`, `write ${path}`, { stdin: text, signal });
     },
   };
 }
@@ -147,7 +147,7 @@ export function composeUpResource(project: string, path: string, desired: Desire
       servicesOrFail(desired, facts);
       const cli = requireComposeCli(facts);
       const command = `${cli.command} -p ${bashQuote(project)} -f ${bashQuote(path)} up -d --remove-orphans`;
-      return applied(exec, command, `compose up ${project} (${cli.command} ${cli.version})`, { signal });
+      return setByCommand(exec, command, `compose up ${project} (${cli.command} ${cli.version})`, { signal });
     },
   };
 }

@@ -2,7 +2,7 @@
 // the vRouter compose project down, then its files removed; the overlay's bridge and routes removed.
 
 import { bashQuote } from '../../dataplane/quote.js';
-import { applied, type Phase } from '../phase.js';
+import { type Phase, setByCommand } from '../phase.js';
 import { compare, type Resource } from '../resource.js';
 import { COMPOSE_CLI_QUERY, requireComposeCli } from './compose-cli.js';
 import { fileContent, fileFact } from './facts.js';
@@ -25,9 +25,14 @@ function vrouterAbsent(): Resource {
         const cli = requireComposeCli(facts);
         down = `${cli.command} -p ${bashQuote(VROUTER_PROJECT)} -f ${bashQuote(VROUTER_COMPOSE)} down --remove-orphans && `;
       }
-      return applied(exec, `${down}rm -f ${bashQuote(VROUTER_COMPOSE)} ${bashQuote(ENV_FILE)}`, 'remove the vRouter containers and files', {
-        signal,
-      });
+      return setByCommand(
+        exec,
+        `${down}rm -f ${bashQuote(VROUTER_COMPOSE)} ${bashQuote(ENV_FILE)}`,
+        'remove the vRouter containers and files',
+        {
+          signal,
+        },
+      );
     },
   };
 }

@@ -1,7 +1,7 @@
 // An env file holding credentials: written through stdin, kept 0600, compared without printing it.
 
 import { bashQuote } from '../../dataplane/quote.js';
-import { applied } from '../phase.js';
+import { setByCommand } from '../phase.js';
 import { compare, type Resource } from '../resource.js';
 import { fact, fileContent, fileFact } from './facts.js';
 
@@ -21,7 +21,7 @@ export function envFileResource(name: string, path: string, content: string): Re
       compare({ Content: [fileContent(facts, id) === content, true], Mode: [fact(facts, `${id}.mode`).stdout.trim(), '600'] }),
     set({ exec, signal }) {
       const dir = path.slice(0, path.lastIndexOf('/'));
-      return applied(exec, `mkdir -p ${bashQuote(dir)} && install -m 0600 /dev/stdin ${bashQuote(path)}`, `write ${path}`, {
+      return setByCommand(exec, `mkdir -p ${bashQuote(dir)} && install -m 0600 /dev/stdin ${bashQuote(path)}`, `write ${path}`, {
         stdin: content,
         signal,
       });

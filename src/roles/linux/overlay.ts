@@ -3,7 +3,7 @@
 
 import { bashQuote } from '../../dataplane/quote.js';
 import type { OverlayInput } from '../input.js';
-import { applied, type Phase } from '../phase.js';
+import { type Phase, setByCommand } from '../phase.js';
 import { compare, type Resource } from '../resource.js';
 import { fact, linkFact } from './facts.js';
 
@@ -55,7 +55,7 @@ function bridge(input: OverlayInput): Resource {
         ...(b.addresses.includes(gateway) ? [] : [`ip addr add ${bashQuote(gateway)} dev ${OVERLAY_BRIDGE}`]),
         ...(b.up ? [] : [`ip link set ${OVERLAY_BRIDGE} up`]),
       ];
-      return applied(exec, `set -e\n${steps.join('\n')}`, `overlay bridge ${gateway}`, { signal });
+      return setByCommand(exec, `set -e\n${steps.join('\n')}`, `overlay bridge ${gateway}`, { signal });
     },
   };
 }
@@ -87,7 +87,7 @@ function routes(input: OverlayInput): Resource {
         const target = r.kind === 'peer' ? `via ${bashQuote(r.via)}` : `dev ${OVERLAY_BRIDGE} src ${bashQuote(input.gateway)}`;
         steps.push(`ip route replace ${bashQuote(r.prefix)} ${target} proto ${OVERLAY_PROTO}`);
       }
-      return applied(exec, `set -e\n${steps.join('\n')}`, `overlay routes (${steps.length} changes)`, { signal });
+      return setByCommand(exec, `set -e\n${steps.join('\n')}`, `overlay routes (${steps.length} changes)`, { signal });
     },
   };
 }
@@ -120,7 +120,7 @@ export function linuxOverlayAbsent(): Resource {
     async set({ exec, facts, signal }) {
       const { bridge } = read(facts);
       const steps = [`ip route flush proto ${OVERLAY_PROTO}`, ...(bridge ? [`ip link del ${OVERLAY_BRIDGE}`] : [])];
-      return applied(exec, `set -e\n${steps.join('\n')}`, 'remove the overlay', { signal });
+      return setByCommand(exec, `set -e\n${steps.join('\n')}`, 'remove the overlay', { signal });
     },
   };
 }

@@ -3,7 +3,7 @@
 import { bashQuote } from '../../dataplane/quote.js';
 import { errors } from '../../errors.js';
 import type { LinuxRoleInput } from '../input.js';
-import { applied, type Phase } from '../phase.js';
+import { type Phase, setByCommand } from '../phase.js';
 import { compare, type Resource } from '../resource.js';
 import { DOCKER_PS_QUERY } from './compose.js';
 import { composePresent } from './compose-cli.js';
@@ -49,10 +49,10 @@ function sysctls(): Resource {
         ...Object.fromEntries(Object.entries(SYSCTLS).map(([k, v]) => [k, [fileContent(facts, `sysctl.${k}`)?.trim() ?? null, v]])),
       }),
     set({ exec, signal }) {
-      const apply = Object.entries(SYSCTLS)
+      const setNow = Object.entries(SYSCTLS)
         .map(([k, v]) => `sysctl -q -w ${bashQuote(`${k}=${v}`)}`)
         .join(' && ');
-      return applied(exec, `mkdir -p /etc/sysctl.d && cat > ${SYSCTL_FILE} && ${apply}`, 'set sysctls', { stdin: content, signal });
+      return setByCommand(exec, `mkdir -p /etc/sysctl.d && cat > ${SYSCTL_FILE} && ${setNow}`, 'set sysctls', { stdin: content, signal });
     },
   };
 }
@@ -63,7 +63,7 @@ export function directories(): Resource {
     name: 'directories',
     facts: DIRS.map((d, i) => dirFact(`dir.${i}`, d, bashQuote)),
     test: (facts) => compare(Object.fromEntries(DIRS.map((d, i) => [d, [fact(facts, `dir.${i}`).status === 0, true]]))),
-    set: ({ exec, signal }) => applied(exec, `mkdir -p ${DIRS.map(bashQuote).join(' ')}`, 'create directories', { signal }),
+    set: ({ exec, signal }) => setByCommand(exec, `mkdir -p ${DIRS.map(bashQuote).join(' ')}`, 'create directories', { signal }),
   };
 }
 

@@ -1,7 +1,7 @@
 // Artifacts of a Contrail Windows image (MSIs, certificate) extracted into C:\Artifacts, once per image.
 
 import { psQuote } from '../../dataplane/quote.js';
-import { applied } from '../phase.js';
+import { setByCommand } from '../phase.js';
 import { compare, type Resource } from '../resource.js';
 
 export const ARTIFACTS = 'C:\\Artifacts';
@@ -31,7 +31,7 @@ export function artifacts(kind: 'vrouter' | 'cnm-plugin', image: string, files: 
         `if ($LASTEXITCODE -ne 0) { throw ${psQuote(`extracting ${image} failed`)} }`,
         `Set-Content -LiteralPath ${psQuote(marker)} -Value ${psQuote(image)} -Encoding ASCII`,
       ].join('\n');
-      return applied(exec, script, `extract ${image}`, { signal });
+      return setByCommand(exec, script, `extract ${image}`, { signal });
     },
   };
 }

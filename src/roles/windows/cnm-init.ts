@@ -11,7 +11,7 @@
 
 import { psQuote } from '../../dataplane/quote.js';
 import { errors, GroundcrewError } from '../../errors.js';
-import { applied } from '../phase.js';
+import { setByCommand } from '../phase.js';
 import { compare, type FactQuery, type Facts, type Resource } from '../resource.js';
 import { hnsNetworksOnAdapterRemoved } from './hns-networks.js';
 import { factLines } from './parsers.js';
@@ -57,7 +57,7 @@ export function cnmPluginInitialized(physical: string, service: string, timeouts
         return said === 'done' ? undefined : `${what}: ${said.failed}`;
       };
       const cleanUp = async () => {
-        await applied(
+        await setByCommand(
           exec,
           [
             "Stop-Service -Name 'contrail-vrouter-agent' -Force -ErrorAction SilentlyContinue",
@@ -74,7 +74,7 @@ export function cnmPluginInitialized(physical: string, service: string, timeouts
         // Nothing was started: another attempt would wait for the same address again.
         if (dataReady) throw errors.GC_STILL_DIFFERENT(`${service} was not started: ${dataReady}`);
         try {
-          await applied(exec, `Start-Service -Name ${psQuote(service)}`, `start ${service}`, { signal });
+          await setByCommand(exec, `Start-Service -Name ${psQuote(service)}`, `start ${service}`, { signal });
         } catch (err) {
           // The switch took the session's address: the start went out, the waits below see what it did.
           if (!(err instanceof GroundcrewError && err.code === errors.GC_CONNECTION_LOST.code)) throw err;

@@ -3,7 +3,7 @@
 // uninstalled, driver first.
 
 import { psQuote } from '../../dataplane/quote.js';
-import { applied, change, type Phase } from '../phase.js';
+import { change, type Phase, setByCommand } from '../phase.js';
 import { compare, type Resource } from '../resource.js';
 import { DRIVER_SERVICES } from './driver-names.js';
 import { msiOutcome, runMsiexec } from './msi.js';
@@ -34,7 +34,7 @@ function servicesAbsent(): Resource {
         ),
         'exit 0',
       ].join('\n');
-      return applied(exec, script, 'stop and delete the Contrail services', { signal });
+      return setByCommand(exec, script, 'stop and delete the Contrail services', { signal });
     },
   };
 }

@@ -2,7 +2,7 @@
 
 import { psQuote } from '../../dataplane/quote.js';
 import type { WindowsRoleInput } from '../input.js';
-import { applied, type Phase } from '../phase.js';
+import { type Phase, setByCommand } from '../phase.js';
 import { compare, type Resource } from '../resource.js';
 import { ARTIFACTS, artifacts } from './artifacts.js';
 import { cnmPluginInitialized } from './cnm-init.js';
@@ -22,7 +22,7 @@ export function serviceRunning(name: string): Resource {
     facts: [{ id, ps: serviceStatus(name) }],
     test: (facts) => compare({ Status: [facts.get(id), 'Running'] }),
     async set({ exec, signal }) {
-      return applied(exec, `Start-Service -Name ${psQuote(name)}`, `start ${name}`, { signal });
+      return setByCommand(exec, `Start-Service -Name ${psQuote(name)}`, `start ${name}`, { signal });
     },
   };
 }

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { psQuote } from '../../dataplane/quote.js';
 import { errors } from '../../errors.js';
 import type { KubeletInput } from '../input.js';
-import { applied, type Phase } from '../phase.js';
+import { type Phase, setByCommand } from '../phase.js';
 import { compare, type Facts, type Resource } from '../resource.js';
 import { parseScFailure, parseScQc } from './parsers.js';
 import { serviceStatus } from './queries.js';
@@ -93,7 +93,7 @@ function runtime(): Resource {
         throw errors.GC_RUNTIME_MISSING(
           `the container runtime is not installed (no ${RUNTIME_SERVICE} service): install containerd on the node first; groundcrew does not install it`,
         );
-      return applied(exec, `Start-Service -Name ${RUNTIME_SERVICE}`, `start ${RUNTIME_SERVICE}`, { signal });
+      return setByCommand(exec, `Start-Service -Name ${RUNTIME_SERVICE}`, `start ${RUNTIME_SERVICE}`, { signal });
     },
   };
 }
@@ -111,7 +111,7 @@ function binary(input: KubeletInput): Resource {
       if (sha256(bytes) !== input.binary.sha256)
         throw errors.GC_ARTIFACT_MISSING(`kubelet.exe ${input.version} changed on the control host while it was copied`);
       // Copied beside the running one first (bytes base64 on stdin), then swapped in with the service stopped.
-      return applied(
+      return setByCommand(
         exec,
         [
           `New-Item -ItemType Directory -Force -Path ${psQuote(KUBE_DIR)} | Out-Null`,
@@ -135,7 +135,7 @@ function file(name: string, path: string, content: string, missing?: string): Re
     test: (facts) => compare({ [`${path} (SHA-256)`]: [facts.get(id) ?? null, sha256(content)] }),
     async set({ exec, signal }) {
       if (missing) throw errors.GC_KUBERNETES_CONFIG(`${path}: ${missing}`);
-      return applied(
+      return setByCommand(
         exec,
         [`New-Item -ItemType Directory -Force -Path ${psQuote(KUBE_DIR)} | Out-Null`, STOP_KUBELET, writeFromStdin(path)].join('\n'),
         `write ${path}`,
@@ -170,7 +170,7 @@ function service(node: string): Resource {
         : [
             `New-Service -Name kubelet -DisplayName kubelet -BinaryPathName ${psQuote(commandLine)} -StartupType Automatic -DependsOn ${RUNTIME_SERVICE} | Out-Null`,
           ];
-      return applied(
+      return setByCommand(
         exec,
         [
           ...create,
@@ -201,7 +201,7 @@ function running(input: KubeletInput): Resource {
         Version: [facts.get('k8s.version') ?? null, `Kubernetes v${input.version.replace(/^v/, '')}`],
       }),
     async set({ exec, signal }) {
-      return applied(exec, 'Start-Service -Name kubelet', 'start kubelet', { signal });
+      return setByCommand(exec, 'Start-Service -Name kubelet', 'start kubelet', { signal });
     },
   };
 }

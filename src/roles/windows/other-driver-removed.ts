@@ -7,7 +7,7 @@
 // 'Contrail Docker Driver' among them).
 
 import { psQuote } from '../../dataplane/quote.js';
-import { applied, change } from '../phase.js';
+import { change, setByCommand } from '../phase.js';
 import { compare, type Resource } from '../resource.js';
 import type { DriverNames } from './driver-names.js';
 import { hnsNetworksOnAdapterRemoved } from './hns-networks.js';
@@ -38,7 +38,7 @@ export function otherDriverRemoved(old: DriverNames, physical: string): Resource
           `$o = sc.exe delete ${service}; if ($LASTEXITCODE -ne 0) { throw "sc.exe delete ${old.service} failed ($LASTEXITCODE): $o" }`,
           'exit 0',
         ].join('\n');
-        await applied(exec, script, `stop and delete ${old.service}`, { signal });
+        await setByCommand(exec, script, `stop and delete ${old.service}`, { signal });
       }
       const product = installed(facts, old.product);
       if (!product) return { changed: true, rebootRequested: false };

@@ -6,7 +6,7 @@
 import { psQuote } from '../../dataplane/quote.js';
 import { errors } from '../../errors.js';
 import type { OverlayInput } from '../input.js';
-import { applied, type Phase } from '../phase.js';
+import { type Phase, setByCommand } from '../phase.js';
 import { compare, type Facts, type Resource } from '../resource.js';
 import { hnsNetwork, hnsNetworkNames } from './hns-networks.js';
 import { factLines, parsePortProxies } from './parsers.js';
@@ -71,7 +71,7 @@ function ipRouting(): Resource {
       });
     },
     async set({ exec, signal }) {
-      return applied(
+      return setByCommand(
         exec,
         [
           `Set-ItemProperty -Path ${psQuote(TCPIP)} -Name IPEnableRouter -Value 1 -Type DWord`,
@@ -123,7 +123,7 @@ function network(input: OverlayInput): Resource {
         `docker network create -d transparent --subnet ${psQuote(input.subnet)} --gateway ${psQuote(input.gateway)} -o ${psQuote(`com.docker.network.windowsshim.interface=${input.adapter ?? DEFAULT_ADAPTER}`)} ${OVERLAY_NETWORK}`,
         'exit $LASTEXITCODE',
       ];
-      return applied(exec, steps.join('\n'), `transparent network ${input.subnet}`, { signal });
+      return setByCommand(exec, steps.join('\n'), `transparent network ${input.subnet}`, { signal });
     },
   };
 }
@@ -143,7 +143,7 @@ function gateway(input: OverlayInput): Resource {
       return compare({ Gateway: [list.includes(address) ? address : null, address] });
     },
     async set({ exec, signal }) {
-      return applied(
+      return setByCommand(
         exec,
         `New-NetIPAddress -InterfaceAlias ${psQuote(overlayVnic(input))} -IPAddress ${psQuote(input.gateway)} -PrefixLength ${input.prefixLength} | Out-Null`,
         `gateway ${address}`,
@@ -202,7 +202,7 @@ function routes(input: OverlayInput): Resource {
         );
       }
       steps.push(writeRecord({ ...record(facts), routes: [...wanted.keys()].sort() }));
-      return applied(exec, `$ErrorActionPreference = 'Stop'\n${steps.join('\n')}`, `overlay routes (${steps.length - 2} changes)`, {
+      return setByCommand(exec, `$ErrorActionPreference = 'Stop'\n${steps.join('\n')}`, `overlay routes (${steps.length - 2} changes)`, {
         signal,
       });
     },
@@ -238,7 +238,7 @@ function portProxies(input: OverlayInput): Resource {
         steps.push(netsh(`add v4tov4 listenport=${port} listenaddress=${address} connectport=${toPort} connectaddress=${toAddress}`));
       }
       steps.push(writeRecord({ ...record(facts), ports: [...wanted.keys()].sort() }));
-      return applied(exec, steps.join('\n'), `port proxies (${steps.length - 2} changes)`, { signal });
+      return setByCommand(exec, steps.join('\n'), `port proxies (${steps.length - 2} changes)`, { signal });
     },
   };
 }
@@ -281,7 +281,7 @@ export function windowsOverlayAbsent(): Resource {
         // of a route already gone would leave it false. Every failure above has thrown by now.
         'exit 0',
       ];
-      return applied(exec, steps.join('\n'), 'remove the overlay', { signal });
+      return setByCommand(exec, steps.join('\n'), 'remove the overlay', { signal });
     },
   };
 }

@@ -1,4 +1,4 @@
-// The Windows phases of DESIGN section 5 for one node: which apply, why, and their resources.
+// The Windows phases of DESIGN section 5 for one node: which are planned, why, and their resources.
 
 import { keystoneGates, openstackReason, overlayReason } from '../common-phases.js';
 import { runsContrail, type WindowsRoleInput } from '../input.js';

@@ -4,7 +4,7 @@
 // diagnostic check: "firewall is turned off").
 
 import { psQuote } from '../../dataplane/quote.js';
-import { applied } from '../phase.js';
+import { setByCommand } from '../phase.js';
 import { compare, type Resource } from '../resource.js';
 import { factLines } from './parsers.js';
 
@@ -102,7 +102,7 @@ export function chocolateyPackages(): Resource {
             `& ${psQuote(CHOCO)} install ${p.name} -y --no-progress${p.version ? ` --version ${p.version}` : ''}\nif ($LASTEXITCODE -ne 0) { exit $LASTEXITCODE }`,
         ),
       ];
-      return applied(exec, steps.join('\n'), choco ? 'Chocolatey packages' : 'install Chocolatey and its packages', { signal });
+      return setByCommand(exec, steps.join('\n'), choco ? 'Chocolatey packages' : 'install Chocolatey and its packages', { signal });
     },
   };
 }
@@ -116,7 +116,7 @@ export function firewallOff(): Resource {
     ],
     test: (facts) => compare({ EnabledProfiles: [factLines(facts.get(id)), []] }),
     async set({ exec, signal }) {
-      return applied(exec, "Set-NetFirewallProfile -Name 'Domain','Private','Public' -Enabled False", 'turn Windows Firewall off', {
+      return setByCommand(exec, "Set-NetFirewallProfile -Name 'Domain','Private','Public' -Enabled False", 'turn Windows Firewall off', {
         signal,
       });
     },

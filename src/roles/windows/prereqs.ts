@@ -6,7 +6,7 @@ import { psQuote } from '../../dataplane/quote.js';
 import { errors } from '../../errors.js';
 import { asciiJson } from '../ascii-json.js';
 import { runsContrail, type WindowsRoleInput } from '../input.js';
-import { applied, change, type Phase } from '../phase.js';
+import { change, type Phase, setByCommand } from '../phase.js';
 import { compare, type Facts, NO_CHANGE, type Resource } from '../resource.js';
 import { HNS_NETWORKS, removeHnsNetworksOfType } from './hns-networks.js';
 import { windowsOverlayAbsent } from './overlay.js';
@@ -83,7 +83,7 @@ function packageProvider(name: 'NuGet' | 'DockerMsftProvider'): Resource {
         name === 'NuGet'
           ? "Install-PackageProvider -Name 'NuGet' -MinimumVersion '2.8.5.201' -Force | Out-Null"
           : "Install-Module -Name 'DockerMsftProvider' -Repository 'PSGallery' -Force";
-      return applied(exec, script, `install ${name}`, { signal });
+      return setByCommand(exec, script, `install ${name}`, { signal });
     },
   };
 }
@@ -105,7 +105,7 @@ function docker(input: WindowsRoleInput): Resource {
     },
     async set({ exec, signal }) {
       const version = input.dockerVersion ? ` -RequiredVersion ${psQuote(input.dockerVersion)}` : '';
-      return applied(
+      return setByCommand(
         exec,
         `Install-Package -Name 'docker' -ProviderName 'DockerMsftProvider'${version} -Force | Out-Null`,
         'install docker',
@@ -168,7 +168,7 @@ function daemonJson(input: WindowsRoleInput): Resource {
         ...(insecure && !registries.includes(insecure) ? { 'insecure-registries': [...registries, insecure] } : {}),
       });
       const restart = facts.get('docker.status') === 'Running' ? "\nRestart-Service -Name 'docker' -Force" : '';
-      return applied(
+      return setByCommand(
         exec,
         `New-Item -ItemType Directory -Path 'C:\\ProgramData\\docker\\config' -Force | Out-Null\nSet-Content -LiteralPath ${psQuote(DAEMON_JSON)} -Value ${psQuote(content)} -NoNewline -Encoding ASCII${restart}`,
         'write daemon.json',
@@ -192,7 +192,7 @@ function dockerService(): Resource {
       return compare({ Status: [s?.status ?? null, 'Running'], StartType: [s?.start ?? null, 'Automatic'] });
     },
     async set({ exec, signal }) {
-      return applied(exec, "Set-Service -Name 'docker' -StartupType Automatic\nStart-Service -Name 'docker'", 'start docker', {
+      return setByCommand(exec, "Set-Service -Name 'docker' -StartupType Automatic\nStart-Service -Name 'docker'", 'start docker', {
         signal,
       });
     },
@@ -213,7 +213,7 @@ function winnat(): Resource {
       return s === null ? compare({}) : compare({ Status: [s.status, 'Stopped'], StartType: [s.start, 'Disabled'] });
     },
     async set({ exec, signal }) {
-      return applied(
+      return setByCommand(
         exec,
         "Stop-Service -Name 'winnat' -Force\nSet-Service -Name 'winnat' -StartupType Disabled",
         'stop and disable WinNAT',
@@ -240,7 +240,7 @@ function natNetworks(): Resource {
     // An empty list comes back from PowerShell as nothing at all.
     test: (facts) => compare({ NatNetworks: [facts.get(NAT_NETWORKS_FACT.id) ?? [], []], NetNat: [facts.get(NETNAT_FACT.id) ?? [], []] }),
     async set({ exec, signal }) {
-      return applied(exec, `${removeHnsNetworksOfType('NAT')}\nGet-NetNat | Remove-NetNat -Confirm:$false`, 'remove NAT networks', {
+      return setByCommand(exec, `${removeHnsNetworksOfType('NAT')}\nGet-NetNat | Remove-NetNat -Confirm:$false`, 'remove NAT networks', {
         signal,
       });
     },
@@ -255,7 +255,7 @@ function contrailDirs(): Resource {
     async set({ exec, facts, signal }) {
       const missing = CONTRAIL_DIRS.filter((_, i) => facts.get(`dir.${i}`) !== true);
       if (missing.length === 0) return NO_CHANGE;
-      return applied(
+      return setByCommand(
         exec,
         missing.map((d) => `New-Item -ItemType Directory -Path ${psQuote(d)} -Force | Out-Null`).join('\n'),
         'create Contrail directories',

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { psQuote } from '../../dataplane/quote.js';
 import { errors } from '../../errors.js';
-import { applied } from '../phase.js';
+import { setByCommand } from '../phase.js';
 import { compare, type FactQuery, type Facts, type Resource } from '../resource.js';
 import { serviceStatus } from './queries.js';
 import { stdinOf, writeFromStdin } from './write-from-stdin.js';
@@ -50,7 +50,7 @@ export function configFile(
       const text = wanted(facts);
       if (!text) throw errors.GC_STILL_DIFFERENT(`config/${name}: the host does not have yet what ${path} describes`);
       const restart = facts.get(`${id}.service`) === 'Running' ? `\nRestart-Service -Name ${psQuote(service)} -Force` : '';
-      return applied(exec, `${writeFromStdin(path)}${restart}`, `write ${name} config`, { signal, stdin: stdinOf(text) });
+      return setByCommand(exec, `${writeFromStdin(path)}${restart}`, `write ${name} config`, { signal, stdin: stdinOf(text) });
     },
   };
 }
@@ -90,7 +90,7 @@ export function nssmService(s: NssmService): Resource {
         nssm(`set ${psQuote(s.name)} AppStderr ${psQuote(s.log)}`),
         nssm(`set ${psQuote(s.name)} Start ${s.start === 'Automatic' ? 'SERVICE_AUTO_START' : 'SERVICE_DEMAND_START'}`),
       ].join('\n');
-      return applied(exec, script, `service ${s.name} (NSSM)`, { signal });
+      return setByCommand(exec, script, `service ${s.name} (NSSM)`, { signal });
     },
   };
 }

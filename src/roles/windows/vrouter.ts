@@ -3,7 +3,7 @@
 
 import { psQuote } from '../../dataplane/quote.js';
 import type { WindowsRoleInput } from '../input.js';
-import { applied, type Phase } from '../phase.js';
+import { type Phase, setByCommand } from '../phase.js';
 import { compare, type Resource } from '../resource.js';
 import { AGENT_START, AGENT_START_PARAMETERS, agentStartScript, POWERSHELL_EXE } from './agent-start.js';
 import { ARTIFACTS, artifacts } from './artifacts.js';
@@ -36,7 +36,7 @@ function certificate(): Resource {
       const script = ['Root', 'TrustedPublisher']
         .map((s) => `Import-Certificate -FilePath ${psQuote(CER)} -CertStoreLocation ${psQuote(`Cert:\\LocalMachine\\${s}`)} | Out-Null`)
         .join('\n');
-      return applied(exec, script, 'trust the vRouter test certificate', { signal });
+      return setByCommand(exec, script, 'trust the vRouter test certificate', { signal });
     },
   };
 }
@@ -55,7 +55,7 @@ function nodemgrInstalled(): Resource {
         '  if ($LASTEXITCODE -ne 0) { exit $LASTEXITCODE }',
         '}',
       ].join('\n');
-      return applied(exec, script, 'pip install nodemgr', { signal });
+      return setByCommand(exec, script, 'pip install nodemgr', { signal });
     },
   };
 }

@@ -22,13 +22,13 @@ function counting(): Executor & { runs: number } {
 }
 
 describe('FencedExecutor', () => {
-  it('runs a command once its gate settles, and only then', async () => {
+  it('runs a command once its guard settles, and only then', async () => {
     const inner = counting();
     let open: () => void = () => undefined;
-    const gate = new Promise<void>((resolve) => {
+    const guard = new Promise<void>((resolve) => {
       open = resolve;
     });
-    const exec = new FencedExecutor(inner, () => gate);
+    const exec = new FencedExecutor(inner, () => guard);
     expect(exec.os).toBe('windows');
     const pending = exec.run({ script: 'Restart-Computer -Force' }, { timeoutMs: 1000 });
     await new Promise((r) => setTimeout(r, 20));
@@ -38,7 +38,7 @@ describe('FencedExecutor', () => {
     expect(inner.runs).toBe(1);
   });
 
-  it("a gate's refusal keeps its code and is marked never sent; the command does not run", async () => {
+  it("a guard's refusal keeps its code and is marked never sent; the command does not run", async () => {
     const inner = counting();
     const fenced = new FencedExecutor(inner, async () => {
       throw errors.GC_CLUSTER_FENCED('win1: member m1 does not own it');
@@ -49,7 +49,7 @@ describe('FencedExecutor', () => {
     expect(inner.runs).toBe(0);
   });
 
-  it('a gate failing without a code is GC_INTERNAL, never sent, naming the command', async () => {
+  it('a guard failing without a code is GC_INTERNAL, never sent, naming the command', async () => {
     const inner = counting();
     const broken = new FencedExecutor(inner, async () => {
       throw new Error('etcd client closed');

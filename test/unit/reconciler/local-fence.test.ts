@@ -42,7 +42,7 @@ function readOrUndefined(file: string): string | undefined {
   }
 }
 
-/** A node's executor behind the single process's fence, as the reconciler builds it (node-runtime.ts `nodeReach`). */
+/** A node's executor behind the single process's fence, as the reconciler builds it (node-runtime.ts `fencedAccess`). */
 const fenced = (inner: Executor, node: string, store: SnapshotStore) =>
   new FencedExecutor(inner, () => localCoordination({ snapshots: store }).fence.guard(node));
 

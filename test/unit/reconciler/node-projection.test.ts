@@ -23,7 +23,7 @@ function recordIn(value: string, lastError?: { code: string; message: string }) 
   const actor = createActor(nodeMachine, { input });
   const context = { ...actor.getSnapshot().context, ...(lastError ? { lastError: { ...lastError, retryable: false } } : {}) };
   const snapshot = nodeMachine.resolveState({ value, context }) as NodeSnapshot;
-  const record = newRecord({ name: 'n1', desired, reach: { exec: {} } as never, log: pino({ level: 'silent' }) });
+  const record = newRecord({ name: 'n1', desired, access: { exec: {} } as never, log: pino({ level: 'silent' }) });
   launched(record, { getSnapshot: () => snapshot, getPersistedSnapshot: () => ({ value }) } as unknown as NodeHandle);
   return { record, snapshot };
 }

@@ -10,8 +10,8 @@ import type { NodeRuntime } from '../../../src/reconciler/node-actors.js';
 import { desire, dropRuntime, launched, type NodeHandle, newRecord, noteVersions, runtimeOf } from '../../../src/reconciler/node-record.js';
 
 const desired = (revision: string) => ({ revision, digest: `d-${revision}` }) as unknown as DesiredNode;
-const reach = { exec: {} } as unknown as NodeRuntime;
-const record = () => newRecord({ name: 'n1', desired: desired('r1'), reach, log: pino({ level: 'silent' }) });
+const access = { exec: {} } as unknown as NodeRuntime;
+const record = () => newRecord({ name: 'n1', desired: desired('r1'), access, log: pino({ level: 'silent' }) });
 
 describe('the node record', () => {
   it('refuses, by the node name, any use of a machine not launched yet', () => {

@@ -1,6 +1,6 @@
 // The NodeScope of the coordination seam (cluster mode): the reconciler drives only the nodes its scope says yes
 // to, looks again at just the nodes a rescope names (issue 19: a batch of taken nodes, not all 10,000 each time),
-// and tells the scope when a node settles (the start gate's window).
+// and tells the scope when a node settles (the start pacer's window).
 
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -41,7 +41,7 @@ describe('Reconciler with a NodeScope', () => {
       drives: (node) => (inScope.has(node) ? 'yes' : 'no'),
       letGo: () => undefined,
       settled: (node) => void settled.push(node),
-      urgent: () => false,
+      startsFirst: () => false,
       elsewhere: () => undefined,
     };
     // The reconciler listens to its coordination: the scope's changes reach it as rescopes.

@@ -216,5 +216,8 @@ describe('the reconciler on the simulated example cluster', () => {
     expect(Object.values(h.state.products).map((p) => p.name)).toEqual([]);
     expect(h.state.services['contrail-vrouter-agent']).toBeUndefined();
     expect(h.state.journal).toContain('delete-service contrail-vrouter-agent');
+    // The deconfigure pass is reported under the commit that removed the node: a revision field holds a sha (or a
+    // test's name for one), never a word standing for one ('removed', before issue 31).
+    expect(status.reports('win-compute-2').at(-1)).toMatchObject({ revision: 'r3', phases: [{ phase: 'deconfigure' }] });
   }, 60_000);
 });

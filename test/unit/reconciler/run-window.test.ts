@@ -59,7 +59,7 @@ describe('Reconciler run window', () => {
       reconciler.apply({ sha: 'r1', state });
       await done;
       expect(status.list().map((n) => n.state)).toEqual(state.nodes.map(() => 'verified'));
-      // Two places, and the controller the computes' gates wait for may go past them (`urgent`).
+      // Two places, and the controller the computes' gates wait for may go past them (`startNow`).
       expect(seen.most).toBeGreaterThan(0);
       expect(seen.most).toBeLessThanOrEqual(3);
       expect(seen.waited.size).toBeGreaterThanOrEqual(state.nodes.length - 3);
@@ -130,13 +130,13 @@ describe('RunWindow places', () => {
     window.synced('a', true);
     expect(window.enter('b')).toBe(false);
     expect(window.enter('c')).toBe(false);
-    expect(window.enter('urgent', true)).toBe(false);
+    expect(window.enter('first', true)).toBe(false);
     expect(window.counts).toEqual({ running: 1, waiting: 3 });
     window.settled('a');
-    expect(admitted).toEqual(['a', 'urgent']);
-    window.synced('urgent', true);
-    window.settled('urgent');
-    expect(admitted).toEqual(['a', 'urgent', 'b']);
+    expect(admitted).toEqual(['a', 'first']);
+    window.synced('first', true);
+    window.settled('first');
+    expect(admitted).toEqual(['a', 'first', 'b']);
     window.clear();
   });
 });

@@ -393,13 +393,13 @@ describe('node machine', () => {
   it('removal: deconfigure runs the deconfigure actor; orphan just lets go', async () => {
     const a = start(() => ok, { phases: LINUX });
     await run(0);
-    a.actor.send({ type: 'node.removed', deconfigure: true });
+    a.actor.send({ type: 'node.removed', deconfigure: true, revision: 'r9' });
     await run(0);
     expect(a.actor.getSnapshot().value).toBe('removed');
     expect(a.w.deconfigured).toBe(true);
     const b = start(() => ok, { phases: LINUX });
     await run(0);
-    b.actor.send({ type: 'node.removed', deconfigure: false });
+    b.actor.send({ type: 'node.removed', deconfigure: false, revision: 'r9' });
     expect(b.actor.getSnapshot().value).toBe('removed');
     expect(b.w.deconfigured).toBe(false);
   });

@@ -1,137 +1,137 @@
-// The start gate: newly owned nodes go to the reconciler at a bounded rate, in the order taken, and the run
+// The start pacer: newly owned nodes go to the reconciler at a bounded rate, in the order taken, and the run
 // window lets no more run at once than it has places (fake timers: the rate is counted in tokens, not measured).
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { StartGate } from '../../../src/reconciler/start-gate.js';
+import { StartPacer } from '../../../src/reconciler/start-pacer.js';
 
 const names = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `node-${from + i}`);
 
-describe('StartGate', () => {
+describe('StartPacer', () => {
   beforeEach(() => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] }));
   afterEach(() => vi.useRealTimers());
 
   it('without a rate lets every node through at once', () => {
     const started: string[][] = [];
-    const gate = new StartGate(undefined, (nodes) => started.push(nodes));
-    gate.add(names(10_000));
+    const pacer = new StartPacer(undefined, (nodes) => started.push(nodes));
+    pacer.add(names(10_000));
     expect(started).toHaveLength(1);
     expect(started[0]).toHaveLength(10_000);
-    expect(gate.size).toBe(0);
+    expect(pacer.size).toBe(0);
   });
 
   it('lets `burst` through at once, then `perSecond`, in the order taken', () => {
     const started: string[][] = [];
-    const gate = new StartGate({ perSecond: 50, burst: 20 }, (nodes) => started.push(nodes));
-    gate.add(names(200));
+    const pacer = new StartPacer({ perSecond: 50, burst: 20 }, (nodes) => started.push(nodes));
+    pacer.add(names(200));
     expect(started.flat()).toEqual(names(20));
-    expect(gate.size).toBe(180);
+    expect(pacer.size).toBe(180);
     vi.advanceTimersByTime(1000);
     // 50 more in a second, never more than the burst in one go.
     expect(started.flat()).toEqual(names(70));
     for (const group of started) expect(group.length).toBeLessThanOrEqual(20);
     vi.advanceTimersByTime(10_000);
     expect(started.flat()).toEqual(names(200));
-    expect(gate.size).toBe(0);
+    expect(pacer.size).toBe(0);
   });
 
   it('a node removed while waiting never starts; clear drops every waiting node', () => {
     const started: string[] = [];
-    const gate = new StartGate({ perSecond: 10, burst: 1 }, (nodes) => started.push(...nodes));
-    gate.add(names(5));
-    gate.remove('node-1');
+    const pacer = new StartPacer({ perSecond: 10, burst: 1 }, (nodes) => started.push(...nodes));
+    pacer.add(names(5));
+    pacer.remove('node-1');
     vi.advanceTimersByTime(150);
     expect(started).toEqual(['node-0', 'node-2']);
-    gate.clear();
+    pacer.clear();
     vi.advanceTimersByTime(10_000);
     expect(started).toEqual(['node-0', 'node-2']);
-    expect(gate.size).toBe(0);
+    expect(pacer.size).toBe(0);
   });
 
   it('nodes added first go ahead of every node already waiting, still at the rate and within the window', () => {
     // Issue 19: a member still starting 1,000s of verified nodes it had just taken back when its peer died;
     // the node the peer left mid-reboot must not wait behind them.
     const started: string[] = [];
-    const gate = new StartGate({ perSecond: 10, burst: 10, window: 20, holdMs: 60_000 }, (nodes) => started.push(...nodes));
-    gate.add(names(1000));
+    const pacer = new StartPacer({ perSecond: 10, burst: 10, window: 20, holdMs: 60_000 }, (nodes) => started.push(...nodes));
+    pacer.add(names(1000));
     expect(started).toEqual(names(10));
-    gate.add(['orphan-0', 'orphan-1'], () => true);
+    pacer.add(['orphan-0', 'orphan-1'], () => true);
     // No token left this instant: the first lane waits for the rate like anyone else (one token per 100 ms).
     expect(started).toEqual(names(10));
     vi.advanceTimersByTime(200);
     expect(started.slice(10)).toEqual(['orphan-0', 'orphan-1']);
     // A waiting node added first moves up; added again later (not first), it keeps its place in the first lane.
-    gate.add(['node-500'], () => true);
-    gate.add(['node-500']);
+    pacer.add(['node-500'], () => true);
+    pacer.add(['node-500']);
     vi.advanceTimersByTime(100);
     expect(started[12]).toBe('node-500');
     // Then the others in the order added, and never more than the window started and unsettled at once.
     vi.advanceTimersByTime(5000);
     expect(started.slice(13)).toEqual(names(7, 10));
-    expect(gate.active).toBe(20);
-    expect(gate.size).toBe(1000 + 2 - 20);
+    expect(pacer.active).toBe(20);
+    expect(pacer.size).toBe(1000 + 2 - 20);
   });
 
-  it('hurry moves a node waiting in the other lane to the first; one not waiting is left alone', () => {
+  it('moveFirst moves a node waiting in the other lane to the first; one not waiting is left alone', () => {
     // A node gated on a node this member holds but has not started (its Keystone host) would wait behind
-    // the whole queue: the gate's node is hurried.
+    // the whole queue: the gate's node is moved to the first lane.
     const started: string[] = [];
-    const gate = new StartGate({ perSecond: 10, burst: 2 }, (nodes) => started.push(...nodes));
-    gate.add(['orphan', ...names(100)], (n) => n === 'orphan');
+    const pacer = new StartPacer({ perSecond: 10, burst: 2 }, (nodes) => started.push(...nodes));
+    pacer.add(['orphan', ...names(100)], (n) => n === 'orphan');
     expect(started).toEqual(['orphan', 'node-0']);
-    expect(gate.hurry('node-80')).toBe(true);
-    expect(gate.hurry('node-0')).toBe(false);
-    expect(gate.hurry('elsewhere')).toBe(false);
+    expect(pacer.moveFirst('node-80')).toBe(true);
+    expect(pacer.moveFirst('node-0')).toBe(false);
+    expect(pacer.moveFirst('elsewhere')).toBe(false);
     vi.advanceTimersByTime(200);
     expect(started).toEqual(['orphan', 'node-0', 'node-80', 'node-1']);
-    expect(gate.size).toBe(97);
+    expect(pacer.size).toBe(97);
   });
 
   it('with a window, starts no more than it until nodes settle; a place held past holdMs is freed', () => {
     const started: string[] = [];
-    const gate = new StartGate({ perSecond: 1000, burst: 1000, window: 3, holdMs: 5000 }, (nodes) => started.push(...nodes));
-    gate.add(names(10));
+    const pacer = new StartPacer({ perSecond: 1000, burst: 1000, window: 3, holdMs: 5000 }, (nodes) => started.push(...nodes));
+    pacer.add(names(10));
     expect(started).toEqual(names(3));
     vi.advanceTimersByTime(1000);
     expect(started).toEqual(names(3));
-    gate.done('node-1');
+    pacer.done('node-1');
     expect(started).toEqual(names(4));
-    expect(gate.active).toBe(3);
+    expect(pacer.active).toBe(3);
     // Nobody settles: after holdMs the places go to the next three (a gate-blocked node cannot stall all starts).
     vi.advanceTimersByTime(5000);
     expect(started).toEqual(names(7));
-    expect(gate.size).toBe(3);
+    expect(pacer.size).toBe(3);
   });
 
   it('a window without a rate: places freed by settling go to the next at once, and by time after holdMs', () => {
     const started: string[] = [];
-    const gate = new StartGate({ window: 2, holdMs: 5000 }, (nodes) => started.push(...nodes));
-    gate.add(names(6));
+    const pacer = new StartPacer({ window: 2, holdMs: 5000 }, (nodes) => started.push(...nodes));
+    pacer.add(names(6));
     expect(started).toEqual(names(2));
     vi.advanceTimersByTime(1000);
-    gate.done('node-0');
-    gate.done('node-0');
+    pacer.done('node-0');
+    pacer.done('node-0');
     expect(started).toEqual(names(3));
-    expect(gate.active).toBe(2);
+    expect(pacer.active).toBe(2);
     vi.advanceTimersByTime(3999);
     expect(started).toEqual(names(3));
     // node-1 has held its place for 5 s without settling: it goes to node-3; node-2 started later keeps its own.
     vi.advanceTimersByTime(1);
     expect(started).toEqual(names(4));
-    expect(gate.size).toBe(2);
+    expect(pacer.size).toBe(2);
   });
 
-  it('urgent: a waiting node goes now, past a full window, and holds a place like the others', () => {
+  it('startNow: a waiting node goes now, past a full window, and holds a place like the others', () => {
     const started: string[] = [];
-    const gate = new StartGate({ window: 1 }, (nodes) => started.push(...nodes));
-    gate.add(names(3));
+    const pacer = new StartPacer({ window: 1 }, (nodes) => started.push(...nodes));
+    pacer.add(names(3));
     expect(started).toEqual(['node-0']);
-    gate.urgent('node-2');
-    gate.urgent('node-0');
+    pacer.startNow('node-2');
+    pacer.startNow('node-0');
     expect(started).toEqual(['node-0', 'node-2']);
-    expect(gate.active).toBe(2);
-    gate.done('node-0');
+    expect(pacer.active).toBe(2);
+    pacer.done('node-0');
     expect(started).toEqual(['node-0', 'node-2']);
-    gate.done('node-2');
+    pacer.done('node-2');
     expect(started).toEqual(['node-0', 'node-2', 'node-1']);
   });
 });

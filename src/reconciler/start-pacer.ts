@@ -9,7 +9,8 @@
 //
 // A node holds its place in the window until it settles, or for `holdMs` at most: a node that waits on
 // another (a cross-node gate) whose own start is behind it in the queue must not stop every start for good.
-// `urgent` lets such a node through at once.
+// `startNow` lets such a node through at once: not a priority (the first lane below) but past the window and
+// the rate.
 //
 // Nodes added `first` (a dead member's nodes it left mid-work) go before every node already waiting, not
 // after: a member that had just taken back thousands of verified nodes (a rebalance) still had them queued
@@ -26,7 +27,7 @@ export interface StartPace {
   holdMs?: number;
 }
 
-export class StartGate {
+export class StartPacer {
   /** Waiting, in the order they go: the `first` lane, then the others, each in the order added. */
   readonly #first = new Set<string>();
   readonly #waiting = new Set<string>();
@@ -69,7 +70,7 @@ export class StartGate {
   }
 
   /** A node waiting in the other lane goes to the first (another node waits for it); false if it was not there. */
-  hurry(node: string): boolean {
+  moveFirst(node: string): boolean {
     if (!this.#waiting.delete(node)) return false;
     this.#first.add(node);
     this.#release();
@@ -82,7 +83,7 @@ export class StartGate {
   }
 
   /** A waiting node others wait for: through now, past the window and the rate (it takes a place). */
-  urgent(node: string): void {
+  startNow(node: string): void {
     const first = this.#first.delete(node);
     if (!first && !this.#waiting.delete(node)) return;
     if (this.rate?.window !== undefined) this.#active.set(node, performance.now());
