@@ -4,6 +4,7 @@
 import { errors } from '../errors.js';
 import type { Gate, NodePlan } from '../roles/plan.js';
 import { planGates } from '../roles/plan.js';
+import type { GateDependents } from './gate-dependents.js';
 import type { NodeRecord } from './node-record.js';
 import type { NodeScope } from './node-scope.js';
 import { where } from './node-status.js';
@@ -45,12 +46,18 @@ export function gateNodes(plan: NodePlan): ReadonlySet<string> {
 
 /**
  * Nodes whose gate waits on `name` try again now instead of at the end of their backoff: one in backoff at once,
- * a stalled one (settled) through `request` (the reconciler's run window). Runs at every settle over every node:
- * at 10,000 nodes, planGates per node per settle was most of the daemon's CPU during a converge.
+ * a stalled one (settled) through `request` (the reconciler's run window). Runs at every settle: only the nodes
+ * `dependents` lists are looked at (looking at every node's gates was quadratic in the node count).
  */
-export function wakeDependents(name: string, entries: ReadonlyMap<string, NodeRecord>, request?: (node: string) => void): void {
-  for (const other of entries.values()) {
-    if (!other.desired.gates.has(name)) continue;
+export function wakeDependents(
+  name: string,
+  entries: ReadonlyMap<string, NodeRecord>,
+  dependents: GateDependents,
+  request?: (node: string) => void,
+): void {
+  for (const node of [...dependents.of(name)]) {
+    const other = entries.get(node);
+    if (!other?.desired.gates.has(name)) continue;
     const snapshot = other.actor.getSnapshot();
     const code = snapshot.context.lastError?.code ?? '';
     if (!GATE_CODES.has(code)) continue;

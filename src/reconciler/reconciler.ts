@@ -9,8 +9,9 @@ import type { RoleInput } from '../roles/input.js';
 import { type Limits, type NodeMachineInput, nodeMachine } from '../state-machines/node-machine.js';
 import type { Coordination } from './coordination.js';
 import { sharedInputs } from './cross-node.js';
-import { desiredNode, withRevision, withSpec } from './desired-node.js';
+import { type DesiredNode, desiredNode, withRevision, withSpec } from './desired-node.js';
 import { restNode } from './dormant-node.js';
+import { GateDependents } from './gate-dependents.js';
 import { GATE_CODES, wakeDependents } from './gates.js';
 import { localCoordination } from './local-coordination.js';
 import { type NodeRuntime, sharedNodeActors } from './node-actors.js';
@@ -27,6 +28,8 @@ import { whenSettled } from './settled.js';
 import type { StatusStore } from './status-store.js';
 import { decideSettle, decideSync, laterSettle, type Settle, type SyncDecision } from './sync-decision.js';
 import { budgetOf, WorkQueue } from './work-queue.js';
+
+const NO_GATES: ReadonlySet<string> = new Set();
 
 /** A validated revision: the commit and what it asks of every node. */
 type InForce = { sha: string; state: DesiredState };
@@ -53,6 +56,8 @@ export interface ReconcilerOptions {
 
 export class Reconciler {
   readonly #entries = new Map<string, NodeRecord>();
+  /** Which of the entries wait on which node (their desired gates), kept with every change of an entry's desired part. */
+  readonly #dependents = new GateDependents();
   readonly #queue: WorkQueue;
   readonly #workers: Limiter;
   readonly #rollout: Rollout;
@@ -88,7 +93,7 @@ export class Reconciler {
     );
     this.#coordination.listen({
       rescope: (nodes) => this.#rescope(nodes),
-      wake: (node) => wakeDependents(node, this.#entries, (other) => this.request([other])),
+      wake: (node) => wakeDependents(node, this.#entries, this.#dependents, (other) => this.request([other])),
       request: (nodes) => this.request(nodes),
       failuresChanged: () => this.#rollout.refresh(),
     });
@@ -249,16 +254,23 @@ export class Reconciler {
   /** A live machine told what changed: a new desired state, or its mode; then a pass asked for, or a resync. */
   #update({ entry, spec, desired, request, resync }: Extract<SyncDecision, { do: 'update' }>, sha: string): void {
     if (desired === 'mode') {
-      desire(entry, withSpec(entry.desired, spec));
+      this.#desire(entry, withSpec(entry.desired, spec));
       this.#reachDesired(entry);
     } else if (desired) {
       entry.log.info({ revision: sha }, 'new desired state');
-      desire(entry, desiredNode(spec, desired.role, desired.digest, sha));
+      this.#desire(entry, desiredNode(spec, desired.role, desired.digest, sha));
       this.#reachDesired(entry);
     }
     const name = spec.name;
     if (request && this.#requested.delete(name)) entry.actor.send({ type: 'reconcile.requested' });
     if (resync && this.#resyncs.delete(name) && resyncs(entry.actor.getSnapshot())) entry.actor.send({ type: 'resync' });
+  }
+
+  /** The entry's desired part replaced, and the gate index with it. */
+  #desire(entry: NodeRecord, desired: DesiredNode): void {
+    const before = entry.desired.gates;
+    desire(entry, desired);
+    this.#dependents.note(entry.name, before, desired.gates);
   }
 
   #reachDesired(entry: NodeRecord): void {
@@ -308,6 +320,7 @@ export class Reconciler {
     const entry = newRecord({ name, desired, access, log, ...(saved?.observed ? { observed: saved.observed } : {}) });
     if (saved?.observed) this.options.status.update(name, { name, observedVersions: saved.observed });
     this.#entries.set(name, entry);
+    this.#dependents.note(name, NO_GATES, desired.gates);
     const stores = { store: snapshots, status: this.options.status };
     const restored = restoreNode({ saved, setAside }, entry, input, revision.sha, stores, (snap, i) => this.#launch(entry, i, snap));
     if (!restored) return;
@@ -315,7 +328,7 @@ export class Reconciler {
     if (actor.getSnapshot().matches('rebooting')) this.#rollout.hold(name);
     if (restored.digest !== digest) {
       // Asked something new while groundcrew was down: that preempts whatever the node was doing.
-      desire(entry, withRevision(entry.desired, revision.sha));
+      this.#desire(entry, withRevision(entry.desired, revision.sha));
       this.#reachDesired(entry);
     } else if (!actor.getSnapshot().matches('verified')) {
       // Verified before the restart: it still is (the periodic resync checks). Anything else resumes at
@@ -355,6 +368,7 @@ export class Reconciler {
     const name = entry.name;
     entry.actor.stop();
     this.#entries.delete(name);
+    this.#dependents.note(name, entry.desired.gates, NO_GATES);
     this.#window.remove(name);
     this.#rollout.release(name);
     if (removeSnapshot) {
@@ -396,7 +410,7 @@ export class Reconciler {
     const { finish, outcome } = decideSettle(settle, GATE_CODES);
     if (!finish) return;
     this.options.status.finishReport(name, settle.state);
-    const wake = () => wakeDependents(name, this.#entries, (node) => this.request([node]));
+    const wake = () => wakeDependents(name, this.#entries, this.#dependents, (node) => this.request([node]));
     if (outcome === 'recovered') {
       // On whatever revision it now has: a fix or revert of its pin ends the halts it caused.
       this.#rollout.recovered(name);
