@@ -10,8 +10,9 @@ const HA = ['test/ha/**/*.test.ts'];
 // Files run side by side, lab files too: each lab has its own namespaces, subnet and directory, and each etcd test
 // file its own ports (test/ha/etcd-cluster.ts). Much of a file's time is waiting (sshd, a reboot, a lease, a real
 // pwsh starting in another process), so one more worker than cores (vitest's default is one fewer: on the 2-core
-// machines here it ran the whole suite one file at a time). GC_TEST_WORKERS overrides.
-const workers = Number(process.env.GC_TEST_WORKERS) || availableParallelism() + 1;
+// machines here it ran the whole suite one file at a time), and at most 8 (each lab file holds sshd hosts, daemons,
+// etcd or Chromium). GC_TEST_WORKERS overrides.
+const workers = Number(process.env.GC_TEST_WORKERS) || Math.min(availableParallelism() + 1, 8);
 
 export default defineConfig({
   test: {
