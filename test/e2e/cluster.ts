@@ -75,7 +75,7 @@ ssh:
   keyFile: ${lab.privateKey}
 workers: 16
 resyncInterval: 1h
-reboot: { timeout: 60s, settle: 300ms, poll: 400ms }
+reboot: { timeout: 120s, settle: 300ms, poll: 400ms }
 log: { level: info }
 `,
       );

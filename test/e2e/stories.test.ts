@@ -309,12 +309,16 @@ describe('an operator and groundcrew', () => {
     async () => {
       cluster.lab.replaceModel('win-compute-1', WindowsHost.fresh({ hostname: 'win-compute-1' }));
       await cluster.lab.fault('win-compute-1', { neverReturnFromReboot: true });
+      // Known race (seen once, with a 60 s reboot.timeout and two CPU hogs): win-compute-1's timeout is a failure on
+      // the revision, the failure budget is 1, and a halted rollout holds win-compute-2 wherever it is (there: in its
+      // reboot) until win-compute-1 recovers, which this story asks only later. The story holds while the fresh
+      // win-compute-2 converges within win-compute-1's phases plus reboot.timeout (120 s).
       cluster.lab.replaceModel('win-compute-2', WindowsHost.fresh({ hostname: 'win-compute-2' }));
       await cluster.reconcile(['win-compute-1', 'win-compute-2']);
       const nodes = await cluster.waitFor(
         'win-compute-1 to give up',
         (ns) => ns.some((n) => n.name === 'win-compute-1' && n.state === 'unreachable'),
-        // A hang guard, not a bound: a fresh host's phases up to the reboot, under real pwsh, then reboot.timeout (60 s; a lab reboot takes 1.5 s).
+        // A hang guard, not a bound: a fresh host's phases up to the reboot, under real pwsh, then reboot.timeout (120 s).
         STORY_MS,
       );
       expect(byName(nodes)['win-compute-1']?.lastError?.code).toBe('GC_REBOOT_TIMEOUT');
@@ -327,7 +331,7 @@ describe('an operator and groundcrew', () => {
       await page.goto(`${cluster.url}/`);
       await page.waitForSelector('#nodes tr[data-node="win-compute-1"] .reason');
       expect(await page.locator('#nodes tr[data-node="win-compute-1"] .reason').innerText()).toMatch(
-        /GC_REBOOT_TIMEOUT: win-compute-1 did not come back with a new boot id within 60 s/,
+        /GC_REBOOT_TIMEOUT: win-compute-1 did not come back with a new boot id within 120 s/,
       );
       await page.screenshot({ path: join(SCREENSHOTS, 'overview-unreachable.png'), fullPage: true });
       await page.close();
