@@ -126,8 +126,11 @@ describe('shell completion', () => {
               '-c',
               `source ${dir}/completion.bash; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _groundcrew; printf '%s\\n' "\${COMPREPLY[@]}"`,
             ],
-            { encoding: 'utf8', env: { ...process.env, PATH: `${dir}:${process.env.PATH}`, GROUNDCREW_URL: d.url } },
-            (_err, stdout) => resolve(stdout.split('\n').filter(Boolean).sort()),
+            // Killed after 60 s, so a hang says which completion and what it printed (under load, twice, this test
+            // hung past its timeout with no word of where; alone it takes a second).
+            { encoding: 'utf8', env: { ...process.env, PATH: `${dir}:${process.env.PATH}`, GROUNDCREW_URL: d.url }, timeout: 60_000 },
+            (err, stdout, stderr) =>
+              resolve(err?.killed ? [`killed after 60 s: ${words.join(' ')}`, stderr] : stdout.split('\n').filter(Boolean).sort()),
           ),
         );
       expect(await complete('groundcrew', 'ex')).toEqual(['explain']);
