@@ -4,7 +4,19 @@
 // `plan --url` look the URL up there. A flag, the environment or a config file say otherwise.
 
 import { randomBytes } from 'node:crypto';
-import { existsSync, lstatSync, readdirSync, readFileSync, rmSync, type Stats, statSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  type Stats,
+  statSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { errors } from '../errors.js';
@@ -115,11 +127,18 @@ function fromRuntimeRecords(url: URL): string | undefined {
   return undefined;
 }
 
+/** A token file's content, or undefined: only a regular file is read (opened without blocking: a FIFO named by a
+ * runtime record or a config would otherwise hold the CLI forever). */
 const readable = (file: string) => {
+  let fd: number | undefined;
   try {
-    return readFileSync(file, 'utf8').trim() || undefined;
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    if (!fstatSync(fd).isFile()) return undefined;
+    return readFileSync(fd, 'utf8').trim() || undefined;
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 };
 
