@@ -4,19 +4,7 @@
 // `plan --url` look the URL up there. A flag, the environment or a config file say otherwise.
 
 import { randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  constants,
-  existsSync,
-  fstatSync,
-  lstatSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  type Stats,
-  statSync,
-} from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readFileSync, rmSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { errors } from '../errors.js';
@@ -50,12 +38,20 @@ function ensureOwnToken(file: string): void {
   if (!stat.isFile()) throw errors.GC_STATE_UNSAFE(`${file} is not a regular file; groundcrew makes this file itself: remove it`);
 }
 
-/** A token file's text: a regular file only (a pipe would hold the start forever); a link to one is followed. */
+/**
+ * A token file's text: a regular file only, a link to one followed. Opened without blocking and checked on the open
+ * file: a pipe would hold the start (or the CLI) forever, even one swapped in after a check by name.
+ */
 function readTokenFile(file: string): string {
-  const stat = statSync(file);
-  if (stat.isDirectory()) throw new Error(`${file}: a directory, not the API token file`);
-  if (!stat.isFile()) throw new Error(`${file}: not a regular file (a pipe or a device cannot be the API token file)`);
-  return readFileSync(file, 'utf8').trim();
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const stat = fstatSync(fd);
+    if (stat.isDirectory()) throw new Error(`${file}: a directory, not the API token file`);
+    if (!stat.isFile()) throw new Error(`${file}: not a regular file (a pipe or a device cannot be the API token file)`);
+    return readFileSync(fd, 'utf8').trim();
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**
@@ -127,18 +123,12 @@ function fromRuntimeRecords(url: URL): string | undefined {
   return undefined;
 }
 
-/** A token file's content, or undefined: only a regular file is read (opened without blocking: a FIFO named by a
- * runtime record or a config would otherwise hold the CLI forever). */
+/** A token file's content, or undefined where there is none to read (see readTokenFile). */
 const readable = (file: string) => {
-  let fd: number | undefined;
   try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
-    if (!fstatSync(fd).isFile()) return undefined;
-    return readFileSync(fd, 'utf8').trim() || undefined;
+    return readTokenFile(file) || undefined;
   } catch {
     return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 };
 
