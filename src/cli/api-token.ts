@@ -39,20 +39,22 @@ function ensureOwnToken(file: string): void {
 }
 
 /**
- * A token file's text: a regular file only, a link to one followed. Opened without blocking and checked on the open
- * file: a pipe would hold the start (or the CLI) forever, even one swapped in after a check by name.
+ * A regular file's text, a link to one followed. Opened without blocking and checked on the open file: a pipe would
+ * hold the start (or the CLI) forever, even one swapped in after a check by name. `what` names it in the errors.
  */
-function readTokenFile(file: string): string {
+function readRegularFile(file: string, what: string): string {
   const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     const stat = fstatSync(fd);
-    if (stat.isDirectory()) throw new Error(`${file}: a directory, not the API token file`);
-    if (!stat.isFile()) throw new Error(`${file}: not a regular file (a pipe or a device cannot be the API token file)`);
-    return readFileSync(fd, 'utf8').trim();
+    if (stat.isDirectory()) throw new Error(`${file}: a directory, not ${what}`);
+    if (!stat.isFile()) throw new Error(`${file}: not a regular file (a pipe or a device cannot be ${what})`);
+    return readFileSync(fd, 'utf8');
   } finally {
     closeSync(fd);
   }
 }
+
+const readTokenFile = (file: string) => readRegularFile(file, 'the API token file').trim();
 
 /**
  * $GROUNDCREW_RUNTIME_DIR, else $RUNTIME_DIRECTORY (systemd's, from the unit's `RuntimeDirectory=`), else
@@ -113,10 +115,10 @@ function fromRuntimeRecords(url: URL): string | undefined {
     }
     for (const name of names) {
       try {
-        const record = JSON.parse(readFileSync(join(dir, name), 'utf8')) as RuntimeRecord;
+        const record = JSON.parse(readRegularFile(join(dir, name), 'a daemon record')) as RuntimeRecord;
         if (sameDaemon(new URL(record.url), url) && alive(record.pid)) return record.tokenFile;
       } catch {
-        // A record being written or left half by a crash: not this daemon's.
+        // A record being written or left half by a crash, or not a file: not this daemon's.
       }
     }
   }
@@ -139,7 +141,7 @@ const readable = (file: string) => {
  * (/etc/groundcrew/groundcrew.yaml) names, else the default state directory's. Undefined when none can be read.
  */
 export function findToken(url: string, options: { tokenFile?: string; config?: string }): string | undefined {
-  if (options.tokenFile) return readFileSync(options.tokenFile, 'utf8').trim();
+  if (options.tokenFile) return readTokenFile(options.tokenFile);
   const target = new URL(url);
   const recorded = fromRuntimeRecords(target);
   if (recorded) return readable(recorded);
