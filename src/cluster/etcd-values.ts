@@ -33,13 +33,16 @@ const Condition = z.strictObject({
   message: text(),
 });
 
+/** A node's state as etcd may hold it: the one union (node-state.ts), checked; node-detail.ts's records use it too. */
+export const NodeStateSchema = z.enum([...MACHINE_STATES, 'orphaned']);
+
 const StatusSchema = z.strictObject({
   name: z.string().regex(NODE_NAME),
   address: text(256),
   os: z.enum(['linux', 'windows']),
   roles: z.array(text(64)).max(64),
   labels: z.record(text(256), text(256)).optional(),
-  state: z.enum([...MACHINE_STATES, 'orphaned']),
+  state: NodeStateSchema,
   phase: text(64).optional(),
   reboot: z.enum(REBOOT_STEPS).optional(),
   phases: z.array(text(64)).max(64),

@@ -13,8 +13,8 @@
 
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { z } from 'zod';
-import { MACHINE_STATES } from '../node-state.js';
 import type { NodeDetail, PackedDetail, RunReport, TransitionRecord } from '../reconciler/status-store.js';
+import { NodeStateSchema } from './etcd-values.js';
 
 const MAGIC = 'gc-detail/1:';
 /** The encoded value at most (bytes). */
@@ -53,7 +53,7 @@ const transition = z.object({
   seq: z.number(),
   at: text,
   event: z.enum(['disruption.started', 'disruption.ended', 'snapshot.set-aside']).optional(),
-  state: z.enum([...MACHINE_STATES, 'orphaned']),
+  state: NodeStateSchema,
   phase: text.optional(),
   reboot: text.optional(),
   revision: text.optional(),
