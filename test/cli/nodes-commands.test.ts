@@ -125,7 +125,10 @@ describe('shell completion', () => {
       const complete = (...words: string[]) => {
         const line = `source ${dir}/completion.bash; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _groundcrew; printf '%s\\n' "\${COMPREPLY[@]}"`;
         return new Promise<string[]>((resolve) => {
-          const child = spawn('bash', ['-c', line], { env });
+          // --norc: the hang below was this. Node gives a child a socket for stdin, and bash started with one (or by sshd)
+          // and SHLVL under 2 (as under `npm test`) reads ~/.bashrc: on these machines root's runs `pyenv init`,
+          // which waited 60 s on a lock pyenv left behind. The completion is what is tested, not root's shell setup.
+          const child = spawn('bash', ['--norc', '--noprofile', '-c', line], { env });
           let stdout = '';
           let stderr = '';
           let exited = 'no exit seen';
@@ -138,9 +141,8 @@ describe('shell completion', () => {
           child.on('exit', (code, signal) => {
             exited = `exited (${code ?? signal})`;
           });
-          // Under load, in the whole suite only, this test hung three runs out of three (at its first completion, which
-          // starts no groundcrew; alone it takes seconds): after 60 s it says what the bash process was doing, whether
-          // its exit was seen and how long this process's event loop was held, then kills it.
+          // After 60 s without an answer: what bash was doing, whether its exit was seen, how long this process's event
+          // loop was held (how the hang above, three loaded runs of three, was found: bash waiting on pyenv-rehash).
           const timer = setTimeout(() => {
             resolve([
               `no answer after 60 s: ${words.join(' ')}: bash ${child.pid} ${exited}, ${procState(child.pid)}, ` +

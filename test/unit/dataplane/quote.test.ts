@@ -34,7 +34,9 @@ const HOSTILE = [
 describe('bashQuote', () => {
   it('round-trips every hostile value through real bash', () => {
     const script = `printf '%s\\0' ${HOSTILE.map(bashQuote).join(' ')}`;
-    const out = execFileSync('bash', ['-c', script], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+    // --norc: bash given a socket for stdin (as Node's child processes are) with SHLVL under 2 reads ~/.bashrc, and
+    // root's on these machines runs `pyenv init`, which waited 60 s on a lock pyenv left behind (a loaded run).
+    const out = execFileSync('bash', ['--norc', '--noprofile', '-c', script], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
     expect(out.split('\0').slice(0, -1)).toEqual(HOSTILE);
   });
 
