@@ -6,6 +6,13 @@ import { StartPacer } from '../../../src/reconciler/start-pacer.js';
 
 const names = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `node-${from + i}`);
 
+/** A pacer with these options, and the nodes it has started, in order. */
+function paced(options: ConstructorParameters<typeof StartPacer>[0]) {
+  const started: string[] = [];
+  const pacer = new StartPacer(options, (nodes) => started.push(...nodes));
+  return { pacer, started };
+}
+
 describe('StartPacer', () => {
   beforeEach(() => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] }));
   afterEach(() => vi.useRealTimers());
@@ -35,8 +42,7 @@ describe('StartPacer', () => {
   });
 
   it('a node removed while waiting never starts; clear drops every waiting node', () => {
-    const started: string[] = [];
-    const pacer = new StartPacer({ perSecond: 10, burst: 1 }, (nodes) => started.push(...nodes));
+    const { pacer, started } = paced({ perSecond: 10, burst: 1 });
     pacer.add(names(5));
     pacer.remove('node-1');
     vi.advanceTimersByTime(150);
@@ -50,8 +56,7 @@ describe('StartPacer', () => {
   it('nodes added first go ahead of every node already waiting, still at the rate and within the window', () => {
     // Issue 19: a member still starting 1,000s of verified nodes it had just taken back when its peer died;
     // the node the peer left mid-reboot must not wait behind them.
-    const started: string[] = [];
-    const pacer = new StartPacer({ perSecond: 10, burst: 10, window: 20, holdMs: 60_000 }, (nodes) => started.push(...nodes));
+    const { pacer, started } = paced({ perSecond: 10, burst: 10, window: 20, holdMs: 60_000 });
     pacer.add(names(1000));
     expect(started).toEqual(names(10));
     pacer.add(['orphan-0', 'orphan-1'], () => true);
@@ -74,8 +79,7 @@ describe('StartPacer', () => {
   it('moveFirst moves a node waiting in the other lane to the first; one not waiting is left alone', () => {
     // A node gated on a node this member holds but has not started (its Keystone host) would wait behind
     // the whole queue: the gate's node is moved to the first lane.
-    const started: string[] = [];
-    const pacer = new StartPacer({ perSecond: 10, burst: 2 }, (nodes) => started.push(...nodes));
+    const { pacer, started } = paced({ perSecond: 10, burst: 2 });
     pacer.add(['orphan', ...names(100)], (n) => n === 'orphan');
     expect(started).toEqual(['orphan', 'node-0']);
     expect(pacer.moveFirst('node-80')).toBe(true);
@@ -87,8 +91,7 @@ describe('StartPacer', () => {
   });
 
   it('with a window, starts no more than it until nodes settle; a place held past holdMs is freed', () => {
-    const started: string[] = [];
-    const pacer = new StartPacer({ perSecond: 1000, burst: 1000, window: 3, holdMs: 5000 }, (nodes) => started.push(...nodes));
+    const { pacer, started } = paced({ perSecond: 1000, burst: 1000, window: 3, holdMs: 5000 });
     pacer.add(names(10));
     expect(started).toEqual(names(3));
     vi.advanceTimersByTime(1000);
@@ -103,8 +106,7 @@ describe('StartPacer', () => {
   });
 
   it('a window without a rate: places freed by settling go to the next at once, and by time after holdMs', () => {
-    const started: string[] = [];
-    const pacer = new StartPacer({ window: 2, holdMs: 5000 }, (nodes) => started.push(...nodes));
+    const { pacer, started } = paced({ window: 2, holdMs: 5000 });
     pacer.add(names(6));
     expect(started).toEqual(names(2));
     vi.advanceTimersByTime(1000);
@@ -121,8 +123,7 @@ describe('StartPacer', () => {
   });
 
   it('startNow: a waiting node goes now, past a full window, and holds a place like the others', () => {
-    const started: string[] = [];
-    const pacer = new StartPacer({ window: 1 }, (nodes) => started.push(...nodes));
+    const { pacer, started } = paced({ window: 1 });
     pacer.add(names(3));
     expect(started).toEqual(['node-0']);
     pacer.startNow('node-2');
