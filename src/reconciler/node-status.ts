@@ -30,7 +30,7 @@ export function where(snapshot: NodeSnapshot): { state: MachineState; phase?: st
 export function nodeStatus(
   entry: NodeRecord,
   snapshot: NodeSnapshot,
-): { status: Partial<NodeStatus> & { name: string; state: string }; detail?: string } {
+): { status: Partial<NodeStatus> & Pick<NodeStatus, 'name' | 'state'>; detail?: string } {
   const { state, phase, reboot } = where(snapshot);
   const context = snapshot.context;
   const error = context.lastError && FAILING.has(state) ? { code: context.lastError.code, message: context.lastError.message } : undefined;
@@ -68,7 +68,7 @@ export function projectNode(
   entry: NodeRecord,
   snapshot: NodeSnapshot,
   shownBefore: string | undefined,
-): { saved: SavedRecord; status: Partial<NodeStatus> & { name: string; state: string }; detail?: string; settle?: Settle } {
+): { saved: SavedRecord; status: Partial<NodeStatus> & Pick<NodeStatus, 'name' | 'state'>; detail?: string; settle?: Settle } {
   const { desired, observed } = entry;
   const saved: SavedRecord = {
     version: SNAPSHOT_VERSION,
