@@ -1,7 +1,8 @@
 // The network adapters a rehearsal's simulated Windows host is built with, read from the inventory: the management
-// adapter with the node's own address, and every adapter the inventory names for the node (WINDOWS_PHYSICAL_INTERFACE,
-// after c-a-d's per-instance and per-role overrides; nodes/<node>.yaml overlay_interface), addressed as a data network
-// is: from DHCP, in the first block of CONTROL_DATA_NET_LIST when the inventory gives one.
+// adapter with the node's own address, every adapter the inventory names for the node (WINDOWS_PHYSICAL_INTERFACE,
+// after c-a-d's per-instance and per-role overrides; nodes/<node>.yaml overlay_interface) and the stock second adapter
+// Ethernet1, each addressed as a data network is: from DHCP, in the blocks of CONTROL_DATA_NET_LIST when the
+// inventory gives them. Built once, with the node's first revision: a host does not grow adapters.
 
 import { formatIPv4, parseCidr, parseIPv4 } from '../inventory/cidr.js';
 import { configText } from '../inventory/configuration.js';
@@ -34,6 +35,9 @@ function hostIn(network: { network: number; prefix: number; gateway?: number }, 
   return network.network + host;
 }
 
+/** The second adapter of the stock two-NIC host the simulator has always stood for, kept whatever the inventory names. */
+const STOCK_DATA = 'Ethernet1';
+
 export function nicsFor(node: NodeSpec): NicState[] {
   const named = [configText(node.configuration, 'WINDOWS_PHYSICAL_INTERFACE'), node.overlayInterface].filter(
     (name): name is string => name !== undefined && name !== '',
@@ -42,7 +46,9 @@ export function nicsFor(node: NodeSpec): NicState[] {
   const own = parseIPv4(node.address);
   const gateway = own === undefined ? {} : { gateway: formatIPv4(own - (own % 256) + 1) };
   const nics: NicState[] = [{ name: MANAGEMENT, ipAddress: node.address, prefixLength: 24, ...gateway, origin: 'Manual' }];
-  for (const name of named) {
+  // The named adapters take the data networks first (the vRouter's the inventory's control/data block); a host keeps
+  // the adapters it was built with when a later commit names another, as a real one does: that one is missing.
+  for (const name of [...named, STOCK_DATA]) {
     if (nics.some((n) => n.name.toLowerCase() === name.toLowerCase())) continue;
     const network = dataNetwork(node, nics.length - 1);
     nics.push({
@@ -53,5 +59,6 @@ export function nicsFor(node: NodeSpec): NicState[] {
       origin: 'Dhcp',
     });
   }
-  return nics;
+  const [management, ...data] = nics as [NicState, ...NicState[]];
+  return [management, ...data.sort((a, b) => a.name.localeCompare(b.name))];
 }
