@@ -3,15 +3,15 @@
 // WINDOWS_PHYSICAL_INTERFACE was Ethernet2 passed prereqs and the vRouter MSIs, then waited 120 s in the driver phase
 // for "an address on Ethernet2 (DHCP)" on an adapter its host did not have, and halted the rollout.
 
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startDemo } from '../support/demo-process.js';
 import { waitUntil } from '../support/wait-until.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const BIN = join(ROOT, 'dist', 'src', 'cli', 'main.js');
 const dir = mkdtempSync(join(tmpdir(), 'gc-demo-adapters-'));
 const children: ChildProcess[] = [];
 afterAll(async () => {
@@ -42,31 +42,27 @@ interface NodeRow {
 
 /** Runs the demo on `at` until every node is verified (or the demo ends); the nodes as the API shows them. */
 async function demoUntilVerified(at: string, count: number): Promise<{ nodes: NodeRow[]; stdout: string }> {
-  const child = spawn(process.execPath, [BIN, 'demo', '--repo', at, '--port', '0', '--reboot-seconds', '0.2'], { cwd: ROOT });
+  const demo = startDemo(['--repo', at, '--port', '0', '--reboot-seconds', '0.2']);
+  const { child } = demo;
   children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => {
-    stdout += d.toString();
-  });
-  child.stderr.on('data', (d: Buffer) => {
-    stderr += d.toString();
-  });
   await waitUntil(
-    () => `${count} of ${count} nodes verified, or the demo to end:\n${stdout.split('\n').slice(-20).join('\n')}\n${stderr}`,
-    () => stdout.includes(`${count} of ${count} nodes verified`) || child.exitCode !== null,
+    () => `${count} of ${count} nodes verified, or the demo to end:\n${demo.stdout().split('\n').slice(-20).join('\n')}\n${demo.stderr()}`,
+    () => demo.stdout().includes(`${count} of ${count} nodes verified`) || child.exitCode !== null,
     // The example's six nodes took over 60 s with the suite on two busy cores (inventory-commands.test.ts).
     { timeoutMs: 200_000 },
   );
-  const url = /status page: +(http:\/\/127\.0\.0\.1:\d+)\//.exec(stdout)?.[1] as string;
+  const url = /status page: +(http:\/\/127\.0\.0\.1:\d+)\//.exec(demo.stdout())?.[1] as string;
   const nodes = (await (await fetch(`${url}/api/nodes`)).json()) as NodeRow[];
   child.kill('SIGINT');
   expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(0);
-  expect(stderr).toBe('');
-  return { nodes, stdout };
+  expect(demo.stderr()).toBe('');
+  return { nodes, stdout: demo.stdout() };
 }
 
 const states = (nodes: NodeRow[]) => Object.fromEntries(nodes.map((n) => [n.name, n.state]));
+const EVERY_NODE_VERIFIED = Object.fromEntries(
+  ['ctrl1', 'compute-l1', 'compute-l2', 'win-compute-1', 'win-compute-2', 'win-compute-3'].map((n) => [n, 'verified']),
+);
 
 describe('groundcrew demo --repo with the adapters an inventory names', () => {
   it('every Windows node on Ethernet2 (WINDOWS_PHYSICAL_INTERFACE for the whole inventory): every node verified', async () => {
@@ -75,14 +71,7 @@ describe('groundcrew demo --repo with the adapters an inventory names', () => {
     });
     const { nodes, stdout } = await demoUntilVerified(at, 6);
     expect(stdout).not.toContain('GC_ADAPTER_MISSING');
-    expect(states(nodes)).toEqual({
-      ctrl1: 'verified',
-      'compute-l1': 'verified',
-      'compute-l2': 'verified',
-      'win-compute-1': 'verified',
-      'win-compute-2': 'verified',
-      'win-compute-3': 'verified',
-    });
+    expect(states(nodes)).toEqual(EVERY_NODE_VERIFIED);
   }, 300_000);
 
   it('a third NIC: one node on "Ethernet 3" by its own contrail_configuration, one with its overlay on Ethernet2', async () => {
@@ -98,14 +87,7 @@ describe('groundcrew demo --repo with the adapters an inventory names', () => {
     });
     const { nodes, stdout } = await demoUntilVerified(at, 6);
     expect(stdout).not.toContain('GC_ADAPTER_MISSING');
-    expect(states(nodes)).toEqual({
-      ctrl1: 'verified',
-      'compute-l1': 'verified',
-      'compute-l2': 'verified',
-      'win-compute-1': 'verified',
-      'win-compute-2': 'verified',
-      'win-compute-3': 'verified',
-    });
+    expect(states(nodes)).toEqual(EVERY_NODE_VERIFIED);
     // The third adapter is used: win-compute-2's overlay phase ran (its transparent network binds Ethernet2).
     expect(stdout).toMatch(/win-compute-2 +converging +overlay/);
   }, 300_000);
