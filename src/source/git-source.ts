@@ -2,7 +2,8 @@
 // (with jitter) and at once when a webhook asks. Each new HEAD is handed on as a candidate revision; a
 // force-push is followed (reset to the remote), and said so in the log. A server that cannot be reached (at
 // start or later) is a condition, not a crash: retried with backoff, the last revision stays in force, and
-// `stalled()` says why (source-outage.ts). Credentials of the URL never leave in a message (redact-url.ts).
+// `stalled()` says why (source-outage.ts). Credentials of the URL never leave in a message (redact-url.ts), nor
+// reach git's command line or the clone's config (git-credential.ts).
 
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -14,6 +15,7 @@ import type { Logger } from 'pino';
 import { type SimpleGit, simpleGit } from 'simple-git';
 import { errors } from '../errors.js';
 import { cut, SUBJECT_CHARS } from '../revision-bounds.js';
+import { CREDENTIAL_VARIABLES, type GitRemote, gitRemote } from './git-credential.js';
 import { GIT_VARIABLES, gitEnvironment, proxyUrls, type SshSettings } from './git-environment.js';
 import { GitInventoryReader } from './git-inventory.js';
 import { GitObjects } from './git-objects.js';
@@ -85,11 +87,15 @@ export class GitSource implements Source {
   /** The clone or fetch failing since, if it is. */
   readonly #outage = new SourceOutage();
   readonly #env: Record<string, string>;
+  /** The URL git is given (no credential), and the environment of the processes that reach the server. */
+  readonly #remote: GitRemote;
   /** Masks the URL's credentials (and a proxy's) in anything shown. */
   readonly #redact: (text: string) => string;
 
   constructor(private readonly options: GitSourceOptions) {
     this.#env = gitEnvironment(options.environment, options.ssh);
+    const remote = gitRemote(options.url);
+    this.#remote = { url: remote.url, env: { ...this.#env, ...remote.env } };
     this.#redact = urlRedactor([options.url, ...proxyUrls(this.#env)]);
   }
 
@@ -118,29 +124,32 @@ export class GitSource implements Source {
 
   /** The clone made (or its remote URL brought up to date), and its readers: once, at the first look that can. */
   async #open(): Promise<SimpleGit> {
-    const { checkout, url, branch } = this.options;
+    const { checkout, branch } = this.options;
     const env = this.#env;
-    const git = (baseDir?: string) =>
+    const { url } = this.#remote;
+    const git = (baseDir?: string, gitEnv = env) =>
       simpleGit({
         ...(baseDir ? { baseDir } : {}),
         abort: this.#abort.signal,
-        allowEnvironment: [...GIT_VARIABLES],
-        // GIT_SSH_COMMAND is ours (git-environment.ts), its paths quoted: simple-git refuses it unless told.
-        unsafe: { allowUnsafeSshCommand: true },
-      }).env(env);
+        allowEnvironment: [...GIT_VARIABLES, ...CREDENTIAL_VARIABLES],
+        // GIT_SSH_COMMAND and the credential helper are ours (git-environment.ts, git-credential.ts): simple-git
+        // refuses them unless told.
+        unsafe: { allowUnsafeSshCommand: true, allowUnsafeConfigEnvCount: true, allowUnsafeCredentialHelper: true },
+      }).env(gitEnv);
     if (existsSync(join(checkout, '.git'))) {
+      // A clone made by an earlier version kept the URL with its credential here: replaced by the bare one.
       await git(checkout).remote(['set-url', 'origin', url]);
     } else {
       await rm(checkout, { recursive: true, force: true });
       // No working tree: every revision, the last good one at a restart too, is read from the object database.
-      await git().clone(url, checkout, ['--branch', branch, '--single-branch', '--no-tags', '--no-checkout']);
+      await git(undefined, this.#remote.env).clone(url, checkout, ['--branch', branch, '--single-branch', '--no-tags', '--no-checkout']);
     }
     // Stopped while the clone ran: no reader is started that stop() would not close.
     if (this.#stopped) throw new Error('the source was stopped');
     this.#objects = new GitObjects(checkout, env);
-    this.#fetch = new SpareFetch(checkout, fetchArgs(branch), env);
+    this.#fetch = new SpareFetch(checkout, fetchArgs(branch), this.#remote.env);
     this.#reader = new GitInventoryReader(this.#objects, this.options.path, this.#inventoryDir());
-    const local = this.options.readLocalRemote ? localGitDir(url) : undefined;
+    const local = this.options.readLocalRemote ? localGitDir(this.options.url) : undefined;
     if (local) {
       const remote = new LocalRemote(local, env);
       this.#local = { remote, reader: new GitInventoryReader(remote.objects, this.options.path, this.#inventoryDir()) };
