@@ -5,8 +5,8 @@
 // - PowerShell: after the set, `if (-not $?) { exit 1 }` (powershell.exe's own exit status for a script whose
 //   last statement failed), then a marker line and the facts script, all on the output stream, in order;
 // - bash: the set in a subshell (its `exit` ends only the set), its status checked, then the marker and the facts.
-// A set that ends with its own `exit` never reaches the read: the phase reads the node in a command of its own,
-// as before. A phase whose facts take a secret on stdin reads them in a command of its own.
+// A PowerShell set that ends with its own `exit` never reaches the read: the phase reads the node in a command of
+// its own, as before. A phase whose facts take a secret on stdin reads them in a command of its own.
 
 import { randomBytes } from 'node:crypto';
 import type { Command, CommandResult, Executor, RunOptions } from '../dataplane/executor.js';

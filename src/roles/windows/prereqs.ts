@@ -6,7 +6,7 @@ import { psQuote } from '../../dataplane/quote.js';
 import { errors } from '../../errors.js';
 import { asciiJson } from '../ascii-json.js';
 import { runsContrail, type WindowsRoleInput } from '../input.js';
-import { change, changeLast, type Phase, setByCommand } from '../phase.js';
+import { changeLast, type Phase, setByCommand } from '../phase.js';
 import { compare, type Facts, NO_CHANGE, type Resource } from '../resource.js';
 import { HNS_NETWORKS, removeHnsNetworksOfType } from './hns-networks.js';
 import { windowsOverlayAbsent } from './overlay.js';

@@ -1,6 +1,6 @@
-// How many commands a fresh Windows node's converge sends (issue 41 asks for at most 40; 76 before, 42 now): each is an SSH
-// channel and a new powershell.exe on a real node. A set's one command also reads the phase's facts after it
-// (src/roles/read-after.ts), so a changed resource costs one command, not a set and a read. Counted over every
+// How many commands a fresh Windows node's converge sends (issue 41 asks for at most 40; 76 before, 42 now): each
+// is an SSH channel and a new powershell.exe on a real node. A set's last command also reads the phase's facts after
+// it (src/roles/read-after.ts), so a changed resource costs one command, not a set and a read. Counted over every
 // pass of the converge, reboots included, on a fresh Server 2016 and 2019 host with a Windows compute's roles.
 
 import { beforeAll, describe, expect, it } from 'vitest';
