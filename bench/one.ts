@@ -6,15 +6,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runFirstConverge } from './first-converge.js';
-import { runHaScale } from './ha-scale.js';
-import { heapBreakdown, showBreakdown } from './heap-breakdown.js';
-import { runInventoryParse } from './inventory-parse.js';
-import { runNoopVsAnsible } from './noop-vs-ansible.js';
-import { runScale } from './scale.js';
 import { showSpread } from './stats.js';
-import { runStatusPage } from './status-page.js';
-import { runWebhookLatency } from './webhook-latency.js';
+
+// Each benchmark's module is imported when it runs: the scale benchmark's process is the daemon whose memory it
+// measures, and must not hold what the others load (Playwright, etcd's client).
 
 mkdirSync('bench-results', { recursive: true });
 const name = process.argv[2] ?? '';
@@ -23,7 +18,7 @@ const save = (name: string, result: unknown) => writeFileSync(`bench-results/${n
 const ms = (v: number) => `${v.toFixed(1)} ms`;
 
 if (wanted('inventory-parse')) {
-  const r = runInventoryParse();
+  const r = (await import('./inventory-parse.js')).runInventoryParse();
   console.log(
     `inventory-parse: ${r.nodes} nodes (${(r.bytes / 1048576).toFixed(2)} MiB): median ${ms(r.medianMs)}, p90 ${ms(r.p90Ms)} over ${r.runs} runs`,
   );
@@ -33,7 +28,7 @@ if (wanted('inventory-parse')) {
 }
 
 if (wanted('webhook-latency')) {
-  const r = await runWebhookLatency(200);
+  const r = await (await import('./webhook-latency.js')).runWebhookLatency(200);
   console.log(
     `webhook-latency: ${r.rounds} signed pushes, webhook -> first command on the node: p50 ${ms(r.p50Ms)}, p99 ${ms(r.p99Ms)}, max ${ms(r.maxMs)}`,
   );
@@ -62,7 +57,7 @@ if (wanted('noop-vs-ansible') || wanted('first-converge')) {
     );
   } else {
     if (wanted('noop-vs-ansible')) {
-      const r = await runNoopVsAnsible(20, 5);
+      const r = await (await import('./noop-vs-ansible.js')).runNoopVsAnsible(20, 5);
       console.log(`noop-vs-ansible: ${r.hosts} converged Linux hosts over SSH, ${r.pairs.length} alternating pairs`);
       console.log(
         `noop-vs-ansible: groundcrew median ${ms(r.medianGroundcrewMs)} (CPU ${ms(r.medianGroundcrewCpuMs)}), ansible-playbook median ${ms(r.medianAnsibleMs)} (CPU ${ms(r.medianAnsibleCpuMs)}): ${r.medianRatio.toFixed(1)}x`,
@@ -86,7 +81,7 @@ if (wanted('noop-vs-ansible') || wanted('first-converge')) {
       save('noop-vs-ansible', r);
     }
     if (wanted('first-converge')) {
-      const f = await runFirstConverge(20, 3);
+      const f = await (await import('./first-converge.js')).runFirstConverge(20, 3);
       console.log(`first-converge: ${f.hosts} fresh Linux hosts, ${f.pairs.length} alternating pairs, each on fresh hosts`);
       console.log(
         `first-converge: groundcrew median ${ms(f.medianGroundcrewMs)}, ansible-playbook median ${ms(f.medianAnsibleMs)}: ${f.medianRatio.toFixed(1)}x`,
@@ -97,7 +92,7 @@ if (wanted('noop-vs-ansible') || wanted('first-converge')) {
 }
 
 if (wanted('status-page')) {
-  const r = await runStatusPage(Number(process.env.GC_BENCH_STATUS_NODES ?? 10_000));
+  const r = await (await import('./status-page.js')).runStatusPage(Number(process.env.GC_BENCH_STATUS_NODES ?? 10_000));
   console.log(
     `status-page: ${r.nodes} node records (${r.stalled} stalled), Chromium ${r.chromium} headless, ${r.rounds} rounds, each load in a fresh context`,
   );
@@ -118,7 +113,7 @@ if (wanted('status-page')) {
 }
 
 if (wanted('scale')) {
-  const r = await runScale(Number(process.env.GC_BENCH_SCALE_NODES ?? 10_000));
+  const r = await (await import('./scale.js')).runScale(Number(process.env.GC_BENCH_SCALE_NODES ?? 10_000));
   console.log(
     `scale: ${r.nodes} simulated nodes (${r.windows} Windows), ${r.latencyMsPerCommand} ms per command, ${r.runWindow || 'all'} running at once: converged in ${r.convergeSeconds.toFixed(1)} s (${r.commands} commands)`,
   );
@@ -149,6 +144,7 @@ if (wanted('scale')) {
   save('scale', r);
   const snapshot = process.env.GC_BENCH_HEAP_SNAPSHOT;
   if (snapshot) {
+    const { heapBreakdown, showBreakdown } = await import('./heap-breakdown.js');
     const lines = showBreakdown(await heapBreakdown(snapshot), 30);
     writeFileSync('bench-results/scale-heap.txt', `${lines.join('\n')}\n`);
     for (const line of lines) console.log(`scale: heap ${line}`);
@@ -159,7 +155,12 @@ if (wanted('ha-scale')) {
   // GC_BENCH_HA_NODES (10,000), GC_BENCH_HA_ROUNDS (converge rounds per member count, 1), GC_BENCH_HA_FAILOVERS (3).
   const env = (key: string, fallback: number) => Number(process.env[key] ?? fallback);
   const dir = mkdtempSync(join(tmpdir(), 'gc-ha-scale-'));
-  const r = await runHaScale(env('GC_BENCH_HA_NODES', 10_000), env('GC_BENCH_HA_ROUNDS', 1), env('GC_BENCH_HA_FAILOVERS', 3), dir);
+  const r = await (await import('./ha-scale.js')).runHaScale(
+    env('GC_BENCH_HA_NODES', 10_000),
+    env('GC_BENCH_HA_ROUNDS', 1),
+    env('GC_BENCH_HA_FAILOVERS', 3),
+    dir,
+  );
   const s = (v: number) => `${v.toFixed(1)} s`;
   console.log(
     `ha-scale: ${r.nodes} simulated nodes (${r.windows} Windows), ${r.latencyMsPerCommand} ms per command, ${r.workersPerMember} workers per member, lease TTL ${r.leaseTtlMs / 1000} s, a three-member etcd on loopback`,

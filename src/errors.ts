@@ -85,6 +85,12 @@ export const ERROR_REGISTRY = {
     meaning: 'the session on a Windows node has no elevated token: bcdedit and feature installs are refused',
     todo: "connect as a member of Administrators with UAC's remote token filtering off (LocalAccountTokenFilterPolicy=1), or as the built-in Administrator; then `groundcrew reconcile NODE`",
   },
+  GC_ADAPTER_MISSING: {
+    retryable: false,
+    meaning:
+      'an adapter the inventory names for a Windows node (`WINDOWS_PHYSICAL_INTERFACE`, `overlay_interface`) is not one the node has (Get-NetAdapter); found in prereqs, before anything is changed',
+    todo: "name one of the adapters the message lists (in `instances.yaml`, the instance's own `contrail_configuration`, or `nodes/NODE.yaml`), or give the adapter that name on the node (`Rename-NetAdapter`); then `groundcrew reconcile NODE`",
+  },
   GC_SECURE_BOOT: {
     retryable: false,
     meaning: 'test signing is wanted but UEFI Secure Boot is on: Windows refuses testsigning under Secure Boot',

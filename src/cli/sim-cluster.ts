@@ -11,6 +11,7 @@ import { usesSignedVrouter } from '../reconciler/role-input.js';
 import { type HostDescription, type Publishes, publish, SimHosts } from '../sim/cluster.js';
 import type { HostProcess } from '../sim/transports/host-process.js';
 import { registryOf } from '../sim/windows/docker.js';
+import { nicsFor } from './sim-nics.js';
 
 export interface SimClusterOptions {
   /** The shells of hosts simulated in this process; not needed when `process` holds them. */
@@ -74,6 +75,8 @@ function hostFor(node: NodeSpec, unreachable: readonly string[]): HostDescriptio
         signedVrouter: signed,
         ...(signed ? { features: ['Containers', 'Hyper-V'] } : {}),
         containerd: node.roles.includes('k8s_node'),
+        // Every adapter the inventory names exists, addressed (sim-nics.ts).
+        nics: nicsFor(node),
       },
     };
   }

@@ -1,7 +1,7 @@
 // instances.yaml, in the contrail-ansible-deployer format, read into one NodeSpec per instance.
 
-import { isIP } from 'node:net';
 import type { Os } from '../os.js';
+import { checkAddresses } from './addresses.js';
 import { cnmKeystoneProblem } from './cnm-keystone.js';
 import { checkConfigMap, configText, readConfigMap } from './configuration.js';
 import type { ConfigValue, Credentials, DesiredVersions, NodeSpec, Provider } from './desired-state.js';
@@ -39,6 +39,8 @@ interface Shared {
   top: InstancesFile;
   base: Record<string, ConfigValue>;
   diags: Diagnostic[];
+  /** The node's own settings as written (domainsuffix, credentials), by key: read once per instances.yaml text. */
+  settings: Map<string, string | undefined>;
 }
 
 /** One node's read, with the inputs beyond instances.yaml it was made from: the same inputs give the same read. */
@@ -47,6 +49,7 @@ interface NodeRead {
   repo: RepoSettings;
   node: NodeSpec | undefined;
   diags: Diagnostic[];
+  settings: Map<string, string | undefined>;
 }
 
 /** What is read once per instances.yaml text: the file-wide parts, and each node's last read. */
@@ -77,7 +80,15 @@ export function readInstances(src: YamlSource, ctx: InstancesContext, diags: Dia
     let read = file.nodes.get(name);
     if (!read || read.nodeFile !== nodeFile || read.repo !== ctx.repo) {
       const own: Diagnostic[] = [];
-      read = { nodeFile, repo: ctx.repo, node: readInstance({ src, ctx, top, base, diags: own }, name, raw), diags: own };
+      // Kept from the last read: a node read again for its node file needs no syntax tree (YamlSource.release).
+      const settings = read?.settings ?? new Map<string, string | undefined>();
+      read = {
+        nodeFile,
+        repo: ctx.repo,
+        node: readInstance({ src, ctx, top, base, diags: own, settings }, name, raw),
+        diags: own,
+        settings,
+      };
       file.nodes.set(name, read);
     }
     diags.push(...read.diags);
@@ -190,10 +201,12 @@ function readInstance(shared: Shared, name: string, raw: unknown): NodeSpec | un
   if (keystoneProblem) diags.push(src.diagnostic(path, 'warning', keystoneProblem, 'key'));
   const providerConfig = shared.top.provider_config?.[provider] ?? {};
   const setting = (key: string): string | undefined => {
+    if (shared.settings.has(key)) return shared.settings.get(key);
     const own = src.scalarText([...path, key]);
-    return (
-      own ?? src.scalarText(['provider_config', provider, key]) ?? (providerConfig[key] == null ? undefined : String(providerConfig[key]))
-    );
+    const value =
+      own ?? src.scalarText(['provider_config', provider, key]) ?? (providerConfig[key] == null ? undefined : String(providerConfig[key]));
+    shared.settings.set(key, value);
+    return value;
   };
   const suffix = setting('domainsuffix');
   return {
@@ -216,27 +229,6 @@ function readInstance(shared: Shared, name: string, raw: unknown): NodeSpec | un
     credentials: credentials(os, setting),
     hostsKeystone: roles.some((r) => KEYSTONE_ROLES.has(r)),
   };
-}
-
-/** Each address is an IP, and no two nodes share one (the later is reported, naming the first). */
-function checkAddresses(src: YamlSource, nodes: readonly NodeSpec[]): Diagnostic[] {
-  const diags: Diagnostic[] = [];
-  const first = new Map<string, string>();
-  for (const { name, address: ip } of nodes) {
-    const ipPath = ['instances', name, 'ip'];
-    if (isIP(ip) === 0) {
-      diags.push(src.diagnostic(ipPath, 'error', `instances.${name}.ip: "${ip}" is not an IP address`));
-      continue;
-    }
-    const node = first.get(ip);
-    if (node === undefined) {
-      first.set(ip, name);
-      continue;
-    }
-    const line = src.position(src.offsetOf(['instances', node, 'ip'])).line;
-    diags.push(src.diagnostic(ipPath, 'error', `instances.${name}.ip: ${ip} is already the address of node "${node}" (line ${line})`));
-  }
-  return diags;
 }
 
 function readRoles(src: YamlSource, path: Path, inst: InstanceEntry, os: Os, orchestrator: string, diags: Diagnostic[]) {

@@ -27,8 +27,10 @@ export class ParseMemo {
     this.#current = new Map();
   }
 
+  /** Ends the parse: its files are kept for the next, their syntax trees let go (YamlSource.release). */
   end(): void {
     this.#previous = this.#current;
+    for (const file of this.#previous.values()) file.src?.release();
   }
 
   /** The file as opened before, when its text (and refusal) is the same; `open` otherwise. */

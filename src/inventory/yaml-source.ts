@@ -11,20 +11,51 @@ interface Located {
   value?: Node;
 }
 
+/** What parsing the text gives: the document, its line starts, and the per-map key index built as asked. */
+interface Parsed {
+  doc: Document;
+  lines: LineCounter;
+  /** Key → first pair, per map: lookups by path stay O(depth) on a 10,000-node file. */
+  index: WeakMap<YAMLMap, Map<string, Pair>>;
+}
+
 export class YamlSource {
   readonly file: string;
   readonly text: string;
-  readonly doc: Document;
-  readonly #lines = new LineCounter();
+  #parsed: Parsed | undefined;
   #js: { value: unknown } | undefined;
-  /** Key → first pair, per map: lookups by path stay O(depth) on a 10,000-node file. */
-  readonly #index = new WeakMap<YAMLMap, Map<string, Pair>>();
 
   constructor(file: string, text: string) {
     this.file = file;
     this.text = text;
+    this.#parsed = YamlSource.#parse(text);
+  }
+
+  static #parse(text: string): Parsed {
+    const lines = new LineCounter();
     // Duplicate keys are reported by us (see duplicateKeys) with both places named.
-    this.doc = parseDocument(text, { lineCounter: this.#lines, uniqueKeys: false, prettyErrors: false });
+    const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: false, prettyErrors: false });
+    return { doc, lines, index: new WeakMap() };
+  }
+
+  /** The document; parsed again from the text when it was released. */
+  get doc(): Document {
+    return this.#ensure().doc;
+  }
+
+  #ensure(): Parsed {
+    this.#parsed ??= YamlSource.#parse(this.text);
+    return this.#parsed;
+  }
+
+  /**
+   * Lets go of the document and the plain data (the parse memo keeps a revision's files between commits, and a
+   * 10,000-node instances.yaml's syntax tree is about 3 KB a node: docs/BENCHMARKS.md). The next use parses
+   * the text again; what was derived from the file is kept by the memo, so an unchanged file is rarely asked.
+   */
+  release(): void {
+    this.#parsed = undefined;
+    this.#js = undefined;
   }
 
   /** The YAML syntax errors, each with its own position and the first line of the parser's message. */
@@ -72,7 +103,7 @@ export class YamlSource {
   }
 
   position(offset: number): { line: number; col: number } {
-    return this.#lines.linePos(offset);
+    return this.#ensure().lines.linePos(offset);
   }
 
   locate(path: Path): Located {
@@ -95,7 +126,8 @@ export class YamlSource {
   }
 
   #pairs(map: YAMLMap): Map<string, Pair> {
-    let pairs = this.#index.get(map);
+    const { index } = this.#ensure();
+    let pairs = index.get(map);
     if (!pairs) {
       pairs = new Map();
       for (const pair of map.items) {
@@ -103,7 +135,7 @@ export class YamlSource {
         const key = String(pair.key.value);
         if (!pairs.has(key)) pairs.set(key, pair as Pair);
       }
-      this.#index.set(map, pairs);
+      index.set(map, pairs);
     }
     return pairs;
   }

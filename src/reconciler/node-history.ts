@@ -1,7 +1,9 @@
 // Every node's transition history, bounded and kept small at 10,000 nodes: the newest records as objects,
-// older ones packed (packed.ts) in runs of CHUNK. A converge leaves about 16 records a node and each resync
-// adds some; at HISTORY_LIMIT records as objects a long-running 10,000-node daemon would hold about 300 MiB.
+// older ones packed (packed.ts) in runs of up to CHUNK, and all of them once the node settles. A converge leaves
+// about 16 records a node and each resync adds some; at HISTORY_LIMIT records as objects a long-running
+// 10,000-node daemon would hold about 300 MiB.
 
+import { RESTING } from '../node-state.js';
 import { type Packed, pack, unpack } from './packed.js';
 import type { TransitionRecord } from './status-store.js';
 
@@ -31,8 +33,15 @@ export class NodeHistory {
       this.#nodes.set(name, kept);
     }
     kept.recent.push(record);
-    if (kept.recent.length < CHUNK) return;
-    kept.packed.push({ records: pack(kept.recent), count: kept.recent.length });
+    // A node that settled (verified, stalled, ...) may rest for days: its records are packed at once.
+    const settled = record.event === undefined && RESTING.has(record.state);
+    if (kept.recent.length < CHUNK && !settled) return;
+    const last = kept.packed.at(-1);
+    if (last && last.count + kept.recent.length <= CHUNK) {
+      // A short run packed at an earlier settle is filled up, so a node that settles often keeps whole runs.
+      const records = [...unpack(last.records), ...kept.recent];
+      kept.packed[kept.packed.length - 1] = { records: pack(records), count: records.length };
+    } else kept.packed.push({ records: pack(kept.recent), count: kept.recent.length });
     kept.recent = [];
     // Whole runs are dropped once the others hold HISTORY_LIMIT records; list() cuts to the limit exactly.
     let count = kept.packed.reduce((sum, p) => sum + p.count, 0);

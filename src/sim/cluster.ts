@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { type FreshLinuxOptions, LinuxHost, type LinuxState } from './linux/linux-host.js';
 import { SimNetwork } from './network.js';
 import { WindowsHost } from './windows/windows-host.js';
-import type { WindowsState } from './windows/windows-state.js';
+import type { NicState, WindowsState } from './windows/windows-state.js';
 
 export type SimHost = LinuxHost | WindowsHost;
 
@@ -34,6 +34,8 @@ export interface HostDescription {
     features?: string[];
     /** containerd installed as a service when the host was provisioned. */
     containerd?: boolean;
+    /** Its network adapters, the management one first; Ethernet0 (static, `address`) and Ethernet1 (DHCP) when unset. */
+    nics?: NicState[];
   };
 }
 
@@ -47,6 +49,7 @@ function freshHost(description: HostDescription): SimHost {
         catalog: { signedVrouter: windows.signedVrouter ?? false },
         ...(windows.features ? { features: windows.features } : {}),
         containerd: windows.containerd ?? false,
+        ...(windows.nics ? { nics: windows.nics } : {}),
       }),
       description.publishes,
     );

@@ -1,10 +1,11 @@
 // The real `groundcrew` binary, run as an operator runs it: exit codes, stdout, stderr.
 
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { startDemo } from '../support/demo-process.js';
 import { waitUntil } from '../support/wait-until.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -111,24 +112,17 @@ describe('groundcrew plan', () => {
 
 describe('groundcrew demo', () => {
   it('serves the example cluster converging on simulated hosts; Ctrl-C stops it and cleans up', async () => {
-    const child = spawn(process.execPath, [BIN, 'demo', '--port', '0', '--reboot-seconds', '0.2'], { cwd: ROOT });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
+    const demo = startDemo(['--port', '0', '--reboot-seconds', '0.2']);
+    const { child } = demo;
     await waitUntil(
       '6 of 6 nodes verified, or the demo to end',
-      () => stdout.includes('6 of 6 nodes verified') || child.exitCode !== null,
+      () => demo.stdout().includes('6 of 6 nodes verified') || child.exitCode !== null,
       // Converging six nodes took over 60 s with the suite on two busy cores.
       { timeoutMs: 150_000 },
     );
-    expect(stdout).toContain('6 of 6 nodes verified');
-    const url = /status page: +(http:\/\/127\.0\.0\.1:\d+)\//.exec(stdout)?.[1] as string;
-    const repo = /the repo: +(\S+)/.exec(stdout)?.[1] as string;
+    expect(demo.stdout()).toContain('6 of 6 nodes verified');
+    const url = /status page: +(http:\/\/127\.0\.0\.1:\d+)\//.exec(demo.stdout())?.[1] as string;
+    const repo = /the repo: +(\S+)/.exec(demo.stdout())?.[1] as string;
     expect(existsSync(join(repo, '.git'))).toBe(true);
     const page = await fetch(`${url}/`);
     expect(page.status).toBe(200);
@@ -144,14 +138,14 @@ describe('groundcrew demo', () => {
       'win-compute-3': ['verified', 0],
     });
     // Computes wait at their openstack phase for ctrl1 (Keystone) to be verified.
-    const lines = stdout.split('\n');
+    const lines = demo.stdout().split('\n');
     expect(lines.findIndex((l) => /ctrl1 +verified/.test(l))).toBeLessThan(
       lines.findIndex((l) => /compute-l1 +converging +vrouter/.test(l)),
     );
     child.kill('SIGINT');
     const code = await new Promise((resolve) => child.once('exit', resolve));
     expect(code).toBe(0);
-    expect(stderr).toBe('');
+    expect(demo.stderr()).toBe('');
     expect(existsSync(repo)).toBe(false);
   }, 240_000);
 });

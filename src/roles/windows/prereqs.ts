@@ -9,6 +9,7 @@ import { runsContrail, type WindowsRoleInput } from '../input.js';
 import { change, type Phase, setByCommand } from '../phase.js';
 import { compare, type Facts, NO_CHANGE, type Resource } from '../resource.js';
 import { HNS_NETWORKS, removeHnsNetworksOfType } from './hns-networks.js';
+import { namedAdapters } from './named-adapters.js';
 import { windowsOverlayAbsent } from './overlay.js';
 import { chocolateyPackages, firewallOff } from './prereqs-tools.js';
 import { ELEVATED_FACT, serviceStatus } from './queries.js';
@@ -270,6 +271,8 @@ export function windowsPrereqs(input: WindowsRoleInput): Phase {
     name: 'prereqs',
     resources: [
       elevated(),
+      // Before anything is changed: an adapter the inventory names that the node lacks stops the node here.
+      ...[namedAdapters(input)].filter((r) => r !== undefined),
       feature('Containers'),
       feature('NET-Framework-Features'),
       feature('Hyper-V', HYPERV_TOOLS),

@@ -9,6 +9,8 @@ export const TYPES: Record<string, string> = {
     'ComputerName:String,ConfigurationFilePath:String,Credential:PSCredential,IncludeAllSubFeature:SwitchParameter,IncludeManagementTools:SwitchParameter,LogPath:String,Name:Feature[],Restart:SwitchParameter,Source:String[],Vhd:String',
   'Get-VMSwitch':
     'CimSession:CimSession[],ComputerName:String[],Credential:PSCredential[],Id:Guid[],Name:String,ResourcePoolName:String[],SwitchType:VMSwitchType[]',
+  'New-VMSwitch':
+    'AllowManagementOS:Boolean,CimSession:CimSession[],ComputerName:String[],Credential:PSCredential[],EnableEmbeddedTeaming:Boolean,EnableIov:Boolean,EnablePacketDirect:Boolean,MinimumBandwidthMode:VMSwitchBandwidthMode,Name:String,NetAdapterInterfaceDescription:String[],NetAdapterName:String[],Notes:String,SwitchType:VMSwitchType',
   'Get-VMSwitchExtension':
     'CimSession:CimSession[],ComputerName:String[],Credential:PSCredential[],Name:String[],VMSwitch:VMSwitch[],VMSwitchName:String[]',
   'Get-NetNat': 'AsJob:SwitchParameter,CimSession:CimSession[],Name:String[],ThrottleLimit:Int32',

@@ -74,6 +74,13 @@ const WRITTEN: Record<string, Entry> = {
     'ComputerName=RemoteAddress|cn,Port=RemotePort',
     false,
   ],
+  // Refused on an adapter the host lacks (vmswitch-cmdlets.ts); commit 6d333929 of the page.
+  'New-VMSwitch': [
+    'MicrosoftDocs/windows-powershell-docs/docset/winserver2019-ps/Hyper-V/New-VMSwitch.md',
+    'NetAdapterName:CimSession,ComputerName,Credential,Name,AllowManagementOS,NetAdapterName,Notes,MinimumBandwidthMode,EnableIov,EnablePacketDirect,EnableEmbeddedTeaming;NetAdapterInterfaceDescription:CimSession,ComputerName,Credential,Name,AllowManagementOS,NetAdapterInterfaceDescription,Notes,MinimumBandwidthMode,EnableIov,EnablePacketDirect,EnableEmbeddedTeaming;SwitchType:CimSession,ComputerName,Credential,Name,SwitchType,Notes,MinimumBandwidthMode,EnableIov,EnablePacketDirect,EnableEmbeddedTeaming',
+    'ComputerName=PSComputerName,Name=SwitchName,NetAdapterInterfaceDescription=InterfaceDescription,NetAdapterName=InterfaceAlias',
+    true,
+  ],
 };
 
 export interface CatalogueEntry {

@@ -37,12 +37,10 @@ function network(host: WindowsHost, args: string[]): NativeResult {
   const subnet = value('--subnet');
   const gateway = value('--gateway');
   const adapter = (value('-o') ?? value('--opt') ?? '').replace(/^com\.docker\.network\.windowsshim\.interface=/, '') || 'Ethernet0';
+  // HNS's HCN_E_ADAPTER_NOT_FOUND (0x803B0006), which names no adapter: "An adapter was not found. " (microsoft/SDN#269,
+  // moby/moby#41094), in Docker 18.09's "HNS failed with error : <text>" (docker/for-win#750, #1960).
   if (!host.adapters().some((a) => a.name.toLowerCase() === adapter.toLowerCase()))
-    return {
-      stdout: '',
-      stderr: `Error response from daemon: HNS failed with error : The network adapter ${adapter} was not found.\r\n`,
-      exitCode: 1,
-    };
+    return { stdout: '', stderr: 'Error response from daemon: HNS failed with error : An adapter was not found. \r\n', exitCode: 1 };
   const id = productCode(name, `${subnet}@${host.state.journal.length}`).slice(1, -1);
   host.state.hnsNetworks.push({
     name,

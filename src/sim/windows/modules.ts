@@ -26,6 +26,7 @@ export const MODULE_OF: Readonly<Record<string, GatedModule>> = {
   'get-vmswitch': 'Hyper-V',
   'get-vmswitchextension': 'Hyper-V',
   'enable-vmswitchextension': 'Hyper-V',
+  'new-vmswitch': 'Hyper-V',
   'get-containernetwork': 'Containers',
   'remove-containernetwork': 'Containers',
   'get-hnsnetwork': 'HostNetworkingService',

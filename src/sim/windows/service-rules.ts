@@ -46,10 +46,10 @@ function onCnmPluginStarted(host: WindowsHost, svc: ServiceState): void {
   }
   // A new switch each time: its vNIC is a new interface, with a new ifName (host.adapters).
   host.state.switchesMade = (host.state.switchesMade ?? 0) + 1;
-  const adapter = host.contrailAdapter()?.toLowerCase();
-  const leased = host.state.faults.dhcpLeaseAt === undefined || Date.now() >= host.state.faults.dhcpLeaseAt;
-  host.state.vhostUnaddressed = adapter === 'ethernet1' && !leased;
-  if (adapter === 'ethernet0') host.connectionDropRequested = true;
+  const nic = host.nic(host.contrailAdapter());
+  host.state.vhostUnaddressed = nic?.origin === 'Dhcp' && !host.dhcpLeased();
+  // The management adapter (the first) carries the node's own address, the one the session came in by.
+  if (nic && nic.name === host.nics()[0]?.name) host.connectionDropRequested = true;
 }
 
 function startProblem(host: WindowsHost, svc: ServiceState): string | undefined {

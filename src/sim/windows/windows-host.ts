@@ -11,12 +11,14 @@ import { WindowsFs } from './windows-fs.js';
 import { AGENT_PORT, CNM_CONFIG, CONTAINERD_EXE, HNS_TRANSPARENT_VNIC, POWERSHELL_EXE, TCPIP_PARAMETERS } from './windows-paths.js';
 import {
   DEFAULT_CATALOG,
+  defaultNics,
   executableOf,
   type FeatureState,
   type FreshWindowsOptions,
   type HnsNetwork,
   type InstalledProduct,
   type MsiPackage,
+  type NicState,
   type ServiceState,
   type StartType,
   type WindowsState,
@@ -101,6 +103,7 @@ export class WindowsHost {
       firmware: options.firmware ?? 'UEFI',
       elevated: options.elevated ?? true,
       ...(options.managementAddress ? { managementAddress: options.managementAddress } : {}),
+      ...(options.nics ? { nics: options.nics } : {}),
       packageProviders: [],
       psModules: [],
       firewall: { Domain: true, Private: true, Public: true },
@@ -134,7 +137,7 @@ export class WindowsHost {
       netNats: [],
       routes: [
         { destinationPrefix: '127.0.0.0/8', nextHop: '0.0.0.0', interfaceAlias: 'Loopback Pseudo-Interface 1' },
-        { destinationPrefix: '255.255.255.255/32', nextHop: '0.0.0.0', interfaceAlias: 'Ethernet0' },
+        { destinationPrefix: '255.255.255.255/32', nextHop: '0.0.0.0', interfaceAlias: options.nics?.[0]?.name ?? 'Ethernet0' },
       ],
       ipAddresses: [],
       portProxies: [],
@@ -245,43 +248,54 @@ export class WindowsHost {
     return [...root, ...this.state.hnsNetworks];
   }
 
+  /** The adapters the host was built with, the management one first (windows-state.ts NicState). */
+  nics(): NicState[] {
+    return this.state.nics ?? defaultNics(this.state.managementAddress);
+  }
+
+  /** The built adapter of that name (Windows compares adapter names without case), if there is one. */
+  nic(name: string | undefined): NicState | undefined {
+    return this.nics().find((n) => n.name.toLowerCase() === name?.toLowerCase());
+  }
+
+  /** Whether the adapters from DHCP have their lease yet (faults.dhcpLeaseAt). */
+  dhcpLeased(): boolean {
+    return this.state.faults.dhcpLeaseAt === undefined || Date.now() >= this.state.faults.dhcpLeaseAt;
+  }
+
   /**
-   * The adapters Get-NetAdapter shows, with the NDIS interface names (ifName) the vRouter's tools print:
-   * the Contrail switch's vNIC (vhostAdapter), and a transparent network's, named after the adapter it binds.
+   * The adapters Get-NetAdapter shows, with the NDIS interface names (ifName) the vRouter's tools print: those the
+   * host was built with, the Contrail switch's vNIC (vhostAdapter), and a transparent network's, named after the
+   * adapter it binds.
    */
   adapters(): { name: string; status: 'Up'; ifIndex: number; ifName: string }[] {
-    const adapters = [
-      { name: 'Ethernet0', status: 'Up' as const, ifIndex: 4, ifName: 'ethernet_32768' },
-      { name: 'Ethernet1', status: 'Up' as const, ifIndex: 5, ifName: 'ethernet_32769' },
-    ];
+    const adapters = this.nics().map((n, i) => ({ name: n.name, status: 'Up' as const, ifIndex: 4 + i, ifName: `ethernet_${32768 + i}` }));
+    // Virtual adapters are numbered after the built ones (Ethernet0 and Ethernet1 leave the numbers they always had).
+    const more = Math.max(adapters.length - 2, 0);
     const vhost = this.vhostAdapter();
     const made = Math.max(this.state.switchesMade ?? 1, 1);
-    if (vhost) adapters.push({ name: vhost, status: 'Up', ifIndex: 11 + made, ifName: `ethernet_${32776 + made}` });
+    if (vhost) adapters.push({ name: vhost, status: 'Up', ifIndex: 11 + more + made, ifName: `ethernet_${32776 + more + made}` });
     for (const [i, n] of this.state.hnsNetworks.entries())
       if (n.type === 'Transparent' && n.adapter)
-        adapters.push({ name: `vEthernet (${n.adapter})`, status: 'Up', ifIndex: 20 + i, ifName: `ethernet_${32780 + i}` });
+        adapters.push({ name: `vEthernet (${n.adapter})`, status: 'Up', ifIndex: 20 + more + i, ifName: `ethernet_${32780 + more + i}` });
     return adapters;
   }
 
   /**
-   * The adapters' own IPv4 addresses (DHCP or static, not groundcrew's): the management adapter Ethernet0
-   * and the data adapter Ethernet1. A vSwitch bound to an adapter moves its address to the host's vNIC.
+   * The adapters' own IPv4 addresses (DHCP or static, not groundcrew's): those the host was built with, an adapter
+   * from DHCP only once leased. A vSwitch bound to an adapter moves its address to the host's vNIC.
    */
   adapterAddresses(): { interfaceAlias: string; ipAddress: string; prefixLength: number; gateway?: string; origin: 'Dhcp' | 'Manual' }[] {
-    // Ethernet1's address comes from DHCP (faults.dhcpLeaseAt: not yet); Ethernet0's is static.
-    const leased = this.state.faults.dhcpLeaseAt === undefined || Date.now() >= this.state.faults.dhcpLeaseAt;
-    const base = [
-      {
-        interfaceAlias: 'Ethernet0',
-        ipAddress: this.state.managementAddress ?? '192.0.2.50',
-        prefixLength: 24,
-        gateway: '192.0.2.1',
-        origin: 'Manual' as const,
-      },
-      ...(leased
-        ? [{ interfaceAlias: 'Ethernet1', ipAddress: '172.16.0.50', prefixLength: 24, gateway: '172.16.0.1', origin: 'Dhcp' as const }]
-        : []),
-    ];
+    const leased = this.dhcpLeased();
+    const base = this.nics()
+      .filter((n) => n.origin === 'Manual' || leased)
+      .map(({ name, ipAddress, prefixLength, gateway, origin }) => ({
+        interfaceAlias: name,
+        ipAddress,
+        prefixLength,
+        ...(gateway ? { gateway } : {}),
+        origin,
+      }));
     const vhost = this.vhostAdapter();
     const contrail = vhost ? this.contrailAdapter()?.toLowerCase() : undefined;
     const bound = new Set(this.state.hnsNetworks.filter((n) => n.type === 'Transparent' && n.adapter).map((n) => n.adapter?.toLowerCase()));

@@ -27,6 +27,7 @@ import { REGISTRY_CMDLETS } from './registry-cmdlets.js';
 import { ROUTING_CMDLETS, ROUTING_NATIVES } from './routing-cmdlets.js';
 import { SERVICE_CMDLETS, SERVICE_NATIVES } from './service-cmdlets.js';
 import { SYSTEM_CMDLETS, SYSTEM_NATIVES } from './system-cmdlets.js';
+import { VMSWITCH_CMDLETS } from './vmswitch-cmdlets.js';
 import { WEB_CMDLETS } from './web-cmdlets.js';
 import { newSession, type WindowsHost } from './windows-host.js';
 
@@ -51,6 +52,7 @@ export function windowsRegistry(): Registry<WindowsHost> {
     ...PROVIDER_CMDLETS,
     ...CONTAINER_CMDLETS,
     ...FIREWALL_CMDLETS,
+    ...VMSWITCH_CMDLETS,
     startProcessCmdlet(natives),
     newObjectCmdlet,
     getCommandCmdlet((name) => (cmdlets.has(name.toLowerCase()) ? 'Cmdlet' : natives.has(name.toLowerCase()) ? 'Application' : undefined)),

@@ -35,6 +35,18 @@ export interface NetRoute {
   interfaceAlias: string;
 }
 
+/**
+ * A network adapter the host was built with, and its own IPv4 address (DHCP or static: not one groundcrew added).
+ * The first is the management adapter, the one that carries the node's own address.
+ */
+export interface NicState {
+  name: string;
+  ipAddress: string;
+  prefixLength: number;
+  gateway?: string;
+  origin: 'Dhcp' | 'Manual';
+}
+
 export interface PortProxy {
   listenAddress: string;
   listenPort: number;
@@ -88,8 +100,9 @@ export interface WindowsFaults {
   /** The CNM plugin runs but made no ContrailRootNetwork. */
   noRootNetwork?: boolean;
   /**
-   * The data adapter's DHCP lease arrives at this time (ms since the epoch): before it Ethernet1 has no IPv4
-   * address (contrail-windows-ci waits for one before it starts the CNM plugin: Wait-RemoteInterfaceIP).
+   * The DHCP lease arrives at this time (ms since the epoch): before it the adapters addressed by DHCP (Ethernet1 of
+   * a host made without a list) have no IPv4 address (contrail-windows-ci waits for one before it starts the CNM
+   * plugin: Wait-RemoteInterfaceIP).
    */
   dhcpLeaseAt?: number;
   /** The next N starts of the CNM plugin fail to enable the extension, and the plugin exits (the CI retries). */
@@ -147,6 +160,12 @@ export interface WindowsState {
   psModules: string[];
   /** Ethernet0's address (the node's own); 192.0.2.50 when unset. */
   managementAddress?: string;
+  /**
+   * The adapters the host was built with (a rehearsal builds them from the inventory: cli/sim-cluster.ts). Unset (a
+   * host made without a list, or saved before adapters were modelled): Ethernet0, static, with managementAddress,
+   * and Ethernet1 from DHCP (DEFAULT_NICS).
+   */
+  nics?: NicState[];
   /** Windows Firewall, per profile: enabled or not. */
   firewall: { Domain: boolean; Private: boolean; Public: boolean };
   bootCount: number;
@@ -213,12 +232,22 @@ export interface FreshWindowsOptions {
   chocolatey?: boolean | { version: string; enhancedExitCodes?: boolean };
   /** The address of the management adapter Ethernet0 (the node's address in the inventory). */
   managementAddress?: string;
+  /** The adapters it has, the management one first; Ethernet0 and Ethernet1 unless said (DEFAULT_NICS). */
+  nics?: NicState[];
   /** Features already installed (a host prepared by hand). */
   features?: string[];
   /** containerd installed as a service (a Kubernetes worker's runtime; groundcrew does not install it). */
   containerd?: boolean;
   catalog?: Partial<SimCatalog>;
   now?: Date;
+}
+
+/** The adapters of a host made without a list: the management adapter Ethernet0 (static) and Ethernet1 from DHCP. */
+export function defaultNics(managementAddress = '192.0.2.50'): NicState[] {
+  return [
+    { name: 'Ethernet0', ipAddress: managementAddress, prefixLength: 24, gateway: '192.0.2.1', origin: 'Manual' },
+    { name: 'Ethernet1', ipAddress: '172.16.0.50', prefixLength: 24, gateway: '172.16.0.1', origin: 'Dhcp' },
+  ];
 }
 
 /** The executable a service runs: its binary path without arguments. */
