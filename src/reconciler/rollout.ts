@@ -101,7 +101,7 @@ export class Rollout {
     if (this.#budget.holders.length >= this.#budget.limit)
       this.options.onWait?.(node, {
         revision,
-        reason: `waits for the disruption budget (maxUnavailable ${this.#budget.limit}): ${this.holders.join(', ')} hold it`,
+        reason: `waits for the disruption budget (maxUnavailable ${this.#budget.limit}): ${this.holders.join(', ')} ${this.holders.length === 1 ? 'holds' : 'hold'} it`,
       });
     const granted = this.#budget.acquire(node);
     let aborted = false;
@@ -141,7 +141,7 @@ export class Rollout {
         waited = true;
         this.options.onWait?.(node, {
           revision,
-          reason: `waits for the disruption budget (maxUnavailable ${limit}, cluster-wide): ${holders.join(', ')} hold it`,
+          reason: `waits for the disruption budget (maxUnavailable ${limit}, cluster-wide): ${holders.join(', ')} ${holders.length === 1 ? 'holds' : 'hold'} it`,
         });
       });
     } catch (err) {
