@@ -145,6 +145,7 @@ const GOOD = new Set(['verified', 'paused']);
 async function waitForPasses(names: string[], asked: number, options: ClientOptions & { timeoutMs?: number }, io: Output): Promise<number> {
   const deadline = Date.now() + (options.timeoutMs ?? 600_000);
   const pending = new Set(names);
+  const lastSeen = new Map<string, NodeStatus>();
   let failed = 0;
   while (pending.size > 0) {
     for (const name of [...pending]) {
@@ -152,6 +153,7 @@ async function waitForPasses(names: string[], asked: number, options: ClientOpti
         options,
         `/api/nodes/${encodeURIComponent(name)}`,
       );
+      lastSeen.set(name, n);
       const passed = n.reports.some((report) => report.finishedAt !== undefined && Date.parse(report.startedAt) >= asked - 1000);
       if (!passed || !resting(n.state)) continue;
       pending.delete(name);
@@ -161,7 +163,13 @@ async function waitForPasses(names: string[], asked: number, options: ClientOpti
     }
     if (pending.size === 0) break;
     if (Date.now() > deadline) {
-      io.err(`timed out waiting for ${[...pending].map(inert).join(', ')}`);
+      // Say what holds each node (a budget, a gate, a halt), as `kubectl rollout status` names what it waits on.
+      const why = (name: string) => {
+        const n = lastSeen.get(name);
+        const holds = n?.waiting ? `: ${inert(n.waiting)}` : '';
+        return `${inert(name)} (${inert(n?.state ?? 'not seen')}${holds})`;
+      };
+      io.err(`timed out waiting for ${[...pending].map(why).join('; ')}`);
       return 1;
     }
     await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -189,7 +197,7 @@ export async function resumeCommand(revision: string, options: ClientOptions, io
     method: 'POST',
   });
   io.out(
-    `rollout of ${short(r.revision)} resumed: ${r.released.map(inert).join(', ')} no longer count against its failure budget; its held nodes go on`,
+    `rollout of ${short(r.revision)} resumed: ${r.released.map(inert).join(', ')} no longer ${r.released.length === 1 ? 'counts' : 'count'} against its failure budget; its held nodes go on`,
   );
   return 0;
 }

@@ -3,10 +3,11 @@
 
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { buildInfo, packageRootOf } from './build-info.js';
 import type { ClientOptions } from './client-commands.js';
 import { bashCompletion, fishCompletion, zshCompletion } from './completion.js';
+import { parseDuration } from './duration.js';
 import type { StateDirOptions } from './hosts-commands.js';
 import { inertLines } from './inert-text.js';
 import type { NodeFilters } from './nodes-commands.js';
@@ -231,6 +232,15 @@ async function clientOptions(options: { url: string; tokenFile?: string; config?
 /** The client commands' module, loaded when one runs. */
 const clientCommands = () => import('./client-commands.js');
 
+/** `--timeout`'s value in milliseconds; commander prints a refusal as one line and exits 1. */
+function durationArg(text: string): number {
+  try {
+    return parseDuration(text);
+  } catch (err) {
+    throw new InvalidArgumentError((err as Error).message);
+  }
+}
+
 async function talk(run: () => Promise<number>): Promise<void> {
   try {
     process.exitCode = await run();
@@ -255,15 +265,15 @@ machineReadable(client(program.command('status').description('every node: state,
 client(program.command('reconcile').description('a full pass on the named nodes now (all nodes when none are named)'))
   .argument('[node...]', 'node names')
   .option('--wait', "wait for each node's pass and print its result; exit 1 if any node is not verified")
-  .option('--timeout <seconds>', 'with --wait: give up after this long (default 600)')
-  .action((nodes: string[], options: { url: string; tokenFile?: string; wait?: boolean; timeout?: string }) =>
+  .option('--timeout <duration>', 'with --wait: give up after this long: 90s, 2m, 1h30m, or seconds (default 10m)', durationArg)
+  .action((nodes: string[], options: { url: string; tokenFile?: string; wait?: boolean; timeout?: number }) =>
     talk(async () =>
       (await clientCommands()).reconcileCommand(
         nodes,
         {
           ...(await clientOptions(options)),
           ...(options.wait ? { wait: true } : {}),
-          ...(options.timeout ? { timeoutMs: Number(options.timeout) * 1000 } : {}),
+          ...(options.timeout ? { timeoutMs: options.timeout } : {}),
         },
         io,
       ),

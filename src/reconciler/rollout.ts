@@ -47,6 +47,9 @@ export interface Resumed {
   released: string[];
 }
 
+/** Who holds the disruption budget's slots, as a clause: "a, b hold it", "a holds it". */
+const holdIt = (holders: readonly string[]) => `${holders.join(', ')} ${holders.length === 1 ? 'holds' : 'hold'} it`;
+
 export class Rollout {
   readonly #budget: DisruptionBudget;
   readonly #failed = new Map<string, Set<string>>();
@@ -101,7 +104,7 @@ export class Rollout {
     if (this.#budget.holders.length >= this.#budget.limit)
       this.options.onWait?.(node, {
         revision,
-        reason: `waits for the disruption budget (maxUnavailable ${this.#budget.limit}): ${this.holders.join(', ')} hold it`,
+        reason: `waits for the disruption budget (maxUnavailable ${this.#budget.limit}): ${holdIt(this.holders)}`,
       });
     const granted = this.#budget.acquire(node);
     let aborted = false;
@@ -141,7 +144,7 @@ export class Rollout {
         waited = true;
         this.options.onWait?.(node, {
           revision,
-          reason: `waits for the disruption budget (maxUnavailable ${limit}, cluster-wide): ${holders.join(', ')} hold it`,
+          reason: `waits for the disruption budget (maxUnavailable ${limit}, cluster-wide): ${holdIt(holders)}`,
         });
       });
     } catch (err) {

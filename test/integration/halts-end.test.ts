@@ -175,7 +175,7 @@ describe('a halt ends', () => {
     const resumed = await groundcrew('rollout', 'resume', c1.slice(0, 12), '--token-file', d.daemon.tokenFile);
     expect(resumed.stderr).toBe('');
     expect(resumed.code).toBe(0);
-    expect(resumed.stdout).toContain(`rollout of ${c1.slice(0, 12)} resumed: ${failed} no longer count`);
+    expect(resumed.stdout).toContain(`rollout of ${c1.slice(0, 12)} resumed: ${failed} no longer counts against its failure budget`);
 
     await d.until('the held two applied C1', () => held.every((w) => d.daemon.status.get(w)?.lastAppliedRevision === c1));
     expect(d.daemon.status.get(failed)?.state).toBe('stalled');
