@@ -5,6 +5,8 @@
 // is emptied first, so no helper of the daemon user's or the system's git config is asked for the credential, or
 // handed it to store (`credential.helper=store` would write it to ~/.git-credentials).
 
+import { controlCharacter } from '../control-characters.js';
+
 /** What git connects to, and what it needs in its environment to authenticate there. */
 export interface GitRemote {
   /** The URL without its credential. */
@@ -19,7 +21,13 @@ const PASSWORD = 'GROUNDCREW_GIT_PASSWORD';
 const HELPER = `!f() { cat >/dev/null; test "$1" = get || exit 0; printf 'username=%s\\npassword=%s\\n' "$${USER}" "$${PASSWORD}"; }; f`;
 
 /** The config variables git reads from its environment (git-config(1), GIT_CONFIG_COUNT) and the helper's: for simple-git's allow list. */
-export const CREDENTIAL_VARIABLES = ['GIT_CONFIG_COUNT', 'GIT_CONFIG_KEY_0', 'GIT_CONFIG_VALUE_0', 'GIT_CONFIG_KEY_1', 'GIT_CONFIG_VALUE_1'] as const;
+export const CREDENTIAL_VARIABLES = [
+  'GIT_CONFIG_COUNT',
+  'GIT_CONFIG_KEY_0',
+  'GIT_CONFIG_VALUE_0',
+  'GIT_CONFIG_KEY_1',
+  'GIT_CONFIG_VALUE_1',
+] as const;
 
 /**
  * `url` split into what git may see on its command line and the credential it gets otherwise. Only http(s) URLs
@@ -68,7 +76,8 @@ function credential(url: string): { origin: string; rest: string; user: string; 
 
 /** A line break would add lines of its own to the helper's answer (git's credential protocol is line-based). */
 function credentialProblem(user: string, password: string): string | undefined {
-  return /[\u0000-\u001f\u007f]/.test(user + password) ? 'the credential holds a control character (a line break?)' : undefined;
+  const found = controlCharacter(user + password);
+  return found && `the credential holds ${found}`;
 }
 
 function decoded(text: string): string {

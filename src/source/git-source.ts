@@ -6,17 +6,17 @@
 // reach git's command line or the clone's config (git-credential.ts).
 
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import type { Logger } from 'pino';
-import { type SimpleGit, simpleGit } from 'simple-git';
+import type { SimpleGit } from 'simple-git';
 import { errors } from '../errors.js';
 import { cut, SUBJECT_CHARS } from '../revision-bounds.js';
-import { CREDENTIAL_VARIABLES, type GitRemote, gitRemote } from './git-credential.js';
-import { GIT_VARIABLES, gitEnvironment, proxyUrls, type SshSettings } from './git-environment.js';
+import { fetchArgs, openClone } from './clone.js';
+import { type GitRemote, gitRemote } from './git-credential.js';
+import { gitEnvironment, proxyUrls, type SshSettings } from './git-environment.js';
 import { GitInventoryReader } from './git-inventory.js';
 import { GitObjects } from './git-objects.js';
 import { LocalRemote, localGitDir } from './local-remote.js';
@@ -94,8 +94,7 @@ export class GitSource implements Source {
 
   constructor(private readonly options: GitSourceOptions) {
     this.#env = gitEnvironment(options.environment, options.ssh);
-    const remote = gitRemote(options.url);
-    this.#remote = { url: remote.url, env: { ...this.#env, ...remote.env } };
+    this.#remote = gitRemote(options.url);
     this.#redact = urlRedactor([options.url, ...proxyUrls(this.#env)]);
   }
 
@@ -126,36 +125,19 @@ export class GitSource implements Source {
   async #open(): Promise<SimpleGit> {
     const { checkout, branch } = this.options;
     const env = this.#env;
-    const { url } = this.#remote;
-    const git = (baseDir?: string, gitEnv = env) =>
-      simpleGit({
-        ...(baseDir ? { baseDir } : {}),
-        abort: this.#abort.signal,
-        allowEnvironment: [...GIT_VARIABLES, ...CREDENTIAL_VARIABLES],
-        // GIT_SSH_COMMAND and the credential helper are ours (git-environment.ts, git-credential.ts): simple-git
-        // refuses them unless told.
-        unsafe: { allowUnsafeSshCommand: true, allowUnsafeConfigEnvCount: true, allowUnsafeCredentialHelper: true },
-      }).env(gitEnv);
-    if (existsSync(join(checkout, '.git'))) {
-      // A clone made by an earlier version kept the URL with its credential here: replaced by the bare one.
-      await git(checkout).remote(['set-url', 'origin', url]);
-    } else {
-      await rm(checkout, { recursive: true, force: true });
-      // No working tree: every revision, the last good one at a restart too, is read from the object database.
-      await git(undefined, this.#remote.env).clone(url, checkout, ['--branch', branch, '--single-branch', '--no-tags', '--no-checkout']);
-    }
+    const git = await openClone({ checkout, branch, remote: this.#remote, env, signal: this.#abort.signal });
     // Stopped while the clone ran: no reader is started that stop() would not close.
     if (this.#stopped) throw new Error('the source was stopped');
     this.#objects = new GitObjects(checkout, env);
-    this.#fetch = new SpareFetch(checkout, fetchArgs(branch), this.#remote.env);
+    this.#fetch = new SpareFetch(checkout, fetchArgs(branch), { ...env, ...this.#remote.env });
     this.#reader = new GitInventoryReader(this.#objects, this.options.path, this.#inventoryDir());
     const local = this.options.readLocalRemote ? localGitDir(this.options.url) : undefined;
     if (local) {
       const remote = new LocalRemote(local, env);
       this.#local = { remote, reader: new GitInventoryReader(remote.objects, this.options.path, this.#inventoryDir()) };
     }
-    this.#git = git(checkout);
-    return this.#git;
+    this.#git = git;
+    return git;
   }
 
   trigger(reason: string): Promise<void> {
@@ -414,11 +396,4 @@ export class GitSource implements Source {
     this.#fetching = run;
     return run;
   }
-}
-
-function fetchArgs(branch: string): string[] {
-  return [
-    ...['-c', 'maintenance.auto=false', '-c', 'gc.auto=0', 'fetch', '--prune', '--no-tags', '--no-write-fetch-head'],
-    ...['--no-recurse-submodules', '--no-show-forced-updates', 'origin', `+refs/heads/${branch}:refs/remotes/origin/${branch}`],
-  ];
 }

@@ -18,9 +18,9 @@ export interface Sighting {
 }
 
 export interface ProcessWatch {
-  /** Every distinct git command line seen. */
+  /** Every distinct command line seen that mentions git or holds a secret. */
   readonly seen: Sighting[];
-  /** Command lines that held a secret. */
+  /** Those of them that held a secret (in `seen` too). */
   readonly leaks: Sighting[];
   /** The user the watcher reads /proc as. */
   readonly uid: number;
@@ -51,7 +51,7 @@ for (let pass = 0; process.ppid === parent; pass++) {
     const leak = secrets.some((s) => cmd.includes(s));
     if (!(leak || /git/.test(cmd)) || reported.has(pid + ' ' + cmd)) continue;
     reported.add(pid + ' ' + cmd);
-    say({ kind: leak ? 'leak' : 'seen', pid: Number(pid), cmd, environ: environ(pid) });
+    say({ kind: 'seen', leak, pid: Number(pid), cmd, environ: environ(pid) });
   }
   if (pass === 0) say({ kind: 'ready' });
   Atomics.wait(pause, 0, 0, 1);
@@ -72,9 +72,12 @@ export async function watchProcesses(secrets: readonly string[]): Promise<Proces
   const leaks: Sighting[] = [];
   let ready = false;
   createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
-    const { kind, ...sighting } = JSON.parse(line) as Sighting & { kind: string };
+    const { kind, leak, ...sighting } = JSON.parse(line) as Sighting & { kind: string; leak?: boolean };
     if (kind === 'ready') ready = true;
-    else (kind === 'leak' ? leaks : seen).push(sighting);
+    else {
+      seen.push(sighting);
+      if (leak) leaks.push(sighting);
+    }
   });
   await waitUntil('the process watcher to read the process list once', () => ready || child.exitCode !== null, { timeoutMs: 30_000 });
   if (!ready) throw new Error(`the process watcher ended with ${child.exitCode}`);
