@@ -8,7 +8,7 @@ import { agentConfig, cnmConfig, nodemgrConfig } from '../../../src/roles/window
 import { windowsInput } from '../../support/inputs.js';
 
 const ENV = '/etc/contrail/common_vrouter.env';
-const keystone = { address: '192.0.2.9', source: 'KEYSTONE_AUTH_HOST', user: 'admin', password: 'hunter2', project: 'admin' };
+const keystone = { address: '192.0.2.9', source: 'KEYSTONE_AUTH_HOST', user: 'admin', password: 'hunter2', project: 'admin', domain: 'Default' };
 
 describe('the config writers', () => {
   it('write one line per key for values without control characters', () => {
