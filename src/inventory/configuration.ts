@@ -97,7 +97,10 @@ const FORMS: Record<string, { pattern: RegExp; expected: string }> = {
   // A Linux interface name: at most 15 bytes (IFNAMSIZ less the NUL), no "/", ":" or white space (dev_valid_name).
   PHYSICAL_INTERFACE: { pattern: /^[A-Za-z0-9_.-]{1,15}$/, expected: 'a Linux interface name (up to 15 letters, digits, ".", "_", "-")' },
   // A Windows adapter name (its InterfaceAlias: "Ethernet 2", "vEthernet (HNSTransparent)"); not quotes, "=", "$".
-  WINDOWS_PHYSICAL_INTERFACE: { pattern: /^[A-Za-z0-9 _.()#,-]{1,256}$/, expected: 'a Windows adapter name (letters, digits, spaces, "._()#,-")' },
+  WINDOWS_PHYSICAL_INTERFACE: {
+    pattern: /^[A-Za-z0-9 _.()#,-]{1,256}$/,
+    expected: 'a Windows adapter name (letters, digits, spaces, "._()#,-")',
+  },
   // registry[:port][/path], as docker names one (the image's repository prefix).
   CONTAINER_REGISTRY: { pattern: /^[A-Za-z0-9.-]+(:[0-9]{1,5})?(\/[A-Za-z0-9._-]+)*$/, expected: 'a registry like host[:port][/path]' },
 };

@@ -30,7 +30,8 @@ export class RejectionLog {
       this.#arm();
       return;
     }
-    const pending = (this.#pending ??= { count: 0, reasons: {}, from: new Set() });
+    this.#pending ??= { count: 0, reasons: {}, from: new Set() };
+    const pending = this.#pending;
     pending.count++;
     const key = `${hook}: ${reason}`;
     pending.reasons[key] = (pending.reasons[key] ?? 0) + 1;

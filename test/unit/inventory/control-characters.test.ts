@@ -8,11 +8,14 @@ import { formatDiagnostic } from '../../../src/inventory/diagnostic.js';
 import { parseSecretsFile } from '../../../src/inventory/secrets-file.js';
 import { errorsOf, linuxNode, parse, yaml } from './helpers.js';
 
-const instances = (...configuration: string[]) => yaml('instances:', ...linuxNode('a', '10.0.0.1'), 'contrail_configuration:', ...configuration);
+const instances = (...configuration: string[]) =>
+  yaml('instances:', ...linuxNode('a', '10.0.0.1'), 'contrail_configuration:', ...configuration);
 
 describe('a control character in a configuration value', () => {
   it('is refused in instances.yaml with its file:line:col, as a block scalar or an escape in double quotes', () => {
-    expect(errorsOf(parse(instances('  KEYSTONE_AUTH_ADMIN_PASSWORD: |', '    secret', '    Os_auth_url=http://203.0.113.9/v2.0')))).toEqual([
+    expect(
+      errorsOf(parse(instances('  KEYSTONE_AUTH_ADMIN_PASSWORD: |', '    secret', '    Os_auth_url=http://203.0.113.9/v2.0'))),
+    ).toEqual([
       'instances.yaml:8:33: contrail_configuration.KEYSTONE_AUTH_ADMIN_PASSWORD: the value holds a line break (U+000A); a value must be one line of text',
     ]);
     expect(errorsOf(parse(instances('  KEYSTONE_AUTH_ADMIN_USER: "admin\\nLD_PRELOAD=/tmp/x.so"')))).toEqual([
@@ -29,7 +32,10 @@ describe('a control character in a configuration value', () => {
   it('is refused in every key that reaches a node file, with its per-key form', () => {
     const cases: [string, string][] = [
       ['PHYSICAL_INTERFACE', 'instances.yaml:8:23: contrail_configuration.PHYSICAL_INTERFACE: the value holds a line break (U+000A)'],
-      ['WINDOWS_PHYSICAL_INTERFACE', 'instances.yaml:8:31: contrail_configuration.WINDOWS_PHYSICAL_INTERFACE: the value holds a line break (U+000A)'],
+      [
+        'WINDOWS_PHYSICAL_INTERFACE',
+        'instances.yaml:8:31: contrail_configuration.WINDOWS_PHYSICAL_INTERFACE: the value holds a line break (U+000A)',
+      ],
       ['CONTAINER_REGISTRY', 'instances.yaml:8:23: contrail_configuration.CONTAINER_REGISTRY: the value holds a line break (U+000A)'],
       ['CONTROL_NODES', 'instances.yaml:8:18: contrail_configuration.CONTROL_NODES: the value holds a line break (U+000A)'],
     ];
@@ -44,7 +50,13 @@ describe('a control character in a configuration value', () => {
     expect(errorsOf(parse(instances('  CONTROL_NODES: 10.0.0.1 ControllerIP=1')))).toEqual([
       'instances.yaml:8:18: CONTROL_NODES: "10.0.0.1 ControllerIP=1" is not addresses separated by commas',
     ]);
-    expect(errorsOf(parse(instances('  WINDOWS_PHYSICAL_INTERFACE: "vEthernet (HNSTransparent)"', '  CONTAINER_REGISTRY: registry.example:5000/contrail')))).toEqual([]);
+    expect(
+      errorsOf(
+        parse(
+          instances('  WINDOWS_PHYSICAL_INTERFACE: "vEthernet (HNSTransparent)"', '  CONTAINER_REGISTRY: registry.example:5000/contrail'),
+        ),
+      ),
+    ).toEqual([]);
   });
 
   it('is refused in a per-node file and in a role override', () => {
@@ -52,7 +64,15 @@ describe('a control character in a configuration value', () => {
     expect(errorsOf(parse(instances(), { 'nodes/a.yaml': nodeFile }))).toEqual([
       'nodes/a.yaml:2:23: overrides.PHYSICAL_INTERFACE: the value holds a line break (U+000A); a value must be one line of text',
     ]);
-    const override = yaml('instances:', '  a:', '    provider: bms', '    ip: 10.0.0.1', '    roles:', '      vrouter:', '        CONTROL_NODES: "a\\tb"');
+    const override = yaml(
+      'instances:',
+      '  a:',
+      '    provider: bms',
+      '    ip: 10.0.0.1',
+      '    roles:',
+      '      vrouter:',
+      '        CONTROL_NODES: "a\\tb"',
+    );
     expect(errorsOf(parse(override))).toEqual([
       'instances.yaml:7:24: instances.a.roles.vrouter.CONTROL_NODES: the value holds a tab (U+0009); a value must be one line of text',
       'instances.yaml:7:24: CONTROL_NODES: "a\\tb" is not addresses separated by commas',
@@ -60,7 +80,10 @@ describe('a control character in a configuration value', () => {
   });
 
   it('is refused in the secrets file, without showing the value', () => {
-    const { values, errors } = parseSecretsFile('/etc/groundcrew/secrets.yaml', 'KEYSTONE_AUTH_ADMIN_PASSWORD: "hunter2\\nOs_auth_url=x"\n');
+    const { values, errors } = parseSecretsFile(
+      '/etc/groundcrew/secrets.yaml',
+      'KEYSTONE_AUTH_ADMIN_PASSWORD: "hunter2\\nOs_auth_url=x"\n',
+    );
     expect(values).toEqual({});
     expect(errors.map((d) => formatDiagnostic(d))).toEqual([
       '/etc/groundcrew/secrets.yaml:1:31: KEYSTONE_AUTH_ADMIN_PASSWORD: the value holds a line break (U+000A); a value must be one line of text',

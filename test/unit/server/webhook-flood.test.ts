@@ -92,7 +92,10 @@ describe('a flood of bad webhooks', { timeout: 120_000 }, () => {
     expect(rejectedLines().length).toBeLessThan(3000 / 10);
     expect(rejectedLines()[0]).toMatchObject({ msg: 'webhook rejected', reason: 'X-Hub-Signature-256 does not match', from: '127.0.0.1' });
     // No other line about the flood (the server's "listening" line aside).
-    expect(log.records<{ msg: string }>().filter((r) => !/rejected|listening/.test(r.msg)), `flood of ${elapsed} ms`).toEqual([]);
+    expect(
+      log.records<{ msg: string }>().filter((r) => !/rejected|listening/.test(r.msg)),
+      `flood of ${elapsed} ms`,
+    ).toEqual([]);
 
     // The Git host, from its own address, signed: answered 202, and the daemon fetches.
     const signature = `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
