@@ -6,7 +6,7 @@ import { psQuote } from '../../dataplane/quote.js';
 import { errors } from '../../errors.js';
 import { asciiJson } from '../ascii-json.js';
 import { runsContrail, type WindowsRoleInput } from '../input.js';
-import { change, type Phase, setByCommand } from '../phase.js';
+import { changeLast, type Phase, setByCommand } from '../phase.js';
 import { compare, type Facts, NO_CHANGE, type Resource } from '../resource.js';
 import { HNS_NETWORKS, removeHnsNetworksOfType } from './hns-networks.js';
 import { namedAdapters } from './named-adapters.js';
@@ -40,7 +40,7 @@ function feature(name: string, tools: readonly string[] = []): Resource {
       if (!ids.some(([, id]) => facts.get(id) === 'Available')) return { changed: false, rebootRequested: pending };
       const management = tools.length > 0 ? ' -IncludeManagementTools' : '';
       // RestartNeeded (Yes, No, Maybe): .NET 3.5 is usable at once, Containers and Hyper-V after a restart.
-      const said = await change(
+      const said = await changeLast(
         exec,
         `$r = Install-WindowsFeature -Name ${psQuote(name)}${management}\n"$($r.RestartNeeded)"`,
         `install feature ${name}`,
