@@ -207,7 +207,16 @@ if (wanted('ha-scale')) {
   rmSync(dir, { recursive: true, force: true });
 }
 
-const known = ['inventory-parse', 'webhook-latency', 'noop-vs-ansible', 'first-converge', 'windows-converge', 'status-page', 'scale', 'ha-scale'];
+const known = [
+  'inventory-parse',
+  'webhook-latency',
+  'noop-vs-ansible',
+  'first-converge',
+  'windows-converge',
+  'status-page',
+  'scale',
+  'ha-scale',
+];
 if (!known.includes(name)) {
   console.error(`bench/one.ts: no benchmark "${name}" (one of ${known.join(', ')})`);
   process.exitCode = 2;
