@@ -56,7 +56,7 @@ export interface ServerDeps {
   /** Cluster mode: the history and reports of nodes another member drives (read from etcd). */
   detail?: NodeDetailSource;
   bodyLimit?: number;
-  /** `/hooks/*`: at most this many posts a minute from one client address (default 60), the rest answered 429. */
+  /** `/hooks/*`: at most this many posts a minute from one client address (default 600: ten a second, above any Git host's pushes; the webhook-latency benchmark posts 200), the rest answered 429. */
   hooksPerMinute?: number;
   /** Refused webhooks after the first are said in one summary line at most this often (default 60 s). */
   hookLogPeriodMs?: number;
@@ -287,7 +287,7 @@ function routes(app: FastifyInstance, deps: ServerDeps): void {
     // Per client address, before the body is read or its signature computed: a flood from one sender costs a
     // 429, and does not hold back a Git host posting from another address.
     const hookLimit = {
-      max: deps.hooksPerMinute ?? 60,
+      max: deps.hooksPerMinute ?? 600,
       timeWindow: '1 minute',
       onExceeded: (request: FastifyRequest) => {
         const kind = String((request.params as { kind?: unknown }).kind ?? '').slice(0, 32);
