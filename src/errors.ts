@@ -66,8 +66,9 @@ export const ERROR_REGISTRY = {
   },
   GC_UNSAFE_VALUE: {
     retryable: false,
-    meaning: 'a value for a command holds a NUL byte, which no shell string can carry',
-    todo: 'remove the NUL from the inventory value',
+    meaning:
+      'a value for a command holds a NUL byte, which no shell string can carry; or a value for a config or env file on a node holds a control character (a line break would add a line of its own)',
+    todo: 'remove the character from the inventory value (groundcrew validate names where it is)',
   },
   GC_NATIVE_UNAVAILABLE: {
     retryable: false,

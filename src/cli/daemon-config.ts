@@ -9,6 +9,7 @@ import { checkShape, rootMap } from '../inventory/shape.js';
 import { YamlSource } from '../inventory/yaml-source.js';
 import { branchNameProblem } from '../source/branch-name.js';
 import type { SignaturePolicy } from '../source/commit-signatures.js';
+import { gitCredentialProblem } from '../source/git-credential.js';
 import { sshPathProblem } from '../source/git-environment.js';
 import { fileProblemWords } from './file-problem.js';
 import { NotificationsSchema } from './notifications-config.js';
@@ -260,6 +261,8 @@ export function loadDaemonConfig(file: string, env: NodeJS.ProcessEnv = process.
     const problem = path === undefined ? undefined : sshPathProblem(path);
     if (problem) errors.push(src.diagnostic(['source', key], 'error', `source.${key}: ${problem}`));
   }
+  const credential = c.source.url === undefined ? undefined : gitCredentialProblem(c.source.url);
+  if (credential) errors.push(src.diagnostic(['source', 'url'], 'error', `source.url: ${credential}`));
   if (errors.length > 0) return { ok: false, errors };
   if (c.apiTokenFile) c.apiTokenFile = abs(c.apiTokenFile);
   for (const hook of Object.values(c.webhooks)) if (hook) hook.secretFile = abs(hook.secretFile) as string;

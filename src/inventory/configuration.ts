@@ -79,6 +79,8 @@ const ENUMERATED: Record<string, readonly string[]> = {
  * Keys whose values land in a Windows config file or a URL (contrail-cnm-plugin.conf, the agent's and nodemgr's
  * config): their form is checked, so no value can carry a line break or another key into those files.
  */
+const ADDRESSES = /^[A-Za-z0-9.:-]+([ ,]+[A-Za-z0-9.:-]+)*$/;
+
 const FORMS: Record<string, { pattern: RegExp; expected: string }> = {
   KEYSTONE_AUTH_URL_VERSION: { pattern: /^\/[A-Za-z0-9._-]+$/, expected: 'a path like /v2.0 or /v3' },
   KEYSTONE_AUTH_URL_TOKENS: { pattern: /^(\/[A-Za-z0-9._-]+)+$/, expected: 'a path like /v2.0/tokens or /v3/auth/tokens' },
@@ -86,9 +88,28 @@ const FORMS: Record<string, { pattern: RegExp; expected: string }> = {
     pattern: /^([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])$/,
     expected: 'a port number',
   },
-  ANALYTICS_NODES: { pattern: /^[A-Za-z0-9.:-]+([ ,]+[A-Za-z0-9.:-]+)*$/, expected: 'addresses separated by commas' },
-  DNS_NODES: { pattern: /^[A-Za-z0-9.:-]+([ ,]+[A-Za-z0-9.:-]+)*$/, expected: 'addresses separated by commas' },
+  ANALYTICS_NODES: { pattern: ADDRESSES, expected: 'addresses separated by commas' },
+  DNS_NODES: { pattern: ADDRESSES, expected: 'addresses separated by commas' },
+  CONTROL_NODES: { pattern: ADDRESSES, expected: 'addresses separated by commas' },
+  CONTROLLER_NODES: { pattern: ADDRESSES, expected: 'addresses separated by commas' },
+  KEYSTONE_AUTH_HOST: { pattern: /^[A-Za-z0-9.:-]+$/, expected: 'a host name or address' },
+  VROUTER_GATEWAY: { pattern: /^[0-9A-Fa-f.:]+$/, expected: 'an IP address' },
+  // A Linux interface name: at most 15 bytes (IFNAMSIZ less the NUL), no "/", ":" or white space (dev_valid_name).
+  PHYSICAL_INTERFACE: { pattern: /^[A-Za-z0-9_.-]{1,15}$/, expected: 'a Linux interface name (up to 15 letters, digits, ".", "_", "-")' },
+  // A Windows adapter name (its InterfaceAlias: "Ethernet 2", "vEthernet (HNSTransparent)"); not quotes, "=", "$".
+  WINDOWS_PHYSICAL_INTERFACE: {
+    pattern: /^[A-Za-z0-9 _.()#,-]{1,256}$/,
+    expected: 'a Windows adapter name (letters, digits, spaces, "._()#,-")',
+  },
+  // registry[:port][/path], as docker names one (the image's repository prefix).
+  CONTAINER_REGISTRY: { pattern: /^[A-Za-z0-9.-]+(:[0-9]{1,5})?(\/[A-Za-z0-9._-]+)*$/, expected: 'a registry like host[:port][/path]' },
 };
+
+/** What a value of `key` must be, when `text` is not that (its form); undefined when it is. For the repo's maps and the secrets file. */
+export function configFormExpected(key: string, text: string): string | undefined {
+  const form = FORMS[key];
+  return form && !form.pattern.test(text) ? form.expected : undefined;
+}
 
 /**
  * Checks one configuration map wherever it appears: values of the keys groundcrew acts on, and near
@@ -109,10 +130,8 @@ export function checkConfigMap(src: YamlSource, path: Path, config: Record<strin
     if (allowed && text !== undefined && !allowed.includes(text)) {
       out.push(src.diagnostic(keyPath, 'error', `${key}: "${text}" is not one of ${allowed.join(', ')}${didYouMean(text, allowed)}`));
     }
-    const form = FORMS[key];
-    if (form && text !== undefined && !form.pattern.test(text)) {
-      out.push(src.diagnostic(keyPath, 'error', `${key}: ${JSON.stringify(text)} is not ${form.expected}`));
-    }
+    const expected = text === undefined ? undefined : configFormExpected(key, text);
+    if (expected) out.push(src.diagnostic(keyPath, 'error', `${key}: ${JSON.stringify(text)} is not ${expected}`));
     if (key === 'CONTRAIL_VERSION' && text !== undefined) {
       const problem = versionProblem('contrail', text);
       if (problem) out.push(src.diagnostic(keyPath, 'error', `CONTRAIL_VERSION: ${problem}`));

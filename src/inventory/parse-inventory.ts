@@ -68,6 +68,7 @@ function openFile(file: SourceText): OpenedFile {
         : `key "${dup.path.join('.')}" is repeated`;
     diags.push(src.diagnosticAt(dup.offset, 'error', `${what} (first at line ${dup.firstLine}); YAML would keep only the last`));
   }
+  diags.push(...src.controlCharacters());
   const aliases = src.aliasProblem();
   if (aliases) {
     diags.push(aliases);

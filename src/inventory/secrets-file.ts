@@ -1,6 +1,7 @@
 // The daemon's secrets file (outside the repo): KEY: value pairs that win over instances.yaml's configuration
 // for every node, held as secrets (redacted everywhere). Parsing is pure; the daemon reads the file.
 
+import { configFormExpected } from './configuration.js';
 import type { DesiredState, NodeSpec } from './desired-state.js';
 import type { Diagnostic } from './diagnostic.js';
 import { Secret } from './secret.js';
@@ -17,12 +18,19 @@ export function parseSecretsFile(file: string, text: string): { values: SecretVa
   if (data === null || data === undefined) return { values: {}, errors: [] };
   if (typeof data !== 'object' || Array.isArray(data))
     return { values: {}, errors: [src.diagnostic([], 'error', `${file}: expected a map of KEY: value`)] };
+  errors.push(...src.controlCharacters());
+  if (errors.length > 0) return { values: {}, errors };
   const values: Record<string, Secret> = {};
   for (const [key, value] of Object.entries(data)) {
     const text = src.scalarText([key]);
     if (!/^[A-Z][A-Z0-9_]*$/.test(key) || text === undefined || (value !== null && typeof value === 'object'))
       errors.push(src.diagnostic([key], 'error', `${key}: expected an upper-case configuration key with a plain value`, 'key'));
-    else values[key] = new Secret(text);
+    else {
+      const expected = configFormExpected(key, text);
+      // The value is a secret: never shown, even when it is wrong.
+      if (expected) errors.push(src.diagnostic([key], 'error', `${key}: the value is not ${expected}`));
+      else values[key] = new Secret(text);
+    }
   }
   return { values, errors };
 }

@@ -1,6 +1,7 @@
 // One parsed YAML file that can say where any path in it is, for file:line:col errors.
 
 import { type Document, isAlias, isMap, isScalar, isSeq, LineCounter, type Node, type Pair, parseDocument, type YAMLMap } from 'yaml';
+import { controlCharacter } from '../control-characters.js';
 import type { Diagnostic, Severity } from './diagnostic.js';
 import { MAX_ALIAS_COUNT } from './yaml-limits.js';
 
@@ -177,6 +178,38 @@ export class YamlSource {
       } else if (isSeq(node)) {
         for (const [i, item] of node.items.entries()) walk(item, [...path, i]);
       }
+    };
+    walk(this.doc.contents, []);
+    return found;
+  }
+
+  /**
+   * Keys and values anywhere in the file that hold a control character: a line break in a value becomes a line
+   * of its own in the env and config files written on a node. Only a PEM block (a key or certificate) may hold
+   * line breaks.
+   */
+  controlCharacters(): Diagnostic[] {
+    const found: Diagnostic[] = [];
+    const check = (node: unknown, path: Path, what: 'key' | 'value'): void => {
+      if (!isScalar(node) || typeof node.value !== 'string') return;
+      const text = node.value;
+      const pem = what === 'value' && text.startsWith('-----BEGIN ');
+      const bad = controlCharacter(pem ? text.replace(/\r?\n/g, '') : text);
+      if (!bad) return;
+      const where = path.length > 0 ? path.join('.') : 'the document';
+      const rule = pem ? 'a PEM block may hold line breaks, nothing else' : `a ${what} must be one line of text`;
+      found.push(this.#diagnostic(node.range?.[0] ?? 0, 'error', `${where}: the ${what} holds ${bad}; ${rule}`));
+    };
+    const walk = (node: unknown, path: Path): void => {
+      if (isMap(node)) {
+        for (const pair of node.items) {
+          const name = isScalar(pair.key) ? String(pair.key.value) : '?';
+          check(pair.key, [...path, name], 'key');
+          walk(pair.value, [...path, name]);
+        }
+      } else if (isSeq(node)) {
+        for (const [i, item] of node.items.entries()) walk(item, [...path, i]);
+      } else check(node, path, 'value');
     };
     walk(this.doc.contents, []);
     return found;

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, LogController } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import { errorSpec } from '../errors.js';
 import { redactSecrets } from '../inventory/secret.js';
@@ -22,6 +22,7 @@ import { type OverviewInput, overviewPage, overviewRegions, PAGE_SIZE } from './
 import { PAGE_SCRIPT } from './page-script.js';
 import { PAGE_STYLE } from './page-style.js';
 import { type NodeView, nodePage, nodeRegions } from './pages.js';
+import { RejectionLog } from './rejection-log.js';
 import { revisionsPage, revisionsRegions, rolloutPage, rolloutRegions } from './revision-pages.js';
 
 export interface ServerDeps {
@@ -55,6 +56,10 @@ export interface ServerDeps {
   /** Cluster mode: the history and reports of nodes another member drives (read from etcd). */
   detail?: NodeDetailSource;
   bodyLimit?: number;
+  /** `/hooks/*`: at most this many posts a minute from one client address (default 600: ten a second, above any Git host's pushes; the webhook-latency benchmark posts 200), the rest answered 429. */
+  hooksPerMinute?: number;
+  /** Refused webhooks after the first are said in one summary line at most this often (default 60 s). */
+  hookLogPeriodMs?: number;
   /** /api/events: the cap on clients and each one's unsent bytes (defaults in event-stream.ts). */
   eventStreams?: Partial<EventStreamLimits>;
 }
@@ -277,7 +282,20 @@ function routes(app: FastifyInstance, deps: ServerDeps): void {
     hooks.removeContentTypeParser('application/json');
     hooks.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
     const deliveries = new DeliveryLog();
-    hooks.post<{ Params: { kind: string }; Body: Buffer }>('/hooks/:kind', async (request, reply) => {
+    const refused = new RejectionLog(deps.log.child({ component: 'webhooks' }), deps.hookLogPeriodMs ?? 60_000);
+    hooks.addHook('onClose', async () => refused.close());
+    // Per client address, before the body is read or its signature computed: a flood from one sender costs a
+    // 429, and does not hold back a Git host posting from another address.
+    const hookLimit = {
+      max: deps.hooksPerMinute ?? 600,
+      timeWindow: '1 minute',
+      onExceeded: (request: FastifyRequest) => {
+        const kind = String((request.params as { kind?: unknown }).kind ?? '').slice(0, 32);
+        deps.metrics.webhooks.inc({ provider: kind, result: 'rate-limited' });
+        refused.rejected(kind, 'rate limited', request.ip);
+      },
+    };
+    hooks.post<{ Params: { kind: string }; Body: Buffer }>('/hooks/:kind', { config: { rateLimit: hookLimit } }, async (request, reply) => {
       const kind = request.params.kind as HookKind;
       if (!HOOK_KINDS.includes(kind)) return reply.code(404).send({ error: `no webhook route for ${request.params.kind}` });
       const secret = deps.hookSecrets[kind];
@@ -290,7 +308,7 @@ function routes(app: FastifyInstance, deps: ServerDeps): void {
       const verdict = verifyHook(kind, request.headers, body, secret);
       if (!verdict.ok) {
         deps.metrics.webhooks.inc({ provider: kind, result: 'rejected' });
-        log.warn({ reason: verdict.reason, from: request.ip }, 'webhook rejected');
+        refused.rejected(kind, verdict.reason, request.ip);
         return reply.code(401).send({ error: 'signature check failed' });
       }
       const id = verdict.delivery ?? createHash('sha256').update(body).digest('hex');

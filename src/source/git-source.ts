@@ -2,19 +2,21 @@
 // (with jitter) and at once when a webhook asks. Each new HEAD is handed on as a candidate revision; a
 // force-push is followed (reset to the remote), and said so in the log. A server that cannot be reached (at
 // start or later) is a condition, not a crash: retried with backoff, the last revision stays in force, and
-// `stalled()` says why (source-outage.ts). Credentials of the URL never leave in a message (redact-url.ts).
+// `stalled()` says why (source-outage.ts). Credentials of the URL never leave in a message (redact-url.ts), nor
+// reach git's command line or the clone's config (git-credential.ts).
 
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import type { Logger } from 'pino';
-import { type SimpleGit, simpleGit } from 'simple-git';
+import type { SimpleGit } from 'simple-git';
 import { errors } from '../errors.js';
 import { cut, SUBJECT_CHARS } from '../revision-bounds.js';
-import { GIT_VARIABLES, gitEnvironment, proxyUrls, type SshSettings } from './git-environment.js';
+import { fetchArgs, openClone } from './clone.js';
+import { type GitRemote, gitRemote } from './git-credential.js';
+import { gitEnvironment, proxyUrls, type SshSettings } from './git-environment.js';
 import { GitInventoryReader } from './git-inventory.js';
 import { GitObjects } from './git-objects.js';
 import { LocalRemote, localGitDir } from './local-remote.js';
@@ -85,11 +87,14 @@ export class GitSource implements Source {
   /** The clone or fetch failing since, if it is. */
   readonly #outage = new SourceOutage();
   readonly #env: Record<string, string>;
+  /** The URL git is given (no credential), and the environment of the processes that reach the server. */
+  readonly #remote: GitRemote;
   /** Masks the URL's credentials (and a proxy's) in anything shown. */
   readonly #redact: (text: string) => string;
 
   constructor(private readonly options: GitSourceOptions) {
     this.#env = gitEnvironment(options.environment, options.ssh);
+    this.#remote = gitRemote(options.url);
     this.#redact = urlRedactor([options.url, ...proxyUrls(this.#env)]);
   }
 
@@ -118,35 +123,21 @@ export class GitSource implements Source {
 
   /** The clone made (or its remote URL brought up to date), and its readers: once, at the first look that can. */
   async #open(): Promise<SimpleGit> {
-    const { checkout, url, branch } = this.options;
+    const { checkout, branch } = this.options;
     const env = this.#env;
-    const git = (baseDir?: string) =>
-      simpleGit({
-        ...(baseDir ? { baseDir } : {}),
-        abort: this.#abort.signal,
-        allowEnvironment: [...GIT_VARIABLES],
-        // GIT_SSH_COMMAND is ours (git-environment.ts), its paths quoted: simple-git refuses it unless told.
-        unsafe: { allowUnsafeSshCommand: true },
-      }).env(env);
-    if (existsSync(join(checkout, '.git'))) {
-      await git(checkout).remote(['set-url', 'origin', url]);
-    } else {
-      await rm(checkout, { recursive: true, force: true });
-      // No working tree: every revision, the last good one at a restart too, is read from the object database.
-      await git().clone(url, checkout, ['--branch', branch, '--single-branch', '--no-tags', '--no-checkout']);
-    }
+    const git = await openClone({ checkout, branch, remote: this.#remote, env, signal: this.#abort.signal });
     // Stopped while the clone ran: no reader is started that stop() would not close.
     if (this.#stopped) throw new Error('the source was stopped');
     this.#objects = new GitObjects(checkout, env);
-    this.#fetch = new SpareFetch(checkout, fetchArgs(branch), env);
+    this.#fetch = new SpareFetch(checkout, fetchArgs(branch), { ...env, ...this.#remote.env });
     this.#reader = new GitInventoryReader(this.#objects, this.options.path, this.#inventoryDir());
-    const local = this.options.readLocalRemote ? localGitDir(url) : undefined;
+    const local = this.options.readLocalRemote ? localGitDir(this.options.url) : undefined;
     if (local) {
       const remote = new LocalRemote(local, env);
       this.#local = { remote, reader: new GitInventoryReader(remote.objects, this.options.path, this.#inventoryDir()) };
     }
-    this.#git = git(checkout);
-    return this.#git;
+    this.#git = git;
+    return git;
   }
 
   trigger(reason: string): Promise<void> {
@@ -405,11 +396,4 @@ export class GitSource implements Source {
     this.#fetching = run;
     return run;
   }
-}
-
-function fetchArgs(branch: string): string[] {
-  return [
-    ...['-c', 'maintenance.auto=false', '-c', 'gc.auto=0', 'fetch', '--prune', '--no-tags', '--no-write-fetch-head'],
-    ...['--no-recurse-submodules', '--no-show-forced-updates', 'origin', `+refs/heads/${branch}:refs/remotes/origin/${branch}`],
-  ];
 }

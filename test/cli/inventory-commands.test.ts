@@ -44,6 +44,26 @@ describe('groundcrew validate', () => {
     );
   });
 
+  it('exits 1 on a line break in a configuration value (issue 39), naming where and never showing the value', () => {
+    const repo = tempRepo({
+      'instances.yaml': [
+        'instances:\n  a:\n    provider: bms\n    ip: 10.0.0.1\n    roles:\n      vrouter:\n',
+        'contrail_configuration:\n  KEYSTONE_AUTH_ADMIN_PASSWORD: |\n    hunter2\n    Os_auth_url=http://203.0.113.9/v2.0\n',
+        '  PHYSICAL_INTERFACE: "eth0\\nLD_PRELOAD=/tmp/x.so"\n',
+      ].join(''),
+    });
+    const run = groundcrew('validate', repo);
+    expect(run.code).toBe(1);
+    expect(run.stderr.split('\n')).toEqual([
+      `${repo}/instances.yaml:8:33: contrail_configuration.KEYSTONE_AUTH_ADMIN_PASSWORD: the value holds a line break (U+000A); a value must be one line of text`,
+      `${repo}/instances.yaml:11:23: contrail_configuration.PHYSICAL_INTERFACE: the value holds a line break (U+000A); a value must be one line of text`,
+      `${repo}/instances.yaml:11:23: PHYSICAL_INTERFACE: "eth0\\nLD_PRELOAD=/tmp/x.so" is not a Linux interface name (up to 15 letters, digits, ".", "_", "-")`,
+      `3 errors: ${repo} is not a valid inventory`,
+      '',
+    ]);
+    expect(run.stderr).not.toContain('hunter2');
+  });
+
   it('exits 1 listing every error with a path the operator can open', () => {
     const repo = tempRepo({
       'instances.yaml':

@@ -1,6 +1,9 @@
 // Git's smart HTTP on loopback: a plain Node HTTP server hands each request to the real `git http-backend`
 // as a CGI (git-http-backend(1)), serving every repository under `root`. Each request is recorded with the
 // `Via` header a proxy adds, so a test can tell a request that came through the proxy from one that did not.
+// With `auth`, every request must carry that user and password as HTTP Basic (RFC 7617), as a Git host asks of a
+// token: without it, 401 and a `WWW-Authenticate: Basic` challenge; with another, 401 again (git then says
+// "Authentication failed").
 
 import { spawn } from 'node:child_process';
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
@@ -12,6 +15,17 @@ export interface GitHttpRequest {
   url: string;
   /** The `Via` header (tinyproxy adds one), or undefined for a request that came direct. */
   via?: string;
+  /** The credential the request carried, decoded (`user:password`), or undefined without one. */
+  basic?: string;
+}
+
+export interface GitHttpServerOptions {
+  /** PEM key and certificate: served over TLS. */
+  tls?: { key: string; cert: string };
+  /** The one credential every request must carry (HTTP Basic). */
+  auth?: { user: string; password: string };
+  /** Awaited before a request is answered (a test holds the client there until it has seen what it waits for); its failure is a 500. */
+  hold?: (request: GitHttpRequest) => Promise<void>;
 }
 
 export interface GitHttpServer {
@@ -21,11 +35,36 @@ export interface GitHttpServer {
   close(): Promise<void>;
 }
 
-/** Serves the repositories under `root`; over TLS with `tls` (PEM key and certificate). */
-export async function startGitHttpServer(root: string, tls?: { key: string; cert: string }): Promise<GitHttpServer> {
+/** Serves the repositories under `root`; over TLS with `tls`, only to `auth` with it. */
+export async function startGitHttpServer(root: string, { tls, auth, hold }: GitHttpServerOptions = {}): Promise<GitHttpServer> {
   const requests: GitHttpRequest[] = [];
   const handle: RequestListener = (req, res) => {
-    requests.push({ method: req.method ?? '', url: req.url ?? '', ...(req.headers.via ? { via: String(req.headers.via) } : {}) });
+    const basic = basicCredential(req.headers.authorization);
+    const request = {
+      method: req.method ?? '',
+      url: req.url ?? '',
+      ...(req.headers.via ? { via: String(req.headers.via) } : {}),
+      ...(basic !== undefined ? { basic } : {}),
+    };
+    requests.push(request);
+    if (hold) {
+      hold(request).then(
+        () => answer(req, res, basic),
+        (err: unknown) => {
+          req.resume();
+          res.statusCode = 500;
+          res.end(`${err instanceof Error ? err.message : String(err)}\n`);
+        },
+      );
+    } else answer(req, res, basic);
+  };
+  const answer = (req: IncomingMessage, res: ServerResponse, basic: string | undefined) => {
+    if (auth && basic !== `${auth.user}:${auth.password}`) {
+      req.resume();
+      res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="git"', 'Content-Type': 'text/plain' });
+      res.end('authentication required\n');
+      return;
+    }
     serveCgi(root, req, res);
   };
   const server: Server = tls ? createTlsServer(tls, handle) : createServer(handle);
@@ -40,6 +79,11 @@ export async function startGitHttpServer(root: string, tls?: { key: string; cert
         server.close(() => resolve());
       }),
   };
+}
+
+function basicCredential(header: string | undefined): string | undefined {
+  const m = header && /^Basic\s+(\S+)$/i.exec(header);
+  return m ? Buffer.from(m[1] as string, 'base64').toString('utf8') : undefined;
 }
 
 function serveCgi(root: string, req: IncomingMessage, res: ServerResponse): void {

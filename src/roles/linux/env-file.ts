@@ -1,15 +1,17 @@
 // An env file holding credentials: written through stdin, kept 0600, compared without printing it.
 
 import { bashQuote } from '../../dataplane/quote.js';
+import { oneLineEach } from '../config-lines.js';
 import { setByCommand } from '../phase.js';
 import { compare, type Resource } from '../resource.js';
 import { fact, fileContent, fileFact } from './facts.js';
 
-export function envFile(environment: Record<string, string>): string {
-  return `${Object.keys(environment)
+/** The file's text; throws (GC_UNSAFE_VALUE) rather than let a value's line break add a line of its own. */
+export function envFile(file: string, environment: Record<string, string>): string {
+  const lines = Object.keys(environment)
     .sort()
-    .map((k) => `${k}=${environment[k]}`)
-    .join('\n')}\n`;
+    .map((k) => `${k}=${environment[k]}`);
+  return `${oneLineEach(file, lines).join('\n')}\n`;
 }
 
 export function envFileResource(name: string, path: string, content: string): Resource {

@@ -139,7 +139,7 @@ export function linuxVrouter(input: LinuxRoleInput): Phase {
   return {
     name: 'vrouter',
     resources: [
-      envFileResource('common_vrouter', ENV_FILE, envFile(input.environment)),
+      envFileResource('common_vrouter', ENV_FILE, envFile(ENV_FILE, input.environment)),
       composeFileResource(VROUTER_PROJECT, VROUTER_COMPOSE, desiredVrouter(input), [OS_RELEASE_QUERY]),
       vrouterUp(input),
     ],

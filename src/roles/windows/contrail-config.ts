@@ -5,6 +5,7 @@
 // host as c-a-d's "fetch network adapters information" task does) and contrail-vrouter-nodemgr.conf
 // (c-a-d contrail-nodemgr-win.conf.j2, with contrail-windows-ci New-NodeMgrConfigFile's [SANDESH] section).
 
+import { oneLineEach } from '../config-lines.js';
 import type { WindowsRoleInput } from '../input.js';
 import { keystoneRoot } from '../keystone.js';
 
@@ -28,7 +29,7 @@ function controller(input: WindowsRoleInput): string {
 /** The CNM plugin's config. It holds Keystone's password: it only ever travels on stdin. */
 export function cnmConfig(input: WindowsRoleInput): string[] {
   const k = input.keystone;
-  return [
+  return oneLineEach(CNM_CONFIG, [
     '[DRIVER]',
     `Adapter=${input.physicalInterface}`,
     `ControllerIP=${controller(input)}`,
@@ -52,7 +53,7 @@ export function cnmConfig(input: WindowsRoleInput): string[] {
           'Os_token=',
         ]
       : []),
-  ];
+  ]);
 }
 
 /** What the agent's config needs from the host once the CNM plugin made the vhost adapter. */
@@ -67,7 +68,7 @@ export interface HostAdapters {
 /** `name` is the node's virtual-router name (router-name.ts): the agent must introduce itself by it. */
 export function agentConfig(input: WindowsRoleInput, host: HostAdapters, name: string): string[] {
   const control = nodes(input.controlNodes);
-  return [
+  return oneLineEach(AGENT_CONFIG, [
     '[DEFAULT]',
     'platform=windows',
     `hostname=${name}`,
@@ -87,11 +88,11 @@ export function agentConfig(input: WindowsRoleInput, host: HostAdapters, name: s
     `ip=${host.ip}/${host.prefix}`,
     ...(host.gateway ? [`gateway=${host.gateway}`] : []),
     `physical_interface=${host.physical}`,
-  ];
+  ]);
 }
 
 export function nodemgrConfig(input: WindowsRoleInput): string[] {
-  return [
+  return oneLineEach(NODEMGR_CONFIG, [
     '[DEFAULTS]',
     'log_local=1',
     'log_level=SYS_DEBUG',
@@ -108,5 +109,5 @@ export function nodemgrConfig(input: WindowsRoleInput): string[] {
     '[SANDESH]',
     'introspect_ssl_enable=False',
     'sandesh_ssl_enable=False',
-  ];
+  ]);
 }
