@@ -117,6 +117,13 @@ const FROM_PAGES: Record<string, ProfileCommand> = {
 };
 
 /**
+ * Parameters a provider adds on its drives, which the profiles (static parameters only) do not record: the registry
+ * provider's -Type on Set-ItemProperty and New-ItemProperty (MicrosoftDocs/PowerShell-Docs reference/5.1/
+ * Microsoft.PowerShell.Core/About/about_Registry_Provider.md, "Dynamic parameters" and its New-ItemProperty example).
+ */
+const PROVIDER_DYNAMIC: Record<string, string[]> = { 'Set-ItemProperty': ['Type'], 'New-ItemProperty': ['Type'] };
+
+/**
  * The engine's commands (Microsoft.PowerShell.*, CimCmdlets, WSMan) from the wider extract (ps51-surface.json), as
  * profile entries: their parameters by name, without sets. The 56 commands of the first extract come first.
  */
@@ -125,7 +132,7 @@ const ENGINE: Record<string, ProfileCommand> = Object.fromEntries(
     name,
     {
       present: true,
-      parameters_in_all_sets: c.parameters.map((p) => ({ name: p })),
+      parameters_in_all_sets: [...c.parameters, ...(PROVIDER_DYNAMIC[name] ?? [])].map((p) => ({ name: p })),
       parameter_aliases: c.parameter_aliases,
       command_aliases: c.aliases,
     },

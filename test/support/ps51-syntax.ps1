@@ -111,7 +111,8 @@ $results = foreach ($script in $scripts) {
         }
         if ($n -is [FileRedirectionAst] -and $n.Location.Extent.Text -ne '$null') { $redirections.Add($n.Extent.Text) }
         if ($n -is [VariableExpressionAst] -and -not $n.VariablePath.IsDriveQualified) {
-            $variables.Add([pscustomobject]@{ name = $n.VariablePath.UserPath -replace '^(global|script|local|private|using):', ''; line = $n.Extent.StartLineNumber })
+            $vname = $n.VariablePath.UserPath -replace '^(global|script|local|private|using):', ''
+            $variables.Add([pscustomobject]@{ name = $vname; line = $n.Extent.StartLineNumber })
         }
         if ($n -is [FunctionDefinitionAst]) { $functions.Add($n.Name) }
         if ($n -is [MemberExpressionAst]) {
