@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WindowsBuild } from '../../src/sim/windows/windows-state.js';
+import { SURFACE } from './ps51-surface-data.js';
 import type { CommandCall } from './ps51-syntax.js';
 
 interface ProfileParameter {
@@ -115,11 +116,34 @@ const FROM_PAGES: Record<string, ProfileCommand> = {
   'ConvertFrom-Json': { present: true, parameters_in_all_sets: [{ name: 'InputObject' }] },
 };
 
+/**
+ * Parameters a provider adds on its drives, which the profiles (static parameters only) do not record: the registry
+ * provider's -Type on Set-ItemProperty and New-ItemProperty (MicrosoftDocs/PowerShell-Docs reference/5.1/
+ * Microsoft.PowerShell.Core/About/about_Registry_Provider.md, "Dynamic parameters" and its New-ItemProperty example).
+ */
+const PROVIDER_DYNAMIC: Record<string, string[]> = { 'Set-ItemProperty': ['Type'], 'New-ItemProperty': ['Type'] };
+
+/**
+ * The engine's commands (Microsoft.PowerShell.*, CimCmdlets, WSMan) from the wider extract (ps51-surface.json), as
+ * profile entries: their parameters by name, without sets. The 56 commands of the first extract come first.
+ */
+const ENGINE: Record<string, ProfileCommand> = Object.fromEntries(
+  Object.entries(SURFACE.engine_commands).map(([name, c]) => [
+    name,
+    {
+      present: true,
+      parameters_in_all_sets: [...c.parameters, ...(PROVIDER_DYNAMIC[name] ?? [])].map((p) => ({ name: p })),
+      parameter_aliases: c.parameter_aliases,
+      command_aliases: c.aliases,
+    },
+  ]),
+);
+
 /** Each build's commands by every name they answer to (lower case): proper name, aliases. */
 const BY_NAME = new Map(
   Object.entries(PROFILES.builds).map(([build, { commands }]) => {
     const names = new Map<string, [string, ProfileCommand]>();
-    for (const [proper, entry] of Object.entries({ ...FROM_PAGES, ...commands })) {
+    for (const [proper, entry] of Object.entries({ ...ENGINE, ...FROM_PAGES, ...commands })) {
       if (!entry.present) continue;
       for (const n of [proper, ...(entry.command_aliases ?? [])]) names.set(n.toLowerCase(), [proper, entry]);
     }
@@ -134,11 +158,21 @@ function profileOf(build: WindowsBuild, name: string): [string, ProfileCommand] 
   return names.get(name.toLowerCase());
 }
 
+/**
+ * Whether the command's noun is one of a command the first extract records as absent: its .md says the profiles say
+ * nothing of the Hyper-V, Containers, HNS, PackageManagement and PowerShellGet modules (Get-HnsNetwork absent, so
+ * Remove-HnsNetwork is not judged either).
+ */
+export const unprofiledNoun = (build: WindowsBuild, name: string) => {
+  const noun = (n: string) => n.slice(n.indexOf('-') + 1).toLowerCase();
+  return Object.entries(PROFILES.builds[String(build)]?.commands ?? {}).some(([n, c]) => !c.present && noun(n) === noun(name));
+};
+
 /** Whether the 5.1 profile of `build` has the command (else it is not judged). */
 export const profiled = (build: WindowsBuild, name: string) => profileOf(build, name) !== undefined;
 
 /** A parameter as written to its proper name: exact, an alias, or a unique prefix, as 5.1's binder resolves it. */
-function resolve(written: string, names: string[], aliases: Record<string, string>): string | undefined {
+export function resolveParameter(written: string, names: string[], aliases: Record<string, string>): string | undefined {
   const lower = written.toLowerCase();
   const exact = names.find((n) => n.toLowerCase() === lower);
   if (exact) return exact;
@@ -165,7 +199,7 @@ export function callProblems(build: WindowsBuild, call: CommandCall): string[] {
   const problems: string[] = [];
   const used: string[] = [];
   for (const p of call.parameters) {
-    const name = resolve(p.name, names, aliases);
+    const name = resolveParameter(p.name, names, aliases);
     if (!name) {
       problems.push(`${proper} -${p.name}: not a parameter of ${proper} in Windows PowerShell 5.1 on ${build}`);
       continue;

@@ -7,12 +7,17 @@
 #   stderrRedirections  each command whose error stream is redirected (2>&1, 2>, *>), with the command's name
 #   legacyArguments  each constant argument to a native program (not Verb-Noun) that 5.1's argument passing mangles:
 #                 an embedded ", an empty string (dropped), whitespace before a trailing \ (the quote it adds is escaped)
+#   variables     each variable read or written, by name (no scope prefix), with its line
+#   members       each member used (. or ::): static or not, its name, its argument count (null for a property), and
+#                 what its receiver is known to be from the script alone (ps51-members.ps1)
+#   functions     the names of the functions the script defines
 # The 7-only syntax is from the "What's New" pages (MicrosoftDocs/PowerShell-Docs, reference/docs-conceptual/
 # whats-new/what-s-new-in-powershell-70.md: ?:, && ||, ?? ??=, ?. ?[], ForEach-Object -Parallel; -73.md: clean;
 # 6.0: the background operator & and the `e `u{} escapes).
 
 using namespace System.Management.Automation.Language
 $ErrorActionPreference = 'Stop'
+. (Join-Path $PSScriptRoot 'ps51-members.ps1')
 
 # ForEach-Object and its aliases; -Parallel, -ThrottleLimit, -TimeoutSeconds and -AsJob came with 7.0.
 $ForEachNames = @('foreach-object', 'foreach', '%')
@@ -64,7 +69,10 @@ function Get-Call([CommandAst] $c) {
             value    = if ($argument -is [StringConstantExpressionAst]) { $argument.Value } else { $null }
         }
     }
-    [pscustomobject]@{ name = $name; parameters = @($parameters); text = $c.Extent.Text }
+    [pscustomobject]@{
+        name = $name; parameters = @($parameters); text = $c.Extent.Text
+        shape = @(Get-ElementShape $c); remaining7 = @(Get-RemainingParameters $name)
+    }
 }
 
 $scripts = [Console]::In.ReadToEnd() | ConvertFrom-Json
@@ -77,6 +85,10 @@ $results = foreach ($script in $scripts) {
     $redirections = [System.Collections.Generic.List[string]]::new()
     $stderrRedirections = [System.Collections.Generic.List[object]]::new()
     $legacyArguments = [System.Collections.Generic.List[object]]::new()
+    $variables = [System.Collections.Generic.List[object]]::new()
+    $members = [System.Collections.Generic.List[object]]::new()
+    $functions = [System.Collections.Generic.List[string]]::new()
+    Set-Assignments $root
     # One walk of the tree: every node, then each looked at once.
     foreach ($n in $root.FindAll({ $true }, $true)) {
         $finding = Get-SevenOnly $n
@@ -98,6 +110,15 @@ $results = foreach ($script in $scripts) {
             }
         }
         if ($n -is [FileRedirectionAst] -and $n.Location.Extent.Text -ne '$null') { $redirections.Add($n.Extent.Text) }
+        if ($n -is [VariableExpressionAst] -and -not $n.VariablePath.IsDriveQualified) {
+            $vname = $n.VariablePath.UserPath -replace '^(global|script|local|private|using):', ''
+            $variables.Add([pscustomobject]@{ name = $vname; line = $n.Extent.StartLineNumber })
+        }
+        if ($n -is [FunctionDefinitionAst]) { $functions.Add($n.Name) }
+        if ($n -is [MemberExpressionAst]) {
+            $member = Get-Member51 $n $root
+            if ($member) { $members.Add($member) }
+        }
     }
     [pscustomobject]@{
         errors       = @($errors | ForEach-Object { [pscustomobject]@{ line = $_.Extent.StartLineNumber; column = $_.Extent.StartColumnNumber; message = $_.Message } })
@@ -106,6 +127,9 @@ $results = foreach ($script in $scripts) {
         redirections = $redirections.ToArray()
         stderrRedirections = $stderrRedirections.ToArray()
         legacyArguments = $legacyArguments.ToArray()
+        variables    = $variables.ToArray()
+        members      = $members.ToArray()
+        functions    = $functions.ToArray()
     }
 }
 ConvertTo-Json -InputObject @($results) -Depth 6 -Compress

@@ -1,7 +1,8 @@
 // Real nodes run Windows PowerShell 5.1 (powershell.exe); the lab and these tests have PowerShell 7.6. Every script
 // the Windows roles can emit (test/support/windows-scripts.ts) goes through the real parser in one pwsh process:
 // no parse error, none of 7's syntax in the AST, every cmdlet's named parameters as 5.1 has them on the build the
-// script is sent to (PSScriptAnalyzer's profiles), and every file the roles write with an explicit encoding whose
+// script is sent to (PSScriptAnalyzer's profiles), nothing else 5.1 lacks (7-only commands, variables, enum values,
+// .NET members: ps51-surface.ts, its own tests in ps51-surface.test.ts), and every file the roles write with an explicit encoding whose
 // bytes 5.1 and 7 agree on. The detector is shown to flag each 7-only construct, so the check can fail.
 
 import { execFileSync } from 'node:child_process';
@@ -17,6 +18,7 @@ import { WindowsHost } from '../../../../src/sim/windows/windows-host.js';
 import type { WindowsBuild } from '../../../../src/sim/windows/windows-state.js';
 import { isCmdlet } from '../../../support/cmdlet-scan.js';
 import { callProblems, encodingOf, encodingProblem, profiled, writerOf } from '../../../support/ps51-reference.js';
+import { surfaceProblems } from '../../../support/ps51-surface.js';
 import { analyzeScripts, type CommandCall, type ScriptSyntax } from '../../../support/ps51-syntax.js';
 import { pwshPath } from '../../../support/pwsh.js';
 import { runInRealPwsh } from '../../../support/real-pwsh-host.js';
@@ -33,7 +35,7 @@ let syntax: ScriptSyntax[] = [];
 beforeAll(async () => {
   emitted = await emittedWindowsScripts();
   syntax = analyzeScripts(emitted.map((e) => e.script));
-}, 300_000);
+}, 660_000);
 
 /** Each script's command calls, with the builds the script is sent to. */
 const calls = () => emitted.flatMap((e, i) => (syntax[i]?.commands ?? []).map((call) => ({ call, builds: e.builds })));
@@ -98,6 +100,13 @@ describe('every script the Windows roles emit is Windows PowerShell 5.1', () => 
     // The profiles have most of what the roles call (the .md lists the Hyper-V, Containers, HNS and package cmdlets
     // they lack): judging none would mean the lookup broke.
     expect(judged.size).toBeGreaterThan(25);
+  });
+
+  it('uses no command, positional argument, enum value, variable or .NET member 5.1 lacks on its build (ps51-surface.ts)', () => {
+    const problems = new Set(emitted.flatMap((e, i) => e.builds.flatMap((b) => surfaceProblems(b, syntax[i] as ScriptSyntax))));
+    expect([...problems]).toEqual([]);
+    // The member check judged something: the roles read services and strings through .NET members.
+    expect(syntax.flatMap((s) => s.members.filter((m) => (m.types ?? []).length > 0 || m.command)).length).toBeGreaterThan(0);
   });
 
   it('writes no file without an explicit -Encoding 5.1 accepts, and redirects nothing to a file', () => {
