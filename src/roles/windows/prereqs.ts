@@ -101,6 +101,18 @@ function packageProvider(name: 'NuGet' | 'DockerMsftProvider'): Resource {
   };
 }
 
+/**
+ * Whether the Docker installed satisfies the pin as DockerMsftProvider reads it. `-RequiredVersion` names a key of
+ * the provider's index (OneGet/MicrosoftDockerProvider DockerMsftProvider.psm1 Find-FromUrl): a channel such as
+ * `18.09` installs that channel's latest build, and Get-Package then reports the build dockerd names (18.09.11: its
+ * metadata.json, written from `dockerd --version`). So a pin holds for the installed version it equals or that it
+ * prefixes at a part boundary: `18.09` for any 18.09.x, `18.09.11` for 18.09.11 only (and for an EE suffix of it,
+ * 17.06.2-ee-25 under `17.06.2`). A three-part pin is thus exact: a node on another 18.09 build is reinstalled.
+ */
+export function dockerPinHolds(pin: string, installed: string): boolean {
+  return installed === pin || installed.startsWith(`${pin}.`) || installed.startsWith(`${pin}-`);
+}
+
 function docker(input: WindowsRoleInput): Resource {
   return {
     name: 'docker/package',
@@ -114,7 +126,9 @@ function docker(input: WindowsRoleInput): Resource {
     test(facts) {
       const installed = facts.get('docker.version') as string | null;
       const wanted = input.dockerVersion ?? (installed ? installed : 'any');
-      return compare({ Version: [installed, wanted] });
+      // A build the pin holds for counts as the pin; any other shows as itself against it.
+      const holds = installed !== null && dockerPinHolds(wanted, installed);
+      return compare({ Version: [holds ? wanted : installed, wanted] });
     },
     async set({ exec, signal }) {
       const version = input.dockerVersion ? ` -RequiredVersion ${psQuote(input.dockerVersion)}` : '';

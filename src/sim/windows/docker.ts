@@ -174,7 +174,7 @@ export const DOCKER_NATIVE: NativeSpec<WindowsHost> = {
       return { stdout: `Client:\r\n Version:           ${host.state.docker?.version}\r\n`, stderr: NOT_RUNNING, exitCode: 1 };
     }
     if (!host.isRunning('docker')) return { stdout: '', stderr: NOT_RUNNING, exitCode: 1 };
-    const server = `${host.state.docker?.version}.3`;
+    const server = host.state.docker?.version ?? '';
     switch (verb) {
       case 'version': {
         const format = rest[rest.indexOf('--format') + 1] ?? rest[rest.indexOf('-f') + 1];

@@ -81,11 +81,13 @@ const installPackage: Spec = {
       );
       return [];
     }
-    const version = args.RequiredVersion === undefined ? host.state.catalog.dockerVersions.at(-1) : toText(args.RequiredVersion);
-    if (!version || !host.state.catalog.dockerVersions.includes(version)) {
+    const index = host.state.catalog.dockerIndex;
+    const key = args.RequiredVersion === undefined ? Object.keys(index).at(-1) : toText(args.RequiredVersion);
+    const version = key === undefined ? undefined : index[key];
+    if (!version) {
       ctx.error(
         new PsError(
-          `No match was found for the specified search criteria and package name 'docker' with version ${version}.`,
+          `No match was found for the specified search criteria and package name 'docker' with version ${key}.`,
           'NoMatchFoundForCriteria,Microsoft.PowerShell.PackageManagement.Cmdlets.InstallPackage',
           'ObjectNotFound',
         ),

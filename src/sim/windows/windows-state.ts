@@ -118,8 +118,14 @@ export interface WindowsFaults {
 export interface SimCatalog {
   /** Contrail image tags the simulated registry serves. */
   contrailVersions: string[];
-  /** Docker versions DockerMsftProvider offers. */
-  dockerVersions: string[];
+  /**
+   * DockerMsftProvider's index (DockerMsftIndex.json): each key of its `versions` that `-RequiredVersion` may name
+   * (matched exactly: OneGet/MicrosoftDockerProvider DockerMsftProvider.psm1 Find-FromUrl, `$versions.PSObject.
+   * properties.name -contains $RequiredVersion`), with the dockerd build its zip holds. A two-part key is a channel
+   * whose zip is that channel's latest build; Get-Package then reports that full build (the provider's metadata.json,
+   * written from `dockerd --version`: Get-InstalledPackage/SaveInfo). The last key is what no version installs.
+   */
+  dockerIndex: Record<string, string>;
   /**
    * Whether the registry also carries `contrail-windows-vrouter-signed` (a production-signed vRouter.msi), the
    * image c-a-d's contrail_vrouter_windows pulls when WINDOWS_USE_SIGNED_VROUTER is defined; the plain
@@ -210,7 +216,7 @@ export interface WindowsState {
 
 export const DEFAULT_CATALOG: SimCatalog = {
   contrailVersions: ['5.0.0', '5.0.1', '5.0.2', '5.1.0', 'latest'],
-  dockerVersions: ['17.06', '18.09', '19.03'],
+  dockerIndex: { '17.06': '17.06.2-ee-25', '18.09': '18.09.11', '18.09.11': '18.09.11', '19.03': '19.03.5', '19.03.5': '19.03.5' },
   signedVrouter: false,
   registries: ['docker.io'],
   chocolatey: '2.2.2',
