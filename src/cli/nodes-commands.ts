@@ -3,7 +3,8 @@
 // that asked for the work it is doing).
 
 import type { Condition, IntakeVerdict, NodeStatus, TransitionRecord } from '../reconciler/status-store.js';
-import { type ClientOptions, call, callWithHeaders, renderTable, short, since } from './client-commands.js';
+import { renderTable, short, since } from './client-commands.js';
+import { type ClientOptions, call, callWithHeaders } from './daemon-client.js';
 import { inert, inertJson } from './inert-text.js';
 import type { Output } from './inventory-commands.js';
 
