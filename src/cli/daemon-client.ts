@@ -20,9 +20,14 @@ export interface ClientOptions {
   session: DaemonSession;
 }
 
+/** An answer's headers by lower-case name (not fetch's Headers: loading fetch costs a read command ~50 ms of CPU). */
+export interface AnswerHeaders {
+  get(name: string): string | null;
+}
+
 interface Answer {
   status: number;
-  headers: Headers;
+  headers: AnswerHeaders;
   text: string;
 }
 
@@ -66,8 +71,13 @@ function exchange(link: Link, url: string, method: string, path: string, headers
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('error', reject);
       res.on('end', () => {
-        const out = new Headers();
-        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) out.set(k, Array.isArray(v) ? v.join(', ') : v);
+        const got = res.headers;
+        const out = {
+          get: (name: string) => {
+            const v = got[name.toLowerCase()];
+            return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
+          },
+        };
         resolve({ status: res.statusCode ?? 0, headers: out, text: Buffer.concat(chunks).toString('utf8'), peer });
       });
     });
@@ -148,7 +158,7 @@ export async function callWithHeaders<T>(
   options: ClientOptions,
   path: string,
   init: { method?: string; body?: string } = {},
-): Promise<{ body: T; headers: Headers }> {
+): Promise<{ body: T; headers: AnswerHeaders }> {
   const response = await options.session.request(init.method ?? 'GET', path, init.body);
   let body = {} as T & { error?: string };
   try {

@@ -217,15 +217,13 @@ stateDir(
 
 /** Where the daemon is, for the commands that talk to it. */
 function client(command: Command): Command {
-  return command
-    .addOption(
-      new Option(
-        '--url <url>',
-        "the daemon (default: the --config's listen, else the one daemon recorded here, else http://127.0.0.1:7070)",
-      ).env('GROUNDCREW_URL'),
-    )
-    .addOption(new Option('--token-file <file>', 'API token (found on the daemon host by default)').env('GROUNDCREW_API_TOKEN_FILE'))
-    .addOption(new Option('--config <file>', "the daemon's config: its token file").env('GROUNDCREW_CONFIG'));
+  return (
+    command
+      // None given: the --config's listen, else the one daemon recorded on this host, else 127.0.0.1:7070 (daemon-target.ts).
+      .addOption(new Option('--url <url>', 'the daemon').env('GROUNDCREW_URL'))
+      .addOption(new Option('--token-file <file>', 'API token (found on the daemon host by default)').env('GROUNDCREW_API_TOKEN_FILE'))
+      .addOption(new Option('--config <file>', "the daemon's config: its token file").env('GROUNDCREW_CONFIG'))
+  );
 }
 
 async function clientOptions(options: TargetFlags): Promise<ClientOptions> {
