@@ -60,40 +60,49 @@ export async function gatherFacts(
   if (queries.length === 0) return new Map();
   queries = oncePerId(queries);
   const withStdin = opts.stdin !== undefined;
-  const script = exec.os === 'windows' ? windowsFactsScript(queries, withStdin) : linuxFactsScript(queries, withStdin);
   const r = await exec.run(
-    { script, label: `facts of ${opts.label}` },
+    { script: factsScript(exec.os, queries, withStdin), label: `facts of ${opts.label}` },
     { timeoutMs: opts.timeoutMs ?? 60_000, signal: opts.signal, ...(withStdin ? { stdin: opts.stdin } : {}) },
   );
   if (r.exitCode !== 0)
     throw errors.GC_FACTS_FAILED(`reading the facts of ${opts.label} failed (exit ${r.exitCode}): ${r.stderr.trim().split('\n')[0] ?? ''}`);
-  if (exec.os === 'windows') {
+  return readFacts(exec.os, queries, r.stdout, r.stderr, opts.label);
+}
+
+/** The script that reads `queries` (each id once) on a node of `os`. */
+export function factsScript(os: Executor['os'], queries: FactQuery[], withStdin = false): string {
+  return os === 'windows' ? windowsFactsScript(queries, withStdin) : linuxFactsScript(queries, withStdin);
+}
+
+/** The facts in what a facts script printed; throws GC_FACTS_FAILED naming what could not be read. */
+export function readFacts(os: Executor['os'], queries: FactQuery[], stdout: string, stderr: string, label: string): Facts {
+  if (os === 'windows') {
     let parsed: Record<string, unknown>;
     try {
-      parsed = JSON.parse(r.stdout) as Record<string, unknown>;
+      parsed = JSON.parse(stdout) as Record<string, unknown>;
     } catch (err) {
-      throw errors.GC_FACTS_FAILED(`the facts of ${opts.label} are not JSON: ${r.stdout.slice(0, 120)}`, err);
+      throw errors.GC_FACTS_FAILED(`the facts of ${label} are not JSON: ${stdout.slice(0, 120)}`, err);
     }
     const values = (parsed.facts ?? {}) as Record<string, unknown>;
     const failed = Object.entries((parsed.failed ?? {}) as Record<string, unknown>);
     if (failed.length > 0)
       throw unreadable(
-        opts.label,
+        label,
         failed.map(([id, message]) => [id, String(message)]),
-        r.stderr,
+        stderr,
       );
     const facts = new Map<string, unknown>();
     for (const q of queries) {
-      if (!(q.id in values)) throw errors.GC_FACTS_FAILED(`the facts of ${opts.label} lack ${q.id}`);
+      if (!(q.id in values)) throw errors.GC_FACTS_FAILED(`the facts of ${label} lack ${q.id}`);
       facts.set(q.id, values[q.id] ?? null);
     }
     return facts;
   }
-  const records = readFactRecords(r.stdout, new Set(queries.map((q) => q.id)), opts.label);
+  const records = readFactRecords(stdout, new Set(queries.map((q) => q.id)), label);
   const failed = [...records.entries()].flatMap(([id, f]): [string, string][] => {
     const why = unreadableFact(f);
     return why === undefined ? [] : [[id, why]];
   });
-  if (failed.length > 0) throw unreadable(opts.label, failed, r.stderr);
+  if (failed.length > 0) throw unreadable(label, failed, stderr);
   return records;
 }

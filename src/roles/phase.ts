@@ -3,6 +3,7 @@
 import type { Executor } from '../dataplane/executor.js';
 import { errors, GroundcrewError } from '../errors.js';
 import { gatherFacts, oncePerId } from './facts.js';
+import { ReadAfterExecutor, setFailed } from './read-after.js';
 import { CHANGED, type Facts, type Resource, type SetResult, type TestResult } from './resource.js';
 
 export interface Phase {
@@ -127,6 +128,12 @@ export async function passPhase(executor: Executor, phase: Phase, opts: PhaseOpt
   let { facts } = await testPhase(exec, phase, opts);
   let rebootRequested = false;
   let stale = false;
+  // Whether `facts` were read after the last command sent: the final re-test then needs no command of its own.
+  let fresh = true;
+  // A set's one command also reads the phase's facts (read-after.ts), unless they need a secret on stdin.
+  const readAfter = phase.resources.some((r) => r.factsStdin !== undefined)
+    ? undefined
+    : { queries: oncePerId(phase.resources.flatMap((r) => r.facts)), label: phase.name };
   const ended = (failure?: GroundcrewError): PhaseOutcome => ({
     phase: phase.name,
     inDesiredState: !failure && outcomes.every((o) => o.status === 'ok' || (o.status === 'changed' && !o.rebootRequested)),
@@ -152,6 +159,7 @@ export async function passPhase(executor: Executor, phase: Phase, opts: PhaseOpt
       // One read for everything still to come, not one per resource.
       facts = (await testPhase(exec, { name: phase.name, resources: phase.resources.slice(index) }, opts)).facts;
       stale = false;
+      fresh = false;
     }
     const before = resource.test(facts);
     if (before.inDesiredState || opts.dryRun) {
@@ -166,8 +174,11 @@ export async function passPhase(executor: Executor, phase: Phase, opts: PhaseOpt
     }
     try {
       if (resource.disruptive) await opts.beforeDisruptive?.(resource.name);
-      const result = await resource.set({ exec, facts, signal: opts.signal });
-      stale = result.changed;
+      const setExec = readAfter ? new ReadAfterExecutor(exec, readAfter) : exec;
+      const result = await resource.set({ exec: setExec, facts, signal: opts.signal });
+      const readWithIt = setExec instanceof ReadAfterExecutor ? setExec.facts : undefined;
+      if (readWithIt) [facts, stale, fresh] = [readWithIt, false, true];
+      else [stale, fresh] = [result.changed, fresh && !result.changed];
       rebootRequested ||= result.rebootRequested;
       outcomes.push({
         resource: resource.name,
@@ -192,11 +203,10 @@ export async function passPhase(executor: Executor, phase: Phase, opts: PhaseOpt
   // Everything set is tested again: a resource that still differs without a pending reboot is an error.
   const changed = outcomes.filter((o) => o.status === 'changed' && !o.rebootRequested);
   if (changed.length > 0) {
-    const { results } = await testPhase(
-      exec,
-      { name: phase.name, resources: phase.resources.filter((r) => changed.some((c) => c.resource === r.name)) },
-      opts,
-    );
+    const again = phase.resources.filter((r) => changed.some((c) => c.resource === r.name));
+    const results = fresh
+      ? new Map(again.map((r) => [r.name, r.test(facts)]))
+      : (await testPhase(exec, { name: phase.name, resources: again }, opts)).results;
     for (const o of changed) {
       o.after = results.get(o.resource);
       if (o.after && !o.after.inDesiredState) {
@@ -218,15 +228,21 @@ export async function change(
   opts: { signal?: AbortSignal; timeoutMs?: number; stdin?: string } = {},
 ): Promise<string> {
   const r = await exec.run({ script, label }, { ...opts, timeoutMs: opts.timeoutMs ?? 300_000 });
-  if (r.exitCode !== 0)
-    throw errors.GC_SET_FAILED(
-      `${label} failed (exit ${r.exitCode}): ${(r.stderr || r.stdout).trim().split(/\r?\n/).slice(0, 3).join(' ')}`,
-    );
+  if (r.exitCode !== 0) throw setFailed(label, r);
   return r.stdout;
 }
 
-/** The usual end of a set: one command that changes the node, then "changed". */
+/**
+ * The last command of a set, as `change`: in a pass the phase's facts are read in the same command (read-after.ts),
+ * so the next resource is tested without another round trip. Nothing may be sent after it in the same set.
+ */
+export async function changeLast(...args: Parameters<typeof change>): Promise<string> {
+  const [exec, script, label, opts = {}] = args;
+  return exec instanceof ReadAfterExecutor ? exec.setAndRead(script, label, opts) : change(...args);
+}
+
+/** The usual end of a set: one command that changes the node (changeLast), then "changed". */
 export async function setByCommand(...args: Parameters<typeof change>): Promise<SetResult> {
-  await change(...args);
+  await changeLast(...args);
   return CHANGED;
 }

@@ -352,22 +352,41 @@ export class Lab {
     return new Promise((resolve) => server.listen(path, () => resolve(server)));
   }
 
-  /** Linux hosts: real listeners for the ports their modelled containers serve (see http-bridge.mjs). */
-  #startHttpBridge(host: LabHost): void {
+  /**
+   * Linux hosts: real listeners for the ports their modelled containers serve (see http-bridge.mjs), listening
+   * before this returns. (It used not to wait: a test whose first command was curl to Keystone met "connection
+   * refused", curl exit 7, whenever the bridge's Node started slower than sshd, as on a busy machine.)
+   */
+  async #startHttpBridge(host: LabHost): Promise<void> {
     if (host.os !== 'linux') return;
     const bridge = join(import.meta.dirname, 'http-bridge.mjs');
+    const ports = [5000, 8082, 8774];
     const child = spawn(
       'ip',
-      ['netns', 'exec', host.netns, process.execPath, bridge, join(this.dir, 'http.sock'), host.address, '5000', '8082', '8774'],
+      ['netns', 'exec', host.netns, process.execPath, bridge, join(this.dir, 'http.sock'), host.address, ...ports.map(String)],
       {
         stdio: 'ignore',
       },
     );
     child.unref();
+    const exited = new Promise<never>((_, reject) =>
+      child.once('exit', (code) => reject(new Error(`lab: the http-bridge of ${host.name} exited (${code})`))),
+    );
+    await Promise.race([
+      Promise.all(
+        ports.map((port) =>
+          waitUntil(`lab: the http-bridge of ${host.name} at ${host.address}:${port}`, () => accepts(host.address, port), {
+            intervalMs: 20,
+          }),
+        ),
+      ),
+      exited,
+    ]);
+    exited.catch(() => {});
   }
 
   async #startSshd(host: LabHost): Promise<void> {
-    this.#startHttpBridge(host);
+    await this.#startHttpBridge(host);
     const child = spawn(
       'ip',
       [

@@ -1,7 +1,6 @@
 // One MSI product at one version: a different version is removed first, so reverting a commit downgrades.
 
 import { psQuote } from '../../dataplane/quote.js';
-import { change } from '../phase.js';
 import { compare, type FactQuery, type Resource } from '../resource.js';
 import { msiOutcome, runMsiexec } from './msi.js';
 import { type InstalledMsi, parseMsiPackages } from './parsers.js';
@@ -68,14 +67,14 @@ export function msiResource(m: MsiProduct): Resource {
         const out = await runMsiexec(exec, 'uninstall', current.productCode, `${logName}-uninstall-${slug(build)}`, signal);
         rebootRequested = msiOutcome('uninstall', out.exitCode, `removing ${m.product} (${build})`, out.logTail).rebootRequested;
       }
-      const out = await runMsiexec(exec, 'install', m.file, `${logName}-${m.version}`, signal);
-      rebootRequested =
-        msiOutcome('install', out.exitCode, `installing ${m.product} ${m.version}`, out.logTail).rebootRequested || rebootRequested;
+      // The build is recorded in the same command, once msiexec succeeded.
       const record = [
         `New-Item -ItemType Directory -Path ${psQuote(MSI_RECORD_DIR)} -Force | Out-Null`,
         `Set-Content -LiteralPath ${psQuote(buildRecordPath(m.product))} -Value ${psQuote(m.version)} -Encoding ASCII`,
       ].join('\n');
-      await change(exec, record, `record ${m.product} ${m.version} as installed`, { signal });
+      const out = await runMsiexec(exec, 'install', m.file, `${logName}-${m.version}`, signal, record);
+      rebootRequested =
+        msiOutcome('install', out.exitCode, `installing ${m.product} ${m.version}`, out.logTail).rebootRequested || rebootRequested;
       return { changed: true, rebootRequested };
     },
   };

@@ -6,7 +6,7 @@ import { psQuote } from '../../dataplane/quote.js';
 import { errors } from '../../errors.js';
 import { asciiJson } from '../ascii-json.js';
 import { runsContrail, type WindowsRoleInput } from '../input.js';
-import { change, type Phase, setByCommand } from '../phase.js';
+import { changeLast, type Phase, setByCommand } from '../phase.js';
 import { compare, type Facts, NO_CHANGE, type Resource } from '../resource.js';
 import { HNS_NETWORKS, removeHnsNetworksOfType } from './hns-networks.js';
 import { namedAdapters } from './named-adapters.js';
@@ -23,30 +23,42 @@ export const CONTRAIL_DIRS = [
 const DAEMON_JSON = 'C:\\ProgramData\\docker\\config\\daemon.json';
 
 /**
- * A Windows feature (c-a-d install_software_Win32NT.yml: Containers, NET-Framework-Features, and Hyper-V with
- * include_management_tools). `tools` are the features -IncludeManagementTools adds: without the
- * Hyper-V-PowerShell one there is no Get-VMSwitchExtension to check the vRouter with.
+ * The Windows features (c-a-d install_software_Win32NT.yml: Containers, NET-Framework-Features, and Hyper-V with
+ * include_management_tools), each with the features -IncludeManagementTools adds (`tools`: without the
+ * Hyper-V-PowerShell one there is no Get-VMSwitchExtension to check the vRouter with). Those still Available are
+ * installed in one command (Install-WindowsFeature takes several names: windows-powershell-docs,
+ * ServerManager/Install-WindowsFeature.md, `-Name <Feature[]>`), the ones with tools in a second call of it, so
+ * -IncludeManagementTools adds only what c-a-d asks for.
  */
-function feature(name: string, tools: readonly string[] = []): Resource {
-  const ids = [name, ...tools].map((f) => [f, `feature.${f}`] as const);
+function features(wanted: readonly { name: string; tools?: readonly string[] }[]): Resource {
+  const ids = wanted.map(({ name, tools = [] }) => ({ name, tools, ids: [name, ...tools].map((f) => [f, `feature.${f}`] as const) }));
+  const all = ids.flatMap((f) => f.ids);
   return {
-    name: `feature/${name}`,
+    name: 'features',
     sharesReboot: true,
-    facts: ids.map(([f, id]) => ({ id, ps: `(Get-WindowsFeature -Name ${psQuote(f)}).InstallState.ToString()` })),
-    test: (facts) => compare(Object.fromEntries(ids.map(([f, id]) => [f, [facts.get(id), 'Installed']]))),
+    facts: all.map(([f, id]) => ({ id, ps: `(Get-WindowsFeature -Name ${psQuote(f)}).InstallState.ToString()` })),
+    test: (facts) => compare(Object.fromEntries(all.map(([f, id]) => [f, [facts.get(id), 'Installed']]))),
     async set({ exec, facts, signal }) {
       // InstallPending: installed, waiting for the reboot only.
-      const pending = ids.some(([, id]) => facts.get(id) === 'InstallPending');
-      if (!ids.some(([, id]) => facts.get(id) === 'Available')) return { changed: false, rebootRequested: pending };
-      const management = tools.length > 0 ? ' -IncludeManagementTools' : '';
+      const pending = all.some(([, id]) => facts.get(id) === 'InstallPending');
+      const available = ids.filter((f) => f.ids.some(([, id]) => facts.get(id) === 'Available'));
+      if (available.length === 0) return { changed: false, rebootRequested: pending };
+      const names = (group: typeof available) => group.map((f) => psQuote(f.name)).join(',');
+      const plain = available.filter((f) => f.tools.length === 0);
+      const withTools = available.filter((f) => f.tools.length > 0);
       // RestartNeeded (Yes, No, Maybe): .NET 3.5 is usable at once, Containers and Hyper-V after a restart.
-      const said = await change(
+      const said = await changeLast(
         exec,
-        `$r = Install-WindowsFeature -Name ${psQuote(name)}${management}\n"$($r.RestartNeeded)"`,
-        `install feature ${name}`,
+        [
+          '$r = @()',
+          ...(plain.length > 0 ? [`$r += Install-WindowsFeature -Name ${names(plain)}`] : []),
+          ...(withTools.length > 0 ? [`$r += Install-WindowsFeature -Name ${names(withTools)} -IncludeManagementTools`] : []),
+          `"$(@($r | Where-Object { "$($_.RestartNeeded)" -ne 'No' }).Count)"`,
+        ].join('\n'),
+        `install features ${available.map((f) => f.name).join(', ')}`,
         { signal },
       );
-      return { changed: true, rebootRequested: pending || said.trim() !== 'No' };
+      return { changed: true, rebootRequested: pending || said.trim() !== '0' };
     },
   };
 }
@@ -273,9 +285,7 @@ export function windowsPrereqs(input: WindowsRoleInput): Phase {
       elevated(),
       // Before anything is changed: an adapter the inventory names that the node lacks stops the node here.
       ...[namedAdapters(input)].filter((r) => r !== undefined),
-      feature('Containers'),
-      feature('NET-Framework-Features'),
-      feature('Hyper-V', HYPERV_TOOLS),
+      features([{ name: 'Containers' }, { name: 'NET-Framework-Features' }, { name: 'Hyper-V', tools: HYPERV_TOOLS }]),
       packageProvider('NuGet'),
       packageProvider('DockerMsftProvider'),
       docker(input),

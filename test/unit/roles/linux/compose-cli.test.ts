@@ -14,6 +14,7 @@ import { LinuxHost } from '../../../../src/sim/linux/linux-host.js';
 import { applyPhase } from '../../../support/apply-phase.js';
 import { linuxComputeInput } from '../../../support/inputs.js';
 import { Recorder } from '../../../support/recorder.js';
+import { setPart } from '../../../support/set-part.js';
 
 let shells: SimShells;
 beforeAll(async () => {
@@ -52,7 +53,7 @@ describe('docker compose (v2) and docker-compose (v1)', () => {
       ['vrouter', true],
       ['verify', true],
     ]);
-    const up = exec.scripts.filter((s) => / up -d /.test(s));
+    const up = exec.scripts.map(setPart).filter((s) => / up -d /.test(s));
     expect(up).toEqual(["docker-compose -p 'vrouter' -f '/etc/contrail/vrouter/docker-compose.yaml' up -d --remove-orphans"]);
     // v1 names containers with underscores; RedHat gets the prebuilt kernel-init image and the network scripts.
     expect(Object.keys(host.state.containers).sort()).toEqual([
@@ -73,7 +74,7 @@ describe('docker compose (v2) and docker-compose (v1)', () => {
     host.state.composeV1Version = '1.29.2';
     const { exec, outcomes } = await converge(host);
     expect(outcomes.every((o) => o.inDesiredState)).toBe(true);
-    expect(exec.scripts.filter((s) => / up -d /.test(s))).toEqual([
+    expect(exec.scripts.map(setPart).filter((s) => / up -d /.test(s))).toEqual([
       "docker compose -p 'vrouter' -f '/etc/contrail/vrouter/docker-compose.yaml' up -d --remove-orphans",
     ]);
     expect(host.state.containers['vrouter-vrouter-kernel-init-1']?.image).toBe(
