@@ -97,7 +97,7 @@ export class DaemonSession {
     private readonly record: (RuntimeRecord & { file: string }) | undefined,
   ) {}
 
-  async request(method: string, path: string, body?: string): Promise<Answer> {
+  async request(method: string, path: string, body?: string, again = false): Promise<Answer> {
     this.#link ??= this.#connect();
     const headers: Record<string, string> = {
       ...(body ? { 'content-type': 'application/json' } : {}),
@@ -107,13 +107,13 @@ export class DaemonSession {
       return await exchange(await this.#link, this.url, method, path, headers, body);
     } catch (err) {
       if (!(err instanceof ConnectionLost)) throw this.#unreachable(err);
-      // A read may be asked again on a new connection, verified as the first was; an action is not repeated.
-      if (method !== 'GET')
+      // A read may be asked again (once) on a new connection, verified as the first was; an action is not repeated.
+      if (method !== 'GET' || again)
         throw new DaemonUnreachable(
           `the connection to the daemon at ${this.url} closed before ${method} ${path} was sent; run the command again`,
         );
       this.#link = this.#connect();
-      return this.request(method, path, body);
+      return this.request(method, path, body, true);
     }
   }
 
