@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { simpleGit } from 'simple-git';
 import { formatDiagnostic } from '../inventory/diagnostic.js';
 import { loadInventory } from '../inventory/load-inventory.js';
@@ -65,6 +65,15 @@ function printTransitions(status: StatusStore, io: Output): void {
   });
 }
 
+/**
+ * How the operator runs this CLI again: `groundcrew` when that is the program on the PATH that runs now (an
+ * installed package), else `node` and its script (`npm run demo`, a checkout).
+ */
+export function cliCommand(script: string, path: string): string {
+  const onPath = path.split(delimiter).some((dir) => dir !== '' && dir === dirname(script));
+  return onPath && script.endsWith('/groundcrew') ? 'groundcrew' : `node ${script}`;
+}
+
 export async function demoCommand(options: DemoOptions, io: Output): Promise<number> {
   const { root, result } = await loadInventory(options.repo);
   if (!result.ok) {
@@ -107,8 +116,9 @@ export async function demoCommand(options: DemoOptions, io: Output): Promise<num
     io.out(`    cd ${repo}`);
     io.out(`    sed -i 's/5.0.1/5.0.2/' nodes/win-compute-1.yaml && git commit -qam 'upgrade win-compute-1'`);
     io.out('    git revert --no-edit HEAD          # and watch it roll back');
-    io.out(`    node ${process.argv[1]} status --url ${url}`);
-    io.out(`    node ${process.argv[1]} reconcile --url ${url}     # acting takes the API token`);
+    const cli = cliCommand(process.argv[1] ?? 'groundcrew', process.env.PATH ?? '');
+    io.out(`    ${cli} status --url ${url}`);
+    io.out(`    ${cli} reconcile --url ${url}     # acting takes the API token`);
     io.out(`  API token:    ${join(config.stateDir, 'api-token')}  (0600; the CLI on this host finds it;`);
     io.out('                elsewhere: --token-file FILE, or an Authorization: Bearer header)');
     io.out('  Ctrl-C stops the demo and removes its temporary files.');

@@ -2,6 +2,7 @@
 // is), which applied it, which are at work, which wait on the disruption budget or on a halt, which failed,
 // and whether the failure budget halted it and why (the reconciler's rollout says, through `RolloutHalt`).
 
+import { OUT_OF_ROLLOUT, TROUBLED } from '../node-state.js';
 import type { Resumed, Rollout } from './rollout.js';
 import type { NodeStatus } from './status-store.js';
 
@@ -35,10 +36,6 @@ export interface RolloutView {
   finished: boolean;
 }
 
-const FAILED = new Set(['stalled', 'unreachable']);
-/** Settled without applying: paused, orphaned, removed, or verified in monitor mode with drift. */
-const RESTING = ['paused', 'orphaned', 'removed', 'verified'];
-
 export function rolloutOf(all: readonly NodeStatus[], sha: string, halt?: RolloutHalt): RolloutView {
   const view: RolloutView = {
     sha,
@@ -58,7 +55,7 @@ export function rolloutOf(all: readonly NodeStatus[], sha: string, halt?: Rollou
     if (n.desiredRevision !== sha) continue;
     view.nodes++;
     if (n.state === 'verified' && n.lastAppliedRevision === sha) view.applied.push(n.name);
-    else if (FAILED.has(n.state) || halt?.failed.includes(n.name))
+    else if (TROUBLED.has(n.state) || halt?.failed.includes(n.name))
       view.failed.push({
         name: n.name,
         state: n.state,
@@ -66,7 +63,7 @@ export function rolloutOf(all: readonly NodeStatus[], sha: string, halt?: Rollou
       });
     else if (n.waiting?.includes('halted')) view.held.push(n.name);
     else if (n.waiting?.includes('disruption budget')) view.waitingBudget.push(n.name);
-    else if (RESTING.includes(n.state)) view.other.push({ name: n.name, state: n.state });
+    else if (OUT_OF_ROLLOUT.has(n.state)) view.other.push({ name: n.name, state: n.state });
     else
       view.inProgress.push({
         name: n.name,
@@ -99,7 +96,7 @@ export function rollingElsewhere(all: readonly NodeStatus[], sha: string, halted
   const held = new Set(heldByHalts(all, halted));
   return all
     .filter((n) => n.desiredRevision && n.desiredRevision !== sha)
-    .filter((n) => (held.has(n.name) ? !FAILED.has(n.state) : !applied(n) && !FAILED.has(n.state) && !RESTING.includes(n.state)))
+    .filter((n) => (held.has(n.name) ? !TROUBLED.has(n.state) : !applied(n) && !TROUBLED.has(n.state) && !OUT_OF_ROLLOUT.has(n.state)))
     .map((n) => n.name);
 }
 

@@ -1,6 +1,7 @@
 // What every server-rendered page shares: escaping, the page shell (no inline script or style: the CSP
 // allows only the daemon's /app.js and /app.css) and the words the pages use for states and times.
 
+import { groupOfState } from '../node-state.js';
 import type { NodeStatus } from '../reconciler/status-store.js';
 
 /** Text or an attribute value made inert in HTML. */
@@ -8,22 +9,7 @@ export const esc = (v: unknown): string => String(v ?? '').replace(/[&<>"']/g, (
 
 export const short = (sha: string | undefined): string => (sha ? sha.slice(0, 12) : '—');
 
-/** The colour group of a state: healthy, busy, stuck, set aside, or drifted. */
-const GROUP: Record<string, string> = {
-  verified: 'healthy',
-  pending: 'busy',
-  converging: 'busy',
-  rebooting: 'busy',
-  backoff: 'busy',
-  removing: 'busy',
-  stalled: 'stuck',
-  unreachable: 'stuck',
-  paused: 'aside',
-  orphaned: 'aside',
-  removed: 'aside',
-};
-
-export const groupOfState = (state: string): string => GROUP[state] ?? 'busy';
+/** The colour group of a node: its state's (node-state.ts), or drifted. */
 export const groupOf = (n: NodeStatus): string => (n.state === 'verified' && n.drift ? 'drift' : groupOfState(n.state));
 
 /** "3 min 2 s" since `iso`; the page's script keeps it counting. */

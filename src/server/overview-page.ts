@@ -2,8 +2,9 @@
 // one page of them at a time, with counts by state (each a filter), filters, search, sort and paging kept
 // in the URL. The script (page-script.ts) re-reads the live regions from /fragments/overview on events.
 
+import { groupOfState, type NodeState, SUMMARY_ORDER } from '../node-state.js';
 import type { IntakeVerdict, NodeStatus } from '../reconciler/status-store.js';
-import { ago, esc, groupOf, groupOfState, shell, short, topBar } from './html.js';
+import { ago, esc, groupOf, shell, short, topBar } from './html.js';
 import { countByState, type NodePage, type NodeQuery, queryString, reasonOf, type SortKey } from './node-query.js';
 
 export const PAGE_SIZE = 100;
@@ -16,21 +17,6 @@ export interface OverviewInput {
   ready: { ready: true } | { ready: false; reason: string };
   now?: number;
 }
-
-/** The order the summary lists states in: trouble first. */
-const STATE_ORDER = [
-  'stalled',
-  'unreachable',
-  'backoff',
-  'converging',
-  'rebooting',
-  'pending',
-  'removing',
-  'verified',
-  'paused',
-  'orphaned',
-  'removed',
-];
 
 const COLUMNS: [SortKey, string][] = [
   ['name', 'node'],
@@ -64,8 +50,8 @@ export function nodeRow(n: NodeStatus, now = Date.now()): string {
 function summary(all: readonly NodeStatus[], query: NodeQuery): string {
   const counts = countByState(all);
   const states = Object.keys(counts).sort((a, b) => {
-    const ia = STATE_ORDER.indexOf(a);
-    const ib = STATE_ORDER.indexOf(b);
+    const ia = SUMMARY_ORDER.indexOf(a as NodeState);
+    const ib = SUMMARY_ORDER.indexOf(b as NodeState);
     return (ia < 0 ? 99 : ia) - (ib < 0 ? 99 : ib) || a.localeCompare(b);
   });
   const active = query.state?.join(',');

@@ -2,9 +2,9 @@
 // drawn with the current state lit, the problem and what to do, the timeline with each entry's revision
 // linked, the last run report. The script re-reads its regions from /fragments/nodes/NAME on its events.
 
-import { REBOOT_STEPS } from '../node-state.js';
+import { groupOfState, type NodeState, REBOOT_STEPS } from '../node-state.js';
 import type { NodeStatus, RunReport, TransitionRecord } from '../reconciler/status-store.js';
-import { esc, groupOf, groupOfState, shell, short, topBar } from './html.js';
+import { esc, groupOf, shell, short, topBar } from './html.js';
 
 export interface NodeView {
   node: NodeStatus;
@@ -18,7 +18,7 @@ export interface NodeView {
 const ARROW = '<span class="arrow">→</span>';
 
 function diagram(n: NodeStatus): string {
-  const box = (state: string) => {
+  const box = (state: NodeState) => {
     const lit =
       n.state === state ? ` lit${groupOfState(state) === 'stuck' ? ' stuck-state' : state === 'verified' ? ' good-state' : ''}` : '';
     return `<div class="state${lit}" data-state="${state}">${state}</div>`;
@@ -30,7 +30,7 @@ function diagram(n: NodeStatus): string {
   return (
     `<div class="row">${box('pending')}${ARROW}${group('converging', n.phases)}${ARROW}${box('verified')}</div>` +
     `<div class="row">${group('rebooting', REBOOT_STEPS)}</div>` +
-    `<div class="row">${['backoff', 'stalled', 'unreachable', 'paused', 'removing', 'removed'].map(box).join('')}</div>`
+    `<div class="row">${(['backoff', 'stalled', 'unreachable', 'paused', 'removing', 'removed'] as const).map(box).join('')}</div>`
   );
 }
 
