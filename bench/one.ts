@@ -96,6 +96,16 @@ if (wanted('noop-vs-ansible') || wanted('first-converge')) {
   }
 }
 
+if (wanted('cli-start')) {
+  const r = await (await import('./cli-start.js')).runCliStart(Number(process.env.GC_BENCH_CLI_RUNS ?? 20));
+  console.log(`cli-start: CPU (user+sys) of each command, ${r.runs} runs each, alternated, against a running demo daemon`);
+  console.log(`cli-start: groundcrew --help ${showSpread(r.helpCpuMs)}`);
+  console.log(`cli-start: groundcrew status ${showSpread(r.statusCpuMs)}`);
+  console.log(`cli-start: status / --help, medians: ${r.ratio.toFixed(2)}x`);
+  if (r.base) console.log(`cli-start: ${r.base.bin} status ${showSpread(r.base.statusCpuMs)} (${r.base.ratio.toFixed(2)}x --help)`);
+  save('cli-start', r);
+}
+
 if (wanted('status-page')) {
   const r = await (await import('./status-page.js')).runStatusPage(Number(process.env.GC_BENCH_STATUS_NODES ?? 10_000));
   console.log(
@@ -209,6 +219,7 @@ if (wanted('ha-scale')) {
 
 const known = [
   'inventory-parse',
+  'cli-start',
   'webhook-latency',
   'noop-vs-ansible',
   'first-converge',

@@ -10,6 +10,7 @@ import { targetLines } from './targets.js';
 // Scale and ha-scale last: they are the longest, and the others are worth having when they are cut short.
 const ORDER = [
   'inventory-parse',
+  'cli-start',
   'webhook-latency',
   'noop-vs-ansible',
   'first-converge',

@@ -41,6 +41,14 @@ export const TARGETS: Target[] = [
     value: 50,
     atNodes: 10_000,
   },
+  {
+    figure: 'groundcrew status CPU / groundcrew --help CPU, medians',
+    benchmark: 'cli-start',
+    read: (r) => num(r.ratio),
+    unit: 'x',
+    op: '<',
+    value: 1.3,
+  },
   { figure: 'webhook -> first command, p99', benchmark: 'webhook-latency', read: (r) => num(r.p99Ms), unit: 'ms', op: '<', value: 50 },
   {
     figure: 'no-op re-verify vs ansible-playbook',

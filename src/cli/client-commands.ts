@@ -2,47 +2,9 @@
 
 import { SETTLED } from '../node-state.js';
 import type { IntakeVerdict, NodeStatus, TransitionRecord } from '../reconciler/status-store.js';
+import { type ClientOptions, call } from './daemon-client.js';
 import { inert, inertJson } from './inert-text.js';
 import type { Output } from './inventory-commands.js';
-
-export interface ClientOptions {
-  url: string;
-  token?: string;
-}
-
-export class DaemonUnreachable extends Error {}
-
-export async function call<T>(options: ClientOptions, path: string, init: RequestInit = {}): Promise<T> {
-  return (await callWithHeaders<T>(options, path, init)).body;
-}
-
-/** The answer's body and headers (a page of /api/nodes carries its total and next page in headers). */
-export async function callWithHeaders<T>(
-  options: ClientOptions,
-  path: string,
-  init: RequestInit = {},
-): Promise<{ body: T; headers: Headers }> {
-  let response: Response;
-  try {
-    response = await fetch(new URL(path, options.url), {
-      ...init,
-      headers: {
-        ...(init.body ? { 'content-type': 'application/json' } : {}),
-        ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
-      },
-      signal: AbortSignal.timeout(10_000),
-    });
-  } catch (err) {
-    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    throw new DaemonUnreachable(
-      `no groundcrew daemon answers at ${options.url} (${cause?.code ?? cause?.message ?? (err as Error).message}); ` +
-        'start one with `groundcrew run --config FILE` (or `groundcrew demo`), or point at it with --url or GROUNDCREW_URL',
-    );
-  }
-  const body = (await response.json().catch(() => ({}))) as T & { error?: string };
-  if (!response.ok) throw new Error(`${response.status} from ${path}: ${inert(body.error ?? response.statusText)}`);
-  return { body, headers: response.headers };
-}
 
 export const short = (sha?: string) => (sha ? sha.slice(0, 12) : '-');
 

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
 import type { Logger } from 'pino';
 import { ClusterMember } from '../cluster/cluster-member.js';
+import { newIdentityKey } from '../daemon-identity.js';
 import { HostKeyStore } from '../dataplane/host-keys.js';
 import { Limiter } from '../dataplane/limiter.js';
 import type { Notifier } from '../dataplane/native/sd-notify.js';
@@ -34,6 +35,7 @@ import { kubeletBinaries } from './kubelet-binaries.js';
 import { nodeAccess } from './node-access.js';
 import { logNodeProblems } from './node-problem-log.js';
 import { startNotifications } from './notifications-config.js';
+import { splitListen } from './runtime-record.js';
 import { SimCluster } from './sim-cluster.js';
 
 export interface DaemonDeps {
@@ -179,7 +181,9 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   }
   const [host, port] = splitListen(config.listen);
   const api = ensureApiToken(config.stateDir, config.apiTokenFile);
+  const identityKey = newIdentityKey();
   const server = buildServer({
+    identityKey,
     status,
     metrics,
     log,
@@ -223,8 +227,9 @@ export async function startDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${typeof address === 'object' && address ? address.port : port}`;
   // V8's heap limit, so an operator sees whether the unit's NODE_OPTIONS reached the daemon (docs/operations.md).
   const heapLimitMiB = Math.round(getHeapStatistics().heap_size_limit / 1048576);
+  // The record first: a CLI started on this line finds the daemon it announces.
+  const removeRecord = writeRuntimeRecord(url, api.file, identityKey);
   log.info({ url, tokenFile: api.file, heapLimitMiB }, 'status page and API listening');
-  const removeRecord = writeRuntimeRecord(url, api.file);
   // Before the source is read: the first revision is an event too. Sinks never hold the reconciler up.
   const stopNotifications = startNotifications(config.notifications, {
     status,
@@ -289,10 +294,4 @@ function clusterMember(cluster: NonNullable<DaemonConfig['cluster']>, workers: n
 /** A single process's node snapshots: files in the state directory. */
 function localSnapshots(config: DaemonConfig, log: Logger): SnapshotStore {
   return new SnapshotStore(join(config.stateDir, 'snapshots'), (msg) => log.warn(msg));
-}
-
-function splitListen(listen: string): [string, number] {
-  const m = /^\[?([^\]]+?)\]?:(\d+)$/.exec(listen);
-  if (!m) throw new Error(`listen: "${listen}" is not host:port`);
-  return [m[1] as string, Number(m[2])];
 }

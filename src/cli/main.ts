@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 // The groundcrew command, and the one composition root: the only place that builds concrete objects.
 
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { buildInfo, packageRootOf } from './build-info.js';
-import type { ClientOptions } from './client-commands.js';
 import { bashCompletion, fishCompletion, zshCompletion } from './completion.js';
+import type { ClientOptions } from './daemon-client.js';
+import type { TargetFlags } from './daemon-target.js';
 import { parseDuration } from './duration.js';
 import type { StateDirOptions } from './hosts-commands.js';
 import { inertLines } from './inert-text.js';
@@ -217,16 +217,17 @@ stateDir(
 
 /** Where the daemon is, for the commands that talk to it. */
 function client(command: Command): Command {
-  return command
-    .addOption(new Option('--url <url>', 'the daemon').env('GROUNDCREW_URL').default('http://127.0.0.1:7070'))
-    .addOption(new Option('--token-file <file>', 'API token (found on the daemon host by default)').env('GROUNDCREW_API_TOKEN_FILE'))
-    .addOption(new Option('--config <file>', "the daemon's config: its token file").env('GROUNDCREW_CONFIG'));
+  return (
+    command
+      // None given: the --config's listen, else the one daemon recorded on this host, else 127.0.0.1:7070 (daemon-target.ts).
+      .addOption(new Option('--url <url>', 'the daemon').env('GROUNDCREW_URL'))
+      .addOption(new Option('--token-file <file>', 'API token (found on the daemon host by default)').env('GROUNDCREW_API_TOKEN_FILE'))
+      .addOption(new Option('--config <file>', "the daemon's config: its token file").env('GROUNDCREW_CONFIG'))
+  );
 }
 
-async function clientOptions(options: { url: string; tokenFile?: string; config?: string }): Promise<ClientOptions> {
-  const { findToken } = await import('./api-token.js');
-  const token = findToken(options.url, options);
-  return { url: options.url, ...(token ? { token } : {}) };
+async function clientOptions(options: TargetFlags): Promise<ClientOptions> {
+  return (await import('./daemon-target.js')).daemonTarget(options);
 }
 
 /** The client commands' module, loaded when one runs. */
@@ -246,14 +247,14 @@ async function talk(run: () => Promise<number>): Promise<void> {
     process.exitCode = await run();
   } catch (err) {
     io.err(`groundcrew: ${inertLines((err as Error).message)}`);
-    process.exitCode = err instanceof (await clientCommands()).DaemonUnreachable ? 3 : 1;
+    process.exitCode = err instanceof (await import('./daemon-client.js')).DaemonUnreachable ? 3 : 1;
   }
 }
 
 machineReadable(client(program.command('status').description('every node: state, phase, versions, revisions, and why a node is stuck')))
   .option('--json', 'the nodes as JSON (the /api/nodes shape)')
   .option('--watch', 'keep the table up to date')
-  .action((options: { url: string; tokenFile?: string; json?: boolean; watch?: boolean }) =>
+  .action((options: TargetFlags & { json?: boolean; watch?: boolean }) =>
     talk(async () =>
       (await clientCommands()).statusCommand(
         { ...(await clientOptions(options)), ...(options.json ? { json: true } : {}), ...(options.watch ? { watch: true } : {}) },
@@ -266,7 +267,7 @@ client(program.command('reconcile').description('a full pass on the named nodes 
   .argument('[node...]', 'node names')
   .option('--wait', "wait for each node's pass and print its result; exit 1 if any node is not verified")
   .option('--timeout <duration>', 'with --wait: give up after this long: 90s, 2m, 1h30m, or seconds (default 10m)', durationArg)
-  .action((nodes: string[], options: { url: string; tokenFile?: string; wait?: boolean; timeout?: number }) =>
+  .action((nodes: string[], options: TargetFlags & { wait?: boolean; timeout?: number }) =>
     talk(async () =>
       (await clientCommands()).reconcileCommand(
         nodes,
@@ -288,7 +289,7 @@ client(
     .description('allow the head SHA although it does not descend from the revision in force (source.verify; logged)'),
 )
   .argument('<sha>', 'the full commit object name')
-  .action((sha: string, options: { url: string; tokenFile?: string }) =>
+  .action((sha: string, options: TargetFlags) =>
     talk(async () => (await clientCommands()).allowRewindCommand(sha, await clientOptions(options), io)),
   );
 
@@ -300,20 +301,17 @@ client(
     .description('release a halted rollout: the failed nodes so far stop counting against the failure budget, the held nodes go on'),
 )
   .argument('<revision>', 'the revision (its sha, or the first 4 or more characters of it)')
-  .action((revision: string, options: { url: string; tokenFile?: string }) =>
+  .action((revision: string, options: TargetFlags) =>
     talk(async () => (await clientCommands()).resumeCommand(revision, await clientOptions(options), io)),
   );
 
 client(program.command('history').description("a node's transitions, oldest first, with the revision of each"))
   .argument('<node>', 'node name')
-  .action((node: string, options: { url: string; tokenFile?: string }) =>
+  .action((node: string, options: TargetFlags) =>
     talk(async () => (await clientCommands()).historyCommand(node, await clientOptions(options), io)),
   );
 
-type NodesFlags = { url: string; tokenFile?: string; search?: string; json?: boolean; all?: boolean; names?: boolean } & Omit<
-  NodeFilters,
-  'q'
->;
+type NodesFlags = TargetFlags & { search?: string; json?: boolean; all?: boolean; names?: boolean } & Omit<NodeFilters, 'q'>;
 machineReadable(
   client(
     program
@@ -353,7 +351,7 @@ machineReadable(
 )
   .argument('<node>', 'node name')
   .option('--json', 'the node as JSON (/api/nodes/NODE)')
-  .action((node: string, options: { url: string; tokenFile?: string; json?: boolean }) =>
+  .action((node: string, options: TargetFlags & { json?: boolean }) =>
     talk(async () =>
       (await import('./nodes-commands.js')).explainCommand(
         node,

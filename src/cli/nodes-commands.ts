@@ -3,7 +3,8 @@
 // that asked for the work it is doing).
 
 import type { Condition, IntakeVerdict, NodeStatus, TransitionRecord } from '../reconciler/status-store.js';
-import { type ClientOptions, call, callWithHeaders, renderTable, short, since } from './client-commands.js';
+import { renderTable, short, since } from './client-commands.js';
+import { type AnswerHeaders, type ClientOptions, call, callWithHeaders } from './daemon-client.js';
 import { inert, inertJson } from './inert-text.js';
 import type { Output } from './inventory-commands.js';
 
@@ -31,7 +32,7 @@ export async function nodesCommand(options: NodesOptions, io: Output): Promise<n
   let path: string | undefined = `/api/nodes?${params.toString()}`;
   let next: string | undefined;
   while (path) {
-    const page: { body: NodeStatus[]; headers: Headers } = await callWithHeaders<NodeStatus[]>(options, path);
+    const page: { body: NodeStatus[]; headers: AnswerHeaders } = await callWithHeaders<NodeStatus[]>(options, path);
     nodes.push(...page.body);
     total = Number(page.headers.get('x-total-count') ?? page.body.length);
     next = /<([^>]+)>;\s*rel="next"/.exec(page.headers.get('link') ?? '')?.[1];

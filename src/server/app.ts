@@ -8,6 +8,7 @@ import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { Logger } from 'pino';
+import { identityProof, NONCE_FORM } from '../daemon-identity.js';
 import { errorSpec } from '../errors.js';
 import { redactSecrets } from '../inventory/secret.js';
 import { type RolloutHalt, rolloutOf } from '../reconciler/rollout-view.js';
@@ -62,6 +63,8 @@ export interface ServerDeps {
   hookLogPeriodMs?: number;
   /** /api/events: the cap on clients and each one's unsent bytes (defaults in event-stream.ts). */
   eventStreams?: Partial<EventStreamLimits>;
+  /** This start's identity key (its runtime record holds it): `GET /api/identity` proves the daemon knows it. */
+  identityKey?: string;
 }
 
 type Query = Record<string, string | string[] | undefined>;
@@ -115,6 +118,16 @@ function routes(app: FastifyInstance, deps: ServerDeps): void {
   const guarded = requireToken(deps.access);
 
   app.get('/healthz', async () => ({ ok: true }));
+  // No token: the CLI asks this before it sends one, and only a daemon that knows its record's key can answer.
+  const { identityKey } = deps;
+  if (identityKey)
+    app.get<{ Querystring: { nonce?: string } }>('/api/identity', async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      const nonce = request.query.nonce;
+      if (typeof nonce !== 'string' || !NONCE_FORM.test(nonce)) return reply.code(400).send({ error: 'nonce: 32 to 128 hex digits' });
+      const { localAddress, localPort } = request.socket;
+      return { proof: identityProof(identityKey, nonce, { address: localAddress, port: localPort }) };
+    });
   app.get('/readyz', async (_req, reply) => {
     const ready = deps.ready();
     return ready.ready ? ready : reply.code(503).send(ready);

@@ -3,44 +3,15 @@
 // in every new shell, and loading the daemon made it take over a second (issue 29).
 
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { HEAVY, loadedModules } from '../support/loaded-modules.js';
 
-const BIN = join(import.meta.dirname, '..', '..', 'dist', 'src', 'cli', 'main.js');
 const dir = mkdtempSync(join(tmpdir(), 'gc-cli-startup-'));
-let runs = 0;
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** The URLs of every module resolved while the CLI ran with `args`, and what it printed. */
-function loaded(args: string[]): { urls: string[]; stdout: string } {
-  const log = join(dir, `modules-${++runs}.txt`);
-  const hooks = join(dir, 'hooks.mjs');
-  writeFileSync(
-    hooks,
-    `import { appendFileSync } from 'node:fs';
-export async function resolve(specifier, context, next) {
-  const result = await next(specifier, context);
-  appendFileSync(${JSON.stringify(log)}, result.url + '\\n');
-  return result;
-}
-`,
-  );
-  const register = join(dir, 'register.mjs');
-  writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
-  writeFileSync(log, '');
-  const stdout = execFileSync(process.execPath, ['--import', pathToFileURL(register).href, BIN, ...args], { encoding: 'utf8' });
-  return { urls: readFileSync(log, 'utf8').split('\n').filter(Boolean), stdout };
-}
-
-/** What only `run` and `demo` need. */
-const HEAVY = [
-  /node_modules\/(fastify|xstate|etcd3|web-tree-sitter|pino|simple-git|node-ssh|koffi|yaml|zod)\//,
-  /\/dist\/src\/(sim|reconciler|server|cluster|roles)\//,
-  /\/cli\/daemon\.js$/,
-];
+const loaded = (args: string[]) => loadedModules(dir, args);
 
 describe('the CLI starts light', () => {
   for (const args of [['--help'], ['completion', 'bash'], ['completion', 'fish'], ['version']]) {

@@ -1,13 +1,15 @@
 // `reconcile --wait --timeout`: Go-style durations (as Flux and kubectl take them) end the wait, a bare number is
 // seconds, anything else is refused in one line; the timeout says what holds the node. The real binary against a
-// real HTTP server that answers as a daemon whose node never finishes its pass (held by the disruption budget).
+// real HTTP server that answers as a daemon whose node never finishes its pass (held by the disruption budget),
+// and, as a daemon does, leaves a runtime record and proves its key (the CLI sends no token to a listener that cannot).
 
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { identityProof, newIdentityKey } from '../../src/daemon-identity.js';
 
 const BIN = join(import.meta.dirname, '..', '..', 'dist', 'src', 'cli', 'main.js');
 const HELD = 'waits for the disruption budget (maxUnavailable 1): win-compute-1 holds it';
@@ -18,8 +20,14 @@ let dir = '';
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'gc-timeout-'));
   writeFileSync(join(dir, 'token'), 'a'.repeat(64), { mode: 0o600 });
+  const key = newIdentityKey();
   server = createServer((req, res) => {
     res.setHeader('content-type', 'application/json');
+    const nonce = /^\/api\/identity\?nonce=([0-9a-f]+)$/.exec(req.url ?? '')?.[1];
+    if (nonce)
+      return res.end(
+        JSON.stringify({ proof: identityProof(key, nonce, { address: req.socket.localAddress, port: req.socket.localPort }) }),
+      );
     if (req.method === 'POST' && req.url === '/api/reconcile') return res.end(JSON.stringify({ reconciling: ['win-compute-2'] }));
     if (req.url === '/api/nodes/win-compute-2')
       return res.end(JSON.stringify({ name: 'win-compute-2', state: 'verified', waiting: HELD, reports: [] }));
@@ -28,7 +36,16 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
-  url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  const port = typeof address === 'object' && address ? address.port : 0;
+  url = `http://127.0.0.1:${port}`;
+  mkdirSync(join(dir, 'run'), { mode: 0o700 });
+  writeFileSync(
+    join(dir, 'run', `daemon-${port}.json`),
+    JSON.stringify({ url, tokenFile: join(dir, 'token'), pid: process.pid, identity: key }),
+    {
+      mode: 0o600,
+    },
+  );
 });
 afterAll(() => {
   server?.close();
@@ -42,7 +59,7 @@ const reconcile = (timeout: string) =>
     execFile(
       process.execPath,
       [BIN, 'reconcile', 'win-compute-2', '--wait', '--timeout', timeout, '--url', url, '--token-file', join(dir, 'token')],
-      { encoding: 'utf8', timeout: 60_000 },
+      { encoding: 'utf8', timeout: 60_000, env: { ...process.env, GROUNDCREW_RUNTIME_DIR: join(dir, 'run') } },
       (err, _stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stderr, ms: Date.now() - started }),
     );
   });

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { writeRuntimeRecord } from '../../src/cli/api-token.js';
+import { newIdentityKey } from '../../src/daemon-identity.js';
 import { HostKeyStore } from '../../src/dataplane/host-keys.js';
 import { Intake } from '../../src/reconciler/intake.js';
 import { SnapshotStore } from '../../src/reconciler/snapshot-store.js';
@@ -99,7 +100,7 @@ describe('a link planted where a state file goes', () => {
     try {
       const record = join(runtime, 'daemon-7072.json');
       const victim = plant(record);
-      const remove = writeRuntimeRecord('http://127.0.0.1:7072', '/var/lib/groundcrew/api-token');
+      const remove = writeRuntimeRecord('http://127.0.0.1:7072', '/var/lib/groundcrew/api-token', newIdentityKey());
       expectUntouched(victim);
       expect(lstatSync(victim).mode & 0o777).not.toBe(0o600);
       expectOwn(record);

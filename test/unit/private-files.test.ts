@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeRuntimeRecord } from '../../src/cli/api-token.js';
+import { newIdentityKey } from '../../src/daemon-identity.js';
 import { HostKeyStore } from '../../src/dataplane/host-keys.js';
 import { ensurePrivateDir, writePrivateFile, writePrivateFileSync } from '../../src/private-files.js';
 
@@ -81,7 +82,7 @@ describe('private files', () => {
     try {
       const record = join(runtime, 'daemon-7071.json');
       const recordVictim = plant(record);
-      const remove = writeRuntimeRecord('http://127.0.0.1:7071', '/var/lib/groundcrew/api-token');
+      const remove = writeRuntimeRecord('http://127.0.0.1:7071', '/var/lib/groundcrew/api-token', newIdentityKey());
       expectReplaced(record, recordVictim);
       remove();
       expect(existsSync(recordVictim)).toBe(true);

@@ -4,6 +4,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { historyCommand } from '../../../src/cli/client-commands.js';
+import { DaemonSession } from '../../../src/cli/daemon-client.js';
 import { type NodeDetail, type NodeDetailSource, StatusStore } from '../../../src/reconciler/status-store.js';
 import { listenOnLoopback, statusServer } from '../../support/status-server.js';
 
@@ -103,14 +104,17 @@ describe('node detail from another member', () => {
     }
   });
 
+  // No token and no record: the CLI reads the test's server as it would another host's daemon.
+  const client = () => ({ url, session: new DaemonSession(url, undefined, undefined) });
+
   it("groundcrew history: the owner's transitions for a node driven elsewhere; an unreadable record is an error", async () => {
     const lines: string[] = [];
     const errors: string[] = [];
     const io = { out: (t: string) => lines.push(t), err: (t: string) => errors.push(t) };
-    expect(await historyCommand('far', { url }, io)).toBe(0);
+    expect(await historyCommand('far', client(), io)).toBe(0);
     expect(lines).toHaveLength(2);
     expect(lines[1]).toMatch(/rebooting +vrouter +cccccccccccc +reboot batch of member m1$/);
-    expect(await historyCommand('garbled', { url }, io)).toBe(1);
+    expect(await historyCommand('garbled', client(), io)).toBe(1);
     expect(errors).toEqual(['garbled: history unreadable: history.0.state: expected string']);
   });
 });
