@@ -176,9 +176,10 @@ export class PwshBridgeServer {
         const program = name.replace(/^.*\\/, '').toLowerCase();
         return { kind: native ? (GUI_PROGRAMS.has(program) ? 'gui' : 'console') : 'none' };
       }
-      // WindowsIdentity.GetCurrent() (principal.ps1): the lab's sessions are the Administrator's.
+      // WindowsIdentity.GetCurrent() (principal.ps1): the lab's sessions are the Administrator's, elevated unless
+      // the host says otherwise (state.elevated, which bcdedit and Install-WindowsFeature also follow).
       case 'identity':
-        return { name: `${host.state.hostname.toUpperCase()}\\Administrator`, administrator: !host.state.faults.notElevated };
+        return { name: `${host.state.hostname.toUpperCase()}\\Administrator`, administrator: host.state.elevated };
       case 'gui':
         answerNative(host, this.#registry, String(request.name), request.argv ?? []);
         return {};

@@ -113,8 +113,6 @@ export interface WindowsFaults {
   bridgeTableBroken?: boolean;
   /** The CNM plugin's \\.\pipe\Contrail exists but no server instance accepts a connect. */
   pipeNotServing?: boolean;
-  /** Sessions run without elevation: WindowsPrincipal.IsInRole(Administrator) answers false (real pwsh). */
-  notElevated?: boolean;
 }
 
 export interface SimCatalog {

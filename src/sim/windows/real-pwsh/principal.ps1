@@ -2,7 +2,7 @@
 # is not supported on this platform". The usual elevation check ([Security.Principal.WindowsPrincipal]
 # [Security.Principal.WindowsIdentity]::GetCurrent()).IsInRole([Security.Principal.WindowsBuiltInRole]::Administrator),
 # as contrail-windows-tools' Invoke-DiagnosticCheck.ps1 and c-a-d's Windows roles run it) answers as the host's session
-# does: the Administrator's SSH session is elevated, unless the host was made with faults.notElevated. Type
+# does: the Administrator's SSH session, elevated unless the host's state says not (state.elevated). Type
 # accelerators point both spellings (Security.Principal.* and System.Security.Principal.*) at the types below; they
 # take effect for scripts parsed after this module loads (the profile loads it first).
 

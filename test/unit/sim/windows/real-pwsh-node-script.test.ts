@@ -75,7 +75,7 @@ describe('an ordinary script behaves in the lab as on a node (real pwsh, the eng
 
   it('answers a non-administrator session as one: IsInRole(Administrator) is false', async () => {
     const host = convergedHost(17763);
-    host.state.faults.notElevated = true;
+    host.state.elevated = false;
     const r = await runInRealPwsh(
       host,
       [
