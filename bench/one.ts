@@ -44,6 +44,11 @@ if (wanted('webhook-latency')) {
   save('webhook-latency', r);
 }
 
+if (wanted('windows-converge')) {
+  if (process.getuid?.() !== 0) console.log('windows-converge: skipped: needs root (the lab)');
+  else save('windows-converge', await (await import('./windows-converge.js')).runWindowsConverge(Number(process.env.GC_BENCH_PAIRS) || 1));
+}
+
 if (wanted('noop-vs-ansible') || wanted('first-converge')) {
   const root = process.getuid?.() === 0;
   let ansible = false;
@@ -202,7 +207,16 @@ if (wanted('ha-scale')) {
   rmSync(dir, { recursive: true, force: true });
 }
 
-const known = ['inventory-parse', 'webhook-latency', 'noop-vs-ansible', 'first-converge', 'status-page', 'scale', 'ha-scale'];
+const known = [
+  'inventory-parse',
+  'webhook-latency',
+  'noop-vs-ansible',
+  'first-converge',
+  'windows-converge',
+  'status-page',
+  'scale',
+  'ha-scale',
+];
 if (!known.includes(name)) {
   console.error(`bench/one.ts: no benchmark "${name}" (one of ${known.join(', ')})`);
   process.exitCode = 2;

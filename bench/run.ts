@@ -8,7 +8,16 @@ import { join } from 'node:path';
 import { targetLines } from './targets.js';
 
 // Scale and ha-scale last: they are the longest, and the others are worth having when they are cut short.
-const ORDER = ['inventory-parse', 'webhook-latency', 'noop-vs-ansible', 'first-converge', 'status-page', 'scale', 'ha-scale'];
+const ORDER = [
+  'inventory-parse',
+  'webhook-latency',
+  'noop-vs-ansible',
+  'first-converge',
+  'windows-converge',
+  'status-page',
+  'scale',
+  'ha-scale',
+];
 const only = process.env.GC_BENCH_ONLY?.split(',');
 const names = ORDER.filter((n) => !only || only.includes(n));
 const tsx = join(import.meta.dirname, '..', 'node_modules', '.bin', 'tsx');

@@ -29,6 +29,8 @@ export const SETTLED = subset('verified', 'stalled', 'unreachable', 'paused', 'r
 export const RESTING = subset('verified', 'stalled', 'unreachable', 'paused');
 /** Where the last error is what holds the node back; elsewhere it is history (in the timeline). */
 export const FAILING = subset('backoff', 'stalled', 'unreachable');
+/** Where a node is told to be in trouble (node.stalled, node.unreachable) until it is verified again. */
+export const TROUBLED = subset('stalled', 'unreachable');
 /** At work on the node, or about to be: a rollout is not over while a node is in one. */
 export const BUSY = subset('pending', 'converging', 'rebooting', 'backoff', 'removing');
 

@@ -5,7 +5,7 @@
 // outcome is counted (the daemon feeds /metrics) and each failure logged.
 
 import type { Logger } from 'pino';
-import { errors } from '../errors.js';
+import { errors, type GroundcrewError } from '../errors.js';
 import { dedupKey, type NotificationEvent } from './events.js';
 import { type Fetch, post, RedirectRefused } from './post.js';
 import { retryAfterMs, worthRetrying } from './retry-after.js';
@@ -59,13 +59,16 @@ interface Lane {
   stopped: AbortController;
 }
 
+/** Waits `ms`, or until `signal` aborts; its listener goes with it (one left per retry set off Node's MaxListeners warning). */
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
+    const done = () => {
       clearTimeout(timer);
+      signal.removeEventListener('abort', done);
       resolve();
-    });
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
   });
 
 export class Dispatcher {
@@ -151,8 +154,11 @@ export class Dispatcher {
       }
       const last = attempt === policy.retries || tried.waitMs === undefined;
       this.#outcome(lane, last ? 'failed' : 'retried');
+      // What the sink answered, or why there was no answer: a sink's refusal is expected, not a fault of ours, and
+      // is logged without a stack, with whether it is tried again.
+      const { error } = tried;
       this.options.log.warn(
-        { err: tried.error, sink: spec.name, event: event.kind, attempt: attempt + 1 },
+        { sink: spec.name, event: event.kind, attempt: attempt + 1, code: error.code, reason: error.message, retried: !last },
         tried.waitMs === undefined
           ? 'notification failed; not retried (the same request would be refused again)'
           : last
@@ -166,7 +172,7 @@ export class Dispatcher {
   }
 
   /** One try: sent, or the error with how long the sink asked to wait (0: no word) or, undefined, not worth another try. */
-  async #try(lane: Lane, request: SinkRequest): Promise<{ sent: true } | { sent: false; error: unknown; waitMs?: number }> {
+  async #try(lane: Lane, request: SinkRequest): Promise<{ sent: true } | { sent: false; error: GroundcrewError; waitMs?: number }> {
     const { policy, spec } = lane;
     try {
       const headers = { ...request.headers, ...request.signed?.(new Date()) };

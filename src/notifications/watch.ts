@@ -2,6 +2,7 @@
 // finished or halted, a node stalled, unreachable or recovered, drift found or corrected. The listener only
 // compares and hands events on (synchronously): nothing here waits on a sink.
 
+import { BUSY, type NodeState, TROUBLED } from '../node-state.js';
 import { type RolloutHalt, rollingElsewhere, rolloutOf } from '../reconciler/rollout-view.js';
 import type { IntakeVerdict, NodeStatus, StatusEvent, StatusStore } from '../reconciler/status-store.js';
 import type { NotificationEvent } from './events.js';
@@ -16,14 +17,19 @@ export interface WatchOptions {
   now?: () => Date;
 }
 
-const BUSY = new Set(['pending', 'converging', 'rebooting', 'backoff', 'removing']);
 const short = (sha: string) => sha.slice(0, 12);
 
 /** Follows `status` and calls `emit` for each event; returns the function that stops following. */
 export function watchStatus(status: StatusStore, emit: (e: NotificationEvent) => void, options: WatchOptions): () => void {
   const now = options.now ?? (() => new Date());
-  const seen = new Map<string, { state: string; drift: boolean }>();
-  for (const n of status.list()) seen.set(n.name, { state: n.state, drift: n.drift });
+  /**
+   * Each node's last state and drift, and the trouble (stalled or unreachable) it was last told to be in, kept until
+   * it is verified again: a fix commit or a `git revert` heals a stalled node through converging, not straight
+   * from stalled, and that is a recovery too.
+   */
+  const seen = new Map<string, { state: NodeState; drift: boolean; trouble?: NodeState }>();
+  for (const n of status.list())
+    seen.set(n.name, { state: n.state, drift: n.drift, ...(TROUBLED.has(n.state) ? { trouble: n.state } : {}) });
   /** Accepted revisions whose rollout has not ended, and those that ended (finished or halted once). */
   const open = new Map<string, IntakeVerdict>();
   const halted = new Set<string>();
@@ -118,11 +124,12 @@ export function watchStatus(status: StatusStore, emit: (e: NotificationEvent) =>
 
   const onNode = (n: NodeStatus) => {
     const before = seen.get(n.name);
-    seen.set(n.name, { state: n.state, drift: n.drift });
+    let trouble = before?.trouble;
     const base = { node: n.name, url: nodeUrl(n.name), ...(n.desiredRevision ? { revision: n.desiredRevision } : {}) };
     const error = n.lastError ? `${n.lastError.code}: ${n.lastError.message}` : undefined;
     if (before?.state !== n.state) {
-      if (n.state === 'stalled' || n.state === 'unreachable')
+      if (TROUBLED.has(n.state)) {
+        trouble = n.state;
         event({
           ...base,
           kind: n.state === 'stalled' ? 'node.stalled' : 'node.unreachable',
@@ -130,9 +137,12 @@ export function watchStatus(status: StatusStore, emit: (e: NotificationEvent) =>
           summary: `${n.name} ${n.state}${error ? `: ${error.split('\n')[0]}` : ''}`,
           ...(error ? { details: { error } } : {}),
         });
-      else if (n.state === 'verified' && (before?.state === 'stalled' || before?.state === 'unreachable'))
-        event({ ...base, kind: 'node.recovered', severity: 'info', summary: `${n.name} recovered (was ${before.state})` });
+      } else if (n.state === 'verified' && trouble) {
+        event({ ...base, kind: 'node.recovered', severity: 'info', summary: `${n.name} recovered (was ${trouble})` });
+        trouble = undefined;
+      }
     }
+    seen.set(n.name, { state: n.state, drift: n.drift, ...(trouble ? { trouble } : {}) });
     if (n.drift && !before?.drift)
       event({ ...base, kind: 'drift.found', severity: 'warning', summary: `${n.name} differs from its revision (${n.mode} mode)` });
     if (before?.state !== n.state && !BUSY.has(n.state)) scheduleCheck();

@@ -80,9 +80,15 @@ export function requireToken(policy: AccessPolicy) {
         .send({ error: `cross-origin request from ${foreign} refused: only the daemon's own pages and the CLI may act` });
     const auth = request.headers.authorization ?? '';
     if (auth.startsWith('Bearer ') && safeEqual(auth.slice('Bearer '.length), policy.token)) return;
-    return reply.code(401).header('www-authenticate', 'Bearer').send({
-      error:
-        'a bearer token is required: the CLI on the daemon host finds it; elsewhere give --token-file (the api-token file in the state directory)',
-    });
+    // A token that is not this daemon's is told apart from none (RFC 6750 section 3.1: invalid_token).
+    const given = auth.startsWith('Bearer ');
+    return reply
+      .code(401)
+      .header('www-authenticate', given ? 'Bearer error="invalid_token"' : 'Bearer')
+      .send({
+        error: given
+          ? "the bearer token is not this daemon's: a daemon makes a new one when its state directory is new; give the api-token file of this daemon's state directory (--token-file)"
+          : 'a bearer token is required: the CLI on the daemon host finds it; elsewhere give --token-file (the api-token file in the state directory)',
+      });
   };
 }

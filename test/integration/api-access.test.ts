@@ -97,6 +97,12 @@ describe('API access', () => {
   it('/api/plan wants the token; with it, it plans', async () => {
     const anonymous = await fetch(`${daemon.url}/api/plan`);
     expect(anonymous.status).toBe(401);
+    expect(((await anonymous.json()) as { error: string }).error).toMatch(/^a bearer token is required/);
+    // A wrong token is told as wrong, not as missing (issue 39).
+    const wrong = await fetch(`${daemon.url}/api/plan`, { headers: { authorization: 'Bearer not-this-daemons' } });
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+    expect(((await wrong.json()) as { error: string }).error).toMatch(/^the bearer token is not this daemon's/);
     const plan = await daemon.cli('plan', '--url', daemon.url);
     expect(plan.stderr).toBe('');
     expect(plan.stdout).toContain('ctrl1: in its desired state, nothing would run');

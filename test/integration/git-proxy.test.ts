@@ -45,7 +45,8 @@ beforeAll(async () => {
     { stdio: 'ignore' },
   );
   https = await startGitHttpServer(served, { key: readFileSync(key, 'utf8'), cert: readFileSync(caFile, 'utf8') });
-  proxy = await startTinyproxy(join(dir, 'proxy'));
+  // The HTTPS server listens on a port of its own, not 443: CONNECT to any port.
+  proxy = await startTinyproxy(join(dir, 'proxy'), { connectPorts: 'any' });
 });
 
 afterAll(async () => {

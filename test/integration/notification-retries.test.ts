@@ -35,6 +35,32 @@ describe('notification retries', () => {
       expect(sink.requests.length - before, String(code)).toBe(1);
       expect(d.log()).toContain(`answered ${code}: {\\"message\\":\\"Bad credentials\\"}`);
       expect(d.log()).toContain('not retried');
+      // An answer the sink gave is logged as what it is: its code, no stack, and that it is not tried again.
+      const line = JSON.parse(d.log().trim().split('\n').at(-1) as string);
+      expect(line).toMatchObject({ code: 'GC_NOTIFY_FAILED', retried: false });
+      expect(line.err).toBeUndefined();
+      expect(d.log()).not.toContain('"stack"');
+    }
+  });
+
+  it('many retries over many events leave no listener behind (no MaxListenersExceededWarning)', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+    process.on('warning', onWarning);
+    try {
+      const d = dispatch(github(), { retries: 4, backoffMs: 1, backoffMaxMs: 1 });
+      for (let i = 0; i < 6; i++) {
+        for (let t = 0; t < 5; t++) sink.answers.push((res) => res.writeHead(503).end());
+        // Each its own revision: the same event twice would be a duplicate, not sent again.
+        d.dispatcher.publish({ ...event(`unavailable ${i}`), revision: `${i}`.repeat(40) });
+      }
+      expect(await d.finished(6)).toEqual(Array.from({ length: 6 }, () => ['retried', 'retried', 'retried', 'retried', 'failed']).flat());
+      // A process warning is emitted on the next tick: one more turn of the loop before looking.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.filter((w) => w.startsWith('MaxListenersExceededWarning'))).toEqual([]);
+      expect(JSON.parse(d.log().trim().split('\n')[0] as string)).toMatchObject({ code: 'GC_NOTIFY_FAILED', retried: true });
+    } finally {
+      process.off('warning', onWarning);
     }
   });
 

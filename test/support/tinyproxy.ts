@@ -15,7 +15,14 @@ export interface Tinyproxy {
   stop(): Promise<void>;
 }
 
-export async function startTinyproxy(dir: string): Promise<Tinyproxy> {
+/**
+ * `connectPorts`: the ports CONNECT may reach; Debian's default (443 and 563) unless a test's TLS server, on a port
+ * of its own, needs `'any'`.
+ */
+export async function startTinyproxy(
+  dir: string,
+  { connectPorts = [443, 563] }: { connectPorts?: number[] | 'any' } = {},
+): Promise<Tinyproxy> {
   mkdirSync(dir, { recursive: true });
   const log = join(dir, 'tinyproxy.log');
   writeFileSync(log, '');
@@ -32,6 +39,10 @@ export async function startTinyproxy(dir: string): Promise<Tinyproxy> {
       'MaxClients 20',
       'Allow 127.0.0.1',
       'ViaProxyName "tinyproxy"',
+      // As Debian's /etc/tinyproxy/tinyproxy.conf has it: CONNECT to the TLS ports only (a tunnel to any other
+      // port is refused with 403), so a client that tunnels plain http fails here as it does at a real site.
+      // No ConnectPort line at all allows every port.
+      ...(connectPorts === 'any' ? [] : connectPorts.map((p) => `ConnectPort ${p}`)),
       '',
     ].join('\n'),
   );

@@ -35,4 +35,20 @@ describe('logNodeProblems', () => {
     ]);
     expect(lines()[0]).toMatchObject({ node: 'win-1', reason: 'connect ECONNREFUSED 10.0.0.5:22', level: 50 });
   });
+
+  it('a node that keeps retrying says each trouble once and nothing of recovery until it is verified (issue 39)', () => {
+    const sink = logSink();
+    const status = new EventEmitter<{ change: [StatusEvent] }>();
+    logNodeProblems(status, pino({ level: 'info' }, sink.stream));
+    const refused = { code: 'GC_CONNECT', message: 'connect ECONNREFUSED 10.0.0.5:22' };
+    const retry = [node('converging'), node('backoff', refused), node('converging'), node('unreachable', refused)];
+    for (const n of [...retry, ...retry, ...retry, node('converging'), node('verified'), node('verified'), node('unreachable', refused)])
+      status.emit('change', { type: 'node', node: n });
+    expect(sink.records().map((l) => [l.msg, l.state])).toEqual([
+      ['node backoff', 'backoff'],
+      ['node unreachable', 'unreachable'],
+      ['node recovered', 'verified'],
+      ['node unreachable', 'unreachable'],
+    ]);
+  });
 });

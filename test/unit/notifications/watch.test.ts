@@ -61,6 +61,26 @@ describe('notification events from status changes', () => {
     });
   });
 
+  it('a stalled node healed by a fix commit (through pending and converging) is told recovered, once (issue 39)', () => {
+    const { status, kinds, events } = watched();
+    status.update('n1', { name: 'n1', state: 'converging', desiredRevision: 'r1' });
+    status.update('n1', { name: 'n1', state: 'stalled', lastError: { code: 'GC_MSI_FAILED', message: 'msiexec 1603' } });
+    // The fix commit (or a git revert): the node starts over from its facts and converges.
+    for (const state of ['pending', 'converging', 'rebooting', 'converging', 'verified', 'converging', 'verified'] as const)
+      status.update('n1', { name: 'n1', state, desiredRevision: 'r2', lastError: undefined });
+    status.update('n2', { name: 'n2', state: 'unreachable' });
+    status.update('n2', { name: 'n2', state: 'converging' });
+    status.update('n2', { name: 'n2', state: 'backoff' });
+    status.update('n2', { name: 'n2', state: 'verified' });
+    expect(kinds()).toEqual([
+      ['node.stalled', 'n1'],
+      ['node.recovered', 'n1'],
+      ['node.unreachable', 'n2'],
+      ['node.recovered', 'n2'],
+    ]);
+    expect(events[1]).toMatchObject({ summary: 'n1 recovered (was stalled)', revision: 'r2' });
+  });
+
   it('a revision accepted, then finished once every node it changes applied it; a rejected one', async () => {
     const { status, events, kinds } = watched();
     status.recordRevision({ sha: 'r2', accepted: true, subject: 'bump' });
