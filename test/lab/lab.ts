@@ -96,6 +96,9 @@ async function compileClient(): Promise<string> {
   return compileSimClient(join(LAB_ROOT, 'bin'));
 }
 
+/** A Windows host's pwsh TMPDIR, where the pipes it serves listen (src/sim/transports/pipe-listeners.ts). */
+const pipeDirOf = (labDir: string, hostName: string) => join(labDir, 'pipes', hostName);
+
 /**
  * Real pwsh for a Windows host's account: the module for the host's build (written once per lab and build), and the
  * environment its sessions start with (gc-windows-exec puts each session's own directories in).
@@ -107,6 +110,8 @@ async function windowsPwsh(
 ): Promise<WindowsPwsh> {
   const build = model.state.build === 14393 ? 14393 : 17763;
   const configHome = await writeRealPwshConfig(join(lab.dir, 'pwsh', host.name), build);
+  // pwsh makes its Temp: drive at TMPDIR when it starts: the directory must be there first.
+  await mkdir(pipeDirOf(lab.dir, host.name), { recursive: true });
   const pwsh = realPwshCommand(pwshPath());
   return {
     command: [pwsh.file, ...pwsh.args],
@@ -115,6 +120,7 @@ async function windowsPwsh(
       work: '@WORK@',
       scratch: '@SCRATCH@',
       emptyPath: lab.emptyPath,
+      pipeDir: pipeDirOf(lab.dir, host.name),
       bridgeSocket: lab.bridge,
       nativeSocket: lab.socket,
       simClient: lab.client,
@@ -220,6 +226,7 @@ export class Lab {
           const host = lab.hosts.find((h) => h.name === name);
           if (host) void lab.saveState(host);
         },
+        pipeDirOf: (name) => (lab.hosts.some((h) => h.name === name) ? pipeDirOf(dir, name) : undefined),
       });
       const emptyPath = join(dir, 'empty-path');
       await mkdir(emptyPath, { recursive: true });
@@ -310,6 +317,12 @@ export class Lab {
     // own doing, run inside the Start-Service that answers: on the TypeScript interpreter, whichever engine runs
     // what groundcrew sends (real pwsh cannot be started synchronously from the host's answer).
     if (model instanceof WindowsHost) model.runProcess ??= (commandLine) => this.shell.runCommandLine(model, commandLine);
+    this.syncPipes(name);
+  }
+
+  /** Real listeners for the pipes Windows host `name` serves now (its pwsh's NamedPipeClientStream reaches them). */
+  syncPipes(name: string): void {
+    this.#pwsh?.syncPipes(name);
   }
 
   host(name: string): LabHost {

@@ -98,6 +98,7 @@ export async function handleSimRequest(lab: Lab, request: SimRequest): Promise<S
     // A program the script ran (sc.exe, C:\...\nssm.exe): the host answers it.
     if (request.kind === 'native') {
       const result = answerNativeRequest((name) => (name === host.name ? model : undefined), request);
+      lab.syncPipes(host.name);
       await lab.saveState(host);
       return result;
     }

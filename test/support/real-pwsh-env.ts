@@ -37,6 +37,11 @@ export interface RealPwshEnvOptions {
   /** Writable scratch: pwsh's caches, and the module's native program stubs. */
   scratch: string;
   emptyPath: string;
+  /**
+   * pwsh's TMPDIR: where the host's served pipes listen (src/sim/transports/pipe-listeners.ts), so the engine's
+   * own NamedPipeClientStream reaches them. One per host.
+   */
+  pipeDir: string;
   bridgeSocket: string;
   nativeSocket: string;
   simClient: string;
@@ -75,6 +80,7 @@ export function realPwshEnv(o: RealPwshEnvOptions): Record<string, string> {
     XDG_CONFIG_HOME: o.configHome,
     XDG_CACHE_HOME: join(o.scratch, 'cache'),
     XDG_DATA_HOME: join(o.scratch, 'data'),
+    TMPDIR: o.pipeDir,
     DOTNET_ROOT: findDotnetRoot(),
     // No tiered profile-guided optimisation: a session lives a second or two, too short to profit from the
     // instrumented tier, which only costs. Measured here: 6 starts of pwsh with a cmdlet call took 5.86/5.78/5.92/6.02 s

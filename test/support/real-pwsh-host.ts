@@ -46,6 +46,9 @@ interface Bridge {
 }
 
 let shared: Promise<Bridge> | undefined;
+
+/** A host's pwsh TMPDIR, where its served pipes listen. */
+const pipeDirOf = (root: string, hostName: string) => join(root, 'runs', hostName, 'pipes');
 let calls = 0;
 
 async function startBridge(): Promise<Bridge> {
@@ -53,12 +56,13 @@ async function startBridge(): Promise<Bridge> {
   const hosts = new Map<string, WindowsHost>();
   const hostOf = (name: string) => hosts.get(name);
   const [bridge, natives, client] = await Promise.all([
-    PwshBridgeServer.listen(join(root, 'bridge.sock'), { hostOf }),
-    SimSocketServer.listen(join(root, 'natives.sock'), async (request) =>
-      request.kind === 'native'
-        ? answerNativeRequest(hostOf, request)
-        : { stdout: '', stderr: `real pwsh bridge: no ${request.kind} requests here\n`, exitCode: 255 },
-    ),
+    PwshBridgeServer.listen(join(root, 'bridge.sock'), { hostOf, pipeDirOf: (name) => pipeDirOf(root, name) }),
+    SimSocketServer.listen(join(root, 'natives.sock'), async (request) => {
+      if (request.kind !== 'native') return { stdout: '', stderr: `real pwsh bridge: no ${request.kind} requests here\n`, exitCode: 255 };
+      const answer = answerNativeRequest(hostOf, request);
+      (await shared)?.bridge.syncPipes(request.host);
+      return answer;
+    }),
     compileSimClient(join(root, 'bin')),
   ]);
   const services = await WindowsShell.create();
@@ -98,6 +102,7 @@ export async function runInRealPwsh(
   const scratch = join(b.root, 'runs', hostName, 'scratch');
   await mkdir(work, { recursive: true });
   await mkdir(scratch, { recursive: true });
+  await mkdir(pipeDirOf(b.root, hostName), { recursive: true });
   b.hosts.set(hostName, model);
   model.runProcess ??= (commandLine) => b.services.runCommandLine(model, commandLine);
   try {
@@ -108,6 +113,7 @@ export async function runInRealPwsh(
         work,
         scratch,
         emptyPath: b.emptyPath,
+        pipeDir: pipeDirOf(b.root, hostName),
         bridgeSocket: b.bridge.path,
         nativeSocket: b.natives.path,
         simClient: b.client,
@@ -128,6 +134,7 @@ export async function runInRealPwsh(
       };
     return { ...result, rebootRequested: model.rebootRequested };
   } finally {
+    b.bridge.releasePipes(hostName);
     b.hosts.delete(hostName);
     await rm(join(b.root, 'runs', hostName), { recursive: true, force: true });
   }

@@ -10,6 +10,7 @@ import { answerCmdlet, answerMethod, answerNative, type CmdletRequest, nativeOf 
 import type { KeepMethod, Wire } from '../windows/real-pwsh/wire-values.js';
 import { newSession, type WindowsHost } from '../windows/windows-host.js';
 import { windowsRegistry } from '../windows/windows-shell.js';
+import { PipeListeners } from './pipe-listeners.js';
 
 /** Programs of the Windows GUI subsystem: `& msiexec ...` returns at once and leaves $LASTEXITCODE alone. */
 const GUI_PROGRAMS = new Set(['msiexec', 'msiexec.exe']);
@@ -19,6 +20,11 @@ export interface PwshBridgeOptions {
   hostOf(name: string): WindowsHost | undefined;
   /** After every request a host answered (the lab saves its state). */
   answered?(name: string): void;
+  /**
+   * The TMPDIR of the host's pwsh processes, where its served pipes listen (pipe-listeners.ts); without one the
+   * host serves no pipe to real pwsh.
+   */
+  pipeDirOf?(name: string): string | undefined;
 }
 
 type Request = {
@@ -41,6 +47,7 @@ interface Session {
 export class PwshBridgeServer {
   readonly #sockets = new Set<Socket>();
   readonly #registry: Registry<WindowsHost> = windowsRegistry();
+  readonly #pipes = new Map<string, PipeListeners>();
 
   private constructor(
     readonly path: string,
@@ -109,8 +116,33 @@ export class PwshBridgeServer {
     } catch (err) {
       return { events: [], refused: `groundcrew sim: internal error: ${(err as Error).stack ?? err}` };
     } finally {
+      this.syncPipes(request.host ?? '');
       this.options.answered?.(request.host ?? '');
     }
+  }
+
+  /**
+   * Listens for the pipes host `name` serves now, and for no others. Called after every request here, and by the
+   * native programs' server after each run (`sc.exe start docker` changes what is served).
+   */
+  syncPipes(name: string): void {
+    const host = this.options.hostOf(name);
+    const dir = this.options.pipeDirOf?.(name);
+    if (!host || !dir) return;
+    let listeners = this.#pipes.get(dir);
+    if (!listeners) {
+      listeners = new PipeListeners(dir);
+      this.#pipes.set(dir, listeners);
+    }
+    listeners.sync(host.pipes().filter((p) => !(p === 'Contrail' && host.state.faults.pipeNotServing)));
+  }
+
+  /** Stops listening for host `name`'s pipes (its sessions are over). */
+  releasePipes(name: string): void {
+    const dir = this.options.pipeDirOf?.(name);
+    if (!dir) return;
+    this.#pipes.get(dir)?.close();
+    this.#pipes.delete(dir);
   }
 
   #answerFor(host: WindowsHost, request: Request, session: Session): unknown {
@@ -144,6 +176,10 @@ export class PwshBridgeServer {
         const program = name.replace(/^.*\\/, '').toLowerCase();
         return { kind: native ? (GUI_PROGRAMS.has(program) ? 'gui' : 'console') : 'none' };
       }
+      // WindowsIdentity.GetCurrent() (principal.ps1): the lab's sessions are the Administrator's, elevated unless
+      // the host says otherwise (state.elevated, which bcdedit and Install-WindowsFeature also follow).
+      case 'identity':
+        return { name: `${host.state.hostname.toUpperCase()}\\Administrator`, administrator: host.state.elevated };
       case 'gui':
         answerNative(host, this.#registry, String(request.name), request.argv ?? []);
         return {};
@@ -154,6 +190,8 @@ export class PwshBridgeServer {
 
   close(): Promise<void> {
     for (const socket of this.#sockets) socket.destroy();
+    for (const listeners of this.#pipes.values()) listeners.close();
+    this.#pipes.clear();
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 }

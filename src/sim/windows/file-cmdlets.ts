@@ -5,6 +5,7 @@ import { type CmdletSpec, obj } from '../shells/powershell/commands.js';
 import { PsError, PsUnmodelled } from '../shells/powershell/errors.js';
 import { toItems, toText } from '../shells/powershell/values.js';
 import { perPath } from './per-path.js';
+import { providerChildren } from './provider-items.js';
 import type { WindowsHost } from './windows-host.js';
 
 type Spec = CmdletSpec<WindowsHost>;
@@ -256,6 +257,11 @@ const getChildItem: Spec = {
   run(host, args, _input, ctx) {
     const out = [];
     for (const path of (args.Path as string[] | undefined) ?? ['C:\\']) {
+      const special = providerChildren(host, path);
+      if (special) {
+        out.push(...special);
+        continue;
+      }
       if (!host.fs.isDir(path)) {
         ctx.error(pathNotFound(path, 'Get-ChildItem'));
         continue;

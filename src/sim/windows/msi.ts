@@ -2,8 +2,9 @@
 
 import { productCode, thumbprintOf } from './identifiers.js';
 import { MSI_PRODUCTS } from './msi-products.js';
+import { UTILS_FILES } from './utils-programs.js';
 import type { WindowsHost } from './windows-host.js';
-import { FLOW_EXE, RT_EXE, SERVICE_DIR, VIF_EXE } from './windows-paths.js';
+import { SERVICE_DIR } from './windows-paths.js';
 import type { MsiPackage } from './windows-state.js';
 
 export const MSI = {
@@ -176,10 +177,9 @@ function placeFiles(host: WindowsHost, pkg: MsiPackage, code: string): void {
       host.fs.put('C:\\Windows\\System32\\drivers\\vrouter.sys', stamp);
       break;
     case 'utils':
-      host.fs.put(VIF_EXE, stamp);
-      host.fs.put(FLOW_EXE, stamp);
-      // The utilities contrail-windows-ci checks load their DLLs: vif, nh, rt, flow (Test-IfUtilsCanLoadDLLs).
-      host.fs.put(RT_EXE, stamp);
+      // The MSI's full set (utils-programs.ts); contrail-windows-ci checks vif, nh, rt, flow load their DLLs
+      // (Test-IfUtilsCanLoadDLLs).
+      for (const file of UTILS_FILES) host.fs.put(file, stamp);
       break;
     case 'agent':
       host.fs.put(`${SERVICE_DIR}\\agent\\contrail-vrouter-agent.exe`, stamp);

@@ -27,6 +27,7 @@ import { REGISTRY_CMDLETS } from './registry-cmdlets.js';
 import { ROUTING_CMDLETS, ROUTING_NATIVES } from './routing-cmdlets.js';
 import { SERVICE_CMDLETS, SERVICE_NATIVES } from './service-cmdlets.js';
 import { SYSTEM_CMDLETS, SYSTEM_NATIVES } from './system-cmdlets.js';
+import { UTILS_NATIVES } from './utils-programs.js';
 import { VMSWITCH_CMDLETS } from './vmswitch-cmdlets.js';
 import { WEB_CMDLETS } from './web-cmdlets.js';
 import { newSession, type WindowsHost } from './windows-host.js';
@@ -70,6 +71,7 @@ export function windowsRegistry(): Registry<WindowsHost> {
     DOCKER_NATIVE,
     KUBELET_NATIVE,
     AGENT_NATIVE,
+    ...UTILS_NATIVES,
   ])
     for (const name of n.names) natives.set(name, n);
   return { cmdlets, natives };

@@ -79,14 +79,21 @@ export function answerCmdlet(host: WindowsHost, registry: Registry<WindowsHost>,
   const spec = registry.cmdlets.get(request.name.toLowerCase());
   if (!spec) return { events: [], refused: `groundcrew sim: the cmdlet ${request.name} is not modelled (docs/simulator.md)` };
   const args: BoundArgs = {};
+  let input = request.input;
   for (const [given, wire] of Object.entries(request.args)) {
     const param = simParameter(spec, given);
+    // -InputObject where the simulated cmdlet takes those objects as piped input (Stop-Service's default set binds
+    // a positional 'docker' to -InputObject; on Windows ServiceController's string constructor makes it a service).
+    if (!param && given.toLowerCase() === 'inputobject' && input.length === 0) {
+      input = Array.isArray(wire) ? wire : [wire];
+      continue;
+    }
     if (!param) return { events: [], refused: `groundcrew sim: -${given} of ${spec.name} is not modelled (docs/simulator.md)` };
     if (containsScriptBlock(wire))
       return { events: [], refused: `groundcrew sim: a script block for -${given} of ${spec.name} is not modelled` };
     args[param[0]] = coerce(param[1], fromWire(wire));
   }
-  if (request.input.some(containsScriptBlock))
+  if (input.some(containsScriptBlock))
     return { events: [], refused: `groundcrew sim: a script block piped to ${spec.name} is not modelled` };
   const events: CmdletAnswer['events'] = [];
   try {
@@ -98,7 +105,7 @@ export function answerCmdlet(host: WindowsHost, registry: Registry<WindowsHost>,
         events.push({ error: wireError(err) });
       },
     };
-    for (const item of spec.run(host, args, request.input.map(fromWire), ctx)) events.push({ out: toWire(item, keep) });
+    for (const item of spec.run(host, args, input.map(fromWire), ctx)) events.push({ out: toWire(item, keep) });
     return { events };
   } catch (err) {
     if (err instanceof PsUnmodelled || (err instanceof PsError && err.errorId === NOT_MODELLED_ID))

@@ -11,6 +11,7 @@ import { catalogueEntry } from '../cmdlet-catalogue.js';
 import { MODULE_OF } from '../modules.js';
 import type { WindowsHost } from '../windows-host.js';
 import { type Build, commandMetadata } from './cmdlet-metadata.js';
+import { PAGE_BINDING } from './page-binding.js';
 import { type CommandDeclaration, fromCatalogue, fromMetadata, type ParamDeclaration } from './param-declarations.js';
 import { declaredType } from './param-types.js';
 
@@ -33,8 +34,12 @@ const PROVIDER_CMDLETS: Record<string, { real: string; paths: string[] }> = {
   'import-module': { real: 'Microsoft.PowerShell.Core\\Import-Module', paths: ['Name'] },
 };
 
-/** pwsh's own: the utility cmdlets, and Get-Command (real discovery sees the module's functions; the runtime uses it). */
-const UTILITY = new Set([...UTILITY_CMDLETS.map((c) => c.name.toLowerCase()), 'get-command']);
+/**
+ * pwsh's own: the utility cmdlets, Get-Command (real discovery sees the module's functions; the runtime uses it),
+ * and New-Object, which makes any .NET type as on a node: its NamedPipeClientStream to '.' reaches the host's
+ * served pipes as real unix sockets in the session's TMPDIR (src/sim/transports/pipe-listeners.ts).
+ */
+const UTILITY = new Set([...UTILITY_CMDLETS.map((c) => c.name.toLowerCase()), 'get-command', 'new-object']);
 
 const quote = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
@@ -73,7 +78,7 @@ export function declarationOf(build: Build, spec: CmdletSpec<WindowsHost>): Comm
   if (meta) return fromMetadata(meta);
   const entry = catalogueEntry(spec.name);
   if (!entry) throw new Error(`real pwsh module: ${spec.name} has neither 5.1 metadata nor a catalogue entry`);
-  return fromCatalogue(entry, spec.params);
+  return fromCatalogue(entry, spec.params, PAGE_BINDING[spec.name]);
 }
 
 function functionSource(build: Build, spec: CmdletSpec<WindowsHost>): string {
@@ -98,14 +103,14 @@ function functionSource(build: Build, spec: CmdletSpec<WindowsHost>): string {
 ${paramBlock(spec, decl)}
   )
   begin { $gc = GcBegin $PSBoundParameters }
-  process { if ($MyInvocation.ExpectingInput) { $gc.Input.Add($_) } }
+  process { if ($MyInvocation.ExpectingInput) { GcInput $gc $PSBoundParameters $_ } }
   end { GcEnd ${end} }
 }
 `;
 }
 
-/** runtime.ps1 beside this file (read when a module is made: only the tests and the lab make one). */
-const runtime = () => readFileSync(join(import.meta.dirname, 'runtime.ps1'), 'utf8');
+/** runtime.ps1 and principal.ps1 beside this file (read when a module is made: only the tests and the lab make one). */
+const runtime = () => ['runtime.ps1', 'principal.ps1'].map((f) => readFileSync(join(import.meta.dirname, f), 'utf8')).join('\n');
 
 /** The cmdlets the module defines: every simulated Windows cmdlet; pwsh's own utility cmdlets stay real. */
 export function moduleCmdlets(registry: Registry<WindowsHost>): CmdletSpec<WindowsHost>[] {

@@ -5,6 +5,7 @@
 import type { ParamSpec } from '../../shells/powershell/commands.js';
 import type { CatalogueEntry } from '../cmdlet-catalogue.js';
 import type { CommandMetadata } from './cmdlet-metadata.js';
+import type { PageBinding } from './page-binding.js';
 
 export interface ParamUse {
   /** undefined: every parameter set. */
@@ -82,10 +83,15 @@ export function fromMetadata(meta: CommandMetadata): CommandDeclaration {
 
 /**
  * From the catalogue: a parameter of every set is declared for all sets, with the simulated cmdlet's position and
- * mandatory flag; one of some sets only, per set and named only (the pages' syntax blocks give no positions). An
- * InputObject parameter takes the pipeline, as every InputObject of these cmdlets does.
+ * mandatory flag; one of some sets only, per set and named only (the generated catalogue keeps no positions).
+ * Where page-binding.ts has the page's position, mandatory flag or ByValue binding, those win, in every set of the
+ * parameter. An InputObject parameter takes the pipeline, as every InputObject of these cmdlets does.
  */
-export function fromCatalogue(entry: CatalogueEntry, sim: Record<string, ParamSpec>): CommandDeclaration {
+export function fromCatalogue(
+  entry: CatalogueEntry,
+  sim: Record<string, ParamSpec>,
+  page: Record<string, PageBinding> = {},
+): CommandDeclaration {
   const sets = Object.entries(entry.sets);
   const simOf = (name: string) => Object.entries(sim).find(([n]) => n.toLowerCase() === name.toLowerCase())?.[1];
   const params = [...entry.parameters.values()].map((name) => {
@@ -94,16 +100,18 @@ export function fromCatalogue(entry: CatalogueEntry, sim: Record<string, ParamSp
     d.dotnetType = entry.types.get(name.toLowerCase());
     d.aliases = [...(entry.aliases[name] ?? []), ...(spec?.aliases ?? [])];
     const inSets = sets.filter(([, ps]) => ps.some((p) => p.toLowerCase() === name.toLowerCase())).map(([s]) => s);
-    const pipeline = name.toLowerCase() === 'inputobject';
-    if (inSets.length === sets.length)
-      d.uses.push({
-        mandatory: spec?.mandatory ?? false,
-        ...(spec?.position !== undefined ? { position: spec.position } : {}),
-        pipeline,
-        byPropertyName: false,
-        remaining: false,
-      });
-    else for (const set of inSets) d.uses.push({ set, mandatory: false, pipeline, byPropertyName: false, remaining: false });
+    const bound = page[name];
+    const pipeline = bound?.byValue ?? name.toLowerCase() === 'inputobject';
+    const position = bound?.position ?? (inSets.length === sets.length ? spec?.position : undefined);
+    const use = {
+      mandatory: bound?.mandatory ?? (inSets.length === sets.length ? (spec?.mandatory ?? false) : false),
+      ...(position !== undefined ? { position } : {}),
+      pipeline,
+      byPropertyName: false,
+      remaining: false,
+    };
+    if (inSets.length === sets.length) d.uses.push(use);
+    else for (const set of inSets) d.uses.push({ set, ...use });
     return d;
   });
   return { defaultSet: sets.length > 1 ? sets[0]?.[0] : undefined, shouldProcess: entry.shouldProcess, params: withoutCommon(params) };

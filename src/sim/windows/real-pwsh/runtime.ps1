@@ -169,10 +169,20 @@ function GcDefinePresent {
 function GcBegin($bound) {
   $named = [ordered]@{}
   foreach ($key in $bound.Keys) { $named[$key] = $bound[$key] }
-  @{ Bound = $named; Input = [System.Collections.Generic.List[object]]::new() }
+  @{ Bound = $named; Input = [System.Collections.Generic.List[object]]::new(); Piped = [System.Collections.Generic.List[object]]::new() }
 }
 
-$script:GcWindowsPath = '^([A-Za-z]:([\\/]|$)|\\\\|(HKLM|HKCU|HKEY_LOCAL_MACHINE|Cert|Registry)::?|Microsoft\.PowerShell\.Core\\Registry::)'
+# Called from each function's process block, per pipeline object: the object, and the parameters pwsh bound from
+# it (ByValue or ByPropertyName: 'docker' | Get-Service binds -Name) other than -InputObject, which the host
+# takes as the piped objects themselves.
+function GcInput($gc, $bound, $item) {
+  $piped = [ordered]@{}
+  foreach ($key in $bound.Keys) { if (-not $gc.Bound.Contains($key) -and $key -ne 'InputObject') { $piped[$key] = $bound[$key] } }
+  $gc.Input.Add($item)
+  $gc.Piped.Add($piped)
+}
+
+$script:GcWindowsPath = '^([A-Za-z]:([\\/]|$)|\\\\|//\./pipe/|(HKLM|HKCU|HKEY_LOCAL_MACHINE|Cert|Registry)::?|Microsoft\.PowerShell\.Core\\Registry::)'
 
 # Whether a file-system call is about the Windows host (a Windows path or provider path, or objects the host
 # gave): else it is pwsh's own (env:, variable:, function:, a Linux path) and goes to pwsh's own cmdlet.
@@ -204,12 +214,24 @@ function GcEnd($cmdlet, $gc, [string]$name, [string]$realCommand, [string[]]$pat
     if ($null -eq $target -and $gc.Input.Count -gt 0) { $target = "$($gc.Input[0])" }
     if (-not $cmdlet.ShouldProcess([string]$target, $name)) { return }
   }
-  $named = [ordered]@{}
-  foreach ($key in $gc.Bound.Keys) { if (-not $script:GcCommon.Contains($key)) { $named[$key] = GcToWire $gc.Bound[$key] } }
-  $items = [System.Collections.Generic.List[object]]::new()
-  foreach ($item in $gc.Input) { $items.Add((GcToWire $item)) }
-  GcReplay $cmdlet (GcAsk ([ordered]@{ op = 'cmdlet'; name = $name; args = $named; input = $items.ToArray() }))
+  # Objects that bound parameters are one call each, with those parameters (the cmdlet's process block per object).
+  if (@($gc.Piped | Where-Object { $_.Count -gt 0 }).Count -gt 0) {
+    foreach ($piped in $gc.Piped) {
+      $bound = [ordered]@{}
+      foreach ($key in $gc.Bound.Keys) { $bound[$key] = $gc.Bound[$key] }
+      foreach ($key in $piped.Keys) { $bound[$key] = $piped[$key] }
+      GcAskCmdlet $cmdlet $name $bound @()
+    }
+  } else { GcAskCmdlet $cmdlet $name $gc.Bound $gc.Input }
   if ($name -eq 'Import-Module') { GcDefinePresent }
+}
+
+function GcAskCmdlet($cmdlet, [string]$name, $bound, $inputObjects) {
+  $named = [ordered]@{}
+  foreach ($key in $bound.Keys) { if (-not $script:GcCommon.Contains($key)) { $named[$key] = GcToWire $bound[$key] } }
+  $items = [System.Collections.Generic.List[object]]::new()
+  foreach ($item in $inputObjects) { $items.Add((GcToWire $item)) }
+  GcReplay $cmdlet (GcAsk ([ordered]@{ op = 'cmdlet'; name = $name; args = $named; input = $items.ToArray() }))
 }
 
 # Native programs: a name pwsh cannot find (its PATH is empty) that the host has as a program becomes a real

@@ -41,7 +41,8 @@ export async function runRoleCasesInRealPwsh(build: Build, cases: readonly RoleC
   const hosts = new Map(cases.map((c) => [c.id, c.host]));
   const hostOf = (name: string) => hosts.get(name);
   const [bridge, natives, client] = await Promise.all([
-    PwshBridgeServer.listen(join(root, 'bridge.sock'), { hostOf }),
+    // One process runs the cases in turn: one pipe directory, listening for the asking case's host.
+    PwshBridgeServer.listen(join(root, 'bridge.sock'), { hostOf, pipeDirOf: () => join(root, 'pipes') }),
     SimSocketServer.listen(join(root, 'natives.sock'), async (request) =>
       request.kind === 'native'
         ? answerNativeRequest(hostOf, request)
@@ -52,12 +53,13 @@ export async function runRoleCasesInRealPwsh(build: Build, cases: readonly RoleC
   try {
     const moduleFile = join(root, 'GcWindows.psm1');
     await writeFile(moduleFile, windowsModuleSource(build, windowsRegistry()));
-    for (const dir of ['empty-path', 'config', 'scratch', 'work']) await mkdir(join(root, dir));
+    for (const dir of ['empty-path', 'config', 'scratch', 'work', 'pipes']) await mkdir(join(root, dir));
     const env = realPwshEnv({
       configHome: join(root, 'config'),
       work: join(root, 'work'),
       scratch: join(root, 'scratch'),
       emptyPath: join(root, 'empty-path'),
+      pipeDir: join(root, 'pipes'),
       bridgeSocket: bridge.path,
       nativeSocket: natives.path,
       simClient: client,

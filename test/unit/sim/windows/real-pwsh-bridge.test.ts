@@ -145,9 +145,9 @@ describe('real pwsh over a simulated Windows host', () => {
     expect(r.rebootRequested).toBe(true);
   }, 120_000);
 
-  it("calls a simulated object's methods through the host: NamedPipeClientStream.Connect and Dispose, as the verify phase does", async () => {
-    // verify.ts' PIPE_SERVES: a client connect to \\.\pipe\Contrail within a second. No CNM plugin here, so no pipe:
-    // Connect throws as .NET's does, wrapped by pwsh as a method's exception.
+  it("makes the engine's own NamedPipeClientStream with New-Object: Connect and Dispose, as the verify phase does", async () => {
+    // verify.ts' PIPE_SERVES: a client connect to \\.\pipe\Contrail within a second. No CNM plugin here, so no pipe
+    // (no socket in the session's TMPDIR): .NET's Connect times out, wrapped by pwsh as a method's exception.
     const script = [
       "$c = New-Object -TypeName System.IO.Pipes.NamedPipeClientStream -ArgumentList '.', 'Contrail'",
       '$c.PSTypeNames[0]',

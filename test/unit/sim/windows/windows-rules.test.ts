@@ -130,6 +130,20 @@ describe('test signing and the unsigned vRouter', () => {
   });
 });
 
+describe('the vRouter utilities MSI (contrail-vrouter utils/windows/utils_msi.wxs)', () => {
+  it('installs its full program set; the programs the simulator does not model refuse their run by name', () => {
+    const host = prepared('5.0.1');
+    const programs = ['vif', 'rt', 'nh', 'mpls', 'flow', 'vrfstats', 'dropstats', 'vxlan', 'vrouter', 'vrmemstats', 'mirror', 'vtest'];
+    const present = () =>
+      ps(host, programs.map((p) => `Test-Path 'C:\\Program Files\\Juniper Networks\\vrouter\\${p}.exe'`).join('; ')).split(/\r?\n/);
+    expect(present()).toEqual(programs.map(() => 'False'));
+    expect(shell.runScript(host, 'nh --list').stderr).toMatch(/'nh' is not recognized/);
+    expect(msi(host, 'C:\\Artifacts\\vrouter\\utils.msi')).toBe(0);
+    expect(present()).toEqual(programs.map(() => 'True'));
+    expect(shell.runScript(host, 'nh --list').stderr).toMatch(/nh\.exe --list[\s\S]*NotSupportedBySimulator/);
+  });
+});
+
 describe('MSI exit codes', () => {
   it('another build installed: 1638 (the same product code and version); uninstall first, then the downgrade installs', () => {
     const host = prepared('5.0.2');
