@@ -94,7 +94,9 @@ describe('notifications from the daemon', () => {
     const failures = sink
       .records<{ sink?: string; msg: string; code: string; reason: string; retried: boolean }>()
       .filter((l) => l.sink === 'broken');
-    expect(failures.some((l) => l.msg.includes('dropped after its last retry') && l.code === errors.GC_NOTIFY_FAILED.code && !l.retried)).toBe(true);
+    expect(
+      failures.some((l) => l.msg.includes('dropped after its last retry') && l.code === errors.GC_NOTIFY_FAILED.code && !l.retried),
+    ).toBe(true);
     expect(failures[0]?.reason).toContain('answered 500: boom');
   }, 90_000);
 });
