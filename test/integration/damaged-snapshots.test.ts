@@ -85,7 +85,9 @@ describe('groundcrew run on damaged snapshots', () => {
     );
     const first = await start();
     const converged = new Set<string>();
-    await waitUntil('the first converge', () => everySeenVerified(first.url, converged), { timeoutMs: 150_000 });
+    // Hang guards, each with its own message, and the test's own limit above their sum (28 s quiet, 75 s beside four
+    // CPU hogs; in a whole unit run at a load of 15-25 it passed the old 420 s limit before any wait could say which).
+    await waitUntil('the first converge', () => everySeenVerified(first.url, converged), { timeoutMs: 300_000 });
     await stop();
     // Each fresh Windows node took its one reboot (features and test signing, batched); win-compute-3, on the
     // signed vRouter, needed none.
@@ -126,7 +128,7 @@ describe('groundcrew run on damaged snapshots', () => {
         await gather();
         return everySeenVerified(second.url, verifiedAgain);
       },
-      { timeoutMs: 150_000 },
+      { timeoutMs: 300_000 },
     );
     // Several resyncs (every 200 ms) later, it still runs, and every node comes back to verified. It used to hold
     // at any instant only because snapshot fsyncs blocked the event loop, and the API answered between passes
@@ -141,7 +143,7 @@ describe('groundcrew run on damaged snapshots', () => {
         await gather();
         return everySeenVerified(second.url, seen);
       },
-      { timeoutMs: 120_000 },
+      { timeoutMs: 240_000 },
     );
 
     // Each damaged file set aside byte for byte, and a fresh snapshot in its place.
@@ -188,5 +190,5 @@ describe('groundcrew run on damaged snapshots', () => {
     // No Windows node rebooted again: phases found in their desired state need no reboot.
     for (const [name, count] of Object.entries(boots)) expect([name, bootCount(name)]).toEqual([name, count]);
     await stop();
-  }, 420_000);
+  }, 900_000);
 });
