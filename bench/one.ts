@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { showSpread } from './stats.js';
+import { BENCHMARKS } from './targets.js';
 
 // Each benchmark's module is imported when it runs: the scale benchmark's process is the daemon whose memory it
 // measures, and must not hold what the others load (Playwright, etcd's client).
@@ -217,18 +218,7 @@ if (wanted('ha-scale')) {
   rmSync(dir, { recursive: true, force: true });
 }
 
-const known = [
-  'inventory-parse',
-  'cli-start',
-  'webhook-latency',
-  'noop-vs-ansible',
-  'first-converge',
-  'windows-converge',
-  'status-page',
-  'scale',
-  'ha-scale',
-];
-if (!known.includes(name)) {
-  console.error(`bench/one.ts: no benchmark "${name}" (one of ${known.join(', ')})`);
+if (!BENCHMARKS.includes(name)) {
+  console.error(`bench/one.ts: no benchmark "${name}" (one of ${BENCHMARKS.join(', ')})`);
   process.exitCode = 2;
 }

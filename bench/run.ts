@@ -5,22 +5,10 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { targetLines } from './targets.js';
+import { BENCHMARKS, targetLines } from './targets.js';
 
-// Scale and ha-scale last: they are the longest, and the others are worth having when they are cut short.
-const ORDER = [
-  'inventory-parse',
-  'cli-start',
-  'webhook-latency',
-  'noop-vs-ansible',
-  'first-converge',
-  'windows-converge',
-  'status-page',
-  'scale',
-  'ha-scale',
-];
 const only = process.env.GC_BENCH_ONLY?.split(',');
-const names = ORDER.filter((n) => !only || only.includes(n));
+const names = BENCHMARKS.filter((n) => !only || only.includes(n));
 const tsx = join(import.meta.dirname, '..', 'node_modules', '.bin', 'tsx');
 
 // GC_BENCH_SCALE_NODE_OPTIONS: V8 flags for the scale benchmark's process alone (the daemon's), to try some.

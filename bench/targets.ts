@@ -1,5 +1,19 @@
 // The targets of DESIGN section 9 and the performance issue, each read from a benchmark's saved results.
 
+/** Every benchmark, in the order `npm run bench` runs them: scale and ha-scale last (the longest; the others are
+ * worth having when they are cut short). bench/one.ts runs any one of them. */
+export const BENCHMARKS = [
+  'inventory-parse',
+  'cli-start',
+  'webhook-latency',
+  'noop-vs-ansible',
+  'first-converge',
+  'windows-converge',
+  'status-page',
+  'scale',
+  'ha-scale',
+];
+
 export interface Target {
   figure: string;
   benchmark: string;
